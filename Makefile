@@ -1,0 +1,173 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# pgfault_history: build the patched kernel, the tools and the guest rootfs,
+# and run things in the guest. `make help` lists the targets.
+#
+# Stages (stamp files under build/stamp): host-deps -> unpack -> patch ->
+# overlay -> config -> kernel; tools -> rootfs; then run/shell/test.
+
+SHELL := /bin/bash
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+BUILD    := build
+ST       := $(BUILD)/stamp
+KTREE    := $(BUILD)/linux-src
+UML_OBJ  := $(BUILD)/um
+GUEST    := $(BUILD)/guest
+INITRD   := $(BUILD)/initramfs.cpio.gz
+JOBS     ?= $(shell nproc)
+
+# A Linux 6.12 tree of the user's; default: Debian's linux-source-6.12.
+KSRC     ?=
+# What `make run` runs in the guest, and the host folder mounted at /host.
+CMD      ?=
+SHARE    ?= $(CURDIR)/share
+# Host-side limit for one guest boot, in seconds.
+TIMEOUT  ?= 1800
+
+KMAKE_UM := $(MAKE) -C $(KTREE) O=$(abspath $(UML_OBJ)) ARCH=um \
+	    CC="ccache gcc" HOSTCC="ccache gcc"
+
+UML_FRAGS := kernel-config/uml.config kernel-config/debug.config \
+	     kernel-config/pgfault.config
+
+PATCHES  := kernel-patches/series $(wildcard kernel-patches/*.patch)
+
+# New kernel files, copied into the tree: fs-proc/ -> fs/proc/, mm/ -> mm/,
+# include/ -> include/.
+OVERLAY_SRC := $(wildcard fs-proc/*.[ch] mm/*.[ch]) \
+	       $(shell find include -name '*.h' 2>/dev/null)
+OVERLAY_DST := $(patsubst fs-proc/%,$(KTREE)/fs/proc/%,\
+	       $(patsubst mm/%,$(KTREE)/mm/%,\
+	       $(patsubst include/%,$(KTREE)/include/%,$(OVERLAY_SRC))))
+
+# Userspace: tools and tests are linked statically for the guest.
+CFLAGS   ?= -O2 -g
+WFLAGS   := -Wall -Wextra -Werror
+CPPFLAGS := -Itests/lib -Iinclude/uapi -D_GNU_SOURCE
+GUEST_LDFLAGS := -static -pthread
+
+TOOLS      := $(patsubst tools/%.c,$(GUEST)/bin/%,$(wildcard tools/*.c))
+GUEST_TESTS := $(patsubst tests/guest/%.c,$(GUEST)/tests/%,$(wildcard tests/guest/*.c))
+SELFTESTS  := $(patsubst tests/selftest/%.c,$(GUEST)/selftests/%,$(wildcard tests/selftest/*.c))
+GUEST_BINS := $(TOOLS) $(GUEST_TESTS) $(SELFTESTS)
+
+RUNNER := python3 scripts/guest.py
+
+.PHONY: all kernel tools rootfs run shell test test-host test-guest \
+	checkpatch clean distclean help FORCE
+
+all: kernel rootfs
+
+help:
+	@echo "make                 build kernel, tools and rootfs (incremental)"
+	@echo "make run CMD='...'   run one command in the guest, exit with its status"
+	@echo "make shell           interactive guest shell (tools on PATH, host files in /host)"
+	@echo "make test            the whole test suite (host and guest); .ci/run calls this"
+	@echo "make checkpatch      scripts/checkpatch.pl --strict on the kernel code"
+	@echo "make clean           remove objects, keep the unpacked tree and ccache"
+	@echo "make distclean       remove build/ entirely"
+	@echo "Variables: KSRC=/path/to/linux-6.12 SHARE=dir TIMEOUT=secs JOBS=n"
+
+# ---- host packages ---------------------------------------------------------
+$(ST)/host-deps: scripts/host-deps.sh
+	@mkdir -p $(@D)
+	scripts/host-deps.sh
+	@touch $@
+
+# ---- kernel source ---------------------------------------------------------
+# Re-unpack when KSRC changes.
+$(BUILD)/ksrc.var: FORCE
+	@mkdir -p $(@D)
+	@echo '$(KSRC)' | cmp -s - $@ || echo '$(KSRC)' > $@
+
+$(ST)/unpack: $(BUILD)/ksrc.var | $(ST)/host-deps
+	@mkdir -p $(@D)
+	rm -rf $(BUILD)/applied-patches $(ST)/patch
+	scripts/unpack.sh $(KTREE) $(KSRC)
+	@touch $@
+
+$(ST)/patch: $(ST)/unpack $(PATCHES) scripts/apply-patches.sh
+	scripts/apply-patches.sh $(KTREE) $(BUILD)/applied-patches
+	@touch $@
+
+$(KTREE)/fs/proc/%: fs-proc/% $(ST)/unpack
+	install -D -m644 $< $@
+$(KTREE)/mm/%: mm/% $(ST)/unpack
+	install -D -m644 $< $@
+$(KTREE)/include/%: include/% $(ST)/unpack
+	install -D -m644 $< $@
+
+$(ST)/overlay: $(OVERLAY_DST) $(ST)/patch
+	@touch $@
+
+# ---- UML kernel ------------------------------------------------------------
+$(UML_OBJ)/.config: $(ST)/patch $(UML_FRAGS) scripts/check-config.sh
+	@mkdir -p $(@D)
+	$(KMAKE_UM) -s defconfig
+	ARCH=um $(KTREE)/scripts/kconfig/merge_config.sh -m -O $(UML_OBJ) \
+		$(UML_OBJ)/.config $(UML_FRAGS) >/dev/null
+	$(KMAKE_UM) -s olddefconfig
+	scripts/check-config.sh $@ $(UML_FRAGS)
+
+# The kernel's own make decides what to rebuild; `linux` only changes when
+# something did.
+$(UML_OBJ)/linux: $(UML_OBJ)/.config $(ST)/overlay FORCE
+	+$(KMAKE_UM) -j$(JOBS) linux
+	@echo "kernel: $$(cat $(BUILD)/kernel-version), $(UML_OBJ)/linux"
+
+kernel: $(UML_OBJ)/linux
+
+# ---- tools, tests, rootfs --------------------------------------------------
+$(GUEST)/bin/%: tools/%.c | $(ST)/host-deps
+	@mkdir -p $(@D)
+	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< -o $@ $(GUEST_LDFLAGS)
+$(GUEST)/tests/%: tests/guest/%.c | $(ST)/host-deps
+	@mkdir -p $(@D)
+	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< -o $@ $(GUEST_LDFLAGS)
+$(GUEST)/selftests/%: tests/selftest/%.c | $(ST)/host-deps
+	@mkdir -p $(@D)
+	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< -o $@ $(GUEST_LDFLAGS)
+
+-include $(wildcard $(GUEST)/*/*.d)
+
+tools: $(TOOLS)
+
+$(INITRD): $(GUEST_BINS) $(wildcard uml-rootfs/* uml-rootfs/etc/*) \
+	   scripts/mkrootfs.sh | $(ST)/host-deps
+	scripts/mkrootfs.sh $@ $(GUEST)
+
+rootfs: $(INITRD)
+
+# ---- running the guest -----------------------------------------------------
+run: all
+	@if [ -z '$(CMD)' ]; then echo "usage: make run CMD='command'" >&2; exit 2; fi
+	@$(RUNNER) run --share '$(SHARE)' --timeout $(TIMEOUT) -- '$(CMD)'
+
+shell: all
+	@$(RUNNER) shell --share '$(SHARE)'
+
+test: all
+	@python3 scripts/run-tests.py --timeout $(TIMEOUT)
+
+test-host: all
+	@python3 scripts/run-tests.py --timeout $(TIMEOUT) --host-only
+
+test-guest: all
+	@python3 scripts/run-tests.py --timeout $(TIMEOUT) --guest-only
+
+checkpatch: $(ST)/unpack
+	perl $(KTREE)/scripts/checkpatch.pl --strict --no-tree -f $(OVERLAY_SRC) \
+		$(if $(OVERLAY_SRC),,/dev/null)
+	perl $(KTREE)/scripts/checkpatch.pl --strict --no-tree \
+		$(filter %.patch,$(PATCHES))
+
+# ---- cleaning --------------------------------------------------------------
+clean:
+	rm -rf $(UML_OBJ) $(GUEST) $(INITRD) $(INITRD).d $(BUILD)/jobs
+
+distclean:
+	rm -rf $(BUILD)
+
+FORCE:

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install the Debian packages the build, the guest and the test runner need.
+# Idempotent: installs only what is missing, so a warm machine pays nothing.
+# Usage: scripts/host-deps.sh [extra-package...]
+set -euo pipefail
+
+pkgs=(
+	make gcc libc6-dev        # tools and tests, linked statically
+	bc bison flex libelf-dev libssl-dev perl python3 # kernel build
+	xz-utils cpio gzip rsync  # unpacking the source, packing the initramfs
+	ccache                    # incremental and warm rebuilds
+	busybox-static            # the guest's userland
+	"$@"
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "host-deps: installing ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "host-deps: these Debian packages are missing and I am not root:" >&2
+	echo "    apt-get install -y ${missing[*]}" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq "${missing[@]}" >/dev/null

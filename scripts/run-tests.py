@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The whole test suite: host-side tests, then the in-guest suites in UML.
+
+Prints each suite's KTAP as it runs, then the failures, any kernel splat,
+and a closing line "N passed, N failed, N skipped". Exits non-zero on any
+failed test, a missing or short plan, a timeout or a kernel splat.
+"""
+
+import argparse
+import glob
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import runner  # noqa: E402
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def host_suites():
+    """Host test programs: tests/host/*.py (not helpers) and build/host-tests/*."""
+    py = sorted(p for p in glob.glob(os.path.join(TOP, 'tests/host/*.py'))
+                if not os.path.basename(p).startswith('ktaplib'))
+    bins = sorted(p for p in glob.glob(os.path.join(TOP, 'build/host-tests/*'))
+                  if os.access(p, os.X_OK) and not p.endswith('.d'))
+    return py + bins
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument('--timeout', type=int, default=1800,
+                    help='limit for one guest boot, seconds')
+    ap.add_argument('--host-only', action='store_true')
+    ap.add_argument('--guest-only', action='store_true')
+    ap.add_argument('--suites', default='', help='guest suites (default all)')
+    args = ap.parse_args()
+
+    reps = []
+    t0 = time.monotonic()
+    if not args.guest_only:
+        for path in host_suites():
+            print(f'# host: {os.path.relpath(path, TOP)}', flush=True)
+            reps.append(runner.run_host(path, timeout=args.timeout))
+    if not args.host_only:
+        print('# guest: booting UML', flush=True)
+        rep = runner.run_guest(args.suites, timeout=args.timeout)
+        print(f'# guest console log: {os.path.relpath(rep.log, TOP)}')
+        reps.append(rep)
+    print(f'# total time {time.monotonic() - t0:.0f}s')
+    sys.exit(runner.report(*reps))
+
+
+if __name__ == '__main__':
+    main()

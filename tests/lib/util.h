@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* util.h - helpers shared by the in-guest tests. */
+#ifndef PGF_TEST_UTIL_H
+#define PGF_TEST_UTIL_H
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+
+/* The guest's second, unprivileged user (uml-rootfs/etc/passwd). */
+#define PGF_TEST_UID 1000
+
+struct pgf_stat {
+	int pid;
+	char state;
+	unsigned long minflt, majflt;
+};
+
+/* Parse /proc/<pid>/stat; the comm field may hold spaces and parentheses. */
+static inline int pgf_read_stat(pid_t pid, struct pgf_stat *st)
+{
+	char path[64], buf[1024], *p;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (sscanf(buf, "%d", &st->pid) != 1)
+		return -1;
+	p = strrchr(buf, ')');
+	if (!p)
+		return -1;
+	/* state ppid pgrp session tty tpgid flags minflt cminflt majflt */
+	if (sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %lu %*u %lu",
+		   &st->state, &st->minflt, &st->majflt) != 3)
+		return -1;
+	return 0;
+}
+
+#endif
