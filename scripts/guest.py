@@ -23,7 +23,11 @@ import time
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(TOP, 'build')
 KERNEL = os.path.join(BUILD, 'um', 'linux')
+SHARE = os.path.join(TOP, 'share')
 INITRD = os.path.join(BUILD, 'initramfs.cpio.gz')
+# Lines uml-rootfs/init prints around the job.
+JOB_START = b'pgfault-guest: job start'
+JOB_END = b'pgfault-guest: job end'
 
 
 class Boot:
@@ -81,13 +85,22 @@ def uml_argv(jobdir, share, mem, interactive, quiet):
 
 def boot(jobdir, share=None, timeout=600, mem='768M', echo=True,
          quiet=False, log_name=None):
-    """Boot non-interactively; return a Boot. Kills the guest on timeout."""
+    """Boot non-interactively; return a Boot. Kills the guest on timeout.
+
+    echo: True shows the whole console, 'job' only the job's own output
+    (and kernel messages printed meanwhile), False nothing."""
     logdir = os.path.join(BUILD, 'logs')
     os.makedirs(logdir, exist_ok=True)
     log = os.path.join(logdir, (log_name or os.path.basename(jobdir)) + '.log')
     res = Boot(jobdir, log)
     argv = uml_argv(jobdir, share, mem, False, quiet)
-    env = dict(os.environ, TMPDIR=os.environ.get('TMPDIR', '/tmp'))
+    env = dict(os.environ)
+    # UML backs guest memory with a file there; tmpfs is fastest.
+    if 'TMPDIR' not in env and os.path.isdir('/dev/shm'):
+        env['TMPDIR'] = '/dev/shm'
+    # Until init says the job starts, UML's and the kernel's boot chatter
+    # goes to the log only (echo='job'); everything goes to the log.
+    showing = echo is True
     start = time.monotonic()
     with open(log, 'wb') as logf:
         logf.write(('# ' + ' '.join(argv) + '\n').encode())
@@ -98,10 +111,17 @@ def boot(jobdir, share=None, timeout=600, mem='768M', echo=True,
                                 start_new_session=True, env=env)
 
         def pump():
+            nonlocal showing
             for chunk in iter(lambda: proc.stdout.readline(), b''):
                 logf.write(chunk)
                 logf.flush()
-                if echo:
+                if chunk.startswith(JOB_START):
+                    showing = bool(echo)
+                    continue
+                if chunk.startswith(JOB_END):
+                    showing = echo is True
+                    continue
+                if showing:
                     sys.stdout.buffer.write(chunk)
                     sys.stdout.flush()
 
@@ -131,7 +151,7 @@ def cmd_run(args):
         sys.exit('guest: run needs a command')
     jobdir = new_job('run', cmd=cmd + '\n')
     res = boot(jobdir, share=args.share, timeout=args.timeout,
-               echo=True, quiet=True)
+               echo='job', quiet=True)
     if res.timed_out:
         print(f'guest: timeout after {args.timeout}s; log: {res.log}', file=sys.stderr)
         return 124

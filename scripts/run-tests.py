@@ -45,7 +45,7 @@ def main():
             reps.append(runner.run_host(path, timeout=args.timeout))
     if not args.host_only:
         print('# guest: booting UML', flush=True)
-        rep = runner.run_guest(args.suites, timeout=args.timeout)
+        rep = runner.run_guest(args.suites, timeout=args.timeout, echo='job')
         print(f'# guest console log: {os.path.relpath(rep.log, TOP)}')
         reps.append(rep)
     print(f'# total time {time.monotonic() - t0:.0f}s')

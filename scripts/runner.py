@@ -47,7 +47,7 @@ def run_guest(suites=(), timeout=1800, echo=True, name='guest', env=None):
     if env:
         files['env'] = ''.join(f'export {k}={v}\n' for k, v in env.items())
     jobdir = guest.new_job('test', **files)
-    res = guest.boot(jobdir, timeout=timeout, echo=echo,
+    res = guest.boot(jobdir, share=guest.SHARE, timeout=timeout, echo=echo,
                      log_name=f'{name}-{os.path.basename(jobdir)}')
     rep = Report(name)
     rep.log = res.log

@@ -39,6 +39,7 @@
 struct ktap_test {
 	const char *name;
 	void (*fn)(void);
+	int line;		/* tests run in the order they are written */
 };
 
 /* State shared between a test's process and the harness. */
@@ -55,7 +56,7 @@ extern struct ktap_shared *ktap_shared;
 #define TEST(test_name)							\
 	static void test_name(void);					\
 	static const struct ktap_test ktap_##test_name KTAP_SECTION = {	\
-		.name = #test_name, .fn = test_name,			\
+		.name = #test_name, .fn = test_name, .line = __LINE__,	\
 	};								\
 	static void test_name(void)
 
@@ -204,15 +205,29 @@ static int ktap_run_one(const struct ktap_test *t, unsigned int timeout)
 	return WEXITSTATUS(status) == 0 && !ktap_shared->failed ? 0 : 1;
 }
 
+static int ktap_by_line(const void *a, const void *b)
+{
+	return (*(const struct ktap_test * const *)a)->line -
+	       (*(const struct ktap_test * const *)b)->line;
+}
+
 int ktap_main(int argc, char **argv)
 {
+	size_t nr = __stop_ktap_tests - __start_ktap_tests, k;
+	const struct ktap_test **order = calloc(nr, sizeof(*order));
 	const struct ktap_test *t;
 	unsigned int timeout = 120, n = 0, i = 0, pass = 0, fail = 0, skip = 0;
 	const char *env = getenv("KTAP_TIMEOUT");
 
+	if (!order)
+		return 1;
+	for (k = 0; k < nr; k++)
+		order[k] = &__start_ktap_tests[k];
+	qsort(order, nr, sizeof(*order), ktap_by_line);
+
 	if (argc > 1 && !strcmp(argv[1], "-l")) {
-		for (t = __start_ktap_tests; t < __stop_ktap_tests; t++)
-			printf("%s\n", t->name);
+		for (k = 0; k < nr; k++)
+			printf("%s\n", order[k]->name);
 		return 0;
 	}
 	if (env && atoi(env) > 0)
@@ -227,11 +242,12 @@ int ktap_main(int argc, char **argv)
 	signal(SIGALRM, ktap_alarm);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	for (t = __start_ktap_tests; t < __stop_ktap_tests; t++)
-		n += ktap_selected(t, argc, argv);
+	for (k = 0; k < nr; k++)
+		n += ktap_selected(order[k], argc, argv);
 	printf("KTAP version 1\n1..%u\n", n);
 
-	for (t = __start_ktap_tests; t < __stop_ktap_tests; t++) {
+	for (k = 0; k < nr; k++) {
+		t = order[k];
 		if (!ktap_selected(t, argc, argv))
 			continue;
 		i++;

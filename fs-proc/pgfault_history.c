@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fs/proc/pgfault_history.c - /proc/<pid>/pgfault_history: start and stop
+ * page fault tracing of a process, and read its trace as text.
+ *
+ * Writing "1" starts tracing the process, "0" stops it. Reading streams
+ * the records (mm/pgfault_history.c keeps them) formatted as in
+ * include/uapi/linux/pgfault_history.h, blocking while there are none and
+ * the process lives, and returns EOF once it has exited and everything
+ * has been read. Opening needs the right to ptrace-attach to the process;
+ * one file at a time may read a trace (another gets -EBUSY).
+ */
+#define pr_fmt(fmt) "pgfault: " fmt
+
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/pgfault_history.h>
+#include <linux/pid.h>
+#include <linux/poll.h>
+#include <linux/ptrace.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <uapi/linux/pgfault_history.h>
+#include "internal.h"
+
+#define PGF_RAW_SIZE	(2 * PGF_REC_MAX)
+#define PGF_TEXT_SIZE	(32 * 1024)
+/* The longest line: an exec whose path is all escaped newlines. */
+#define PGF_LINE_MAX	(64 + 4 * PATH_MAX)
+
+struct pgf_file {
+	struct pid *pid;		/* the process */
+	struct pgf_trace *trace;	/* once attached as its reader */
+	spinlock_t attach_lock;
+	struct mutex read_lock;		/* one read() at a time */
+	void *raw;			/* records taken, not yet formatted */
+	size_t raw_len, raw_off;
+	char *text;			/* formatted, not yet read */
+	size_t text_len, text_off;
+};
+
+static const char * const pgf_access[] = { "r", "w", "x", "?" };
+static const char * const pgf_results[] = {
+	[PGF_RESULT_MINOR]	= "minor",
+	[PGF_RESULT_MAJOR]	= "major",
+	[PGF_RESULT_SIGSEGV]	= "SIGSEGV",
+	[PGF_RESULT_SIGBUS]	= "SIGBUS",
+	[PGF_RESULT_OOM]	= "OOM",
+};
+
+static const char * const pgf_stop_reasons[] = {
+	[PGF_STOP_USER]		= "user",
+	[PGF_STOP_CREDENTIALS]	= "credentials",
+};
+
+/* Escape newlines in @src as \012, as /proc/<pid>/maps does. */
+static int pgf_escape(char *dst, size_t size, const char *src)
+{
+	size_t n = 0;
+
+	for (; *src && n + 5 < size; src++) {
+		if (*src == '\n') {
+			memcpy(dst + n, "\\012", 4);
+			n += 4;
+		} else {
+			dst[n++] = *src;
+		}
+	}
+	dst[n] = '\0';
+	return n;
+}
+
+static const char *pgf_name(const char * const *names, size_t nr,
+			    unsigned int i)
+{
+	return i < nr && names[i] ? names[i] : "?";
+}
+
+/* Format one record as a line; returns its length (0 for none). */
+static int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
+{
+	const struct pgf_exit_rec *ex;
+	int n;
+
+	switch (r->type) {
+	case PGF_REC_FAULT:
+		return scnprintf(s, size, "fault %llu %u %llx %s %s %s %llx\n",
+				 r->time, r->tid, r->a,
+				 pgf_access[r->flags & PGF_ACCESS_MASK],
+				 r->flags & PGF_FAULT_KERNEL ? "kernel" : "user",
+				 pgf_name(pgf_results, ARRAY_SIZE(pgf_results),
+					  r->flags >> PGF_FAULT_RESULT_SHIFT),
+				 r->b);
+	case PGF_REC_LOST:
+		return scnprintf(s, size, "lost %llu %llu\n", r->a, r->b);
+	case PGF_REC_START:
+		return scnprintf(s, size, "start %llu\n", r->time);
+	case PGF_REC_STOP:
+		return scnprintf(s, size, "stop %llu %s\n", r->time,
+				 pgf_name(pgf_stop_reasons,
+					  ARRAY_SIZE(pgf_stop_reasons), r->flags));
+	case PGF_REC_EXEC:
+		n = scnprintf(s, size, "exec %llu %u ", r->time, r->tid);
+		n += pgf_escape(s + n, size - n - 1, (const char *)r->data);
+		s[n++] = '\n';
+		return n;
+	case PGF_REC_EXIT:
+		ex = container_of(r, struct pgf_exit_rec, rec);
+		return scnprintf(s, size, "exit %llu %llu %llu %llu\n",
+				 r->time, r->a, r->b, ex->lost);
+	default:
+		WARN_ONCE(1, "unknown record type %u\n", r->type);
+		return 0;
+	}
+}
+
+/* Format taken records while there is room for the longest line. */
+static void pgf_format(struct pgf_file *pf)
+{
+	const struct pgf_rec *r;
+
+	if (pf->text_off == pf->text_len)
+		pf->text_off = pf->text_len = 0;
+	while (pf->raw_off < pf->raw_len &&
+	       PGF_TEXT_SIZE - pf->text_len >= PGF_LINE_MAX) {
+		r = pf->raw + pf->raw_off;
+		pf->text_len += pgf_format_rec(r, pf->text + pf->text_len,
+					       PGF_TEXT_SIZE - pf->text_len);
+		pf->raw_off += r->len;
+	}
+}
+
+/* Find the trace and become its reader; the header line comes first. */
+static int pgf_attach(struct pgf_file *pf)
+{
+	struct task_struct *task;
+	struct pgf_trace *t = NULL;
+	int err = 0;
+
+	if (READ_ONCE(pf->trace))
+		return 0;
+	task = get_pid_task(pf->pid, PIDTYPE_TGID);
+	if (!task)
+		return -ESRCH;
+
+	spin_lock(&pf->attach_lock);
+	if (pf->trace)
+		goto out_unlock;
+	t = pgf_trace_get(task);
+	if (!t) {
+		err = -ESRCH;
+		goto out_unlock;
+	}
+	err = pgf_reader_attach(t);
+	if (err)
+		goto out_unlock;
+	pf->text_len = scnprintf(pf->text, PGF_TEXT_SIZE,
+				 PGFAULT_HISTORY_MAGIC " %d pid %d page_size %lu\n",
+				 PGFAULT_HISTORY_VERSION, pid_vnr(pf->pid),
+				 PAGE_SIZE);
+	pf->text_off = 0;
+	WRITE_ONCE(pf->trace, t);
+	t = NULL;
+out_unlock:
+	spin_unlock(&pf->attach_lock);
+	put_task_struct(task);
+	if (t)
+		pgf_trace_put(t);
+	return err;
+}
+
+static int pgf_may_trace(struct task_struct *task)
+{
+	if (task->flags & PF_KTHREAD)
+		return -EINVAL;
+	if (!ptrace_may_access(task, PTRACE_MODE_ATTACH_FSCREDS))
+		return -EACCES;
+	return 0;
+}
+
+static int pgf_open(struct inode *inode, struct file *file)
+{
+	struct task_struct *task = get_proc_task(inode);
+	struct pgf_file *pf;
+	int err;
+
+	if (!task)
+		return -ESRCH;
+	err = pgf_may_trace(task);
+	put_task_struct(task);
+	if (err)
+		return err;
+
+	pf = kzalloc(sizeof(*pf), GFP_KERNEL);
+	if (!pf)
+		return -ENOMEM;
+	pf->pid = get_pid(proc_pid(inode));
+	spin_lock_init(&pf->attach_lock);
+	mutex_init(&pf->read_lock);
+	file->private_data = pf;
+	if (!(file->f_mode & FMODE_READ))
+		return 0;
+
+	err = -ENOMEM;
+	pf->raw = kmalloc(PGF_RAW_SIZE, GFP_KERNEL);
+	pf->text = kvmalloc(PGF_TEXT_SIZE, GFP_KERNEL);
+	if (!pf->raw || !pf->text)
+		goto out_free;
+	/* A process that does not trace yet may start later: attach then. */
+	err = pgf_attach(pf);
+	if (err && err != -ESRCH)
+		goto out_free;
+	return 0;
+
+out_free:
+	kvfree(pf->text);
+	kfree(pf->raw);
+	put_pid(pf->pid);
+	kfree(pf);
+	return err;
+}
+
+static int pgf_release(struct inode *inode, struct file *file)
+{
+	struct pgf_file *pf = file->private_data;
+
+	if (pf->trace) {
+		pgf_reader_detach(pf->trace);
+		pgf_trace_put(pf->trace);
+	}
+	kvfree(pf->text);
+	kfree(pf->raw);
+	put_pid(pf->pid);
+	kfree(pf);
+	return 0;
+}
+
+static ssize_t pgf_write(struct file *file, const char __user *ubuf,
+			 size_t count, loff_t *ppos)
+{
+	struct pgf_file *pf = file->private_data;
+	const struct cred *old;
+	struct task_struct *task;
+	char kbuf[8], *s;
+	int err;
+
+	if (*ppos != 0 || count == 0 || count >= sizeof(kbuf))
+		return -EINVAL;
+	if (copy_from_user(kbuf, ubuf, count))
+		return -EFAULT;
+	kbuf[count] = '\0';
+	s = strim(kbuf);
+	if (strcmp(s, "0") && strcmp(s, "1"))
+		return -EINVAL;
+
+	task = get_pid_task(pf->pid, PIDTYPE_TGID);
+	if (!task)
+		return -ESRCH;
+	/* Again at write, with the opener's credentials. */
+	old = override_creds(file->f_cred);
+	err = pgf_may_trace(task);
+	revert_creds(old);
+	if (!err)
+		err = s[0] == '1' ? pgf_start(task) : pgf_stop(task);
+	put_task_struct(task);
+	if (err)
+		return err;
+	*ppos += count;
+	return count;
+}
+
+/* Copy whole lines of formatted text; returns bytes or -errno. */
+static ssize_t pgf_copy_lines(struct pgf_file *pf, char __user *ubuf,
+			      size_t room)
+{
+	size_t n = min(room, pf->text_len - pf->text_off);
+	const char *start = pf->text + pf->text_off;
+	const char *nl;
+
+	if (n < pf->text_len - pf->text_off) {
+		nl = memrchr(start, '\n', n);
+		if (!nl)
+			return 0;
+		n = nl - start + 1;
+	}
+	if (copy_to_user(ubuf, start, n))
+		return -EFAULT;
+	pf->text_off += n;
+	return n;
+}
+
+static ssize_t pgf_read(struct file *file, char __user *ubuf, size_t count,
+			loff_t *ppos)
+{
+	struct pgf_file *pf = file->private_data;
+	struct pgf_trace *t;
+	ssize_t copied = 0, n;
+	bool eof = false;
+	int err;
+
+	if (mutex_lock_interruptible(&pf->read_lock))
+		return -ERESTARTSYS;
+	err = pgf_attach(pf);
+	if (err)
+		goto out_unlock;
+	t = pf->trace;
+
+	for (;;) {
+		if (pf->text_off < pf->text_len) {
+			n = pgf_copy_lines(pf, ubuf + copied, count - copied);
+			if (n < 0) {
+				err = n;
+				break;
+			}
+			if (!n) {
+				/* Not even one line fits the caller's buffer. */
+				if (!copied)
+					err = -EINVAL;
+				break;
+			}
+			copied += n;
+			continue;
+		}
+		if (pf->raw_off < pf->raw_len) {
+			pgf_format(pf);
+			continue;
+		}
+		pf->raw_off = 0;
+		pf->raw_len = pgf_pop(t, pf->raw, PGF_RAW_SIZE, &eof);
+		if (pf->raw_len)
+			continue;
+		if (eof || copied)
+			break;
+		if (file->f_flags & O_NONBLOCK) {
+			err = -EAGAIN;
+			break;
+		}
+		if (wait_event_interruptible(t->wait, pgf_readable(t))) {
+			err = -ERESTARTSYS;
+			break;
+		}
+	}
+
+out_unlock:
+	mutex_unlock(&pf->read_lock);
+	return copied ? copied : err;
+}
+
+static __poll_t pgf_poll(struct file *file, poll_table *wait)
+{
+	struct pgf_file *pf = file->private_data;
+	struct pgf_trace *t;
+	__poll_t mask = 0;
+
+	if (!(file->f_mode & FMODE_READ))
+		return EPOLLERR;
+	if (pgf_attach(pf))
+		return EPOLLIN | EPOLLRDNORM | EPOLLERR;	/* read() says why */
+	t = pf->trace;
+	poll_wait(file, &t->wait, wait);
+	if (READ_ONCE(pf->text_off) < READ_ONCE(pf->text_len) ||
+	    READ_ONCE(pf->raw_off) < READ_ONCE(pf->raw_len) || pgf_readable(t))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (READ_ONCE(t->dead))
+		mask |= EPOLLHUP;
+	return mask;
+}
+
+const struct file_operations proc_pgfault_history_operations = {
+	.open		= pgf_open,
+	.release	= pgf_release,
+	.read		= pgf_read,
+	.write		= pgf_write,
+	.poll		= pgf_poll,
+	.llseek		= noop_llseek,
+};

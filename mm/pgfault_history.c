@@ -1,0 +1,732 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mm/pgfault_history.c - per-process page fault tracing: the trace buffer,
+ * starting and stopping, and the recording hooks.
+ *
+ * The /proc/<pid>/pgfault_history file that drives it and formats the
+ * records is fs/proc/pgfault_history.c.
+ */
+#define pr_fmt(fmt) "pgfault: " fmt
+
+#include <linux/binfmts.h>
+#include <linux/cred.h>
+#include <linux/mm.h>
+#include <linux/pgfault_history.h>
+#include <linux/ptrace.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/sysctl.h>
+#include <linux/task_work.h>
+#include <linux/timekeeping.h>
+#include <linux/wait.h>
+
+/**
+ * DOC: pgfault_history trace buffer
+ *
+ * One &struct pgf_trace per traced process (thread group), hung off its
+ * &struct signal_struct, so it is shared by all threads, survives exec and
+ * is not inherited by fork (a new process gets a new, zeroed
+ * signal_struct). Each thread that records carries PF_PGFAULT_HISTORY in
+ * task_struct->flags; the fault path tests that flag behind the static key
+ * pgf_tracing_key, which is enabled while any trace is active, so untraced
+ * systems pay one patched-out branch. A task only ever changes its own
+ * flags: the tracer sets the flag of the thread that writes "1" directly
+ * and asks every other thread, with task_work (TWA_SIGNAL), to set its own.
+ * New threads take the state of the trace in copy_process(), under the
+ * siglock that pgf_start() also holds, so none is missed.
+ *
+ * The buffer (&struct pgf_buf) is one allocation whose start holds the
+ * meta information (size, head, tail, bytes used) followed by a byte ring
+ * of variable-length records (&struct pgf_rec, multiples of 8 bytes, never
+ * split: a PAD record fills the end when one does not fit). It starts at
+ * one page and doubles, up to the limit taken from the sysctl
+ * vm.pgfault_history_buffer_kb (default 64) when tracing starts.
+ *
+ * Locking: &pgf_trace.lock, a spinlock, protects the buffer and the state.
+ * Producers are the faulting threads, exec and exit; the consumer is the
+ * reader of the proc file. Neither ever sleeps or touches user memory
+ * with the lock held: the reader moves whole records into a kernel buffer
+ * under the lock and formats and copies them out after dropping it, so a
+ * reader that faults on its own buffer cannot deadlock with a producer.
+ * The buffer grows outside the lock (the fault path may allocate; it never
+ * waits for the reader). Readers sleep on &pgf_trace.wait; producers wake
+ * them only when someone sleeps there.
+ *
+ * When the buffer is full at the limit a record is dropped and counted
+ * (faults and other records apart). Before the next record that is kept, a
+ * LOST record carrying the exact counts is written; if the loss is the
+ * last thing that happens, the reader makes the LOST record itself once
+ * the ring is empty. A small reserve at the end of the ring is kept for
+ * the control records (start, stop, exit, lost), so the end of a trace
+ * always shows. Nothing is lost silently: the records read plus the lost
+ * counts equal what happened.
+ *
+ * Lifetime: the trace is reference counted. The signal_struct holds one
+ * reference until it is freed (the process has been reaped); every reader
+ * holds one. When the last thread exits, the trace is marked dead and an
+ * EXIT record written; readers then drain it and get EOF.
+ */
+
+/* Bytes of the ring kept for control records: LOST, then STOP or EXIT. */
+#define PGF_RESERVE	(2 * sizeof(struct pgf_exit_rec))
+#define PGF_MIN_KB	4
+#define PGF_MAX_KB	(64 * 1024)
+
+DEFINE_STATIC_KEY_FALSE(pgf_tracing_key);
+
+static unsigned int pgf_buffer_kb = 64;
+static unsigned int pgf_min_kb = PGF_MIN_KB;
+static unsigned int pgf_max_kb = PGF_MAX_KB;
+
+static const struct ctl_table pgf_sysctls[] = {
+	{
+		.procname	= "pgfault_history_buffer_kb",
+		.data		= &pgf_buffer_kb,
+		.maxlen		= sizeof(pgf_buffer_kb),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &pgf_min_kb,
+		.extra2		= &pgf_max_kb,
+	},
+};
+
+static int __init pgf_init(void)
+{
+	register_sysctl_init("vm", pgf_sysctls);
+	return 0;
+}
+subsys_initcall(pgf_init);
+
+static struct pgf_buf *pgf_buf_alloc(size_t bytes, gfp_t gfp)
+{
+	struct pgf_buf *b = kvmalloc(bytes, gfp);
+
+	if (!b)
+		return NULL;
+	b->size = round_down(bytes - sizeof(*b), PGF_REC_ALIGN);
+	b->head = 0;
+	b->tail = 0;
+	b->used = 0;
+	return b;
+}
+
+static struct pgf_trace *pgf_trace_alloc(void)
+{
+	struct pgf_trace *t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
+
+	if (!t)
+		return NULL;
+	t->buf = pgf_buf_alloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT);
+	if (!t->buf) {
+		kfree(t);
+		return NULL;
+	}
+	t->alloc = PAGE_SIZE;
+	t->limit = max_t(size_t, PAGE_SIZE, (size_t)READ_ONCE(pgf_buffer_kb) * SZ_1K);
+	spin_lock_init(&t->lock);
+	init_waitqueue_head(&t->wait);
+	refcount_set(&t->ref, 1);
+	return t;
+}
+
+/**
+ * pgf_trace_put() - drop a reference to a trace, freeing it with the last
+ * @t: the trace
+ *
+ * May be called from any context but NMI (the signal_struct's reference is
+ * dropped from an RCU callback).
+ */
+void pgf_trace_put(struct pgf_trace *t)
+{
+	if (!refcount_dec_and_test(&t->ref))
+		return;
+	WARN_ON_ONCE(t->active);
+	kvfree(t->buf);
+	kfree(t);
+}
+
+/**
+ * pgf_trace_get() - the trace of a process, with a reference
+ * @task: any thread of the process
+ *
+ * Return: the trace, or NULL if the process never traced (or is gone).
+ */
+struct pgf_trace *pgf_trace_get(struct task_struct *task)
+{
+	struct pgf_trace *t = NULL;
+	unsigned long flags;
+
+	if (!lock_task_sighand(task, &flags))
+		return NULL;
+	t = task->signal->pgf_trace;
+	if (t)
+		refcount_inc(&t->ref);
+	unlock_task_sighand(task, &flags);
+	return t;
+}
+
+/* Room for @len more bytes, wrapping with a PAD record if needed. */
+static struct pgf_rec *__pgf_reserve(struct pgf_trace *t, u32 len, bool control)
+{
+	struct pgf_buf *b = t->buf;
+	u32 room = b->size - b->used;
+	u32 to_end, need;
+	struct pgf_rec *rec;
+
+	lockdep_assert_held(&t->lock);
+	if (!control)
+		room = room > PGF_RESERVE ? room - PGF_RESERVE : 0;
+	if (!b->used)
+		b->head = b->tail = 0;
+	to_end = b->size - b->head;
+	need = len <= to_end ? len : to_end + len;
+	if (need > room)
+		return NULL;
+	if (len > to_end) {
+		rec = (struct pgf_rec *)(b->data + b->head);
+		rec->type = PGF_REC_PAD;
+		rec->len = to_end;
+		b->used += to_end;
+		b->head = 0;
+	}
+	rec = (struct pgf_rec *)(b->data + b->head);
+	b->head += len;
+	if (b->head == b->size)
+		b->head = 0;
+	b->used += len;
+	return rec;
+}
+
+/* Copy the ring, in order, into a bigger buffer. */
+static void __pgf_move(struct pgf_buf *to, const struct pgf_buf *from)
+{
+	u32 first;
+
+	if (!from->used)
+		return;
+	if (from->tail < from->head) {
+		memcpy(to->data, from->data + from->tail, from->used);
+	} else {
+		first = from->size - from->tail;
+		memcpy(to->data, from->data + from->tail, first);
+		memcpy(to->data + first, from->data, from->head);
+	}
+	to->used = from->used;
+	to->head = from->used == to->size ? 0 : from->used;
+}
+
+/*
+ * Grow the buffer to the next size. Called and returns with t->lock held,
+ * drops it to allocate. Returns false if the buffer cannot grow.
+ */
+static bool __pgf_grow(struct pgf_trace *t)
+{
+	struct pgf_buf *nb, *old;
+	size_t want;
+
+	lockdep_assert_held(&t->lock);
+	if (t->growing || t->alloc >= t->limit)
+		return false;
+	want = min(t->alloc * 2, t->limit);
+	t->growing = true;
+	spin_unlock(&t->lock);
+	nb = pgf_buf_alloc(want, GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_NORETRY);
+	spin_lock(&t->lock);
+	t->growing = false;
+	if (!nb)
+		return false;
+	old = t->buf;
+	__pgf_move(nb, old);
+	t->buf = nb;
+	t->alloc = want;
+	spin_unlock(&t->lock);
+	kvfree(old);
+	spin_lock(&t->lock);
+	return true;
+}
+
+static void pgf_rec_init(struct pgf_rec *rec, enum pgf_rec_type type, u32 len)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->type = type;
+	rec->len = len;
+	rec->tid = task_pid_vnr(current);
+	rec->time = ktime_get_ns();
+}
+
+static void __pgf_count_lost(struct pgf_trace *t, enum pgf_kind kind)
+{
+	lockdep_assert_held(&t->lock);
+	if (kind == PGF_KIND_FAULT) {
+		t->lost_faults++;
+		t->total_lost_faults++;
+	} else {
+		t->lost_other++;
+	}
+}
+
+/*
+ * Write @src into the ring as it is, after the LOST record that a loss
+ * before it calls for. Returns false, writing nothing, if it does not fit.
+ */
+static bool __pgf_write(struct pgf_trace *t, const struct pgf_rec *src,
+			enum pgf_kind kind)
+{
+	struct pgf_rec *rec;
+
+	lockdep_assert_held(&t->lock);
+	if (t->lost_faults || t->lost_other) {
+		rec = __pgf_reserve(t, sizeof(*rec), true);
+		if (!rec)
+			return false;
+		*rec = (struct pgf_rec) {
+			.type = PGF_REC_LOST, .len = sizeof(*rec),
+			.a = t->lost_faults, .b = t->lost_other,
+		};
+		t->lost_faults = 0;
+		t->lost_other = 0;
+	}
+	rec = __pgf_reserve(t, src->len, kind == PGF_KIND_CONTROL);
+	if (!rec)
+		return false;
+	memcpy(rec, src, src->len);
+	if (kind == PGF_KIND_FAULT)
+		t->nr_faults++;
+	return true;
+}
+
+static void pgf_wake(struct pgf_trace *t)
+{
+	if (wq_has_sleeper(&t->wait))
+		wake_up_interruptible_poll(&t->wait, EPOLLIN | EPOLLRDNORM);
+}
+
+/*
+ * Append a record, growing the buffer if it is full and may grow; count it
+ * as lost otherwise. Process context, no locks held: it may allocate, but
+ * never waits for the reader.
+ */
+static void pgf_emit(struct pgf_trace *t, const struct pgf_rec *src,
+		     enum pgf_kind kind)
+{
+	spin_lock(&t->lock);
+	for (;;) {
+		if (t->dead)
+			goto out_unlock;
+		if (__pgf_write(t, src, kind))
+			break;
+		if (!__pgf_grow(t)) {
+			__pgf_count_lost(t, kind);
+			break;
+		}
+	}
+	spin_unlock(&t->lock);
+	pgf_wake(t);
+	return;
+
+out_unlock:
+	spin_unlock(&t->lock);
+}
+
+/* A start, stop or exit record, under the lock: never grows the buffer. */
+static void __pgf_control(struct pgf_trace *t, enum pgf_rec_type type,
+			  u8 flags, u64 a, u64 b)
+{
+	struct pgf_rec rec;
+
+	lockdep_assert_held(&t->lock);
+	pgf_rec_init(&rec, type, sizeof(rec));
+	rec.flags = flags;
+	rec.a = a;
+	rec.b = b;
+	if (!__pgf_write(t, &rec, PGF_KIND_CONTROL))
+		__pgf_count_lost(t, PGF_KIND_CONTROL);
+}
+
+
+void __pgf_record_fault(struct mm_struct *mm, unsigned long address,
+			unsigned int flags, vm_fault_t ret,
+			struct pt_regs *regs)
+{
+	struct pgf_trace *t = current->signal->pgf_trace;
+	struct pgf_rec rec;
+	u8 result;
+
+	/* Recorded once, when the retried fault completes. */
+	if (ret & VM_FAULT_RETRY)
+		return;
+	if (!t || !READ_ONCE(t->active)) {
+		/* Tracing stopped: this thread leaves the fast path for good. */
+		current->flags &= ~PF_PGFAULT_HISTORY;
+		return;
+	}
+	/* A remote access into another mm is not this process's fault. */
+	if (mm != current->mm)
+		return;
+
+	if (ret & VM_FAULT_OOM)
+		result = PGF_RESULT_OOM;
+	else if (ret & (VM_FAULT_SIGBUS | VM_FAULT_HWPOISON |
+			VM_FAULT_HWPOISON_LARGE))
+		result = PGF_RESULT_SIGBUS;
+	else if (ret & VM_FAULT_SIGSEGV)
+		result = PGF_RESULT_SIGSEGV;
+	else if ((ret & VM_FAULT_MAJOR) || (flags & FAULT_FLAG_TRIED))
+		result = PGF_RESULT_MAJOR;	/* as mm_account_fault() counts */
+	else
+		result = PGF_RESULT_MINOR;
+
+	pgf_rec_init(&rec, PGF_REC_FAULT, sizeof(rec));
+	rec.flags = result << PGF_FAULT_RESULT_SHIFT;
+	if (flags & FAULT_FLAG_INSTRUCTION)
+		rec.flags |= PGF_ACCESS_EXEC;
+	else if (flags & FAULT_FLAG_WRITE)
+		rec.flags |= PGF_ACCESS_WRITE;
+	if (!(flags & FAULT_FLAG_USER))
+		rec.flags |= PGF_FAULT_KERNEL;
+	rec.a = address;
+	/* Never a kernel address: for kernel-mode faults, the syscall's IP. */
+	if (regs && user_mode(regs))
+		rec.b = instruction_pointer(regs);
+	else
+		rec.b = instruction_pointer(task_pt_regs(current));
+	pgf_emit(t, &rec, PGF_KIND_FAULT);
+}
+
+struct pgf_sync_work {
+	struct callback_head cb;
+};
+
+/* task_work: a thread sets or clears its own flag to match its trace. */
+static void pgf_sync_flag(struct callback_head *cb)
+{
+	struct pgf_trace *t = READ_ONCE(current->signal->pgf_trace);
+
+	if (t && READ_ONCE(t->active))
+		current->flags |= PF_PGFAULT_HISTORY;
+	else
+		current->flags &= ~PF_PGFAULT_HISTORY;
+	kfree(container_of(cb, struct pgf_sync_work, cb));
+}
+
+/**
+ * pgf_start() - start tracing a process
+ * @task: any thread of the process (the caller holds a reference)
+ *
+ * Starting a traced process again does nothing. The first start allocates
+ * the trace; a restart after a stop continues the same stream.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -ESRCH if the process is exiting, -ENOMEM.
+ */
+int pgf_start(struct task_struct *task)
+{
+	struct pgf_trace *t, *fresh = NULL;
+	struct pgf_sync_work **works = NULL;
+	struct task_struct *th;
+	unsigned long flags;
+	int n, i = 0, err = 0;
+	bool started = false;
+
+	static_branch_inc(&pgf_tracing_key);
+retry:
+	n = get_nr_threads(task) + 1;
+	works = kcalloc(n, sizeof(*works), GFP_KERNEL);
+	if (!works) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		works[i] = kmalloc(sizeof(**works), GFP_KERNEL);
+		if (!works[i]) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	if (!READ_ONCE(task->signal->pgf_trace) && !fresh) {
+		fresh = pgf_trace_alloc();
+		if (!fresh) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+
+	if (!lock_task_sighand(task, &flags)) {
+		err = -ESRCH;
+		goto out;
+	}
+	if (task->signal->flags & SIGNAL_GROUP_EXIT) {
+		err = -ESRCH;
+		goto out_unlock;
+	}
+	if (get_nr_threads(task) + 1 > n) {
+		unlock_task_sighand(task, &flags);
+		while (i--)
+			kfree(works[i]);
+		kfree(works);
+		works = NULL;
+		i = 0;
+		goto retry;
+	}
+	t = task->signal->pgf_trace;
+	if (!t) {
+		if (!fresh) {
+			unlock_task_sighand(task, &flags);
+			goto retry;
+		}
+		task->signal->pgf_trace = fresh;
+		t = fresh;
+		fresh = NULL;
+	}
+
+	spin_lock(&t->lock);
+	if (!t->active && !t->dead) {
+		WRITE_ONCE(t->active, true);
+		__pgf_control(t, PGF_REC_START, 0, 0, 0);
+		started = true;
+	}
+	spin_unlock(&t->lock);
+	if (started) {
+		for_each_thread(task, th) {
+			if (th == current) {
+				current->flags |= PF_PGFAULT_HISTORY;
+				continue;
+			}
+			if (th->flags & (PF_KTHREAD | PF_EXITING))
+				continue;
+			if (!task_work_add(th, &works[i - 1]->cb, TWA_SIGNAL))
+				works[--i] = NULL;
+		}
+	}
+out_unlock:
+	unlock_task_sighand(task, &flags);
+out:
+	if (works) {
+		while (i--)
+			kfree(works[i]);
+		kfree(works);
+	}
+	if (fresh)
+		pgf_trace_put(fresh);
+	if (!started)
+		static_branch_dec(&pgf_tracing_key);
+	return err;
+}
+
+/* Mark @t inactive; returns true if it was active (the caller drops the key). */
+static bool pgf_deactivate(struct pgf_trace *t, u8 reason)
+{
+	bool was;
+
+	spin_lock(&t->lock);
+	was = t->active;
+	if (was) {
+		WRITE_ONCE(t->active, false);
+		__pgf_control(t, PGF_REC_STOP, reason, 0, 0);
+	}
+	spin_unlock(&t->lock);
+	pgf_wake(t);
+	return was;
+}
+
+/**
+ * pgf_stop() - stop tracing a process
+ * @task: any thread of the process
+ *
+ * Stopping an untraced process does nothing. Threads notice the stop at
+ * their next fault and drop their flag; nothing more is recorded.
+ *
+ * Context: process context, may sleep.
+ * Return: 0.
+ */
+int pgf_stop(struct task_struct *task)
+{
+	struct pgf_trace *t = pgf_trace_get(task);
+
+	if (!t)
+		return 0;
+	if (pgf_deactivate(t, PGF_STOP_USER))
+		static_branch_dec(&pgf_tracing_key);
+	if (task == current)
+		current->flags &= ~PF_PGFAULT_HISTORY;
+	pgf_trace_put(t);
+	return 0;
+}
+
+void __pgf_fork(struct task_struct *p, unsigned long clone_flags)
+{
+	struct pgf_trace *t = READ_ONCE(current->signal->pgf_trace);
+
+	lockdep_assert_held(&current->sighand->siglock);
+	if ((clone_flags & CLONE_THREAD) && t && READ_ONCE(t->active))
+		p->flags |= PF_PGFAULT_HISTORY;
+	else
+		p->flags &= ~PF_PGFAULT_HISTORY;
+}
+
+void __pgf_exec(struct linux_binprm *bprm)
+{
+	struct pgf_trace *t = current->signal->pgf_trace;
+	const char *path = bprm->filename;
+	struct pgf_rec *rec;
+	size_t n, len;
+
+	if (!t || !READ_ONCE(t->active))
+		return;
+	if (bprm->secureexec ||
+	    !uid_eq(bprm->cred->euid, current_euid()) ||
+	    !gid_eq(bprm->cred->egid, current_egid())) {
+		/* Not ours to watch any more: stop, and say why. */
+		if (pgf_deactivate(t, PGF_STOP_CREDENTIALS))
+			static_branch_dec(&pgf_tracing_key);
+		current->flags &= ~PF_PGFAULT_HISTORY;
+		return;
+	}
+	n = strnlen(path, PATH_MAX - 1);
+	len = round_up(sizeof(*rec) + n + 1, PGF_REC_ALIGN);
+	rec = kmalloc(len, GFP_KERNEL);
+	if (!rec) {
+		spin_lock(&t->lock);
+		t->lost_other++;
+		spin_unlock(&t->lock);
+		return;
+	}
+	pgf_rec_init(rec, PGF_REC_EXEC, len);
+	memcpy(rec->data, path, n);
+	memset(rec->data + n, 0, len - sizeof(*rec) - n);
+	pgf_emit(t, rec, PGF_KIND_OTHER);
+	kfree(rec);
+}
+
+void __pgf_exit(struct task_struct *tsk, long code)
+{
+	struct pgf_trace *t = tsk->signal->pgf_trace;
+	struct pgf_exit_rec ex;
+	bool was;
+
+	if (!t)
+		return;
+	if (tsk->signal->flags & SIGNAL_GROUP_EXIT)
+		code = tsk->signal->group_exit_code;
+	pgf_rec_init(&ex.rec, PGF_REC_EXIT, sizeof(ex));
+	ex.rec.a = (u32)code;
+
+	spin_lock(&t->lock);
+	was = t->active;
+	WRITE_ONCE(t->active, false);
+	ex.rec.b = t->nr_faults;
+	ex.lost = t->total_lost_faults;
+	if (!__pgf_write(t, &ex.rec, PGF_KIND_CONTROL))
+		__pgf_count_lost(t, PGF_KIND_CONTROL);
+	WRITE_ONCE(t->dead, true);
+	spin_unlock(&t->lock);
+
+	wake_up_interruptible_poll(&t->wait, EPOLLIN | EPOLLHUP);
+	tsk->flags &= ~PF_PGFAULT_HISTORY;
+	if (was)
+		static_branch_dec(&pgf_tracing_key);
+}
+
+void pgf_signal_free(struct signal_struct *sig)
+{
+	struct pgf_trace *t = sig->pgf_trace;
+
+	sig->pgf_trace = NULL;
+	pgf_trace_put(t);
+}
+
+/**
+ * pgf_reader_attach() - become the reader of a trace
+ * @t: the trace
+ *
+ * Return: 0, or -EBUSY if another open file is reading it.
+ */
+int pgf_reader_attach(struct pgf_trace *t)
+{
+	int err = 0;
+
+	spin_lock(&t->lock);
+	if (t->reader)
+		err = -EBUSY;
+	else
+		t->reader = true;
+	spin_unlock(&t->lock);
+	return err;
+}
+
+/**
+ * pgf_reader_detach() - the reader closed its file
+ * @t: the trace
+ */
+void pgf_reader_detach(struct pgf_trace *t)
+{
+	spin_lock(&t->lock);
+	t->reader = false;
+	spin_unlock(&t->lock);
+}
+
+/**
+ * pgf_readable() - is there something for the reader to do
+ * @t: the trace
+ *
+ * Return: true if records (or a pending loss count) wait, or the process
+ * is dead (the reader gets EOF). For wait conditions and poll.
+ */
+bool pgf_readable(struct pgf_trace *t)
+{
+	bool ret;
+
+	spin_lock(&t->lock);
+	ret = t->buf->used || t->lost_faults || t->lost_other || t->dead;
+	spin_unlock(&t->lock);
+	return ret;
+}
+
+/**
+ * pgf_pop() - take whole records out of the trace
+ * @t: the trace
+ * @out: kernel buffer for the records
+ * @size: its size, at least PGF_REC_MAX bytes
+ * @eof: set when the process is dead and everything has been taken
+ *
+ * Return: the number of bytes of records copied to @out.
+ */
+size_t pgf_pop(struct pgf_trace *t, void *out, size_t size, bool *eof)
+{
+	struct pgf_buf *b;
+	struct pgf_rec *rec;
+	size_t done = 0;
+
+	spin_lock(&t->lock);
+	b = t->buf;
+	while (b->used) {
+		rec = (struct pgf_rec *)(b->data + b->tail);
+		if (rec->type != PGF_REC_PAD) {
+			if (rec->len > size - done)
+				break;
+			memcpy(out + done, rec, rec->len);
+			done += rec->len;
+		}
+		b->tail += rec->len;
+		if (b->tail == b->size)
+			b->tail = 0;
+		b->used -= rec->len;
+	}
+	/* A loss with nothing kept after it: report it now. */
+	if (!b->used && (t->lost_faults || t->lost_other) &&
+	    size - done >= sizeof(*rec)) {
+		rec = out + done;
+		*rec = (struct pgf_rec) {
+			.type = PGF_REC_LOST, .len = sizeof(*rec),
+			.a = t->lost_faults, .b = t->lost_other,
+		};
+		t->lost_faults = 0;
+		t->lost_other = 0;
+		done += sizeof(*rec);
+	}
+	*eof = t->dead && !b->used && !t->lost_faults && !t->lost_other;
+	spin_unlock(&t->lock);
+	return done;
+}
