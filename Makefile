@@ -157,11 +157,13 @@ test-host: all
 test-guest: all
 	@python3 scripts/run-tests.py --timeout $(TIMEOUT) --guest-only
 
+# Patches go in on stdin: checkpatch reads a file git tracks as source.
 checkpatch: $(ST)/unpack
-	perl $(KTREE)/scripts/checkpatch.pl --strict --no-tree -f $(OVERLAY_SRC) \
-		$(if $(OVERLAY_SRC),,/dev/null)
-	perl $(KTREE)/scripts/checkpatch.pl --strict --no-tree \
-		$(filter %.patch,$(PATCHES))
+	perl $(KTREE)/scripts/checkpatch.pl --strict --no-tree -f $(OVERLAY_SRC)
+	@for p in $(filter %.patch,$(PATCHES)); do \
+		echo "== $$p"; \
+		perl $(KTREE)/scripts/checkpatch.pl --strict --no-tree - < $$p || exit 1; \
+	done
 
 # ---- cleaning --------------------------------------------------------------
 clean:

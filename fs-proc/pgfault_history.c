@@ -279,13 +279,13 @@ static ssize_t pgf_copy_lines(struct pgf_file *pf, char __user *ubuf,
 {
 	size_t n = min(room, pf->text_len - pf->text_off);
 	const char *start = pf->text + pf->text_off;
-	const char *nl;
 
+	/* Cut after the last newline that fits. */
 	if (n < pf->text_len - pf->text_off) {
-		nl = memrchr(start, '\n', n);
-		if (!nl)
+		while (n && start[n - 1] != '\n')
+			n--;
+		if (!n)
 			return 0;
-		n = nl - start + 1;
 	}
 	if (copy_to_user(ubuf, start, n))
 		return -EFAULT;

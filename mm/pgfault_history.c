@@ -10,10 +10,13 @@
 
 #include <linux/binfmts.h>
 #include <linux/cred.h>
+#include <linux/debugfs.h>
 #include <linux/mm.h>
 #include <linux/pgfault_history.h>
+#include <linux/poll.h>
 #include <linux/ptrace.h>
 #include <linux/sched/signal.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -80,7 +83,7 @@ static unsigned int pgf_buffer_kb = 64;
 static unsigned int pgf_min_kb = PGF_MIN_KB;
 static unsigned int pgf_max_kb = PGF_MAX_KB;
 
-static const struct ctl_table pgf_sysctls[] = {
+static struct ctl_table pgf_sysctls[] = {
 	{
 		.procname	= "pgfault_history_buffer_kb",
 		.data		= &pgf_buffer_kb,
@@ -92,9 +95,25 @@ static const struct ctl_table pgf_sysctls[] = {
 	},
 };
 
+/* Kernel memory held, for /sys/kernel/debug/pgfault_history. */
+static atomic_long_t pgf_nr_traces = ATOMIC_LONG_INIT(0);
+static atomic_long_t pgf_nr_buf_bytes = ATOMIC_LONG_INIT(0);
+
+static int pgf_stats_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "traces %ld\nbuffer_bytes %ld\ntrace_bytes %zu\n",
+		   atomic_long_read(&pgf_nr_traces),
+		   atomic_long_read(&pgf_nr_buf_bytes),
+		   sizeof(struct pgf_trace));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pgf_stats);
+
 static int __init pgf_init(void)
 {
 	register_sysctl_init("vm", pgf_sysctls);
+	debugfs_create_file("pgfault_history", 0444, NULL, NULL,
+			    &pgf_stats_fops);
 	return 0;
 }
 subsys_initcall(pgf_init);
@@ -124,6 +143,8 @@ static struct pgf_trace *pgf_trace_alloc(void)
 		return NULL;
 	}
 	t->alloc = PAGE_SIZE;
+	atomic_long_inc(&pgf_nr_traces);
+	atomic_long_add(PAGE_SIZE, &pgf_nr_buf_bytes);
 	t->limit = max_t(size_t, PAGE_SIZE, (size_t)READ_ONCE(pgf_buffer_kb) * SZ_1K);
 	spin_lock_init(&t->lock);
 	init_waitqueue_head(&t->wait);
@@ -143,6 +164,8 @@ void pgf_trace_put(struct pgf_trace *t)
 	if (!refcount_dec_and_test(&t->ref))
 		return;
 	WARN_ON_ONCE(t->active);
+	atomic_long_dec(&pgf_nr_traces);
+	atomic_long_sub(t->alloc, &pgf_nr_buf_bytes);
 	kvfree(t->buf);
 	kfree(t);
 }
@@ -240,6 +263,7 @@ static bool __pgf_grow(struct pgf_trace *t)
 	old = t->buf;
 	__pgf_move(nb, old);
 	t->buf = nb;
+	atomic_long_add(want - t->alloc, &pgf_nr_buf_bytes);
 	t->alloc = want;
 	spin_unlock(&t->lock);
 	kvfree(old);
@@ -427,60 +451,32 @@ int pgf_start(struct task_struct *task)
 	struct pgf_sync_work **works = NULL;
 	struct task_struct *th;
 	unsigned long flags;
-	int n, i = 0, err = 0;
+	int n = 0, i = 0, err = 0;
 	bool started = false;
 
-	static_branch_inc(&pgf_tracing_key);
-retry:
-	n = get_nr_threads(task) + 1;
-	works = kcalloc(n, sizeof(*works), GFP_KERNEL);
-	if (!works) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		works[i] = kmalloc(sizeof(**works), GFP_KERNEL);
-		if (!works[i]) {
-			err = -ENOMEM;
-			goto out;
-		}
-	}
-	if (!READ_ONCE(task->signal->pgf_trace) && !fresh) {
-		fresh = pgf_trace_alloc();
-		if (!fresh) {
-			err = -ENOMEM;
-			goto out;
-		}
-	}
-
-	if (!lock_task_sighand(task, &flags)) {
-		err = -ESRCH;
-		goto out;
-	}
-	if (task->signal->flags & SIGNAL_GROUP_EXIT) {
-		err = -ESRCH;
-		goto out_unlock;
-	}
-	if (get_nr_threads(task) + 1 > n) {
-		unlock_task_sighand(task, &flags);
-		while (i--)
-			kfree(works[i]);
-		kfree(works);
-		works = NULL;
-		i = 0;
-		goto retry;
-	}
-	t = task->signal->pgf_trace;
+	/* Install the trace; the siglock only guards the pointer. */
+	t = pgf_trace_get(task);
 	if (!t) {
-		if (!fresh) {
-			unlock_task_sighand(task, &flags);
-			goto retry;
+		fresh = pgf_trace_alloc();
+		if (!fresh)
+			return -ENOMEM;
+		if (!lock_task_sighand(task, &flags)) {
+			pgf_trace_put(fresh);
+			return -ESRCH;
 		}
-		task->signal->pgf_trace = fresh;
-		t = fresh;
-		fresh = NULL;
+		t = task->signal->pgf_trace;
+		if (!t) {
+			task->signal->pgf_trace = fresh;
+			t = fresh;
+			fresh = NULL;
+		}
+		refcount_inc(&t->ref);
+		unlock_task_sighand(task, &flags);
+		if (fresh)
+			pgf_trace_put(fresh);
 	}
 
+	static_branch_inc(&pgf_tracing_key);
 	spin_lock(&t->lock);
 	if (!t->active && !t->dead) {
 		WRITE_ONCE(t->active, true);
@@ -488,30 +484,60 @@ retry:
 		started = true;
 	}
 	spin_unlock(&t->lock);
-	if (started) {
-		for_each_thread(task, th) {
-			if (th == current) {
-				current->flags |= PF_PGFAULT_HISTORY;
-				continue;
-			}
-			if (th->flags & (PF_KTHREAD | PF_EXITING))
-				continue;
-			if (!task_work_add(th, &works[i - 1]->cb, TWA_SIGNAL))
-				works[--i] = NULL;
-		}
+	if (!started) {
+		static_branch_dec(&pgf_tracing_key);
+		err = t->dead ? -ESRCH : 0;
+		goto out_put;
 	}
-out_unlock:
-	unlock_task_sighand(task, &flags);
-out:
-	if (works) {
+
+	/*
+	 * Every thread sets its own flag. One created from now on copies the
+	 * state in copy_process(); one that exists is in the list below.
+	 */
+	if (task == current && get_nr_threads(task) == 1) {
+		current->flags |= PF_PGFAULT_HISTORY;
+		goto out_put;
+	}
+retry:
+	n = get_nr_threads(task);
+	works = kcalloc(n, sizeof(*works), GFP_KERNEL);
+	if (!works)
+		goto out_nomem;
+	for (i = 0; i < n; i++) {
+		works[i] = kmalloc(sizeof(**works), GFP_KERNEL);
+		if (!works[i])
+			goto out_nomem;
+		init_task_work(&works[i]->cb, pgf_sync_flag);
+	}
+	if (!lock_task_sighand(task, &flags))
+		goto out_free;
+	if (get_nr_threads(task) > n) {
+		unlock_task_sighand(task, &flags);
 		while (i--)
 			kfree(works[i]);
 		kfree(works);
+		goto retry;
 	}
-	if (fresh)
-		pgf_trace_put(fresh);
-	if (!started)
-		static_branch_dec(&pgf_tracing_key);
+	for_each_thread(task, th) {
+		if (th == current)
+			current->flags |= PF_PGFAULT_HISTORY;
+		else if (!(th->flags & (PF_KTHREAD | PF_EXITING)) &&
+			 !task_work_add(th, &works[i - 1]->cb, TWA_SIGNAL))
+			works[--i] = NULL;
+	}
+	unlock_task_sighand(task, &flags);
+	goto out_free;
+
+out_nomem:
+	/* Tracing runs, but the threads not told are not traced: say so. */
+	pr_warn_ratelimited("out of memory telling threads of %d to trace\n",
+			    task_tgid_nr(task));
+out_free:
+	while (i--)
+		kfree(works[i]);
+	kfree(works);
+out_put:
+	pgf_trace_put(t);
 	return err;
 }
 

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pgf.h - helpers for the pgfault_history tests: control a traced
+ * "puppet" process step by step, and read and parse its trace.
+ */
+#ifndef PGF_TEST_PGF_H
+#define PGF_TEST_PGF_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ---- control ------------------------------------------------------- */
+
+static inline void pgf_path(char *buf, size_t size, pid_t pid)
+{
+	snprintf(buf, size, "/proc/%d/pgfault_history", (int)pid);
+}
+
+/* Write @s to /proc/<pid>/pgfault_history; 0 or -errno. */
+static inline int pgf_ctl(pid_t pid, const char *s, size_t len)
+{
+	char path[64];
+	int fd, ret = 0;
+
+	pgf_path(path, sizeof(path), pid);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, len) != (ssize_t)len)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+#define pgf_start(pid) pgf_ctl(pid, "1", 1)
+#define pgf_stop(pid) pgf_ctl(pid, "0", 1)
+
+static inline int pgf_open(pid_t pid, int flags)
+{
+	char path[64];
+
+	pgf_path(path, sizeof(path), pid);
+	return open(path, O_RDONLY | flags);
+}
+
+static inline int pgf_set_buffer_kb(unsigned int kb)
+{
+	FILE *f = fopen("/proc/sys/vm/pgfault_history_buffer_kb", "w");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = fprintf(f, "%u\n", kb) < 0 ? -EIO : 0;
+	if (fclose(f))
+		ret = -errno;
+	return ret;
+}
+
+/* ---- a puppet: a child that runs steps when told --------------------- */
+
+struct puppet {
+	pid_t pid;
+	int to;		/* parent -> child */
+	int from;	/* child -> parent */
+};
+
+typedef void (*puppet_fn)(int step, int report_fd);
+
+/*
+ * Fork a child that waits for a step number, runs fn(step), answers with
+ * one byte, and exits when told step 0. The child is blocked in read()
+ * whenever it is not running a step: it takes no faults then.
+ */
+static inline int puppet_spawn(struct puppet *p, puppet_fn fn)
+{
+	int to[2], from[2];
+	unsigned char step;
+
+	if (pipe(to) || pipe(from))
+		return -1;
+	p->pid = fork();
+	if (p->pid < 0)
+		return -1;
+	if (p->pid == 0) {
+		close(to[1]);
+		close(from[0]);
+		while (read(to[0], &step, 1) == 1 && step) {
+			fn(step, from[1]);
+			if (write(from[1], &step, 1) != 1)
+				_exit(3);
+		}
+		_exit(0);
+	}
+	close(to[0]);
+	close(from[1]);
+	p->to = to[1];
+	p->from = from[0];
+	return 0;
+}
+
+/* Run step @step in the puppet and wait for it; 0 or -1. */
+static inline int puppet_step(struct puppet *p, unsigned char step)
+{
+	unsigned char ack;
+
+	if (write(p->to, &step, 1) != 1)
+		return -1;
+	return read(p->from, &ack, 1) == 1 && ack == step ? 0 : -1;
+}
+
+/* Read something the puppet sent during a step (e.g. an address). */
+static inline int puppet_recv(struct puppet *p, void *buf, size_t len)
+{
+	return read(p->from, buf, len) == (ssize_t)len ? 0 : -1;
+}
+
+/* Tell the puppet to exit; return its wait status. */
+static inline int puppet_end(struct puppet *p)
+{
+	unsigned char zero = 0;
+	int status = -1;
+
+	if (write(p->to, &zero, 1) != 1)
+		kill(p->pid, SIGKILL);
+	close(p->to);
+	close(p->from);
+	waitpid(p->pid, &status, 0);
+	return status;
+}
+
+/* ---- the trace --------------------------------------------------------- */
+
+struct pgf_rec {
+	char type[8];
+	unsigned long long time;
+	int tid;
+	unsigned long addr, ip;
+	char access;		/* r w x */
+	int kernel;
+	char result[8];
+	unsigned long long a, b, c, d;	/* lost, exit fields */
+	char text[256];		/* exec path, stop reason */
+};
+
+struct pgf_trace {
+	char header[128];
+	struct pgf_rec *rec;
+	size_t nr, cap;
+	int bad_line;		/* first line that did not parse, 0 if none */
+};
+
+static inline int pgf_parse_line(const char *l, struct pgf_rec *r)
+{
+	char mode[8];
+
+	memset(r, 0, sizeof(*r));
+	if (sscanf(l, "%7s", r->type) != 1)
+		return -1;
+	if (!strcmp(r->type, "fault"))
+		return sscanf(l, "fault %llu %d %lx %c %7s %7s %lx", &r->time,
+			      &r->tid, &r->addr, &r->access, mode, r->result,
+			      &r->ip) == 7 &&
+		       (r->kernel = !strcmp(mode, "kernel"), 1) ? 0 : -1;
+	if (!strcmp(r->type, "lost"))
+		return sscanf(l, "lost %llu %llu", &r->a, &r->b) == 2 ? 0 : -1;
+	if (!strcmp(r->type, "start"))
+		return sscanf(l, "start %llu", &r->time) == 1 ? 0 : -1;
+	if (!strcmp(r->type, "stop"))
+		return sscanf(l, "stop %llu %255s", &r->time, r->text) == 2 ? 0 : -1;
+	if (!strcmp(r->type, "exec"))
+		return sscanf(l, "exec %llu %d %255[^\n]", &r->time, &r->tid,
+			      r->text) == 3 ? 0 : -1;
+	if (!strcmp(r->type, "exit"))
+		return sscanf(l, "exit %llu %llu %llu %llu", &r->time, &r->a,
+			      &r->b, &r->c) == 4 ? 0 : -1;
+	return -1;
+}
+
+static inline void pgf_trace_free(struct pgf_trace *t)
+{
+	free(t->rec);
+	memset(t, 0, sizeof(*t));
+}
+
+/*
+ * Parse text into @t; lines may arrive in pieces across calls. Returns 0,
+ * or -1 on a line that does not parse (its number in t->bad_line).
+ */
+static inline int pgf_trace_feed(struct pgf_trace *t, const char *buf,
+				 size_t len, char *line, size_t *linelen,
+				 size_t *lineno)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] != '\n') {
+			if (*linelen < 4095)
+				line[(*linelen)++] = buf[i];
+			continue;
+		}
+		line[*linelen] = '\0';
+		*linelen = 0;
+		(*lineno)++;
+		if (*lineno == 1) {
+			snprintf(t->header, sizeof(t->header), "%s", line);
+			continue;
+		}
+		if (t->nr == t->cap) {
+			t->cap = t->cap ? 2 * t->cap : 1024;
+			t->rec = realloc(t->rec, t->cap * sizeof(*t->rec));
+			if (!t->rec)
+				return -1;
+		}
+		if (pgf_parse_line(line, &t->rec[t->nr])) {
+			if (!t->bad_line)
+				t->bad_line = *lineno;
+			return -1;
+		}
+		t->nr++;
+	}
+	return 0;
+}
+
+/* Read @fd to EOF (or, with @nonblock_stop, to EAGAIN) into @t. */
+static inline int pgf_read_all(int fd, struct pgf_trace *t)
+{
+	static char buf[65536], line[4096];
+	size_t linelen = 0, lineno = 0;
+	ssize_t n;
+
+	memset(t, 0, sizeof(*t));
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		/* Whole lines only, every time. */
+		if (buf[n - 1] != '\n')
+			return -2;
+		if (pgf_trace_feed(t, buf, n, line, &linelen, &lineno))
+			return -1;
+	}
+	return n < 0 ? -errno : 0;
+}
+
+/* Counting helpers. */
+static inline size_t pgf_count(const struct pgf_trace *t, const char *type)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nr; i++)
+		n += !strcmp(t->rec[i].type, type);
+	return n;
+}
+
+/* Fault records that succeeded (what min_flt + maj_flt count). */
+static inline size_t pgf_ok_faults(const struct pgf_trace *t)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nr; i++)
+		n += !strcmp(t->rec[i].type, "fault") &&
+		     (!strcmp(t->rec[i].result, "minor") ||
+		      !strcmp(t->rec[i].result, "major"));
+	return n;
+}
+
+static inline unsigned long long pgf_lost_faults(const struct pgf_trace *t)
+{
+	unsigned long long n = 0;
+
+	for (size_t i = 0; i < t->nr; i++)
+		if (!strcmp(t->rec[i].type, "lost"))
+			n += t->rec[i].a;
+	return n;
+}
+
+#endif
