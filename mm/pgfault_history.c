@@ -24,6 +24,7 @@
 #include <linux/task_work.h>
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
+#include <asm/syscall.h>
 
 /**
  * DOC: pgfault_history trace buffer
@@ -370,6 +371,20 @@ static void __pgf_control(struct pgf_trace *t, enum pgf_rec_type type,
 }
 
 
+/*
+ * Was it the kernel touching user memory for the process? FAULT_FLAG_USER
+ * tells on real hardware. UML resolves uaccess by faulting pages in with
+ * FAULT_FLAG_USER set (arch/um/kernel/skas/uaccess.c), but the thread is
+ * then inside a system call, which a UML user-mode fault never is.
+ */
+static bool pgf_kernel_mode(unsigned int flags)
+{
+	if (!(flags & FAULT_FLAG_USER))
+		return true;
+	return IS_ENABLED(CONFIG_UML) &&
+	       syscall_get_nr(current, task_pt_regs(current)) >= 0;
+}
+
 void __pgf_record_fault(struct mm_struct *mm, unsigned long address,
 			unsigned int flags, vm_fault_t ret,
 			struct pt_regs *regs)
@@ -408,7 +423,7 @@ void __pgf_record_fault(struct mm_struct *mm, unsigned long address,
 		rec.flags |= PGF_ACCESS_EXEC;
 	else if (flags & FAULT_FLAG_WRITE)
 		rec.flags |= PGF_ACCESS_WRITE;
-	if (!(flags & FAULT_FLAG_USER))
+	if (pgf_kernel_mode(flags))
 		rec.flags |= PGF_FAULT_KERNEL;
 	rec.a = address;
 	/* Never a kernel address: for kernel-mode faults, the syscall's IP. */

@@ -7,7 +7,9 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <sys/syscall.h>
 #include "ktap.h"
 #include "util.h"
@@ -130,8 +132,7 @@ static void stat_oracle(unsigned int buffer_kb, int read_live)
 		ASSERT_EQ(pgf_set_buffer_kb(64), 0);
 	if (read_live)
 		fd = ASSERT_SYS(pgf_open(p.pid, 0));
-	ASSERT_EQ(puppet_step(&p, 1), 0);
-	ASSERT_SYS(puppet_recv(&p, &area, sizeof(area)));
+	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
 	ASSERT_EQ(puppet_step(&p, 2), 0);
 	after = faults_of(p.pid);
 	ASSERT_EQ(pgf_stop(p.pid), 0);
@@ -192,8 +193,7 @@ TEST(known_pages_in_known_order)
 	int fd;
 
 	ASSERT_SYS(puppet_spawn(&p, order_steps));
-	ASSERT_EQ(puppet_step(&p, 1), 0);
-	ASSERT_SYS(puppet_recv(&p, &area, sizeof(area)));
+	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
 	ASSERT_EQ(pgf_start(p.pid), 0);
 	fd = ASSERT_SYS(pgf_open(p.pid, 0));
 	ASSERT_EQ(puppet_step(&p, 2), 0);
@@ -242,8 +242,7 @@ TEST(kernel_mode_fault_is_recorded)
 	int fd, found = 0;
 
 	ASSERT_SYS(puppet_spawn(&p, kernel_steps));
-	ASSERT_EQ(puppet_step(&p, 1), 0);
-	ASSERT_SYS(puppet_recv(&p, &area, sizeof(area)));
+	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
 	ASSERT_EQ(pgf_start(p.pid), 0);
 	fd = ASSERT_SYS(pgf_open(p.pid, 0));
 	ASSERT_EQ(puppet_step(&p, 2), 0);
@@ -275,8 +274,7 @@ TEST(no_kernel_addresses_in_output)
 	ASSERT_SYS(puppet_spawn(&p, kernel_steps));
 	ASSERT_EQ(pgf_start(p.pid), 0);
 	fd = ASSERT_SYS(pgf_open(p.pid, 0));
-	ASSERT_EQ(puppet_step(&p, 1), 0);
-	ASSERT_SYS(puppet_recv(&p, &area, sizeof(area)));
+	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
 	ASSERT_EQ(puppet_step(&p, 2), 0);
 	puppet_end(&p);
 	ASSERT_EQ(pgf_read_all(fd, &t), 0);
@@ -306,8 +304,7 @@ TEST(nonblocking_read_and_poll)
 	ASSERT_GT(n, 0);
 	ASSERT_ERRNO(read(pfd.fd, buf, sizeof(buf)), EAGAIN);
 	EXPECT_EQ(poll(&pfd, 1, 0), 0);
-	ASSERT_EQ(puppet_step(&p, 1), 0);
-	ASSERT_SYS(puppet_recv(&p, &area, sizeof(area)));
+	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
 	ASSERT_EQ(puppet_step(&p, 2), 0);
 	EXPECT_EQ(poll(&pfd, 1, 5000), 1);
 	EXPECT_TRUE(pfd.revents & POLLIN);
@@ -416,8 +413,7 @@ TEST(reader_outlives_reaped_target)
 	ASSERT_SYS(puppet_spawn(&p, touch_steps));
 	ASSERT_EQ(pgf_start(p.pid), 0);
 	fd = ASSERT_SYS(pgf_open(p.pid, 0));
-	ASSERT_EQ(puppet_step(&p, 1), 0);
-	ASSERT_SYS(puppet_recv(&p, &area, sizeof(area)));
+	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
 	ASSERT_EQ(puppet_step(&p, 2), 0);
 	EXPECT_EQ(WEXITSTATUS(puppet_end(&p)), 0);	/* reaped */
 	ASSERT_EQ(pgf_read_all(fd, &t), 0);
@@ -445,7 +441,7 @@ static long meminfo_kb(const char *key)
 	return v;
 }
 
-static long live_traces(void)
+static long live_traces_now(void)
 {
 	char line[128];
 	long v = -1;
@@ -456,6 +452,18 @@ static long live_traces(void)
 	if (f)
 		fclose(f);
 	return v;
+}
+
+/* Traces die with the signal_struct, after an RCU grace period: wait. */
+static long live_traces(void)
+{
+	long n = live_traces_now();
+
+	for (int i = 0; i < 100 && n > 0; i++) {
+		usleep(20 * 1000);
+		n = live_traces_now();
+	}
+	return n;
 }
 
 static void cycles(int n)
@@ -484,7 +492,7 @@ TEST(open_close_cycles_leak_nothing)
 {
 	long traces0, slab1, slab2;
 
-	traces0 = live_traces();
+	traces0 = live_traces_now();
 	if (traces0 < 0)
 		SKIP("no /sys/kernel/debug/pgfault_history");
 	cycles(100);
@@ -496,6 +504,64 @@ TEST(open_close_cycles_leak_nothing)
 	EXPECT_EQ(live_traces(), traces0);
 	/* 1000 cycles of 64+ KiB would show; KASAN's quarantine is noise. */
 	EXPECT_LT(slab2 - slab1, 8 * 1024);
+}
+
+/* Step 2: touch the second page of a one-page file mapped as two: SIGBUS. */
+static void sigbus_steps(int step, int out)
+{
+	int fd;
+
+	if (step == 1) {
+		fd = open("/tmp/pgf-sigbus", O_RDWR | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || ftruncate(fd, PAGE))
+			_exit(2);
+		area = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
+			    fd, 0);
+		if (area == MAP_FAILED || write(out, &area, sizeof(area)) != sizeof(area))
+			_exit(2);
+		return;
+	}
+	area[PAGE + 5] = 1;
+	_exit(3);	/* not reached */
+}
+
+TEST(failed_fault_records_its_signal)
+{
+	struct pgf_trace t;
+	struct puppet p;
+	int fd, status, found = 0;
+	unsigned char step = 2;
+
+	ASSERT_SYS(puppet_spawn(&p, sigbus_steps));
+	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
+	ASSERT_EQ(pgf_start(p.pid), 0);
+	fd = ASSERT_SYS(pgf_open(p.pid, 0));
+	ASSERT_SYS(write(p.to, &step, 1));
+	ASSERT_EQ(waitpid(p.pid, &status, 0), p.pid);
+	ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS);
+	ASSERT_EQ(pgf_read_all(fd, &t), 0);
+	close(fd);
+	unlink("/tmp/pgf-sigbus");
+	for (size_t i = 0; i < t.nr; i++)
+		if (!strcmp(t.rec[i].type, "fault") &&
+		    t.rec[i].addr == (unsigned long)area + PAGE + 5) {
+			EXPECT_EQ(strcmp(t.rec[i].result, "SIGBUS"), 0);
+			EXPECT_EQ(t.rec[i].access, 'w');
+			found++;
+		}
+	EXPECT_EQ(found, 1);
+	ASSERT_GT(t.nr, 0);
+	EXPECT_EQ(strcmp(t.rec[t.nr - 1].type, "exit"), 0);
+	EXPECT_EQ(t.rec[t.nr - 1].a & 0x7f, SIGBUS);
+	pgf_trace_free(&t);
+}
+
+TEST(buffer_sysctl_has_bounds)
+{
+	EXPECT_EQ(pgf_set_buffer_kb(3), -EINVAL);
+	EXPECT_EQ(pgf_set_buffer_kb(65537), -EINVAL);
+	EXPECT_EQ(pgf_set_buffer_kb(4), 0);
+	EXPECT_EQ(pgf_set_buffer_kb(64), 0);
 }
 
 /* ---- threads and fork --------------------------------------------------- */
@@ -561,12 +627,10 @@ TEST(all_threads_recorded_with_their_tids)
 	int fd, per[NTHREADS] = { 0 };
 
 	ASSERT_SYS(puppet_spawn(&p, thread_steps));
-	ASSERT_EQ(puppet_step(&p, 1), 0);
-	ASSERT_SYS(puppet_recv(&p, &area, sizeof(area)));
+	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
 	ASSERT_EQ(pgf_start(p.pid), 0);
 	fd = ASSERT_SYS(pgf_open(p.pid, 0));
-	ASSERT_EQ(puppet_step(&p, 2), 0);
-	ASSERT_SYS(puppet_recv(&p, tids, sizeof(tids)));
+	ASSERT_EQ(puppet_step_recv(&p, 2, tids, sizeof(tids)), 0);
 	puppet_end(&p);
 	ASSERT_EQ(pgf_read_all(fd, &t), 0);
 	close(fd);
@@ -596,8 +660,7 @@ TEST(forked_child_is_not_traced)
 	int fd;
 
 	ASSERT_SYS(puppet_spawn(&p, thread_steps));
-	ASSERT_EQ(puppet_step(&p, 1), 0);
-	ASSERT_SYS(puppet_recv(&p, &area, sizeof(area)));
+	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
 	ASSERT_EQ(pgf_start(p.pid), 0);
 	fd = ASSERT_SYS(pgf_open(p.pid, 0));
 	ASSERT_EQ(puppet_step(&p, 3), 0);
@@ -657,7 +720,9 @@ TEST(other_users_process_is_refused)
 	ASSERT_SYS(puppet_spawn(&p, touch_steps));	/* root's */
 	child = fork();
 	if (child == 0) {
-		if (setgid(PGF_TEST_UID) || setuid(PGF_TEST_UID))
+		/* Dumpable again, as after an exec by that user. */
+		if (setgid(PGF_TEST_UID) || setuid(PGF_TEST_UID) ||
+		    prctl(PR_SET_DUMPABLE, 1))
 			_exit(10);
 		if (pgf_start(p.pid) != -EACCES)
 			_exit(11);
@@ -690,7 +755,9 @@ TEST(setuid_exec_stops_tracing)
 	ASSERT_SYS(pipe(go));
 	child = fork();
 	if (child == 0) {
-		if (setgid(PGF_TEST_UID) || setuid(PGF_TEST_UID))
+		/* Dumpable again, as after an exec by that user. */
+		if (setgid(PGF_TEST_UID) || setuid(PGF_TEST_UID) ||
+		    prctl(PR_SET_DUMPABLE, 1))
 			_exit(10);
 		if (pgf_start(getpid()))
 			_exit(11);

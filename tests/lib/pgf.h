@@ -15,6 +15,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "util.h"
 
 /* ---- control ------------------------------------------------------- */
 
@@ -74,6 +75,22 @@ struct puppet {
 typedef void (*puppet_fn)(int step, int report_fd);
 
 /*
+ * Wait until the puppet sleeps (in its read() for the next step), so it
+ * takes no fault while the caller reads its counters or starts tracing.
+ */
+static inline int puppet_wait_idle(struct puppet *p)
+{
+	struct pgf_stat st;
+
+	for (int i = 0; i < 5000; i++) {
+		if (!pgf_read_stat(p->pid, &st) && st.state == 'S')
+			return 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
+/*
  * Fork a child that waits for a step number, runs fn(step), answers with
  * one byte, and exits when told step 0. The child is blocked in read()
  * whenever it is not running a step: it takes no faults then.
@@ -85,12 +102,17 @@ static inline int puppet_spawn(struct puppet *p, puppet_fn fn)
 
 	if (pipe(to) || pipe(from))
 		return -1;
+	/* A puppet that was killed must not kill us through its pipe. */
+	signal(SIGPIPE, SIG_IGN);
 	p->pid = fork();
 	if (p->pid < 0)
 		return -1;
 	if (p->pid == 0) {
 		close(to[1]);
 		close(from[0]);
+		step = 0xff;	/* ready */
+		if (write(from[1], &step, 1) != 1)
+			_exit(3);
 		while (read(to[0], &step, 1) == 1 && step) {
 			fn(step, from[1]);
 			if (write(from[1], &step, 1) != 1)
@@ -102,7 +124,9 @@ static inline int puppet_spawn(struct puppet *p, puppet_fn fn)
 	close(from[1]);
 	p->to = to[1];
 	p->from = from[0];
-	return 0;
+	if (read(p->from, &step, 1) != 1 || step != 0xff)
+		return -1;
+	return puppet_wait_idle(p);
 }
 
 /* Run step @step in the puppet and wait for it; 0 or -1. */
@@ -110,15 +134,23 @@ static inline int puppet_step(struct puppet *p, unsigned char step)
 {
 	unsigned char ack;
 
-	if (write(p->to, &step, 1) != 1)
+	if (write(p->to, &step, 1) != 1 ||
+	    read(p->from, &ack, 1) != 1 || ack != step)
 		return -1;
-	return read(p->from, &ack, 1) == 1 && ack == step ? 0 : -1;
+	return puppet_wait_idle(p);
 }
 
-/* Read something the puppet sent during a step (e.g. an address). */
-static inline int puppet_recv(struct puppet *p, void *buf, size_t len)
+/* Run a step that sends @len bytes (e.g. an address) before its ack. */
+static inline int puppet_step_recv(struct puppet *p, unsigned char step,
+				   void *buf, size_t len)
 {
-	return read(p->from, buf, len) == (ssize_t)len ? 0 : -1;
+	unsigned char ack;
+
+	if (write(p->to, &step, 1) != 1 ||
+	    read(p->from, buf, len) != (ssize_t)len ||
+	    read(p->from, &ack, 1) != 1 || ack != step)
+		return -1;
+	return puppet_wait_idle(p);
 }
 
 /* Tell the puppet to exit; return its wait status. */
@@ -204,12 +236,17 @@ static inline int pgf_trace_feed(struct pgf_trace *t, const char *buf,
 			continue;
 		}
 		line[*linelen] = '\0';
-		*linelen = 0;
 		(*lineno)++;
 		if (*lineno == 1) {
-			snprintf(t->header, sizeof(t->header), "%s", line);
+			size_t h = *linelen < sizeof(t->header) - 1 ?
+				   *linelen : sizeof(t->header) - 1;
+
+			memcpy(t->header, line, h);
+			t->header[h] = '\0';
+			*linelen = 0;
 			continue;
 		}
+		*linelen = 0;
 		if (t->nr == t->cap) {
 			t->cap = t->cap ? 2 * t->cap : 1024;
 			t->rec = realloc(t->rec, t->cap * sizeof(*t->rec));
