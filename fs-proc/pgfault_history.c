@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fs/proc/pgfault_history.c - /proc/<pid>/pgfault_history: start and stop
- * page fault tracing of a process, and read its trace as text.
+ * /proc/<pid>/pgfault_history: start and stop page fault tracing of a
+ * process, and read its trace as text.
  *
  * Writing "1" starts tracing the process, "0" stops it. Reading streams
  * the records (mm/pgfault_history.c keeps them) formatted as in
@@ -123,8 +123,10 @@ static void pgf_format(struct pgf_file *pf)
 {
 	const struct pgf_rec *r;
 
-	if (pf->text_off == pf->text_len)
-		pf->text_off = pf->text_len = 0;
+	if (pf->text_off == pf->text_len) {
+		pf->text_off = 0;
+		pf->text_len = 0;
+	}
 	while (pf->raw_off < pf->raw_len &&
 	       PGF_TEXT_SIZE - pf->text_len >= PGF_LINE_MAX) {
 		r = pf->raw + pf->raw_off;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mm/pgfault_history.c - per-process page fault tracing: the trace buffer,
- * starting and stopping, and the recording hooks.
+ * Per-process page fault tracing: the trace buffer, starting and stopping,
+ * and the recording hooks.
  *
  * The /proc/<pid>/pgfault_history file that drives it and formats the
  * records is fs/proc/pgfault_history.c.
@@ -202,8 +202,10 @@ static struct pgf_rec *__pgf_reserve(struct pgf_trace *t, u32 len, bool control)
 	lockdep_assert_held(&t->lock);
 	if (!control)
 		room = room > PGF_RESERVE ? room - PGF_RESERVE : 0;
-	if (!b->used)
-		b->head = b->tail = 0;
+	if (!b->used) {
+		b->head = 0;
+		b->tail = 0;
+	}
 	to_end = b->size - b->head;
 	need = len <= to_end ? len : to_end + len;
 	if (need > room)
@@ -369,7 +371,6 @@ static void __pgf_control(struct pgf_trace *t, enum pgf_rec_type type,
 	if (!__pgf_write(t, &rec, PGF_KIND_CONTROL))
 		__pgf_count_lost(t, PGF_KIND_CONTROL);
 }
-
 
 /*
  * Was it the kernel touching user memory for the process? FAULT_FLAG_USER

@@ -98,8 +98,8 @@ struct pgf_buf {
 };
 
 struct pgf_trace {
-	spinlock_t lock;
-	struct pgf_buf *buf;		/* under lock */
+	spinlock_t lock;		/* buf and everything below but ref, wait */
+	struct pgf_buf *buf;
 	size_t alloc;			/* bytes allocated for buf */
 	size_t limit;			/* most it may grow to */
 	bool active;			/* recording */
