@@ -51,7 +51,8 @@ GUEST_LDFLAGS := -static -pthread
 TOOLS      := $(patsubst tools/%.c,$(GUEST)/bin/%,$(wildcard tools/*.c))
 GUEST_TESTS := $(patsubst tests/guest/%.c,$(GUEST)/tests/%,$(wildcard tests/guest/*.c))
 SELFTESTS  := $(patsubst tests/selftest/%.c,$(GUEST)/selftests/%,$(wildcard tests/selftest/*.c))
-GUEST_BINS := $(TOOLS) $(GUEST_TESTS) $(SELFTESTS)
+BENCHES    := $(patsubst tests/bench/%.c,$(GUEST)/bench/%,$(wildcard tests/bench/*.c))
+GUEST_BINS := $(TOOLS) $(GUEST_TESTS) $(SELFTESTS) $(BENCHES)
 
 RUNNER := python3 scripts/guest.py
 
@@ -127,6 +128,9 @@ $(GUEST)/tests/%: tests/guest/%.c | $(ST)/host-deps
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< -o $@ $(GUEST_LDFLAGS)
 $(GUEST)/selftests/%: tests/selftest/%.c | $(ST)/host-deps
+	@mkdir -p $(@D)
+	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< -o $@ $(GUEST_LDFLAGS)
+$(GUEST)/bench/%: tests/bench/%.c | $(ST)/host-deps
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< -o $@ $(GUEST_LDFLAGS)
 

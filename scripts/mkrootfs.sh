@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Pack the guest's initramfs: Debian's static busybox, uml-rootfs/, the
-# project's static tools (usr/bin), test suites (usr/lib/pgfault/tests) and
-# the runner's self-test programs (usr/lib/pgfault/selftests).
+# project's static tools (usr/bin), test suites (usr/lib/pgfault/tests),
+# the runner's self-test programs (usr/lib/pgfault/selftests) and the
+# benchmarks (usr/lib/pgfault/bench).
 #   mkrootfs.sh OUT.cpio.gz GUESTDIR
 # GUESTDIR holds bin/, tests/ and selftests/ as built by the Makefile.
 set -euo pipefail
@@ -26,7 +27,7 @@ done
 cp -r uml-rootfs/etc/. "$stage/etc/"
 install -m755 uml-rootfs/init "$stage/init"
 install -m755 uml-rootfs/run-tests "$stage/usr/lib/pgfault/run-tests"
-for d in bin tests selftests; do
+for d in bin tests selftests bench; do
 	[ -d "$guest/$d" ] || continue
 	case $d in
 	bin) dst=$stage/usr/bin ;;
