@@ -26,6 +26,11 @@ SHARE    ?= $(CURDIR)/share
 # Host-side limit for one guest boot, in seconds.
 TIMEOUT  ?= 1800
 
+# ccache: hash paths relative to the checkout, so a fresh clone (CI) hits
+# the cache that an earlier build in another directory filled.
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
+
 KMAKE_UM := $(MAKE) -C $(KTREE) O=$(abspath $(UML_OBJ)) ARCH=um \
 	    CC="ccache gcc" HOSTCC="ccache gcc"
 
@@ -48,6 +53,8 @@ WFLAGS   := -Wall -Wextra -Werror
 CPPFLAGS := -Itests/lib -Iinclude/uapi -D_GNU_SOURCE
 GUEST_LDFLAGS := -static -pthread
 
+# The trace reader the tools and the tests share.
+TOOLLIB    := $(patsubst tools/lib/%.c,$(GUEST)/lib/%.o,$(wildcard tools/lib/*.c))
 TOOLS      := $(patsubst tools/%.c,$(GUEST)/bin/%,$(wildcard tools/*.c))
 GUEST_TESTS := $(patsubst tests/guest/%.c,$(GUEST)/tests/%,$(wildcard tests/guest/*.c))
 SELFTESTS  := $(patsubst tests/selftest/%.c,$(GUEST)/selftests/%,$(wildcard tests/selftest/*.c))
@@ -121,12 +128,16 @@ $(UML_OBJ)/linux: $(UML_OBJ)/.config $(ST)/overlay FORCE
 kernel: $(UML_OBJ)/linux
 
 # ---- tools, tests, rootfs --------------------------------------------------
-$(GUEST)/bin/%: tools/%.c | $(ST)/host-deps
+# One source per gcc line, so that -MMD records its headers.
+$(TOOLLIB): $(GUEST)/lib/%.o: tools/lib/%.c | $(ST)/host-deps
 	@mkdir -p $(@D)
-	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< -o $@ $(GUEST_LDFLAGS)
-$(GUEST)/tests/%: tests/guest/%.c | $(ST)/host-deps
+	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP -c $< -o $@
+$(GUEST)/bin/%: tools/%.c $(TOOLLIB) | $(ST)/host-deps
 	@mkdir -p $(@D)
-	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< -o $@ $(GUEST_LDFLAGS)
+	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB) -o $@ $(GUEST_LDFLAGS)
+$(GUEST)/tests/%: tests/guest/%.c $(TOOLLIB) | $(ST)/host-deps
+	@mkdir -p $(@D)
+	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB) -o $@ $(GUEST_LDFLAGS)
 $(GUEST)/selftests/%: tests/selftest/%.c | $(ST)/host-deps
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< -o $@ $(GUEST_LDFLAGS)

@@ -80,6 +80,29 @@ static const char *pgf_name(const char * const *names, size_t nr,
 	return i < nr && names[i] ? names[i] : "?";
 }
 
+/* map|change TIME ID START END PERMS OFFSET MAJ:MIN INODE [NAME] */
+static int pgf_format_region(const struct pgf_rec *r, char *s, size_t size)
+{
+	const struct pgf_region_rec *rr =
+		container_of(r, struct pgf_region_rec, rec);
+	int n;
+
+	n = scnprintf(s, size, "%s %llu %llu %llx %llx %c%c%c%c %llx %02x:%02x %llu",
+		      r->type == PGF_REC_MAP ? "map" : "change", r->time,
+		      rr->id, r->a, r->b,
+		      r->flags & PGF_PROT_READ ? 'r' : '-',
+		      r->flags & PGF_PROT_WRITE ? 'w' : '-',
+		      r->flags & PGF_PROT_EXEC ? 'x' : '-',
+		      r->flags & PGF_PROT_SHARED ? 's' : 'p',
+		      rr->offset, rr->major, rr->minor, rr->ino);
+	if (rr->name[0]) {
+		s[n++] = ' ';
+		n += pgf_escape(s + n, size - n - 1, rr->name);
+	}
+	s[n++] = '\n';
+	return n;
+}
+
 /* Format one record as a line; returns its length (0 for none). */
 static int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
 {
@@ -110,8 +133,15 @@ static int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
 		return n;
 	case PGF_REC_EXIT:
 		ex = container_of(r, struct pgf_exit_rec, rec);
-		return scnprintf(s, size, "exit %llu %llu %llu %llu\n",
-				 r->time, r->a, r->b, ex->lost);
+		return scnprintf(s, size, "exit %llu %llu %llu %llu %llu\n",
+				 r->time, r->a, r->b, ex->lost, ex->regions);
+	case PGF_REC_MAP:
+	case PGF_REC_CHANGE:
+		return pgf_format_region(r, s, size);
+	case PGF_REC_UNMAP:
+		return scnprintf(s, size, "unmap %llu %llu\n", r->time, r->a);
+	case PGF_REC_LAYOUT:
+		return scnprintf(s, size, "layout %llu %llu\n", r->time, r->a);
 	default:
 		WARN_ONCE(1, "unknown record type %u\n", r->type);
 		return 0;

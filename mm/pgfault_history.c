@@ -12,6 +12,8 @@
 #include <linux/cred.h>
 #include <linux/debugfs.h>
 #include <linux/mm.h>
+#include <linux/mmap_lock.h>
+#include <linux/sched/mm.h>
 #include <linux/pgfault_history.h>
 #include <linux/poll.h>
 #include <linux/ptrace.h>
@@ -149,6 +151,7 @@ static struct pgf_trace *pgf_trace_alloc(void)
 	t->limit = max_t(size_t, PAGE_SIZE, (size_t)READ_ONCE(pgf_buffer_kb) * SZ_1K);
 	spin_lock_init(&t->lock);
 	init_waitqueue_head(&t->wait);
+	mutex_init(&t->shadow.lock);
 	refcount_set(&t->ref, 1);
 	return t;
 }
@@ -167,6 +170,7 @@ void pgf_trace_put(struct pgf_trace *t)
 	WARN_ON_ONCE(t->active);
 	atomic_long_dec(&pgf_nr_traces);
 	atomic_long_sub(t->alloc, &pgf_nr_buf_bytes);
+	kvfree(t->shadow.v);
 	kvfree(t->buf);
 	kfree(t);
 }
@@ -274,7 +278,15 @@ static bool __pgf_grow(struct pgf_trace *t)
 	return true;
 }
 
-static void pgf_rec_init(struct pgf_rec *rec, enum pgf_rec_type type, u32 len)
+/**
+ * pgf_rec_init() - fill in the common part of a record
+ * @rec: the record
+ * @type: its type
+ * @len: its length in bytes, a multiple of PGF_REC_ALIGN
+ *
+ * The time is now and the thread is current.
+ */
+void pgf_rec_init(struct pgf_rec *rec, enum pgf_rec_type type, u32 len)
 {
 	memset(rec, 0, sizeof(*rec));
 	rec->type = type;
@@ -330,19 +342,27 @@ static void pgf_wake(struct pgf_trace *t)
 		wake_up_interruptible_poll(&t->wait, EPOLLIN | EPOLLRDNORM);
 }
 
-/*
- * Append a record, growing the buffer if it is full and may grow; count it
- * as lost otherwise. Process context, no locks held: it may allocate, but
- * never waits for the reader.
+/**
+ * pgf_emit() - append a record to a trace
+ * @t: the trace
+ * @src: the record
+ * @kind: what to count it as if it has to be dropped
+ *
+ * Grows the buffer if it is full and may grow; counts the record as lost
+ * otherwise. It may allocate, but never waits for the reader.
+ *
+ * Context: process context; no spinlock held (the mmap lock may be).
+ * Return: true if the record was kept.
  */
-static void pgf_emit(struct pgf_trace *t, const struct pgf_rec *src,
-		     enum pgf_kind kind)
+bool pgf_emit(struct pgf_trace *t, const struct pgf_rec *src,
+	      enum pgf_kind kind)
 {
+	bool kept = false;
+
 	spin_lock(&t->lock);
-	for (;;) {
-		if (t->dead)
-			goto out_unlock;
-		if (__pgf_write(t, src, kind))
+	while (!t->dead) {
+		kept = __pgf_write(t, src, kind);
+		if (kept)
 			break;
 		if (!__pgf_grow(t)) {
 			__pgf_count_lost(t, kind);
@@ -350,11 +370,9 @@ static void pgf_emit(struct pgf_trace *t, const struct pgf_rec *src,
 		}
 	}
 	spin_unlock(&t->lock);
-	pgf_wake(t);
-	return;
-
-out_unlock:
-	spin_unlock(&t->lock);
+	if (kept)
+		pgf_wake(t);
+	return kept;
 }
 
 /* A start, stop or exit record, under the lock: never grows the buffer. */
@@ -466,6 +484,7 @@ int pgf_start(struct task_struct *task)
 	struct pgf_trace *t, *fresh = NULL;
 	struct pgf_sync_work **works = NULL;
 	struct task_struct *th;
+	struct mm_struct *mm;
 	unsigned long flags;
 	int n = 0, i = 0, err = 0;
 	bool started = false;
@@ -492,14 +511,36 @@ int pgf_start(struct task_struct *task)
 			pgf_trace_put(fresh);
 	}
 
-	static_branch_inc(&pgf_tracing_key);
+	/*
+	 * The layout first, under the mmap lock, then faults: every fault
+	 * recorded falls in a region the reader knows, and a change made
+	 * from now on is seen at the next write-unlock of a traced thread.
+	 * shadow.lock keeps two starts apart.
+	 */
+	static_branch_inc(&pgf_tracing_key);	/* outside the mmap lock */
+	mm = get_task_mm(task);
+	if (mm)
+		mmap_read_lock(mm);
+	mutex_lock(&t->shadow.lock);
 	spin_lock(&t->lock);
 	if (!t->active && !t->dead) {
-		WRITE_ONCE(t->active, true);
 		__pgf_control(t, PGF_REC_START, 0, 0, 0);
 		started = true;
 	}
 	spin_unlock(&t->lock);
+	if (started && mm)
+		pgf_regions_sync(t, mm, true);
+	if (started) {
+		spin_lock(&t->lock);
+		started = !t->dead;
+		WRITE_ONCE(t->active, started);
+		spin_unlock(&t->lock);
+	}
+	mutex_unlock(&t->shadow.lock);
+	if (mm) {
+		mmap_read_unlock(mm);
+		mmput(mm);
+	}
 	if (!started) {
 		static_branch_dec(&pgf_tracing_key);
 		err = t->dead ? -ESRCH : 0;
@@ -633,12 +674,20 @@ void __pgf_exec(struct linux_binprm *bprm)
 		spin_lock(&t->lock);
 		t->lost_other++;
 		spin_unlock(&t->lock);
+		mutex_lock(&t->shadow.lock);
+		pgf_regions_reset(t);
+		t->shadow.need_layout = true;
+		mutex_unlock(&t->shadow.lock);
 		return;
 	}
 	pgf_rec_init(rec, PGF_REC_EXEC, len);
 	memcpy(rec->data, path, n);
 	memset(rec->data + n, 0, len - sizeof(*rec) - n);
+	/* The old address space goes with the exec; the new one follows. */
+	mutex_lock(&t->shadow.lock);
 	pgf_emit(t, rec, PGF_KIND_OTHER);
+	pgf_regions_reset(t);
+	mutex_unlock(&t->shadow.lock);
 	kfree(rec);
 }
 
@@ -660,6 +709,7 @@ void __pgf_exit(struct task_struct *tsk, long code)
 	WRITE_ONCE(t->active, false);
 	ex.rec.b = t->nr_faults;
 	ex.lost = t->total_lost_faults;
+	ex.regions = READ_ONCE(t->shadow.next_id);
 	if (!__pgf_write(t, &ex.rec, PGF_KIND_CONTROL))
 		__pgf_count_lost(t, PGF_KIND_CONTROL);
 	WRITE_ONCE(t->dead, true);

@@ -13,6 +13,7 @@
 
 #include <linux/jump_label.h>
 #include <linux/mm_types.h>
+#include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -37,6 +38,10 @@ enum pgf_rec_type {
 	PGF_REC_STOP,		/* flags: enum pgf_stop_reason */
 	PGF_REC_EXEC,		/* data: the path, NUL-terminated */
 	PGF_REC_EXIT,		/* a: wait status, b: faults, &pgf_exit_rec */
+	PGF_REC_MAP,		/* &pgf_region_rec: a new region */
+	PGF_REC_CHANGE,		/* &pgf_region_rec: a region's new state */
+	PGF_REC_UNMAP,		/* a: region id */
+	PGF_REC_LAYOUT,		/* a: number of MAP records that follow */
 };
 
 /* pgf_rec.flags of a fault: access in bits 0-1, kernel mode, result. */
@@ -83,10 +88,48 @@ struct pgf_rec {
 struct pgf_exit_rec {
 	struct pgf_rec rec;
 	u64 lost;		/* fault records lost over the whole trace */
+	u64 regions;		/* region ids handed out */
 };
 
-/* The largest record: an exec with a PATH_MAX path. */
-#define PGF_REC_MAX		(sizeof(struct pgf_rec) + PATH_MAX)
+/* pgf_rec.flags of a region: the permissions as /proc/<pid>/maps shows. */
+#define PGF_PROT_READ		0x01
+#define PGF_PROT_WRITE		0x02
+#define PGF_PROT_EXEC		0x04
+#define PGF_PROT_SHARED		0x08
+
+/* A region: rec.a start, rec.b end, then its identity; data: its name. */
+struct pgf_region_rec {
+	struct pgf_rec rec;
+	u64 id;			/* a sequence number, never a pointer */
+	u64 offset;		/* bytes into the file, 0 if anonymous */
+	u64 ino;
+	u32 major, minor;
+	char name[];		/* path or [label], NUL-terminated, may be "" */
+};
+
+/* What the trace knows of one VMA, to tell what changed. */
+struct pgf_region {
+	const void *vma;	/* identity only, never dereferenced or shown */
+	const void *file;
+	const void *anon_name;
+	u64 id;
+	unsigned long start, end, pgoff;
+	u8 prot;		/* PGF_PROT_* */
+	u8 label;		/* heap, stack */
+	bool seen;
+};
+
+/* The regions of the traced mm as the reader was last told them. */
+struct pgf_shadow {
+	struct mutex lock;	/* also serializes start */
+	struct pgf_region *v;	/* by address */
+	unsigned int nr;
+	u64 next_id;
+	bool need_layout;	/* a region record was lost: resend all */
+};
+
+/* The largest record: a region with a PATH_MAX name. */
+#define PGF_REC_MAX		(sizeof(struct pgf_region_rec) + PATH_MAX)
 
 /* The buffer: meta information first, then the ring of records. */
 struct pgf_buf {
@@ -112,7 +155,16 @@ struct pgf_trace {
 	u64 total_lost_faults;
 	refcount_t ref;
 	wait_queue_head_t wait;		/* the reader */
+	struct pgf_shadow shadow;	/* regions, under shadow.lock */
 };
+
+/* Between mm/pgfault_history.c and mm/pgfault_history_vma.c */
+void pgf_rec_init(struct pgf_rec *rec, enum pgf_rec_type type, u32 len);
+bool pgf_emit(struct pgf_trace *t, const struct pgf_rec *src,
+	      enum pgf_kind kind);
+void pgf_regions_sync(struct pgf_trace *t, struct mm_struct *mm,
+		      bool layout);
+void pgf_regions_reset(struct pgf_trace *t);
 
 /* For fs/proc/pgfault_history.c */
 struct pgf_trace *pgf_trace_get(struct task_struct *task);

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "util.h"
+#include "../../tools/lib/pgftrace.h"
 
 /* ---- control ------------------------------------------------------- */
 
@@ -188,31 +189,41 @@ struct pgf_trace {
 	int bad_line;		/* first line that did not parse, 0 if none */
 };
 
+/* One line through the tools' own parser (tools/lib/pgftrace.c). */
 static inline int pgf_parse_line(const char *l, struct pgf_rec *r)
 {
-	char mode[8];
+	static const char * const types[] = {
+		[PGFT_START] = "start", [PGFT_FAULT] = "fault",
+		[PGFT_LOST] = "lost", [PGFT_EXEC] = "exec", [PGFT_STOP] = "stop",
+		[PGFT_EXIT] = "exit", [PGFT_LAYOUT] = "layout", [PGFT_MAP] = "map",
+		[PGFT_CHANGE] = "change", [PGFT_UNMAP] = "unmap",
+	};
+	static const char * const results[] = {
+		[PGFT_MINOR] = "minor", [PGFT_MAJOR] = "major",
+		[PGFT_SIGSEGV] = "SIGSEGV", [PGFT_SIGBUS] = "SIGBUS",
+		[PGFT_OOM] = "OOM",
+	};
+	char line[4096];
+	struct pgft_rec x;
 
+	snprintf(line, sizeof(line), "%s", l);
 	memset(r, 0, sizeof(*r));
-	if (sscanf(l, "%7s", r->type) != 1)
+	if (pgft_parse(line, &x))
 		return -1;
-	if (!strcmp(r->type, "fault"))
-		return sscanf(l, "fault %llu %d %lx %c %7s %7s %lx", &r->time,
-			      &r->tid, &r->addr, &r->access, mode, r->result,
-			      &r->ip) == 7 &&
-		       (r->kernel = !strcmp(mode, "kernel"), 1) ? 0 : -1;
-	if (!strcmp(r->type, "lost"))
-		return sscanf(l, "lost %llu %llu", &r->a, &r->b) == 2 ? 0 : -1;
-	if (!strcmp(r->type, "start"))
-		return sscanf(l, "start %llu", &r->time) == 1 ? 0 : -1;
-	if (!strcmp(r->type, "stop"))
-		return sscanf(l, "stop %llu %255s", &r->time, r->text) == 2 ? 0 : -1;
-	if (!strcmp(r->type, "exec"))
-		return sscanf(l, "exec %llu %d %255[^\n]", &r->time, &r->tid,
-			      r->text) == 3 ? 0 : -1;
-	if (!strcmp(r->type, "exit"))
-		return sscanf(l, "exit %llu %llu %llu %llu", &r->time, &r->a,
-			      &r->b, &r->c) == 4 ? 0 : -1;
-	return -1;
+	snprintf(r->type, sizeof(r->type), "%s", types[x.type]);
+	snprintf(r->result, sizeof(r->result), "%s", results[x.result]);
+	snprintf(r->text, sizeof(r->text), "%s", x.text);
+	r->time = x.time;
+	r->tid = x.tid;
+	r->addr = x.type == PGFT_FAULT ? x.addr : x.start;
+	r->ip = x.ip;
+	r->access = x.access;
+	r->kernel = x.kernel;
+	r->a = x.n[0];
+	r->b = x.n[1];
+	r->c = x.n[2];
+	r->d = x.n[3];
+	return 0;
 }
 
 static inline void pgf_trace_free(struct pgf_trace *t)
@@ -256,6 +267,8 @@ static inline int pgf_trace_feed(struct pgf_trace *t, const char *buf,
 		if (pgf_parse_line(line, &t->rec[t->nr])) {
 			if (!t->bad_line)
 				t->bad_line = *lineno;
+			printf("# trace line %zu does not parse: %.200s\n",
+			       *lineno, line);
 			return -1;
 		}
 		t->nr++;

@@ -14,7 +14,11 @@
  *   lost FAULTS OTHER
  *   exec TIME TID PATH
  *   stop TIME REASON
- *   exit TIME STATUS FAULTS LOST
+ *   exit TIME STATUS FAULTS LOST REGIONS
+ *   layout TIME COUNT
+ *   map TIME ID START END PERMS OFFSET MAJOR:MINOR INODE [NAME]
+ *   change TIME ID START END PERMS OFFSET MAJOR:MINOR INODE [NAME]
+ *   unmap TIME ID
  *
  * ACCESS is r, w or x; MODE is user or kernel (the kernel touching user
  * memory on the process's behalf); RESULT is minor, major, or the signal
@@ -24,6 +28,15 @@
  * changed credentials). "lost" counts records dropped because the buffer
  * was full, fault records and other records apart, and comes before the
  * next record that was kept.
+ *
+ * Regions: ID is a sequence number, stable for the region's life. "layout
+ * COUNT" means: forget every region; the COUNT map records that follow
+ * are the whole address space (it starts a trace, and comes again after
+ * region records were lost). "map" is a new region, "change" the new
+ * state of region ID, "unmap" its end; "exec" ends the old address space.
+ * PERMS, OFFSET (hex), MAJOR:MINOR (hex), INODE and NAME are as in
+ * /proc/<pid>/maps; NAME is absent for an anonymous unnamed region.
+ * REGIONS in "exit" is how many region ids the trace handed out.
  */
 #ifndef _UAPI_LINUX_PGFAULT_HISTORY_H
 #define _UAPI_LINUX_PGFAULT_HISTORY_H

@@ -1,0 +1,853 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * regions - region (VMA) records: replaying the trace (with the tools'
+ * own reader, tools/lib/pgftrace.c) must rebuild /proc/<pid>/maps exactly.
+ *
+ * A traced child changes its address space and, at checkpoints, copies
+ * /proc/self/maps into memory shared with the parent, then touches a
+ * marker page whose fault marks the checkpoint in the trace. The parent
+ * replays the trace up to each marker fault and compares, field by field.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include "ktap.h"
+#include "util.h"
+#include "pgf.h"
+#include "../../tools/lib/pgftrace.h"
+
+#define P 4096UL
+#define MAXCP 48
+#define MAPS_MAX (48 * 1024)
+
+struct checkpoints {
+	int n;
+	size_t len[MAXCP];
+	char maps[MAXCP][MAPS_MAX];
+};
+
+static struct checkpoints *cps;		/* shared with the child */
+static char *marker;			/* the child's marker page */
+
+/* ---- the child's side ---------------------------------------------- */
+
+static void checkpoint(void)
+{
+	int fd = open("/proc/self/maps", O_RDONLY);
+	size_t len = 0;
+	ssize_t n;
+
+	if (fd < 0 || cps->n == MAXCP)
+		_exit(20);
+	while ((n = read(fd, cps->maps[cps->n] + len, MAPS_MAX - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	if (n < 0 || len >= MAPS_MAX - 1)
+		_exit(21);
+	cps->len[cps->n++] = len;
+	/* The marker: a write fault on a page just zapped. */
+	madvise(marker, P, MADV_DONTNEED);
+	*(volatile char *)marker = 1;
+}
+
+/*
+ * Run @fn in a traced child. The child maps the marker page first; tracing
+ * starts when it is ready; the parent drains the trace concurrently into
+ * a buffer. Returns the trace (malloc'd, NUL-terminated) and the child's
+ * wait status.
+ */
+static char *traced_child(void (*fn)(void), int *status)
+{
+	int ready[2], go[2], fd;
+	size_t len = 0, cap = 1 << 20;
+	char *trace = malloc(cap), c;
+	pid_t pid;
+	ssize_t n;
+
+	cps = mmap(NULL, sizeof(*cps), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (cps == MAP_FAILED || !trace || pipe(ready) || pipe(go))
+		return NULL;
+	cps->n = 0;
+	pid = fork();
+	if (pid == 0) {
+		marker = mmap(NULL, P, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (marker == MAP_FAILED)
+			_exit(22);
+		if (write(ready[1], &marker, sizeof(marker)) != sizeof(marker) ||
+		    read(go[0], &c, 1) != 1)
+			_exit(23);
+		fn();
+		_exit(0);
+	}
+	if (read(ready[0], &marker, sizeof(marker)) != sizeof(marker))
+		return NULL;
+	/* A buffer that holds the whole run: the test is about regions. */
+	if (pgf_set_buffer_kb(16384) || pgf_start(pid))
+		return NULL;
+	pgf_set_buffer_kb(64);
+	fd = pgf_open(pid, 0);
+	if (fd < 0 || write(go[1], "g", 1) != 1)
+		return NULL;
+	while ((n = read(fd, trace + len, cap - len - 1)) > 0) {
+		len += n;
+		if (cap - len < 65536) {
+			cap *= 2;
+			trace = realloc(trace, cap);
+			if (!trace)
+				return NULL;
+		}
+	}
+	trace[len] = '\0';
+	close(fd);
+	waitpid(pid, status, 0);
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+	return trace;
+}
+
+/* ---- the parent's side ----------------------------------------------- */
+
+struct maps_line {
+	unsigned long long start, end, offset, inode;
+	unsigned int major, minor;
+	char perms[5];
+	char name[512];
+};
+
+static int parse_maps_line(const char *l, struct maps_line *m)
+{
+	int pos = 0;
+
+	memset(m, 0, sizeof(*m));
+	if (sscanf(l, "%llx-%llx %4s %llx %x:%x %llu%n", &m->start, &m->end,
+		   m->perms, &m->offset, &m->major, &m->minor, &m->inode,
+		   &pos) != 7)
+		return -1;
+	l += pos;
+	while (*l == ' ')
+		l++;
+	snprintf(m->name, sizeof(m->name), "%.*s", (int)strcspn(l, "\n"), l);
+	return 0;
+}
+
+/* Compare the replayed space with a maps text; 0 if equal. */
+static int compare(struct pgft_space *s, const char *maps, size_t len, int cp)
+{
+	const char *l = maps, *end = maps + len;
+	struct maps_line m;
+	size_t i = 0;
+
+	pgft_sort(s);
+	for (; l < end; l = strchr(l, '\n') + 1, i++) {
+		const struct pgft_region *g = i < s->nr ? &s->v[i] : NULL;
+
+		if (parse_maps_line(l, &m)) {
+			ktap_diag("checkpoint %d: unparsable maps line: %.80s", cp, l);
+			return -1;
+		}
+		if (!g || g->start != m.start || g->end != m.end ||
+		    strcmp(g->perms, m.perms) || g->offset != m.offset ||
+		    g->major != m.major || g->minor != m.minor ||
+		    g->inode != m.inode || strcmp(g->name, m.name)) {
+			ktap_diag("checkpoint %d, maps line %zu: %.*s", cp, i + 1,
+				  (int)strcspn(l, "\n"), l);
+			if (g)
+				ktap_diag("  replay has: %llx-%llx %s %llx %02x:%02x %llu %s (id %llu)",
+					  g->start, g->end, g->perms, g->offset,
+					  g->major, g->minor, g->inode, g->name, g->id);
+			else
+				ktap_diag("  replay has nothing there");
+			return -1;
+		}
+	}
+	if (i != s->nr) {
+		ktap_diag("checkpoint %d: maps has %zu regions, replay %zu", cp, i, s->nr);
+		return -1;
+	}
+	return 0;
+}
+
+struct replay_result {
+	int checkpoints;	/* matched */
+	int mismatches;
+	unsigned long long faults, outside, regions, records, lost;
+	bool exit_seen;
+};
+
+/* Replay @trace; compare at every marker fault; check every fault. */
+static int replay(char *trace, struct replay_result *res)
+{
+	FILE *f = fmemopen(trace, strlen(trace), "r");
+	struct pgft_space s = { 0 };
+	struct pgft_reader rd;
+	struct pgft_rec r;
+	int ret, cp = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (!f || pgft_open(&rd, f, "trace")) {
+		ktap_diag("%s", f ? rd.error : "fmemopen failed");
+		return -1;
+	}
+	while ((ret = pgft_next(&rd, &r)) > 0) {
+		res->records++;
+		pgft_apply(&s, &r);
+		if (r.type == PGFT_LOST)
+			res->lost += r.n[0] + r.n[1];
+		if (r.type == PGFT_EXIT) {
+			res->exit_seen = true;
+			res->regions = r.n[3];
+		}
+		if (r.type != PGFT_FAULT || r.result > PGFT_MAJOR)
+			continue;
+		res->faults++;
+		if (!pgft_find(&s, r.addr)) {
+			if (res->outside++ < 5)
+				ktap_diag("fault at %llx outside every region (line %llu)",
+					  r.addr, rd.line);
+		}
+		if (r.addr >> 12 == (unsigned long)marker >> 12 && !r.kernel) {
+			if (cp < cps->n && !compare(&s, cps->maps[cp], cps->len[cp], cp))
+				res->checkpoints++;
+			else
+				res->mismatches++;
+			cp++;
+		}
+	}
+	if (ret < 0)
+		ktap_diag("%s", rd.error);
+	if (cp != cps->n)
+		ktap_diag("%d marker faults for %d checkpoints", cp, cps->n);
+	pgft_close(&rd);
+	pgft_space_free(&s);
+	fclose(f);
+	return ret < 0 || cp != cps->n ? -1 : 0;
+}
+
+/* Run @fn traced and check the replay against every checkpoint. */
+static void oracle(void (*fn)(void), int min_checkpoints)
+{
+	struct replay_result res;
+	int status;
+	char *trace = traced_child(fn, &status);
+
+	ASSERT_TRUE(trace != NULL);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	EXPECT_EQ(replay(trace, &res), 0);
+	ktap_diag("%llu records, %d checkpoints matched, %d mismatched, %llu faults, "
+		  "%llu outside regions, %llu region ids, %llu lost",
+		  res.records, res.checkpoints, res.mismatches, res.faults,
+		  res.outside, res.regions, res.lost);
+	EXPECT_EQ(res.lost, 0);
+	EXPECT_EQ(res.mismatches, 0);
+	EXPECT_GE(res.checkpoints, min_checkpoints);
+	EXPECT_EQ(res.outside, 0);
+	EXPECT_TRUE(res.exit_seen);
+	free(trace);
+}
+
+/* ---- the random workload ------------------------------------------- */
+
+#define ARENA_PAGES 2048
+#define FILE_PAGES 64
+
+static char *arena;
+static int file_fd;
+static __thread sigjmp_buf segv_jmp;
+static __thread int in_touch;
+
+static void on_segv(int sig)
+{
+	(void)sig;
+	if (in_touch)
+		siglongjmp(segv_jmp, 1);
+	_exit(30);
+}
+
+static unsigned long long rnd(unsigned long long *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static int rprot(unsigned long long *s)
+{
+	static const int prots[] = { PROT_READ, PROT_READ | PROT_WRITE,
+				     PROT_READ | PROT_EXEC, PROT_NONE,
+				     PROT_READ | PROT_WRITE };
+	return prots[rnd(s) % 5];
+}
+
+static int recurse(int depth)
+{
+	volatile char pad[1024];
+
+	pad[0] = depth;
+	return depth ? recurse(depth - 1) + pad[0] : pad[0];
+}
+
+static void *loose[16];		/* non-fixed mappings */
+static size_t loose_len[16];
+static char *brk0;
+
+/* One random operation inside [lo, lo + pages) of the arena. */
+static void random_op(unsigned long long *s, char *lo, long pages, bool whole)
+{
+	long off = rnd(s) % (pages - 16), len = 1 + rnd(s) % 16;
+	long off2 = rnd(s) % (pages - 32), i;
+	char *a = lo + off * P;
+	int k;
+
+	switch (rnd(s) % (whole ? 13 : 10)) {
+	case 0:
+		mmap(a, len * P, rprot(s), MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		break;
+	case 1:
+		mmap(a, len * P, rprot(s), MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		break;
+	case 2:
+		mmap(a, len * P, rprot(s), MAP_PRIVATE | MAP_FIXED, file_fd,
+		     (rnd(s) % (FILE_PAGES - len)) * P);
+		break;
+	case 3:
+		mmap(a, len * P, rprot(s) & ~PROT_EXEC, MAP_SHARED | MAP_FIXED,
+		     file_fd, (rnd(s) % (FILE_PAGES - len)) * P);
+		break;
+	case 4:
+		munmap(a, len * P);
+		break;
+	case 5:
+		mprotect(a, len * P, rprot(s));
+		break;
+	case 6:		/* grow, shrink or move what is there */
+		if (rnd(s) & 1)
+			mremap(a, len * P, (1 + rnd(s) % 24) * P, 0);
+		else
+			mremap(a, len * P, (1 + rnd(s) % 24) * P,
+			       MREMAP_MAYMOVE | MREMAP_FIXED, lo + off2 * P);
+		break;
+	case 7:
+		madvise(a, len * P, rnd(s) & 1 ? MADV_DONTFORK : MADV_DOFORK);
+		break;
+	case 8:
+	case 9:		/* touch pages; some are not accessible */
+		for (i = 0; i < 1 + (long)(rnd(s) % 8); i++) {
+			char *p = lo + (rnd(s) % pages) * P;
+
+			in_touch = 1;
+			if (!sigsetjmp(segv_jmp, 1)) {
+				if (rnd(s) & 1)
+					*(volatile char *)p = 1;
+				else
+					(void)*(volatile char *)p;
+			}
+			in_touch = 0;
+		}
+		break;
+	case 10:	/* brk up or down, within 64 pages of the start */
+		k = rnd(s) % 64;
+		syscall(SYS_brk, brk0 + k * P);
+		break;
+	case 11:	/* non-fixed mappings, and mremap that may move them */
+		k = rnd(s) % 16;
+		if (loose[k]) {
+			if (rnd(s) & 1) {
+				munmap(loose[k], loose_len[k]);
+				loose[k] = NULL;
+			} else {
+				void *n = mremap(loose[k], loose_len[k], len * P,
+						 MREMAP_MAYMOVE);
+
+				if (n != MAP_FAILED) {
+					loose[k] = n;
+					loose_len[k] = len * P;
+				}
+			}
+		} else {
+			loose[k] = mmap(NULL, len * P, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			loose_len[k] = len * P;
+			if (loose[k] == MAP_FAILED)
+				loose[k] = NULL;
+		}
+		break;
+	case 12:	/* grow the stack */
+		recurse(rnd(s) % 96);
+		break;
+	}
+}
+
+static void setup_workload(void)
+{
+	struct sigaction sa = { .sa_handler = on_segv, .sa_flags = SA_NODEFER };
+	char page[P];
+
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+	arena = mmap(NULL, ARENA_PAGES * P, PROT_NONE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	file_fd = open("/tmp/pgf-regions-file", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (arena == MAP_FAILED || file_fd < 0)
+		_exit(24);
+	memset(page, 'f', sizeof(page));
+	for (int i = 0; i < FILE_PAGES; i++)
+		if (write(file_fd, page, P) != (ssize_t)P)
+			_exit(25);
+	brk0 = (char *)syscall(SYS_brk, 0);
+}
+
+static unsigned long long seed;
+
+static void single_thread_workload(void)
+{
+	unsigned long long s = seed;
+
+	setup_workload();
+	checkpoint();
+	for (int i = 1; i <= 1200; i++) {
+		random_op(&s, arena, ARENA_PAGES, true);
+		if (i % 40 == 0)
+			checkpoint();
+	}
+}
+
+TEST(replay_matches_maps_seed_1)
+{
+	seed = 0x9e3779b97f4a7c15ULL;
+	oracle(single_thread_workload, 31);
+}
+
+TEST(replay_matches_maps_seed_2)
+{
+	seed = 12345;
+	oracle(single_thread_workload, 31);
+}
+
+TEST(replay_matches_maps_seed_3)
+{
+	seed = 0xdeadbeefcafeULL;
+	oracle(single_thread_workload, 31);
+}
+
+#define NT 3
+static pthread_barrier_t bar_in, bar_out;
+
+static void *worker(void *arg)
+{
+	long me = (long)arg;
+	unsigned long long s = seed + me * 7919;
+	long slice = ARENA_PAGES / NT;
+
+	for (int i = 1; i <= 600; i++) {
+		random_op(&s, arena + me * slice * P, slice, false);
+		if (i % 40 == 0) {
+			pthread_barrier_wait(&bar_in);	/* main checkpoints */
+			pthread_barrier_wait(&bar_out);
+		}
+	}
+	return NULL;
+}
+
+static void threaded_workload(void)
+{
+	pthread_t th[NT];
+
+	setup_workload();
+	pthread_barrier_init(&bar_in, NULL, NT + 1);
+	pthread_barrier_init(&bar_out, NULL, NT + 1);
+	checkpoint();
+	for (long i = 0; i < NT; i++)
+		pthread_create(&th[i], NULL, worker, (void *)i);
+	for (int c = 0; c < 600 / 40; c++) {
+		pthread_barrier_wait(&bar_in);
+		checkpoint();
+		pthread_barrier_wait(&bar_out);
+	}
+	for (int i = 0; i < NT; i++)
+		pthread_join(th[i], NULL);
+	checkpoint();
+}
+
+TEST(replay_matches_maps_threads)
+{
+	seed = 42;
+	oracle(threaded_workload, 17);
+}
+
+/* ---- one kind of change at a time ------------------------------------- */
+
+/*
+ * Each runs one change between two checkpoints; the oracle checks the
+ * layout at both, and the test checks which records it took.
+ */
+static char *region_a;
+static void (*one_change)(void);
+
+/*
+ * A sits between PROT_NONE guards so that it merges with nothing:
+ *
+ *   |G|AAAAAAAA|GGGGGGGGGGGGGGG|     G: ---p, A: rw-p, 8 pages
+ */
+static void one_change_workload(void)
+{
+	char *g = mmap(NULL, 24 * P, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+
+	region_a = g + P;
+	if (g == MAP_FAILED ||
+	    mmap(region_a, 8 * P, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+		_exit(26);
+	checkpoint();
+	one_change();
+	checkpoint();
+}
+
+/* Count the region records between the two checkpoints. */
+static void change_records(const char *trace, int *maps, int *changes,
+			   int *unmaps)
+{
+	int markers = 0;
+	const char *l;
+
+	*maps = *changes = *unmaps = 0;
+	for (l = trace; *l; l = strchr(l, '\n') + 1) {
+		struct pgft_rec r;
+		char line[4096];
+
+		snprintf(line, sizeof(line), "%.*s", (int)strcspn(l, "\n"), l);
+		if (l == trace || pgft_parse(line, &r))
+			continue;
+		if (r.type == PGFT_FAULT && r.addr >> 12 == (unsigned long)marker >> 12)
+			markers++;
+		if (markers != 1)
+			continue;
+		*maps += r.type == PGFT_MAP;
+		*changes += r.type == PGFT_CHANGE;
+		*unmaps += r.type == PGFT_UNMAP;
+	}
+}
+
+static void one(void (*change)(void), int maps, int changes, int unmaps)
+{
+	struct replay_result res;
+	int status, m, c, u;
+	char *trace;
+
+	one_change = change;
+	trace = traced_child(one_change_workload, &status);
+	ASSERT_TRUE(trace != NULL);
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	ASSERT_EQ(replay(trace, &res), 0);
+	EXPECT_EQ(res.mismatches, 0);
+	EXPECT_EQ(res.checkpoints, 2);
+	change_records(trace, &m, &c, &u);
+	ktap_diag("map %d, change %d, unmap %d", m, c, u);
+	/* -1: depends on what lies next to it; at least one, then. */
+	if (maps >= 0)
+		EXPECT_EQ(m, maps);
+	else
+		EXPECT_GE(m, 1);
+	if (changes >= 0)
+		EXPECT_EQ(c, changes);
+	if (unmaps >= 0)
+		EXPECT_EQ(u, unmaps);
+	else
+		EXPECT_GE(u, 1);
+	free(trace);
+}
+
+/*
+ * The counts are what mm does, and the record says it as mm does it.
+ *
+ *  before:           |AAAAAAAA|        (id a)
+ *  munmap(A+2, 3):   |BB|   |CCC|      both pieces are split off as new
+ *                                      VMAs, the original goes with the hole
+ */
+static void do_munmap_middle(void) { munmap(region_a + 2 * P, 3 * P); }
+TEST(munmap_middle_splits) { one(do_munmap_middle, 2, 0, 1); }
+
+/*
+ *  before:           |AAAAAAAA|
+ *  munmap(A, 8):     |        |
+ */
+static void do_munmap_whole(void) { munmap(region_a, 8 * P); }
+TEST(munmap_whole_removes) { one(do_munmap_whole, 0, 0, 1); }
+
+/*
+ *  before:               |AAAAAAAA|        rw-p
+ *  mprotect(A+2, 2, r):  |AA|BB|CCCC|      rw-p r--p rw-p: A shrinks (change),
+ *                                          B and C are new (map)
+ */
+static void do_mprotect_split(void) { mprotect(region_a + 2 * P, 2 * P, PROT_READ); }
+TEST(mprotect_splits_in_three) { one(do_mprotect_split, 2, 1, 0); }
+
+/*
+ *  before:               |AAAAAAAA|   rw-p
+ *  mprotect(A+4, 4, r):  |AAAA|BBBB|  A shrinks, B is new
+ *  mprotect(A+4, 4, rw): |AAAAAAAA|   A grows back over B, B goes
+ */
+static void do_mprotect_merge(void)
+{
+	mprotect(region_a + 4 * P, 4 * P, PROT_READ);
+	mprotect(region_a + 4 * P, 4 * P, PROT_READ | PROT_WRITE);
+}
+TEST(mprotect_split_then_merge) { one(do_mprotect_merge, 1, 2, 1); }
+
+/*
+ *  before:              |AAAAAAAA|
+ *  mremap(A, 8 -> 4):   |BBBB|        mm unmaps the tail: the head is split
+ *                                     off as a new VMA, A goes with the tail
+ */
+static void do_mremap_shrink(void) { mremap(region_a, 8 * P, 4 * P, 0); }
+TEST(mremap_shrinks) { one(do_mremap_shrink, 1, 0, 1); }
+
+/*
+ *  before:              |AAAAAAAA|GGGGGGGGGGGGGGG|
+ *  munmap(G):           |AAAAAAAA|               |   G goes
+ *  mremap(A, 8 -> 16):  |AAAAAAAAAAAAAAAA|       |   A grows in place
+ */
+static void do_mremap_grow(void)
+{
+	munmap(region_a + 8 * P, 15 * P);
+	mremap(region_a, 8 * P, 16 * P, 0);
+}
+TEST(mremap_grows_in_place) { one(do_mremap_grow, 0, 1, 1); }
+
+/*
+ *  before:              |AAAAAAAA|      ...      |BBBBBBBB| (B: new, ---p)
+ *  mremap(A -> B):      |        |      ...      |CCCCCCCC|
+ *                       A goes, B goes under it, C is A's copy (new). B may
+ *                       merge with a neighbour as it is made, so the counts
+ *                       depend on the neighbours; the layout is checked.
+ */
+static void do_mremap_move(void)
+{
+	char *b = mmap(NULL, 8 * P, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	mremap(region_a, 8 * P, 8 * P, MREMAP_MAYMOVE | MREMAP_FIXED, b);
+}
+TEST(mremap_moves) { one(do_mremap_move, -1, -1, -1); }
+
+/*
+ *  before:                      |AAAAAAAA|
+ *  mmap(A+2, 2, FIXED, shared): |BB|SS|CCCC|  as munmap of the middle, then
+ *                                              the new shared mapping S
+ */
+static void do_map_fixed_over(void)
+{
+	mmap(region_a + 2 * P, 2 * P, PROT_READ | PROT_WRITE,
+	     MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+}
+TEST(map_fixed_over_existing) { one(do_map_fixed_over, 3, 0, 1); }
+
+/*
+ *  before:                  |AAAAAAAA|
+ *  madvise(A, 4, DONTFORK): |BBBB|AAAA|  same permissions, a new VMA below
+ */
+static void do_madvise_split(void) { madvise(region_a, 4 * P, MADV_DONTFORK); }
+TEST(madvise_splits) { one(do_madvise_split, 1, 1, 0); }
+
+/*
+ *  before:       [heap] |HHHH|  (or none yet)
+ *  brk(+16):     [heap] |HHHHHHHHHHHHHHHHHHHH|
+ */
+static void do_brk(void)
+{
+	char *b = (char *)syscall(SYS_brk, 0);
+
+	syscall(SYS_brk, b + 16 * P);
+	*(volatile char *)b = 1;
+}
+TEST(brk_grows_the_heap)
+{
+	struct replay_result res;
+	int status, m, c, u;
+	char *trace;
+
+	one_change = do_brk;
+	trace = traced_child(one_change_workload, &status);
+	ASSERT_TRUE(trace != NULL);
+	ASSERT_EQ(replay(trace, &res), 0);
+	EXPECT_EQ(res.mismatches, 0);
+	change_records(trace, &m, &c, &u);
+	/* A new heap or a grown one, and nothing else. */
+	EXPECT_EQ(m + c, 1);
+	EXPECT_EQ(u, 0);
+	free(trace);
+}
+
+/*
+ *  before:   [stack] |    SSSS|
+ *  deep recursion:   |SSSSSSSS|   the stack grows down: a change
+ */
+static void do_stack(void) { recurse(200); }
+TEST(stack_growth_is_a_change)
+{
+	struct replay_result res;
+	int status, m, c, u;
+	char *trace;
+
+	one_change = do_stack;
+	trace = traced_child(one_change_workload, &status);
+	ASSERT_TRUE(trace != NULL);
+	ASSERT_EQ(replay(trace, &res), 0);
+	EXPECT_EQ(res.mismatches, 0);
+	change_records(trace, &m, &c, &u);
+	EXPECT_EQ(m, 0);
+	EXPECT_EQ(u, 0);
+	EXPECT_GE(c, 0);	/* 0 if the stack was already deep enough */
+	free(trace);
+}
+
+/* ---- the stream's start, exec and exit ---------------------------------- */
+
+static void nothing(void) { }
+
+TEST(trace_starts_with_the_layout)
+{
+	struct pgft_reader rd;
+	struct pgft_rec r;
+	int status, i = 0;
+	char *trace = traced_child(nothing, &status);
+	FILE *f;
+
+	ASSERT_TRUE(trace != NULL);
+	f = fmemopen(trace, strlen(trace), "r");
+	ASSERT_EQ(pgft_open(&rd, f, "trace"), 0);
+	ASSERT_EQ(pgft_next(&rd, &r), 1);
+	EXPECT_EQ(r.type, PGFT_START);
+	ASSERT_EQ(pgft_next(&rd, &r), 1);
+	ASSERT_EQ(r.type, PGFT_LAYOUT);
+	ASSERT_GT(r.n[0], 3);
+	for (unsigned long long n = r.n[0]; n; n--, i++) {
+		ASSERT_EQ(pgft_next(&rd, &r), 1);
+		EXPECT_EQ(r.type, PGFT_MAP);
+		EXPECT_EQ(r.id, (unsigned long long)i + 1);	/* 1, 2, ... */
+	}
+	pgft_close(&rd);
+	fclose(f);
+	free(trace);
+}
+
+static void exec_true(void)
+{
+	checkpoint();
+	execl("/bin/busybox", "true", NULL);
+	_exit(27);
+}
+
+TEST(exec_replaces_the_address_space)
+{
+	struct pgft_reader rd;
+	struct pgft_space s = { 0 };
+	struct pgft_rec r;
+	int status, maps_after = 0, faults_after = 0, outside = 0;
+	bool exec_seen = false;
+	char *trace = traced_child(exec_true, &status);
+	FILE *f;
+
+	ASSERT_TRUE(trace != NULL);
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	f = fmemopen(trace, strlen(trace), "r");
+	ASSERT_EQ(pgft_open(&rd, f, "trace"), 0);
+	while (pgft_next(&rd, &r) > 0) {
+		pgft_apply(&s, &r);
+		if (r.type == PGFT_EXEC) {
+			exec_seen = true;
+			EXPECT_EQ(strcmp(r.text, "/bin/busybox"), 0);
+			EXPECT_EQ(s.nr, 0);	/* the old space is gone */
+		}
+		if (exec_seen && r.type == PGFT_MAP) {
+			maps_after++;
+			EXPECT_EQ(r.type, PGFT_MAP);
+		}
+		if (exec_seen && r.type == PGFT_FAULT && r.result <= PGFT_MAJOR) {
+			faults_after++;
+			outside += !pgft_find(&s, r.addr);
+		}
+	}
+	EXPECT_TRUE(exec_seen);
+	ktap_diag("after exec: %d map records, %d faults", maps_after, faults_after);
+	EXPECT_GE(maps_after, 3);	/* stack, text, data at least */
+	EXPECT_GT(faults_after, 0);
+	EXPECT_EQ(outside, 0);
+	pgft_close(&rd);
+	pgft_space_free(&s);
+	fclose(f);
+	free(trace);
+}
+
+static void exit_seven(void)
+{
+	void *p = mmap(NULL, P, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	munmap(p, P);
+	_exit(7);
+}
+
+TEST(exit_record_carries_the_totals)
+{
+	struct pgft_reader rd;
+	struct pgft_rec r, last = { 0 };
+	unsigned long long faults = 0, max_id = 0;
+	int status;
+	char *trace = traced_child(exit_seven, &status);
+	FILE *f;
+
+	ASSERT_TRUE(trace != NULL);
+	ASSERT_EQ(WEXITSTATUS(status), 7);
+	f = fmemopen(trace, strlen(trace), "r");
+	ASSERT_EQ(pgft_open(&rd, f, "trace"), 0);
+	while (pgft_next(&rd, &r) > 0) {
+		faults += r.type == PGFT_FAULT;
+		if ((r.type == PGFT_MAP || r.type == PGFT_CHANGE) && r.id > max_id)
+			max_id = r.id;
+		last = r;
+	}
+	ASSERT_EQ(last.type, PGFT_EXIT);
+	EXPECT_EQ(last.n[0], 7 << 8);		/* wait status */
+	EXPECT_EQ(last.n[1], faults);
+	EXPECT_EQ(last.n[2], 0);		/* lost */
+	EXPECT_EQ(last.n[3], max_id);		/* region ids handed out */
+	pgft_close(&rd);
+	fclose(f);
+	free(trace);
+}
+
+TEST(region_records_hold_no_kernel_addresses)
+{
+	struct pgft_reader rd;
+	struct pgft_rec r;
+	int status, n = 0;
+	char *trace = traced_child(single_thread_workload, &status);
+	FILE *f;
+
+	seed = 7;
+	ASSERT_TRUE(trace != NULL);
+	f = fmemopen(trace, strlen(trace), "r");
+	ASSERT_EQ(pgft_open(&rd, f, "trace"), 0);
+	while (pgft_next(&rd, &r) > 0) {
+		if (r.type != PGFT_MAP && r.type != PGFT_CHANGE && r.type != PGFT_UNMAP)
+			continue;
+		n++;
+		EXPECT_LT(r.start, 0x800000000000ULL);
+		EXPECT_LT(r.end, 0x800000000001ULL);
+		/* Ids are small sequence numbers, never pointers. */
+		EXPECT_LT(r.id, 1000000);
+	}
+	EXPECT_GT(n, 100);
+	pgft_close(&rd);
+	fclose(f);
+	free(trace);
+}
+
+KTAP_MAIN()

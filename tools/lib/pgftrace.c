@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pgftrace - read and replay pgfault_history traces. See pgftrace.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pgftrace.h"
+
+static int next_line(struct pgft_reader *rd, char **line)
+{
+	size_t n = 0;
+	int c;
+
+	for (;;) {
+		c = getc(rd->f);
+		if (c == EOF) {
+			if (ferror(rd->f)) {
+				snprintf(rd->error, sizeof(rd->error), "%s: read error: %s",
+					 rd->fname, strerror(errno));
+				return -1;
+			}
+			if (n) {
+				snprintf(rd->error, sizeof(rd->error),
+					 "%s:%llu: truncated: the last line has no newline",
+					 rd->fname, rd->line + 1);
+				return -1;
+			}
+			return 0;
+		}
+		if (n + 1 >= rd->cap) {
+			rd->cap = rd->cap ? 2 * rd->cap : 4096;
+			rd->buf = realloc(rd->buf, rd->cap);
+			if (!rd->buf) {
+				snprintf(rd->error, sizeof(rd->error), "out of memory");
+				return -1;
+			}
+		}
+		if (c == '\n')
+			break;
+		rd->buf[n++] = c;
+	}
+	rd->buf[n] = '\0';
+	rd->line++;
+	*line = rd->buf;
+	return 1;
+}
+
+int pgft_open(struct pgft_reader *rd, FILE *f, const char *fname)
+{
+	char *line;
+	int ret;
+
+	memset(rd, 0, sizeof(*rd));
+	rd->f = f;
+	rd->fname = fname;
+	ret = next_line(rd, &line);
+	if (ret <= 0) {
+		if (!ret)
+			snprintf(rd->error, sizeof(rd->error),
+				 "%s: empty: no pgfault_history header", fname);
+		return -1;
+	}
+	if (sscanf(line, "pgfault_history %d pid %d page_size %lu", &rd->version,
+		   &rd->pid, &rd->page_size) != 3) {
+		snprintf(rd->error, sizeof(rd->error),
+			 "%s:1: not a pgfault_history trace (expected a header "
+			 "\"pgfault_history VERSION pid PID page_size BYTES\")", fname);
+		return -1;
+	}
+	if (rd->version < 1 || rd->version > PGFT_VERSION) {
+		snprintf(rd->error, sizeof(rd->error),
+			 "%s:1: trace format version %d; this program reads versions 1 to %d",
+			 fname, rd->version, PGFT_VERSION);
+		return -1;
+	}
+	return 0;
+}
+
+void pgft_close(struct pgft_reader *rd)
+{
+	free(rd->buf);
+	rd->buf = NULL;
+}
+
+/* Split off the next space-separated field; NULL if none. */
+static char *field(char **p)
+{
+	char *s = *p, *e;
+
+	if (!s || !*s)
+		return NULL;
+	e = strchr(s, ' ');
+	if (e) {
+		*e = '\0';
+		*p = e + 1;
+	} else {
+		*p = NULL;
+	}
+	return s;
+}
+
+static int num(char **p, int base, unsigned long long *v)
+{
+	char *s = field(p), *end;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, base);
+	return *end || errno ? -1 : 0;
+}
+
+static int region(char **p, struct pgft_rec *r)
+{
+	char *perms, *dev;
+
+	if (num(p, 10, &r->time) || num(p, 10, &r->id) || num(p, 16, &r->start) ||
+	    num(p, 16, &r->end))
+		return -1;
+	perms = field(p);
+	if (!perms || strlen(perms) != 4)
+		return -1;
+	memcpy(r->perms, perms, 5);
+	if (num(p, 16, &r->offset))
+		return -1;
+	dev = field(p);
+	if (!dev || sscanf(dev, "%x:%x", &r->major, &r->minor) != 2)
+		return -1;
+	if (num(p, 10, &r->inode))
+		return -1;
+	r->name = *p ? *p : "";
+	return r->end > r->start ? 0 : -1;
+}
+
+int pgft_parse(char *line, struct pgft_rec *r)
+{
+	static const char * const results[] = {
+		[PGFT_MINOR] = "minor", [PGFT_MAJOR] = "major",
+		[PGFT_SIGSEGV] = "SIGSEGV", [PGFT_SIGBUS] = "SIGBUS",
+		[PGFT_OOM] = "OOM",
+	};
+	char *p = line, *type = field(&p), *s;
+	unsigned long long v;
+
+	memset(r, 0, sizeof(*r));
+	r->name = r->text = "";
+	if (!type)
+		return -1;
+	if (!strcmp(type, "fault")) {
+		r->type = PGFT_FAULT;
+		if (num(&p, 10, &r->time) || num(&p, 10, &v) || num(&p, 16, &r->addr))
+			return -1;
+		r->tid = v;
+		s = field(&p);
+		if (!s || strlen(s) != 1 || !strchr("rwx", *s))
+			return -1;
+		r->access = *s;
+		s = field(&p);
+		if (!s || (strcmp(s, "user") && strcmp(s, "kernel")))
+			return -1;
+		r->kernel = !strcmp(s, "kernel");
+		s = field(&p);
+		if (!s)
+			return -1;
+		for (v = 0; v < sizeof(results) / sizeof(results[0]); v++)
+			if (!strcmp(s, results[v]))
+				break;
+		if (v == sizeof(results) / sizeof(results[0]))
+			return -1;
+		r->result = v;
+		return num(&p, 16, &r->ip) || p ? -1 : 0;
+	}
+	if (!strcmp(type, "map") || !strcmp(type, "change")) {
+		r->type = *type == 'm' ? PGFT_MAP : PGFT_CHANGE;
+		return region(&p, r);
+	}
+	if (!strcmp(type, "unmap")) {
+		r->type = PGFT_UNMAP;
+		return num(&p, 10, &r->time) || num(&p, 10, &r->id) || p ? -1 : 0;
+	}
+	if (!strcmp(type, "layout")) {
+		r->type = PGFT_LAYOUT;
+		return num(&p, 10, &r->time) || num(&p, 10, &r->n[0]) || p ? -1 : 0;
+	}
+	if (!strcmp(type, "lost")) {
+		r->type = PGFT_LOST;
+		return num(&p, 10, &r->n[0]) || num(&p, 10, &r->n[1]) || p ? -1 : 0;
+	}
+	if (!strcmp(type, "start")) {
+		r->type = PGFT_START;
+		return num(&p, 10, &r->time) || p ? -1 : 0;
+	}
+	if (!strcmp(type, "stop")) {
+		r->type = PGFT_STOP;
+		if (num(&p, 10, &r->time) || !p)
+			return -1;
+		r->text = p;
+		return 0;
+	}
+	if (!strcmp(type, "exec")) {
+		r->type = PGFT_EXEC;
+		if (num(&p, 10, &r->time) || num(&p, 10, &v) || !p)
+			return -1;
+		r->tid = v;
+		r->text = p;
+		return 0;
+	}
+	if (!strcmp(type, "exit")) {
+		r->type = PGFT_EXIT;
+		return num(&p, 10, &r->time) || num(&p, 10, &r->n[0]) ||
+		       num(&p, 10, &r->n[1]) || num(&p, 10, &r->n[2]) ||
+		       num(&p, 10, &r->n[3]) || p ? -1 : 0;
+	}
+	return -1;
+}
+
+int pgft_next(struct pgft_reader *rd, struct pgft_rec *r)
+{
+	char *line;
+	int ret = next_line(rd, &line);
+
+	if (ret <= 0)
+		return ret;
+	if (pgft_parse(line, r)) {
+		snprintf(rd->error, sizeof(rd->error),
+			 "%s:%llu: malformed record: \"%.200s\"", rd->fname,
+			 rd->line, rd->buf);
+		return -1;
+	}
+	return 1;
+}
+
+/* ---- replay ---------------------------------------------------------- */
+
+static struct pgft_region *by_id(struct pgft_space *s, unsigned long long id)
+{
+	for (size_t i = 0; i < s->nr; i++)
+		if (s->v[i].id == id)
+			return &s->v[i];
+	return NULL;
+}
+
+static void set_region(struct pgft_region *g, const struct pgft_rec *r)
+{
+	free(g->name);
+	g->id = r->id;
+	g->start = r->start;
+	g->end = r->end;
+	g->offset = r->offset;
+	g->inode = r->inode;
+	g->major = r->major;
+	g->minor = r->minor;
+	memcpy(g->perms, r->perms, 5);
+	g->name = strdup(r->name);
+}
+
+static void clear(struct pgft_space *s)
+{
+	for (size_t i = 0; i < s->nr; i++)
+		free(s->v[i].name);
+	s->nr = 0;
+}
+
+void pgft_apply(struct pgft_space *s, const struct pgft_rec *r)
+{
+	struct pgft_region *g;
+
+	switch (r->type) {
+	case PGFT_LAYOUT:
+		clear(s);
+		s->layout_left = r->n[0];
+		break;
+	case PGFT_EXEC:
+		clear(s);
+		break;
+	case PGFT_MAP:
+	case PGFT_CHANGE:
+		if (s->layout_left)
+			s->layout_left--;
+		g = by_id(s, r->id);
+		if (!g) {
+			if (s->nr == s->cap) {
+				s->cap = s->cap ? 2 * s->cap : 64;
+				s->v = realloc(s->v, s->cap * sizeof(*s->v));
+				if (!s->v)
+					abort();
+			}
+			g = &s->v[s->nr++];
+			g->name = NULL;
+		}
+		set_region(g, r);
+		s->dirty = true;
+		break;
+	case PGFT_UNMAP:
+		g = by_id(s, r->id);
+		if (g) {
+			free(g->name);
+			*g = s->v[--s->nr];
+			s->dirty = true;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct pgft_region *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+void pgft_sort(struct pgft_space *s)
+{
+	if (s->dirty)
+		qsort(s->v, s->nr, sizeof(*s->v), cmp_start);
+	s->dirty = false;
+}
+
+const struct pgft_region *pgft_find(struct pgft_space *s, unsigned long long addr)
+{
+	size_t lo = 0, hi;
+
+	pgft_sort(s);
+	hi = s->nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < s->v[mid].start)
+			hi = mid;
+		else if (addr >= s->v[mid].end)
+			lo = mid + 1;
+		else
+			return &s->v[mid];
+	}
+	return NULL;
+}
+
+void pgft_space_free(struct pgft_space *s)
+{
+	clear(s);
+	free(s->v);
+	s->v = NULL;
+	s->cap = 0;
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pgftrace - read /proc/<pid>/pgfault_history traces and replay their
+ * region records into the address space they describe.
+ *
+ * Shared by the tools and the tests, so the tests check the real reader
+ * of the format. The format is described in
+ * include/uapi/linux/pgfault_history.h.
+ *
+ *	struct pgft_reader rd;
+ *	struct pgft_rec r;
+ *	struct pgft_space as = { 0 };
+ *
+ *	pgft_open(&rd, stdin, "trace.txt");
+ *	while ((ret = pgft_next(&rd, &r)) > 0) {
+ *		pgft_apply(&as, &r);
+ *		if (r.type == PGFT_FAULT)
+ *			region = pgft_find(&as, r.addr);
+ *	}
+ *	if (ret < 0)
+ *		fprintf(stderr, "%s\n", rd.error);
+ */
+#ifndef PGFTRACE_H
+#define PGFTRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* The newest format version this code reads. */
+#define PGFT_VERSION 1
+
+enum pgft_type {
+	PGFT_START, PGFT_FAULT, PGFT_LOST, PGFT_EXEC, PGFT_STOP, PGFT_EXIT,
+	PGFT_LAYOUT, PGFT_MAP, PGFT_CHANGE, PGFT_UNMAP,
+};
+
+enum pgft_result {
+	PGFT_MINOR, PGFT_MAJOR, PGFT_SIGSEGV, PGFT_SIGBUS, PGFT_OOM,
+};
+
+struct pgft_rec {
+	enum pgft_type type;
+	unsigned long long time;
+	int tid;
+	/* fault */
+	unsigned long long addr, ip;
+	char access;			/* 'r', 'w', 'x' */
+	bool kernel;
+	enum pgft_result result;
+	/* regions: map, change, unmap (id only) */
+	unsigned long long id, start, end, offset, inode;
+	unsigned int major, minor;
+	char perms[5];
+	const char *name;		/* "" if none; valid until pgft_next() */
+	/* lost: faults, other; exit: status, faults, lost, regions; layout */
+	unsigned long long n[4];
+	const char *text;		/* exec path, stop reason */
+};
+
+struct pgft_reader {
+	FILE *f;
+	const char *fname;
+	unsigned long long line;	/* number of the last line read */
+	int version;
+	int pid;
+	unsigned long page_size;
+	char *buf;
+	size_t cap;
+	char error[512];		/* set when pgft_next() returns -1 */
+};
+
+/* Read the header; 0, or -1 with rd->error set (wrong version, ...). */
+int pgft_open(struct pgft_reader *rd, FILE *f, const char *fname);
+/* The next record: 1, 0 at the end, -1 with rd->error naming the line. */
+int pgft_next(struct pgft_reader *rd, struct pgft_rec *r);
+void pgft_close(struct pgft_reader *rd);
+/* Parse one record line (modified in place); 0 or -1. */
+int pgft_parse(char *line, struct pgft_rec *r);
+
+struct pgft_region {
+	unsigned long long id, start, end, offset, inode;
+	unsigned int major, minor;
+	char perms[5];
+	char *name;
+};
+
+/* An address space as the region records describe it. */
+struct pgft_space {
+	struct pgft_region *v;		/* sorted by start when !dirty */
+	size_t nr, cap;
+	bool dirty;
+	unsigned long long layout_left;	/* map records still due to a layout */
+};
+
+/* Apply a record (layout, map, change, unmap, exec); others are ignored. */
+void pgft_apply(struct pgft_space *s, const struct pgft_rec *r);
+/* The region holding @addr, or NULL. */
+const struct pgft_region *pgft_find(struct pgft_space *s, unsigned long long addr);
+/* The regions by address: s->v[0 .. s->nr). */
+void pgft_sort(struct pgft_space *s);
+void pgft_space_free(struct pgft_space *s);
+
+#endif
