@@ -202,8 +202,8 @@ void pgf_regions_sync(struct pgf_trace *t, struct mm_struct *mm, bool layout)
 	struct vm_area_struct *vma;
 	unsigned int nr = 0, cap, i;
 	char *path = NULL;
+	struct vma_iterator vmi;
 	bool ok = true;
-	VMA_ITERATOR(vmi, mm, 0);
 
 	lockdep_assert_held(&sh->lock);
 	mmap_assert_locked(mm);
@@ -222,6 +222,7 @@ void pgf_regions_sync(struct pgf_trace *t, struct mm_struct *mm, bool layout)
 	sort(by_vma, sh->nr, sizeof(*by_vma), pgf_cmp_vma, NULL);
 
 	/* Ids: a VMA the shadow knows keeps its id, unless its file changed. */
+	vma_iter_init(&vmi, mm, 0);
 	for_each_vma(vmi, vma) {
 		if (WARN_ON_ONCE(nr == cap))
 			break;
