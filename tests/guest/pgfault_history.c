@@ -46,6 +46,30 @@ static unsigned long faults_of(pid_t pid)
 	return st.minflt + st.majflt;
 }
 
+/*
+ * Trace a puppet through step 1 (which sends the address of its area) and
+ * step 2, tracing from before step 1 or only from step 2; let it exit and
+ * read the whole trace into @t. Returns the puppet's wait status.
+ */
+static int trace_two_steps(puppet_fn fn, bool from_step1, struct pgf_trace *t)
+{
+	struct puppet p;
+	int fd, status;
+
+	ASSERT_SYS(puppet_spawn(&p, fn));
+	if (!from_step1)
+		ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
+	ASSERT_EQ(pgf_start(p.pid), 0);
+	fd = ASSERT_SYS(pgf_open(p.pid, 0));
+	if (from_step1)
+		ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
+	ASSERT_EQ(puppet_step(&p, 2), 0);
+	status = puppet_end(&p);
+	ASSERT_EQ(pgf_read_all(fd, t), 0);
+	close(fd);
+	return status;
+}
+
 TEST(never_traced_read_is_esrch)
 {
 	struct puppet p;
@@ -188,18 +212,9 @@ static void order_steps(int step, int out)
 TEST(known_pages_in_known_order)
 {
 	struct pgf_trace t;
-	struct puppet p;
 	size_t k = 0;
-	int fd;
 
-	ASSERT_SYS(puppet_spawn(&p, order_steps));
-	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
-	ASSERT_EQ(pgf_start(p.pid), 0);
-	fd = ASSERT_SYS(pgf_open(p.pid, 0));
-	ASSERT_EQ(puppet_step(&p, 2), 0);
-	puppet_end(&p);
-	ASSERT_EQ(pgf_read_all(fd, &t), 0);
-	close(fd);
+	trace_two_steps(order_steps, false, &t);
 	for (size_t i = 0; i < t.nr; i++) {
 		struct pgf_rec *r = &t.rec[i];
 
@@ -209,7 +224,7 @@ TEST(known_pages_in_known_order)
 		ASSERT_LT(k, sizeof(order) / sizeof(order[0]));
 		EXPECT_EQ(r->addr, (unsigned long)area + order[k].page * PAGE + 17);
 		EXPECT_EQ(r->access, order[k].access);
-		EXPECT_EQ(r->tid, p.pid);
+		EXPECT_EQ(r->tid, t.pid);
 		EXPECT_EQ(r->kernel, 0);
 		EXPECT_EQ(strcmp(r->result, "minor"), 0);
 		EXPECT_NE(r->ip, 0);
@@ -238,17 +253,9 @@ static void kernel_steps(int step, int out)
 TEST(kernel_mode_fault_is_recorded)
 {
 	struct pgf_trace t;
-	struct puppet p;
-	int fd, found = 0;
+	int found = 0;
 
-	ASSERT_SYS(puppet_spawn(&p, kernel_steps));
-	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
-	ASSERT_EQ(pgf_start(p.pid), 0);
-	fd = ASSERT_SYS(pgf_open(p.pid, 0));
-	ASSERT_EQ(puppet_step(&p, 2), 0);
-	puppet_end(&p);
-	ASSERT_EQ(pgf_read_all(fd, &t), 0);
-	close(fd);
+	trace_two_steps(kernel_steps, false, &t);
 	for (size_t i = 0; i < t.nr; i++) {
 		struct pgf_rec *r = &t.rec[i];
 
@@ -268,17 +275,8 @@ TEST(kernel_mode_fault_is_recorded)
 TEST(no_kernel_addresses_in_output)
 {
 	struct pgf_trace t;
-	struct puppet p;
-	int fd;
 
-	ASSERT_SYS(puppet_spawn(&p, kernel_steps));
-	ASSERT_EQ(pgf_start(p.pid), 0);
-	fd = ASSERT_SYS(pgf_open(p.pid, 0));
-	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
-	ASSERT_EQ(puppet_step(&p, 2), 0);
-	puppet_end(&p);
-	ASSERT_EQ(pgf_read_all(fd, &t), 0);
-	close(fd);
+	trace_two_steps(kernel_steps, true, &t);
 	ASSERT_GT(pgf_count(&t, "fault"), 0);
 	for (size_t i = 0; i < t.nr; i++) {
 		EXPECT_LT(t.rec[i].addr, 0x800000000000UL);
@@ -407,24 +405,30 @@ TEST(killed_target_gives_blocked_reader_eof)
 TEST(reader_outlives_reaped_target)
 {
 	struct pgf_trace t;
-	struct puppet p;
+	char c;
 	int fd;
 
-	ASSERT_SYS(puppet_spawn(&p, touch_steps));
-	ASSERT_EQ(pgf_start(p.pid), 0);
-	fd = ASSERT_SYS(pgf_open(p.pid, 0));
-	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
-	ASSERT_EQ(puppet_step(&p, 2), 0);
-	EXPECT_EQ(WEXITSTATUS(puppet_end(&p)), 0);	/* reaped */
-	ASSERT_EQ(pgf_read_all(fd, &t), 0);
+	/* The helper reads after the puppet was reaped. */
+	EXPECT_EQ(WEXITSTATUS(trace_two_steps(touch_steps, true, &t)), 0);
 	EXPECT_GE(pgf_ok_faults(&t), PAGES);
 	ASSERT_GT(t.nr, 0);
 	EXPECT_EQ(strcmp(t.rec[t.nr - 1].type, "exit"), 0);
 	EXPECT_EQ(t.rec[t.nr - 1].a, 0);		/* exit status */
 	EXPECT_EQ(t.rec[t.nr - 1].b, pgf_count(&t, "fault"));
-	EXPECT_EQ(read(fd, &t, 1), 0);			/* EOF stays EOF */
-	close(fd);
 	pgf_trace_free(&t);
+	/* And a file attached before the reap stays readable, at EOF. */
+	{
+		struct puppet p;
+
+		ASSERT_SYS(puppet_spawn(&p, touch_steps));
+		ASSERT_EQ(pgf_start(p.pid), 0);
+		fd = ASSERT_SYS(pgf_open(p.pid, 0));
+		puppet_end(&p);
+		ASSERT_EQ(pgf_read_all(fd, &t), 0);
+		EXPECT_EQ(read(fd, &c, 1), 0);		/* EOF stays EOF */
+		close(fd);
+		pgf_trace_free(&t);
+	}
 }
 
 static long meminfo_kb(const char *key)

@@ -710,6 +710,16 @@ TEST(stack_growth_is_a_change)
 
 /* ---- the stream's start, exec and exit ---------------------------------- */
 
+/* @trace through the tools' reader; the header is checked. */
+static FILE *open_trace(char *trace, struct pgft_reader *rd)
+{
+	FILE *f = fmemopen(trace, strlen(trace), "r");
+
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(pgft_open(rd, f, "trace"), 0);
+	return f;
+}
+
 static void nothing(void) { }
 
 TEST(trace_starts_with_the_layout)
@@ -721,8 +731,7 @@ TEST(trace_starts_with_the_layout)
 	FILE *f;
 
 	ASSERT_TRUE(trace != NULL);
-	f = fmemopen(trace, strlen(trace), "r");
-	ASSERT_EQ(pgft_open(&rd, f, "trace"), 0);
+	f = open_trace(trace, &rd);
 	ASSERT_EQ(pgft_next(&rd, &r), 1);
 	EXPECT_EQ(r.type, PGFT_START);
 	ASSERT_EQ(pgft_next(&rd, &r), 1);
@@ -757,8 +766,7 @@ TEST(exec_replaces_the_address_space)
 
 	ASSERT_TRUE(trace != NULL);
 	ASSERT_EQ(WEXITSTATUS(status), 0);
-	f = fmemopen(trace, strlen(trace), "r");
-	ASSERT_EQ(pgft_open(&rd, f, "trace"), 0);
+	f = open_trace(trace, &rd);
 	while (pgft_next(&rd, &r) > 0) {
 		pgft_apply(&s, &r);
 		if (r.type == PGFT_EXEC) {
@@ -805,8 +813,7 @@ TEST(exit_record_carries_the_totals)
 
 	ASSERT_TRUE(trace != NULL);
 	ASSERT_EQ(WEXITSTATUS(status), 7);
-	f = fmemopen(trace, strlen(trace), "r");
-	ASSERT_EQ(pgft_open(&rd, f, "trace"), 0);
+	f = open_trace(trace, &rd);
 	while (pgft_next(&rd, &r) > 0) {
 		faults += r.type == PGFT_FAULT;
 		if ((r.type == PGFT_MAP || r.type == PGFT_CHANGE) && r.id > max_id)
@@ -833,8 +840,7 @@ TEST(region_records_hold_no_kernel_addresses)
 
 	seed = 7;
 	ASSERT_TRUE(trace != NULL);
-	f = fmemopen(trace, strlen(trace), "r");
-	ASSERT_EQ(pgft_open(&rd, f, "trace"), 0);
+	f = open_trace(trace, &rd);
 	while (pgft_next(&rd, &r) > 0) {
 		if (r.type != PGFT_MAP && r.type != PGFT_CHANGE && r.type != PGFT_UNMAP)
 			continue;

@@ -184,6 +184,7 @@ struct pgf_rec {
 
 struct pgf_trace {
 	char header[128];
+	int pid;		/* from the header */
 	struct pgf_rec *rec;
 	size_t nr, cap;
 	int bad_line;		/* first line that did not parse, 0 if none */
@@ -254,6 +255,9 @@ static inline int pgf_trace_feed(struct pgf_trace *t, const char *buf,
 
 			memcpy(t->header, line, h);
 			t->header[h] = '\0';
+			/* 0 if the caller read the header itself. */
+			if (sscanf(t->header, "pgfault_history %*d pid %d", &t->pid) != 1)
+				t->pid = 0;
 			*linelen = 0;
 			continue;
 		}
