@@ -58,15 +58,22 @@ TOOLLIB    := $(patsubst tools/lib/%.c,$(GUEST)/lib/%.o,$(wildcard tools/lib/*.c
 TOOLS      := $(patsubst tools/%.c,$(GUEST)/bin/%,$(wildcard tools/*.c))
 GUEST_TESTS := $(patsubst tests/guest/%.c,$(GUEST)/tests/%,$(wildcard tests/guest/*.c))
 SELFTESTS  := $(patsubst tests/selftest/%.c,$(GUEST)/selftests/%,$(wildcard tests/selftest/*.c))
-BENCHES    := $(patsubst tests/bench/%.c,$(GUEST)/bench/%,$(wildcard tests/bench/*.c))
+BENCHES    := $(patsubst tests/bench/%.c,$(GUEST)/bench/%,$(filter-out tests/bench/gentrace.c,$(wildcard tests/bench/*.c)))
 GUEST_BINS := $(TOOLS) $(GUEST_TESTS) $(SELFTESTS) $(BENCHES)
+
+# The same tools built for the host: host-side tests, benchmarks, and
+# reading traces on the host.
+HOST       := $(BUILD)/host
+HOSTLIB    := $(patsubst tools/lib/%.c,$(HOST)/lib/%.o,$(wildcard tools/lib/*.c))
+HOST_TOOLS := $(patsubst tools/%.c,$(HOST)/bin/%,$(wildcard tools/*.c)) \
+	      $(HOST)/bin/gentrace
 
 RUNNER := python3 scripts/guest.py
 
 .PHONY: all kernel tools rootfs run shell test test-host test-guest \
 	checkpatch clean distclean help FORCE
 
-all: kernel rootfs
+all: kernel rootfs tools
 
 help:
 	@echo "make                 build kernel, tools and rootfs (incremental)"
@@ -138,6 +145,18 @@ $(GUEST)/bin/%: tools/%.c $(TOOLLIB) | $(ST)/host-deps
 $(GUEST)/tests/%: tests/guest/%.c $(TOOLLIB) | $(ST)/host-deps
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB) -o $@ $(GUEST_LDFLAGS)
+$(HOSTLIB): $(HOST)/lib/%.o: tools/lib/%.c | $(ST)/host-deps
+	@mkdir -p $(@D)
+	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP -c $< -o $@
+$(HOST)/bin/gentrace: tests/bench/gentrace.c | $(ST)/host-deps
+	@mkdir -p $(@D)
+	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< -o $@
+$(HOST)/bin/%: tools/%.c $(HOSTLIB) | $(ST)/host-deps
+	@mkdir -p $(@D)
+	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@
+
+-include $(wildcard $(HOST)/*/*.d)
+
 $(GUEST)/selftests/%: tests/selftest/%.c | $(ST)/host-deps
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< -o $@ $(GUEST_LDFLAGS)
@@ -147,7 +166,7 @@ $(GUEST)/bench/%: tests/bench/%.c | $(ST)/host-deps
 
 -include $(wildcard $(GUEST)/*/*.d)
 
-tools: $(TOOLS)
+tools: $(TOOLS) $(HOST_TOOLS)
 
 $(INITRD): $(GUEST_BINS) $(wildcard uml-rootfs/* uml-rootfs/etc/*) \
 	   scripts/mkrootfs.sh | $(ST)/host-deps

@@ -9,38 +9,25 @@
 
 static int next_line(struct pgft_reader *rd, char **line)
 {
-	size_t n = 0;
-	int c;
+	ssize_t n;
 
-	for (;;) {
-		c = getc(rd->f);
-		if (c == EOF) {
-			if (ferror(rd->f)) {
-				snprintf(rd->error, sizeof(rd->error), "%s: read error: %s",
-					 rd->fname, strerror(errno));
-				return -1;
-			}
-			if (n) {
-				snprintf(rd->error, sizeof(rd->error),
-					 "%s:%llu: truncated: the last line has no newline",
-					 rd->fname, rd->line + 1);
-				return -1;
-			}
-			return 0;
+	errno = 0;
+	n = getline(&rd->buf, &rd->cap, rd->f);
+	if (n < 0) {
+		if (ferror(rd->f) || errno == ENOMEM) {
+			snprintf(rd->error, sizeof(rd->error), "%s: read error: %s",
+				 rd->fname, strerror(errno ? errno : EIO));
+			return -1;
 		}
-		if (n + 1 >= rd->cap) {
-			rd->cap = rd->cap ? 2 * rd->cap : 4096;
-			rd->buf = realloc(rd->buf, rd->cap);
-			if (!rd->buf) {
-				snprintf(rd->error, sizeof(rd->error), "out of memory");
-				return -1;
-			}
-		}
-		if (c == '\n')
-			break;
-		rd->buf[n++] = c;
+		return 0;
 	}
-	rd->buf[n] = '\0';
+	if (n == 0 || rd->buf[n - 1] != '\n') {
+		snprintf(rd->error, sizeof(rd->error),
+			 "%s:%llu: truncated: the last line has no newline",
+			 rd->fname, rd->line + 1);
+		return -1;
+	}
+	rd->buf[n - 1] = '\0';
 	rd->line++;
 	*line = rd->buf;
 	return 1;
@@ -100,15 +87,35 @@ static char *field(char **p)
 	return s;
 }
 
+/* A decimal or hex number ending at a space or the end; the hot path. */
 static int num(char **p, int base, unsigned long long *v)
 {
-	char *s = field(p), *end;
+	const unsigned char *s = (const unsigned char *)*p;
+	unsigned long long x = 0;
+	int digits = 0;
 
-	if (!s || !*s)
+	if (!s)
 		return -1;
-	errno = 0;
-	*v = strtoull(s, &end, base);
-	return *end || errno ? -1 : 0;
+	for (;; s++, digits++) {
+		unsigned int d = *s - '0';
+
+		if (d > 9) {
+			if (base != 16)
+				break;
+			d = (*s | 0x20) - 'a';
+			if (d > 5)
+				break;
+			d += 10;
+		}
+		if (digits >= (base == 16 ? 16 : 19))
+			return -1;	/* overflow */
+		x = x * base + d;
+	}
+	if (!digits || (*s && *s != ' '))
+		return -1;
+	*v = x;
+	*p = *s ? (char *)s + 1 : NULL;
+	return 0;
 }
 
 static int region(char **p, struct pgft_rec *r)
@@ -147,28 +154,37 @@ int pgft_parse(char *line, struct pgft_rec *r)
 	r->name = r->text = "";
 	if (!type)
 		return -1;
-	if (!strcmp(type, "fault")) {
+	if (type[0] == 'f' && !strcmp(type, "fault")) {
+		/* The hot path: fault T TID ADDR r|w|x user|kernel RESULT IP */
 		r->type = PGFT_FAULT;
-		if (num(&p, 10, &r->time) || num(&p, 10, &v) || num(&p, 16, &r->addr))
+		if (num(&p, 10, &r->time) || num(&p, 10, &v) || num(&p, 16, &r->addr) ||
+		    !p || !strchr("rwx", p[0]) || !p[0] || p[1] != ' ')
 			return -1;
 		r->tid = v;
-		s = field(&p);
-		if (!s || strlen(s) != 1 || !strchr("rwx", *s))
+		r->access = p[0];
+		p += 2;
+		if (!strncmp(p, "user ", 5)) {
+			p += 5;
+		} else if (!strncmp(p, "kernel ", 7)) {
+			r->kernel = true;
+			p += 7;
+		} else {
 			return -1;
-		r->access = *s;
-		s = field(&p);
-		if (!s || (strcmp(s, "user") && strcmp(s, "kernel")))
-			return -1;
-		r->kernel = !strcmp(s, "kernel");
-		s = field(&p);
-		if (!s)
-			return -1;
-		for (v = 0; v < sizeof(results) / sizeof(results[0]); v++)
-			if (!strcmp(s, results[v]))
-				break;
-		if (v == sizeof(results) / sizeof(results[0]))
-			return -1;
-		r->result = v;
+		}
+		if (!strncmp(p, "minor ", 6)) {
+			r->result = PGFT_MINOR;
+			p += 6;
+		} else {
+			s = field(&p);
+			if (!s)
+				return -1;
+			for (v = 0; v < sizeof(results) / sizeof(results[0]); v++)
+				if (!strcmp(s, results[v]))
+					break;
+			if (v == sizeof(results) / sizeof(results[0]))
+				return -1;
+			r->result = v;
+		}
 		return num(&p, 16, &r->ip) || p ? -1 : 0;
 	}
 	if (!strcmp(type, "map") || !strcmp(type, "change")) {

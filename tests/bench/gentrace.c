@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gentrace - write a synthetic pgfault_history trace of N fault records
+ * over a few regions, with region changes every so often, for measuring
+ * the tools: gentrace N > big.trace
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+	unsigned long long n = argc > 1 ? strtoull(argv[1], NULL, 10) : 0;
+	unsigned long long t = 1000000, x = 88172645463325252ULL;
+	static char buf[1 << 20];
+
+	if (!n) {
+		fprintf(stderr, "usage: gentrace NUMBER_OF_FAULTS\n");
+		return 2;
+	}
+	setvbuf(stdout, buf, _IOFBF, sizeof(buf));
+	printf("pgfault_history 1 pid 1 page_size 4096\nstart %llu\nlayout %llu 4\n", t, t);
+	printf("map %llu 1 400000 480000 r-xp 0 08:01 1234 /usr/bin/bench\n", t);
+	printf("map %llu 2 10000000 50000000 rw-p 0 00:00 0 [heap]\n", t);
+	printf("map %llu 3 7f0000000000 7f0040000000 rw-p 0 00:00 0\n", t);
+	printf("map %llu 4 7ffff0000000 7ffff0100000 rw-p 0 00:00 0 [stack]\n", t);
+	for (unsigned long long i = 0; i < n; i++) {
+		unsigned long long base, span, addr;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		switch (x & 3) {
+		case 0: base = 0x400000; span = 0x80000; break;
+		case 1: base = 0x10000000; span = 0x40000000; break;
+		case 2: base = 0x7f0000000000ULL; span = 0x40000000; break;
+		default: base = 0x7ffff0000000ULL; span = 0x100000; break;
+		}
+		addr = base + (x >> 8) % span;
+		t += 50 + (x & 255);
+		printf("fault %llu %d %llx %c user %s %llx\n", t, 1 + (int)(x >> 60),
+		       addr, (x & 4) ? 'w' : 'r', (x & 0xff0) ? "minor" : "major",
+		       0x400000 + ((x >> 20) & 0x7ffff));
+		if (i % 100000 == 99999)
+			printf("change %llu 3 7f0000000000 7f0040000000 rw-p 0 00:00 0\n", t);
+	}
+	printf("exit %llu 0 %llu 0 4\n", t + 1, n);
+	return 0;
+}

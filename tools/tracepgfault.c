@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tracepgfault - run a command (or attach to a process) under page fault
+ * tracing and save its /proc/<pid>/pgfault_history trace.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char usage[] =
+"Usage: tracepgfault [-q] OUTFILE COMMAND [ARG...]\n"
+"       tracepgfault [-q] -p PID OUTFILE\n"
+"\n"
+"Trace every page fault and address-space change of COMMAND (all its\n"
+"threads, across exec) or of the running process PID, and write the trace\n"
+"(the text of /proc/<pid>/pgfault_history) to OUTFILE; '-' is stdout.\n"
+"\n"
+"  -p PID    attach to a running process: trace from now (the trace starts\n"
+"            with its current layout) until it exits or you press Ctrl-C,\n"
+"            which stops tracing and leaves a complete file\n"
+"  -q        no summary line on stderr\n"
+"  -h        this help\n"
+"\n"
+"Exit status: COMMAND's (128+N if signal N killed it), 127 if it was not\n"
+"found, 126 if it could not be run; 0 after -p; 1 on our own errors.\n"
+"A one-line summary goes to stderr: faults, major faults, regions, lost\n"
+"records, wall time.\n"
+"\n"
+"Examples:\n"
+"  tracepgfault ps.trace ps aux\n"
+"  tracepgfault - ./myprog | pgfreport -\n"
+"  tracepgfault -p 1234 server.trace\n";
+
+static volatile sig_atomic_t interrupted;
+
+static void on_int(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct totals {
+	unsigned long long faults, major, lost, regions;
+	char partial[64];	/* an incomplete line carried to the next chunk */
+	size_t plen;
+};
+
+static void count_line(struct totals *t, const char *l, size_t n)
+{
+	unsigned long long a, b, c, d, e;
+
+	if (n > 6 && !strncmp(l, "fault ", 6)) {
+		t->faults++;
+		if (memmem(l, n, " major ", 7))
+			t->major++;
+	} else if (n > 5 && !strncmp(l, "lost ", 5) &&
+		   sscanf(l, "lost %llu %llu", &a, &b) == 2) {
+		t->lost += a + b;
+	} else if (n > 5 && !strncmp(l, "exit ", 5) &&
+		   sscanf(l, "exit %llu %llu %llu %llu %llu", &a, &b, &c, &d, &e) == 5) {
+		t->regions = e;
+	}
+}
+
+/* Count records in a chunk of the stream (lines may straddle chunks). */
+static void count(struct totals *t, const char *buf, size_t n)
+{
+	const char *p = buf, *end = buf + n, *nl;
+
+	while (p < end && (nl = memchr(p, '\n', end - p))) {
+		if (t->plen) {
+			size_t k = nl - p;
+
+			if (k > sizeof(t->partial) - 1 - t->plen)
+				k = sizeof(t->partial) - 1 - t->plen;
+			memcpy(t->partial + t->plen, p, k);
+			count_line(t, t->partial, t->plen + k);
+			t->plen = 0;
+		} else {
+			count_line(t, p, nl - p);
+		}
+		p = nl + 1;
+	}
+	if (p < end) {
+		size_t k = end - p;
+
+		if (k > sizeof(t->partial) - 1 - t->plen)
+			k = sizeof(t->partial) - 1 - t->plen;
+		memcpy(t->partial + t->plen, p, k);
+		t->plen += k;
+	}
+}
+
+static int write_all(int fd, const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, buf, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		buf += w;
+		n -= w;
+	}
+	return 0;
+}
+
+/* Copy the trace to @out until EOF (or, after -p and Ctrl-C, until drained). */
+static int drain(int fd, int out, const char *outname, pid_t pid, bool attach,
+		 struct totals *t)
+{
+	static char buf[128 * 1024];
+	char path[64];
+	bool stopping = false;
+	ssize_t n;
+
+	for (;;) {
+		if (attach && interrupted && !stopping) {
+			/* Stop tracing; what is buffered is read without waiting. */
+			int ctl;
+
+			snprintf(path, sizeof(path), "/proc/%d/pgfault_history", pid);
+			ctl = open(path, O_WRONLY);
+			if (ctl >= 0) {
+				if (write(ctl, "0", 1) != 1)
+					perror("tracepgfault: stopping the trace");
+				close(ctl);
+			}
+			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+			stopping = true;
+		}
+		n = read(fd, buf, sizeof(buf));
+		if (n == 0)
+			return 0;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN && stopping)
+				return 0;
+			fprintf(stderr, "tracepgfault: reading the trace of %d: %s\n",
+				pid, strerror(errno));
+			return -1;
+		}
+		count(t, buf, n);
+		if (write_all(out, buf, n)) {
+			fprintf(stderr, "tracepgfault: writing %s: %s\n", outname,
+				strerror(errno));
+			return -1;
+		}
+	}
+}
+
+static int ctl(pid_t pid, const char *what)
+{
+	char path[64];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/pgfault_history", pid);
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, what, 1) != 1)
+		ret = -errno;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+static void no_feature(void)
+{
+	fprintf(stderr, "tracepgfault: this kernel has no /proc/<pid>/pgfault_history "
+		"(built without CONFIG_PGFAULT_HISTORY?)\n");
+	exit(1);
+}
+
+static void summary(const struct totals *t, double secs)
+{
+	fprintf(stderr, "tracepgfault: %llu faults (%llu major), %llu regions, "
+		"%llu lost records, %.3f s\n", t->faults, t->major, t->regions,
+		t->lost, secs);
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_int };
+	struct totals t = { 0 };
+	bool quiet = false, attach = false;
+	int opt, out, fd, status = 0, err, ready[2], go[2], errpipe[2];
+	const char *outname;
+	pid_t pid = 0;
+	double t0;
+	char *end;
+
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	while ((opt = getopt_long(argc, argv, "+qp:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'q':
+			quiet = true;
+			break;
+		case 'p':
+			errno = 0;
+			pid = strtol(optarg, &end, 10);
+			if (errno || *end || pid <= 0) {
+				fprintf(stderr, "tracepgfault: -p: '%s' is not a process id\n",
+					optarg);
+				return 1;
+			}
+			attach = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return 1;
+		}
+	}
+	if (optind >= argc || (!attach && optind + 1 >= argc) ||
+	    (attach && optind + 1 != argc)) {
+		fputs(usage, stderr);
+		return 1;
+	}
+	outname = argv[optind];
+	if (access("/proc/self/pgfault_history", F_OK))
+		no_feature();
+
+	/* The output first: an unwritable file fails before anything runs. */
+	if (!strcmp(outname, "-")) {
+		out = STDOUT_FILENO;
+		outname = "standard output";
+	} else {
+		out = open(outname, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (out < 0) {
+			fprintf(stderr, "tracepgfault: %s: %s\n", outname, strerror(errno));
+			return 1;
+		}
+	}
+	t0 = now();
+
+	if (attach) {
+		char path[64];
+
+		err = ctl(pid, "1");
+		if (err) {
+			fprintf(stderr, "tracepgfault: cannot trace process %d: %s\n",
+				pid, err == -ENOENT ? "no such process" : strerror(-err));
+			return 1;
+		}
+		snprintf(path, sizeof(path), "/proc/%d/pgfault_history", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "tracepgfault: %s: %s\n", path, strerror(errno));
+			ctl(pid, "0");
+			return 1;
+		}
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		if (drain(fd, out, outname, pid, true, &t))
+			return 1;
+		if (!quiet)
+			summary(&t, now() - t0);
+		return 0;
+	}
+
+	/*
+	 * The child turns tracing on for itself, then waits until we have the
+	 * trace open, then execs: no instruction of the command runs untraced
+	 * or unread. A CLOEXEC pipe brings back exec's errno.
+	 */
+	if (pipe(ready) || pipe(go) || pipe2(errpipe, O_CLOEXEC)) {
+		perror("tracepgfault: pipe");
+		return 1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("tracepgfault: fork");
+		return 1;
+	}
+	if (pid == 0) {
+		char c;
+
+		close(ready[0]);
+		close(go[1]);
+		close(errpipe[0]);
+		err = ctl(getpid(), "1");
+		if (write(ready[1], &err, sizeof(err)) != sizeof(err) || err)
+			_exit(1);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		close(ready[1]);
+		close(go[0]);
+		execvp(argv[optind + 1], argv + optind + 1);
+		err = errno;
+		if (write(errpipe[1], &err, sizeof(err)) != sizeof(err))
+			_exit(127);
+		_exit(err == ENOENT ? 127 : 126);
+	}
+	close(ready[1]);
+	close(go[0]);
+	close(errpipe[1]);
+	if (read(ready[0], &err, sizeof(err)) != sizeof(err) || err) {
+		fprintf(stderr, "tracepgfault: cannot start tracing: %s\n",
+			strerror(-err));
+		waitpid(pid, NULL, 0);
+		return 1;
+	}
+	{
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/pgfault_history", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "tracepgfault: %s: %s\n", path, strerror(errno));
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			return 1;
+		}
+	}
+	/* Ctrl-C goes to the command (same process group); we keep draining. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	if (write(go[1], "g", 1) != 1) {
+		perror("tracepgfault: starting the command");
+		return 1;
+	}
+	close(go[1]);
+	if (read(errpipe[0], &err, sizeof(err)) == sizeof(err)) {
+		fprintf(stderr, "tracepgfault: %s: %s\n", argv[optind + 1],
+			err == ENOENT ? "command not found" : strerror(err));
+		waitpid(pid, NULL, 0);
+		if (out != STDOUT_FILENO)
+			unlink(outname);
+		return err == ENOENT ? 127 : 126;
+	}
+	close(errpipe[0]);
+	err = drain(fd, out, outname, pid, false, &t);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (out != STDOUT_FILENO && close(out)) {
+		fprintf(stderr, "tracepgfault: %s: %s\n", outname, strerror(errno));
+		err = -1;
+	}
+	if (!quiet)
+		summary(&t, now() - t0);
+	if (err)
+		return 1;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
