@@ -70,7 +70,7 @@ HOST_TOOLS := $(patsubst tools/%.c,$(HOST)/bin/%,$(wildcard tools/*.c)) \
 
 RUNNER := python3 scripts/guest.py
 
-.PHONY: all kernel tools rootfs run shell test test-host test-guest \
+.PHONY: all kernel tools rootfs run shell demo test test-host test-guest bench-report \
 	checkpatch clean distclean help FORCE
 
 all: kernel rootfs tools
@@ -79,6 +79,8 @@ help:
 	@echo "make                 build kernel, tools and rootfs (incremental)"
 	@echo "make run CMD='...'   run one command in the guest, exit with its status"
 	@echo "make shell           interactive guest shell (tools on PATH, host files in /host)"
+	@echo "make demo [CMD=...]  trace a command (default: ps) in the guest, print its fault map"
+	@echo "make bench-report    pgfreport throughput on a generated 10M-record trace"
 	@echo "make test            the whole test suite (host and guest); .ci/run calls this"
 	@echo "make checkpatch      scripts/checkpatch.pl --strict on the kernel code"
 	@echo "make clean           remove objects, keep the unpacked tree and ccache"
@@ -181,6 +183,22 @@ run: all
 
 shell: all
 	@$(RUNNER) shell --share '$(SHARE)'
+
+# The main job: trace a command in the guest (default: ps, as the seed
+# does), keep the trace in $(SHARE)/demo.trace, print its map and summary.
+DEMO_CMD = $(if $(CMD),$(CMD),ps)
+demo: all
+	@$(RUNNER) run --share '$(SHARE)' --timeout $(TIMEOUT) -- \
+		'tracepgfault /host/demo.trace $(DEMO_CMD); s=$$?; \
+		 echo; echo "== fault map (pgfreport --width 100 /host/demo.trace)"; \
+		 pgfreport --width 100 /host/demo.trace; \
+		 echo; echo "== summary (pgfreport --summary /host/demo.trace)"; \
+		 pgfreport --summary /host/demo.trace; exit $$s'
+
+# Report tool throughput on a generated trace of BENCH_RECORDS faults.
+BENCH_RECORDS ?= 10000000
+bench-report: tools
+	@scripts/bench-report.sh $(BENCH_RECORDS)
 
 test: all
 	@python3 scripts/run-tests.py --timeout $(TIMEOUT)

@@ -11,6 +11,7 @@ pkgs=(
 	bc bison flex libelf-dev libssl-dev perl python3 # kernel build
 	xz-utils cpio gzip rsync  # unpacking the source, packing the initramfs
 	ccache                    # incremental and warm rebuilds
+	time                      # benchmarks: /usr/bin/time
 	busybox-static            # the guest's userland
 	"$@"
 )

@@ -31,7 +31,9 @@ static const char usage[] =
 "                standing for several pages, shaded by how many of them\n"
 "                faulted: '.' none, ':' '-' '=' '+' '*' '#' more, 'X' all\n"
 "  --summary     per region: pages, pages touched, faults, major faults,\n"
-"                first touch (ms after the start); then totals\n"
+"                first touch (ms after the start, '-' if none); then\n"
+"                totals. A fault counts for the region that held its\n"
+"                address when it happened\n"
 "  --csv         every fault as CSV: time_ns,tid,address,access,mode,result,ip,region\n"
 "  --refs        the reference string: one page address per line, as\n"
 "                page-replacement simulators take it\n"
@@ -199,7 +201,7 @@ static int cmp_start(const void *a, const void *b)
 
 static void report(struct space *sp, unsigned long long t0, long index)
 {
-	unsigned long long touched = 0, mapped = 0;
+	unsigned long long touched = 0, mapped = 0, alive = 0;
 
 	qsort(sp->r, sp->nr, sizeof(*sp->r), cmp_start);
 	if (mode == SUMMARY)
@@ -222,17 +224,22 @@ static void report(struct space *sp, unsigned long long t0, long index)
 		if (r->alive) {
 			touched += t;
 			mapped += pages;
+			alive++;
 		}
-		printf("%08llx %08llx %5s %9llu %9llu %9llu %7llu %12.3f  %s%s\n",
-		       r->start, r->end, r->perms, pages, t, r->faults, r->major,
-		       r->touched ? (r->first_ns - t0) / 1e6 : -1.0,
-		       r->name && *r->name ? r->name : "[anon]",
+		printf("%08llx %08llx %5s %9llu %9llu %9llu %7llu ", r->start,
+		       r->end, r->perms, pages, t, r->faults, r->major);
+		if (r->touched)
+			printf("%12.3f", (r->first_ns - t0) / 1e6);
+		else
+			printf("%12s", "-");
+		printf("  %s%s\n", r->name && *r->name ? r->name : "[anon]",
 		       r->alive ? "" : " (removed)");
 	}
 	if (mode == SUMMARY)
-		printf("# address space %ld: %zu regions, %llu pages mapped at the end, "
-		       "%llu touched, %llu faults (%llu major, %llu failed)\n",
-		       index, sp->nr, mapped, touched, sp->faults, sp->major, sp->failed);
+		printf("# address space %ld: %llu regions at the end (%llu removed), "
+		       "%llu pages mapped, %llu touched, %llu faults (%llu major, "
+		       "%llu failed)\n", index, alive, sp->nr - alive, mapped,
+		       touched, sp->faults, sp->major, sp->failed);
 }
 
 int main(int argc, char **argv)

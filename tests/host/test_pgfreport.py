@@ -1,0 +1,177 @@
+# SPDX-License-Identifier: GPL-2.0
+"""pgfreport on hand-made traces: exact expected output, including the
+seed's map shape; bad input; a generated large trace."""
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+from ktaplib import test, main, Skip  # noqa: E402
+
+TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..'))
+BIN = os.path.join(TOP, 'build', 'host', 'bin')
+TRACES = os.path.join(os.path.dirname(__file__), 'traces')
+SEED = os.path.join(TRACES, 'seed.trace')
+
+
+def run(*args, stdin=None):
+    p = subprocess.run([os.path.join(BIN, 'pgfreport'), *args], input=stdin,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def trace_file(text):
+    f = tempfile.NamedTemporaryFile('w', suffix='.trace', delete=False)
+    f.write(text)
+    f.close()
+    return f.name
+
+
+HEADER = 'pgfault_history 1 pid 1 page_size 4096\n'
+
+
+@test
+def map_has_the_seed_shape():
+    rc, out, err = run(SEED)
+    with open(os.path.join(TRACES, 'seed.map')) as f:
+        want = f.read()
+    assert rc == 0, err
+    assert out == want, out
+
+
+@test
+def stdin_works_like_a_file():
+    with open(SEED) as f:
+        rc, out, _ = run('-', stdin=f.read())
+    assert rc == 0 and out.startswith('Region: 08048000 - 0805a000 (  18 pages)'), out
+
+
+@test
+def summary_counts():
+    rc, out, err = run('--summary', SEED)
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[1].split()[:7] == ['08048000', '0805a000', 'r-xp', '18', '16',
+                                    '17', '1'], lines[1]
+    assert lines[2].split()[3:7] == ['22', '2', '2', '0'], lines[2]
+    assert lines[3].endswith('[anon] (removed)'), lines[3]
+    assert lines[4] == ('# address space 0: 2 regions at the end (1 removed), '
+                        '40 pages mapped, 18 touched, 20 faults (1 major, 0 failed)'), lines[4]
+
+
+@test
+def refs_and_rw():
+    rc, out, _ = run('--refs', SEED)
+    assert rc == 0
+    refs = out.split()
+    assert refs[:3] == ['8048000', '8049000', '804a000'], refs[:3]
+    assert len(refs) == 20
+    rc, out, _ = run('--refs', '--rw', SEED)
+    assert out.splitlines()[16] == '8057000 W', out.splitlines()[16]
+
+
+@test
+def csv_has_every_fault_with_its_region():
+    rc, out, _ = run('--csv', SEED)
+    lines = out.splitlines()
+    assert lines[0] == 'time_ns,tid,address,access,mode,result,ip,region'
+    assert len(lines) == 21
+    assert lines[1] == '2000,100,8048000,x,user,minor,8048000,/bin/ps', lines[1]
+    assert lines[19] == '3800,100,bfb9d000,w,kernel,minor,8048020,[stack]', lines[19]
+    assert lines[20].endswith(',[anon]'), lines[20]
+
+
+@test
+def width_folds_and_shades():
+    # 64 pages folded into 8 columns of 8: none, all, half, one.
+    faults = ''.join(f'fault {10 + i} 1 {0x10000 + p * 4096:x} r user minor 0\n'
+                     for i, p in enumerate(list(range(8, 16)) + list(range(16, 20)) + [24]))
+    path = trace_file(HEADER + 'layout 1 1\nmap 1 1 10000 50000 rw-p 0 00:00 0\n' + faults)
+    rc, out, _ = run('--width', '8', path)
+    os.unlink(path)
+    assert out == 'Region: 00010000 - 00050000 (  64 pages): |.X=:....|\n', out
+
+
+@test
+def spaces_before_and_after_exec():
+    t = (HEADER + 'layout 1 1\nmap 1 1 1000 3000 r-xp 0 00:00 0 /old\n'
+         'fault 2 1 1000 r user minor 0\nexec 3 1 /new\n'
+         'map 4 2 5000 6000 r-xp 0 00:00 0 /new\nfault 5 1 5000 r user minor 0\n')
+    path = trace_file(t)
+    rc0, out0, _ = run('--space', '0', path)
+    rc1, out1, _ = run(path)
+    rc9, _, err9 = run('--space', '9', path)
+    os.unlink(path)
+    assert out0 == 'Region: 00001000 - 00003000 (   2 pages): |X.| /old\n', out0
+    assert out1 == 'Region: 00005000 - 00006000 (   1 pages): |X| /new\n', out1
+    assert rc9 == 1 and 'address spaces 0 to 1' in err9, err9
+
+
+@test
+def corrupt_line_is_named_and_the_rest_reported():
+    with open(SEED) as f:
+        lines = f.read().splitlines(keepends=True)
+    lines.insert(10, 'fault 12 x 8048000 r user minor 0\n')
+    path = trace_file(''.join(lines))
+    rc, out, err = run(path)
+    os.unlink(path)
+    assert rc == 1
+    assert f'{path}:11: malformed record' in err, err
+    # Everything before line 11: the first 5 faults of /bin/ps.
+    assert 'Region: 08048000 - 0805a000 (  18 pages): |XXXXX.............|' in out, out
+
+
+@test
+def truncated_trace_is_reported():
+    with open(SEED) as f:
+        text = f.read()
+    path = trace_file(text[:text.index('fault 2300')] + 'fault 2300 100 804')
+    rc, out, err = run(path)
+    os.unlink(path)
+    assert rc == 1 and 'truncated' in err and ':9:' in err, err
+    assert '|XXX...............|' in out, out
+
+
+@test
+def newer_version_is_refused_naming_both():
+    path = trace_file('pgfault_history 2 pid 1 page_size 4096\nstart 1\n')
+    rc, out, err = run(path)
+    os.unlink(path)
+    assert rc == 1 and 'version 2' in err and 'versions 1 to 1' in err, err
+    assert out == ''
+
+
+@test
+def not_a_trace_is_refused():
+    path = trace_file('hello\n')
+    rc, _, err = run(path)
+    os.unlink(path)
+    assert rc == 1 and 'not a pgfault_history trace' in err, err
+    rc, _, err = run('/nonexistent.trace')
+    assert rc == 1 and 'No such file' in err, err
+
+
+@test
+def bad_options_are_refused():
+    for args in (['--width', '0'], ['--width', 'x'], ['--space', '-1'], ['--bogus'],
+                 ['a', 'b']):
+        rc, _, err = run(*args)
+        assert rc == 1 and err, (args, err)
+    rc, out, _ = run('--help')
+    assert rc == 0 and out.startswith('Usage: pgfreport'), out
+
+
+@test
+def large_generated_trace_is_counted_exactly():
+    gen = os.path.join(BIN, 'gentrace')
+    with tempfile.NamedTemporaryFile(suffix='.trace') as f:
+        subprocess.run([gen, '300000'], stdout=f, check=True)
+        rc, out, err = run('--summary', f.name)
+    assert rc == 0, err
+    last = out.splitlines()[-1]
+    assert '300000 faults' in last, last
+
+
+main()
