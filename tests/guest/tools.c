@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tools - tracepgfault and pgfreport in the guest: exit statuses, signals,
+ * attaching with -p, every error tracepgfault promises, and a trace that
+ * the tools' reader replays from start to exit.
+ */
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include "ktap.h"
+#include "util.h"
+#include "pgf.h"
+#include "../../tools/lib/pgftrace.h"
+
+struct run {
+	int status;
+	char out[65536], err[4096];
+};
+
+/* Run argv with stdout and stderr captured; @uid >= 0 runs it as that uid. */
+static void run_as(int uid, char *const argv[], struct run *r)
+{
+	int o[2], e[2];
+	ssize_t n;
+	size_t lo = 0, le = 0;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	ASSERT_SYS(pipe(o));
+	ASSERT_SYS(pipe(e));
+	pid = ASSERT_SYS(fork());
+	if (pid == 0) {
+		dup2(o[1], 1);
+		dup2(e[1], 2);
+		close(o[0]);
+		close(e[0]);
+		if (uid >= 0 && (setgid(uid) || setuid(uid) ||
+				 prctl(PR_SET_DUMPABLE, 1)))
+			_exit(99);
+		execvp(argv[0], argv);
+		_exit(98);
+	}
+	close(o[1]);
+	close(e[1]);
+	while ((n = read(o[0], r->out + lo, sizeof(r->out) - 1 - lo)) > 0)
+		lo += n;
+	while ((n = read(e[0], r->err + le, sizeof(r->err) - 1 - le)) > 0)
+		le += n;
+	close(o[0]);
+	close(e[0]);
+	waitpid(pid, &r->status, 0);
+	ASSERT_TRUE(WIFEXITED(r->status));
+	r->status = WEXITSTATUS(r->status);
+	if (r->err[0])
+		ktap_diag("stderr: %.200s", r->err);
+}
+
+#define RUN(r, ...) run_as(-1, (char *const[]){ __VA_ARGS__, NULL }, r)
+
+struct replayed {
+	unsigned long long faults, outside, records;
+	int exec_seen, last_type;
+	unsigned long long exit_status;
+};
+
+/* Replay a trace file with the tools' reader. */
+static void replay_file(const char *path, struct replayed *res)
+{
+	struct pgft_space s = { 0 };
+	struct pgft_reader rd;
+	struct pgft_rec r;
+	FILE *f = fopen(path, "r");
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(pgft_open(&rd, f, path), 0);
+	while ((ret = pgft_next(&rd, &r)) > 0) {
+		res->records++;
+		pgft_apply(&s, &r);
+		res->last_type = r.type;
+		res->exec_seen += r.type == PGFT_EXEC;
+		if (r.type == PGFT_EXIT)
+			res->exit_status = r.n[0];
+		if (r.type == PGFT_FAULT && r.result <= PGFT_MAJOR) {
+			res->faults++;
+			res->outside += !pgft_find(&s, r.addr);
+		}
+	}
+	if (ret < 0)
+		ktap_diag("%s", rd.error);
+	EXPECT_EQ(ret, 0);
+	pgft_close(&rd);
+	pgft_space_free(&s);
+	fclose(f);
+}
+
+TEST(exit_status_passes_through_and_trace_replays)
+{
+	struct replayed res;
+	struct run r;
+
+	RUN(&r, "tracepgfault", "-q", "/tmp/t1.trace", "sh", "-c", "exit 3");
+	EXPECT_EQ(r.status, 3);
+	EXPECT_EQ(r.err[0], '\0');			/* -q */
+	replay_file("/tmp/t1.trace", &res);
+	EXPECT_EQ(res.exec_seen, 1);
+	EXPECT_GT(res.faults, 10);
+	EXPECT_EQ(res.outside, 0);
+	EXPECT_EQ(res.last_type, PGFT_EXIT);
+	EXPECT_EQ(res.exit_status, 3 << 8);
+	unlink("/tmp/t1.trace");
+}
+
+TEST(killed_command_gives_128_plus_signal)
+{
+	struct run r;
+
+	RUN(&r, "tracepgfault", "-q", "/tmp/t2.trace", "sh", "-c", "kill -TERM $$");
+	EXPECT_EQ(r.status, 128 + SIGTERM);
+	unlink("/tmp/t2.trace");
+}
+
+TEST(summary_line_counts_the_trace)
+{
+	unsigned long long faults, major, regions, lost;
+	struct replayed res;
+	struct run r;
+
+	RUN(&r, "tracepgfault", "/tmp/t3.trace", "ls", "/");
+	EXPECT_EQ(r.status, 0);
+	ASSERT_EQ(sscanf(r.err, "tracepgfault: %llu faults (%llu major), %llu regions, "
+			 "%llu lost records,", &faults, &major, &regions, &lost), 4);
+	replay_file("/tmp/t3.trace", &res);
+	/* Every fault line, failed ones too, is counted. */
+	EXPECT_GE(faults, res.faults);
+	EXPECT_EQ(lost, 0);
+	EXPECT_GT(regions, 5);
+	unlink("/tmp/t3.trace");
+}
+
+TEST(command_not_found_is_127)
+{
+	struct run r;
+
+	RUN(&r, "tracepgfault", "/tmp/t4.trace", "no-such-command-here");
+	EXPECT_EQ(r.status, 127);
+	EXPECT_TRUE(strstr(r.err, "command not found") != NULL);
+	EXPECT_NE(access("/tmp/t4.trace", F_OK), 0);	/* nothing left behind */
+}
+
+TEST(unwritable_outfile_fails_before_the_command_runs)
+{
+	struct run r;
+
+	unlink("/tmp/pgf-ran");
+	RUN(&r, "tracepgfault", "/no/such/dir/x.trace", "touch", "/tmp/pgf-ran");
+	EXPECT_EQ(r.status, 1);
+	EXPECT_TRUE(strstr(r.err, "/no/such/dir/x.trace") != NULL);
+	EXPECT_NE(access("/tmp/pgf-ran", F_OK), 0);	/* never ran */
+}
+
+TEST(dash_writes_the_trace_to_stdout)
+{
+	struct run r;
+
+	RUN(&r, "tracepgfault", "-q", "-", "true");
+	EXPECT_EQ(r.status, 0);
+	EXPECT_EQ(strncmp(r.out, "pgfault_history 1 pid ", 22), 0);
+	EXPECT_TRUE(strstr(r.out, "\nexit ") != NULL);
+}
+
+TEST(bad_usage_and_help)
+{
+	struct run r;
+
+	RUN(&r, "tracepgfault", "--help");
+	EXPECT_EQ(r.status, 0);
+	EXPECT_EQ(strncmp(r.out, "Usage: tracepgfault", 19), 0);
+	RUN(&r, "tracepgfault", "/tmp/x.trace");
+	EXPECT_EQ(r.status, 1);
+	RUN(&r, "tracepgfault", "-p", "abc", "/tmp/x.trace");
+	EXPECT_EQ(r.status, 1);
+	EXPECT_TRUE(strstr(r.err, "not a process id") != NULL);
+}
+
+static pid_t spawn_sleeper(const char *script)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", script, NULL);
+		_exit(97);
+	}
+	usleep(200 * 1000);
+	return pid;
+}
+
+TEST(attach_then_ctrl_c_leaves_a_complete_file)
+{
+	pid_t target = spawn_sleeper("while :; do sleep 0.05; done");
+	struct replayed res;
+	pid_t tool;
+	int status;
+
+	tool = fork();
+	if (tool == 0) {
+		char pid[16];
+
+		snprintf(pid, sizeof(pid), "%d", target);
+		execlp("tracepgfault", "tracepgfault", "-q", "-p", pid,
+		       "/tmp/t5.trace", NULL);
+		_exit(98);
+	}
+	usleep(800 * 1000);
+	kill(tool, SIGINT);
+	ASSERT_EQ(waitpid(tool, &status, 0), tool);
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
+	replay_file("/tmp/t5.trace", &res);
+	/* The shell forked sleeps: its own faults, all in known regions. */
+	EXPECT_GT(res.records, 5);
+	EXPECT_EQ(res.outside, 0);
+	EXPECT_EQ(res.last_type, PGFT_STOP);
+	unlink("/tmp/t5.trace");
+}
+
+TEST(attach_until_the_process_exits)
+{
+	pid_t target = spawn_sleeper("sleep 0.5; exit 5");
+	struct replayed res;
+	struct run r;
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", target);
+	RUN(&r, "tracepgfault", "-q", "-p", pid, "/tmp/t6.trace");
+	EXPECT_EQ(r.status, 0);
+	waitpid(target, NULL, 0);
+	replay_file("/tmp/t6.trace", &res);
+	EXPECT_EQ(res.last_type, PGFT_EXIT);
+	EXPECT_EQ(res.exit_status, 5 << 8);
+	unlink("/tmp/t6.trace");
+}
+
+TEST(attach_to_another_users_process_is_refused)
+{
+	struct run r;
+
+	run_as(PGF_TEST_UID, (char *const[]){ "tracepgfault", "-p", "1",
+					      "/tmp/t7.trace", NULL }, &r);
+	EXPECT_EQ(r.status, 1);
+	EXPECT_TRUE(strstr(r.err, "cannot trace process 1") != NULL);
+	EXPECT_TRUE(strstr(r.err, "denied") != NULL);
+	unlink("/tmp/t7.trace");
+}
+
+TEST(pgfreport_reads_what_tracepgfault_wrote)
+{
+	struct run r;
+
+	RUN(&r, "tracepgfault", "-q", "/tmp/t8.trace", "ps");
+	EXPECT_EQ(r.status, 0);
+	RUN(&r, "pgfreport", "/tmp/t8.trace");
+	EXPECT_EQ(r.status, 0);
+	EXPECT_EQ(strncmp(r.out, "Region: ", 8), 0);
+	EXPECT_TRUE(strstr(r.out, "[stack]") != NULL);
+	EXPECT_TRUE(strstr(r.out, "/bin/busybox") != NULL);
+	unlink("/tmp/t8.trace");
+}
+
+KTAP_MAIN()
