@@ -143,7 +143,7 @@ $(TOOLLIB): $(GUEST)/lib/%.o: tools/lib/%.c | $(ST)/host-deps
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP -c $< -o $@
 $(GUEST)/bin/%: tools/%.c $(TOOLLIB) | $(ST)/host-deps
 	@mkdir -p $(@D)
-	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB) -o $@ $(GUEST_LDFLAGS)
+	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB) -o $@ $(GUEST_LDFLAGS) -lm
 $(GUEST)/tests/%: tests/guest/%.c $(TOOLLIB) | $(ST)/host-deps
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB) -o $@ $(GUEST_LDFLAGS)
@@ -155,7 +155,7 @@ $(HOST)/bin/gentrace: tests/bench/gentrace.c | $(ST)/host-deps
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< -o $@
 $(HOST)/bin/%: tools/%.c $(HOSTLIB) | $(ST)/host-deps
 	@mkdir -p $(@D)
-	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@
+	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@ -lm
 
 -include $(wildcard $(HOST)/*/*.d)
 

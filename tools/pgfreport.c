@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,7 +35,14 @@ static const char usage[] =
 "                first touch (ms after the start, '-' if none); then\n"
 "                totals. A fault counts for the region that held its\n"
 "                address when it happened\n"
+"  --timeline    per interval (--interval MS, default 10): faults, distinct\n"
+"                pages faulted, the working set (distinct pages faulted in\n"
+"                the last --window intervals, default 10) and the footprint\n"
+"                (distinct pages faulted so far)\n"
+"  --svg FILE    also draw the time x address heatmap into FILE: fault\n"
+"                order across, the regions that faulted down, labelled\n"
 "  --csv         every fault as CSV: time_ns,tid,address,access,mode,result,ip,region\n"
+"  --json        every record as a JSON object, one per line\n"
 "  --refs        the reference string: one page address per line, as\n"
 "                page-replacement simulators take it\n"
 "  --rw          with --refs: add R or W to each line\n"
@@ -153,11 +161,13 @@ static void space_free(struct space *sp)
 
 /* ---- options ------------------------------------------------------------ */
 
-enum mode { MAP, SUMMARY, CSV, REFS };
+enum mode { MAP, SUMMARY, CSV, REFS, TIMELINE, JSON };
 
 static enum mode mode = MAP;
 static long want_space = -1, width;
 static bool rw;
+static long interval_ms = 10, window = 10;
+static const char *svg_path;
 static unsigned long page_size = 4096;
 
 static const char *result_name(enum pgft_result r)
@@ -242,6 +252,331 @@ static void report(struct space *sp, unsigned long long t0, long index)
 		       touched, sp->faults, sp->major, sp->failed);
 }
 
+/* ---- --timeline ------------------------------------------------------ */
+
+/* page -> last interval it faulted in (open addressing, 0 = empty key) */
+struct lastmap {
+	uint64_t *key;
+	long long *val;
+	size_t cap, nr;
+};
+
+static long long *lm_slot(struct lastmap *m, uint64_t page, bool *fresh)
+{
+	size_t i;
+
+	if (2 * (m->nr + 1) > m->cap) {
+		struct lastmap n = { calloc(m->cap ? 2 * m->cap : 1024, 8),
+				     calloc(m->cap ? 2 * m->cap : 1024, 8),
+				     m->cap ? 2 * m->cap : 1024, 0 };
+		bool f;
+
+		if (!n.key || !n.val) {
+			fprintf(stderr, "pgfreport: out of memory\n");
+			exit(1);
+		}
+		for (i = 0; i < m->cap; i++)
+			if (m->key[i])
+				*lm_slot(&n, m->key[i] - 1, &f) = m->val[i];
+		free(m->key);
+		free(m->val);
+		*m = n;
+	}
+	for (i = (page * 0x9e3779b97f4a7c15ULL) & (m->cap - 1); m->key[i];
+	     i = (i + 1) & (m->cap - 1))
+		if (m->key[i] == page + 1) {
+			*fresh = false;
+			return &m->val[i];
+		}
+	m->key[i] = page + 1;
+	m->nr++;
+	*fresh = true;
+	return &m->val[i];
+}
+
+struct timeline {
+	struct lastmap last;
+	long long cur;			/* current interval, -1 before any */
+	unsigned long long faults, distinct, ws, t0;
+	unsigned long long *ring;	/* pages whose last fault is interval i */
+};
+
+static void tl_print(struct timeline *tl)
+{
+	printf("%10.1f %10llu %10llu %12llu %12llu\n",
+	       (double)tl->cur * interval_ms, tl->faults, tl->distinct, tl->ws,
+	       (unsigned long long)tl->last.nr);
+}
+
+/* Move to interval @iv, printing the ones that end (empty ones too). */
+static void tl_advance(struct timeline *tl, long long iv)
+{
+	while (tl->cur < iv) {
+		if (tl->cur >= 0)
+			tl_print(tl);
+		tl->cur++;
+		/* The interval leaving the window takes its pages with it. */
+		tl->ws -= tl->ring[tl->cur % window];
+		tl->ring[tl->cur % window] = 0;
+		tl->faults = 0;
+		tl->distinct = 0;
+	}
+}
+
+static void tl_fault(struct timeline *tl, unsigned long long t, uint64_t page)
+{
+	long long iv, *last;
+	bool fresh;
+
+	if (!tl->ring) {
+		tl->ring = calloc(window, sizeof(*tl->ring));
+		if (!tl->ring)
+			exit(1);
+		tl->t0 = t;
+		tl->cur = -1;
+		printf("# interval %ld ms, working-set window %ld intervals\n",
+		       interval_ms, window);
+		printf("# %8s %10s %10s %12s %12s\n", "t_ms", "faults", "pages",
+		       "working_set", "footprint");
+	}
+	iv = t > tl->t0 ? (long long)((t - tl->t0) / (interval_ms * 1000000ULL)) : 0;
+	if (iv > tl->cur)
+		tl_advance(tl, iv);
+	tl->faults++;
+	last = lm_slot(&tl->last, page, &fresh);
+	if (fresh || *last != tl->cur) {
+		tl->distinct++;
+		if (!fresh && *last > tl->cur - window) {
+			tl->ring[*last % window]--;	/* still in the window */
+			tl->ws--;
+		}
+		tl->ring[tl->cur % window]++;
+		tl->ws++;
+		*last = tl->cur;
+	}
+}
+
+/* ---- --json ------------------------------------------------------------ */
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void json_rec(const struct pgft_rec *r)
+{
+	static const char * const types[] = {
+		"start", "fault", "lost", "exec", "stop", "exit", "layout", "map",
+		"change", "unmap",
+	};
+
+	printf("{\"type\":\"%s\"", types[r->type]);
+	if (r->type != PGFT_LOST)
+		printf(",\"time\":%llu", r->time);
+	switch (r->type) {
+	case PGFT_FAULT:
+		printf(",\"tid\":%d,\"address\":%llu,\"access\":\"%c\",\"mode\":\"%s\","
+		       "\"result\":\"%s\",\"ip\":%llu", r->tid, r->addr, r->access,
+		       r->kernel ? "kernel" : "user", result_name(r->result), r->ip);
+		break;
+	case PGFT_MAP:
+	case PGFT_CHANGE:
+		printf(",\"id\":%llu,\"start\":%llu,\"end\":%llu,\"perms\":\"%s\","
+		       "\"offset\":%llu,\"dev\":\"%02x:%02x\",\"inode\":%llu,\"name\":",
+		       r->id, r->start, r->end, r->perms, r->offset, r->major,
+		       r->minor, r->inode);
+		json_str(r->name);
+		break;
+	case PGFT_UNMAP:
+		printf(",\"id\":%llu", r->id);
+		break;
+	case PGFT_LAYOUT:
+		printf(",\"count\":%llu", r->n[0]);
+		break;
+	case PGFT_LOST:
+		printf(",\"faults\":%llu,\"other\":%llu", r->n[0], r->n[1]);
+		break;
+	case PGFT_EXEC:
+		printf(",\"tid\":%d,\"path\":", r->tid);
+		json_str(r->text);
+		break;
+	case PGFT_STOP:
+		printf(",\"reason\":");
+		json_str(r->text);
+		break;
+	case PGFT_EXIT:
+		printf(",\"status\":%llu,\"faults\":%llu,\"lost\":%llu,\"regions\":%llu",
+		       r->n[0], r->n[1], r->n[2], r->n[3]);
+		break;
+	default:
+		break;
+	}
+	puts("}");
+}
+
+/* ---- --svg ------------------------------------------------------------- */
+
+/*
+ * Faults are binned as they stream: COLS columns of `per` faults each
+ * (when the columns fill up, neighbours merge and `per` doubles), and per
+ * region that faulted, SUB rows over its address range. Memory is bounded
+ * by COLS x SUB x regions, whatever the trace length.
+ */
+#define SVG_COLS 600
+#define SVG_SUB 32
+
+struct svg_band {
+	unsigned long long id, start, end;
+	char *name;
+	unsigned int *cell;		/* [SVG_COLS][SVG_SUB] */
+};
+
+struct svg {
+	struct svg_band *b;
+	size_t nr, cap;
+	unsigned long long per, n;	/* faults per column, faults seen */
+};
+
+static void svg_fault(struct svg *s, const struct pgft_region *g,
+		      unsigned long long addr)
+{
+	struct svg_band *b = NULL;
+	unsigned long long col, sub;
+
+	if (!g)
+		return;
+	if (!s->per)
+		s->per = 1;
+	if (s->n / s->per >= SVG_COLS) {	/* merge column pairs */
+		for (size_t i = 0; i < s->nr; i++)
+			for (size_t c = 0; c < SVG_COLS; c++)
+				for (size_t k = 0; k < SVG_SUB; k++) {
+					unsigned int v = s->b[i].cell[c * SVG_SUB + k];
+
+					s->b[i].cell[c * SVG_SUB + k] = 0;
+					s->b[i].cell[(c / 2) * SVG_SUB + k] += v;
+				}
+		s->per *= 2;
+	}
+	for (size_t i = 0; i < s->nr; i++)
+		if (s->b[i].id == g->id) {
+			b = &s->b[i];
+			break;
+		}
+	if (!b) {
+		if (s->nr == s->cap) {
+			s->cap = s->cap ? 2 * s->cap : 16;
+			s->b = realloc(s->b, s->cap * sizeof(*s->b));
+			if (!s->b)
+				exit(1);
+		}
+		b = &s->b[s->nr++];
+		b->id = g->id;
+		b->cell = calloc(SVG_COLS * SVG_SUB, sizeof(*b->cell));
+		b->name = NULL;
+		if (!b->cell)
+			exit(1);
+	}
+	b->start = g->start;
+	b->end = g->end;
+	free(b->name);
+	b->name = strdup(*g->name ? g->name : "[anon]");
+	col = s->n / s->per;
+	sub = (addr - g->start) * SVG_SUB / (g->end - g->start);
+	b->cell[col * SVG_SUB + (sub < SVG_SUB ? sub : SVG_SUB - 1)]++;
+	s->n++;
+}
+
+static int cmp_band(const void *a, const void *b)
+{
+	const struct svg_band *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int svg_write(struct svg *s, const char *path, const char *title)
+{
+	const int left = 260, top = 40, plotw = 1200, bandh = SVG_SUB * 3 + 4,
+		  gap = 6;
+	/* The columns in use fill the width, however short the trace. */
+	size_t used = s->per ? (s->n + s->per - 1) / s->per : 1;
+	double colw = (double)plotw / (used ? used : 1);
+	unsigned int max = 1;
+	FILE *f = fopen(path, "w");
+	int h;
+
+	if (!f) {
+		fprintf(stderr, "pgfreport: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	qsort(s->b, s->nr, sizeof(*s->b), cmp_band);
+	for (size_t i = 0; i < s->nr; i++)
+		for (size_t k = 0; k < SVG_COLS * SVG_SUB; k++)
+			if (s->b[i].cell[k] > max)
+				max = s->b[i].cell[k];
+	h = top + (int)s->nr * (bandh + gap) + 50;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"font-family=\"monospace\" font-size=\"11\">\n"
+		"<title>page faults: time x address</title>\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+		"<text x=\"%d\" y=\"20\" font-size=\"13\">", left + plotw + 20,
+		h, left);
+	for (const char *c = title; *c; c++)
+		fputs(*c == '<' ? "&lt;" : *c == '&' ? "&amp;" : (char[2]){ *c, 0 }, f);
+	fprintf(f, ": %llu faults, %llu per column</text>\n", s->n, s->per);
+	for (size_t i = 0; i < s->nr; i++) {
+		struct svg_band *b = &s->b[i];
+		int y = top + (int)i * (bandh + gap);
+
+		fprintf(f, "<g class=\"region\"><rect x=\"%d\" y=\"%d\" width=\"%d\" "
+			"height=\"%d\" fill=\"#f4f4f4\"/>\n<text x=\"4\" y=\"%d\">",
+			left, y, plotw, bandh, y + bandh / 2);
+		for (const char *c = b->name; *c && c - b->name < 24; c++)
+			fputs(*c == '<' ? "&lt;" : *c == '&' ? "&amp;" : (char[2]){ *c, 0 }, f);
+		fprintf(f, "</text>\n<text x=\"4\" y=\"%d\" fill=\"#666\">%llx-%llx</text>\n",
+			y + bandh / 2 + 12, b->start, b->end);
+		for (size_t c = 0; c < SVG_COLS; c++)
+			for (size_t k = 0; k < SVG_SUB; k++) {
+				unsigned int v = b->cell[c * SVG_SUB + k];
+				int shade;
+
+				if (!v)
+					continue;
+				/* Darker for more faults, on a log scale. */
+				shade = 200 - (int)(200.0 * log2(1 + v) / log2(1 + max));
+				fprintf(f, "<rect class=\"fault\" x=\"%.1f\" y=\"%d\" "
+					"width=\"%.1f\" height=\"3\" "
+					"fill=\"rgb(%d,%d,255)\"/>\n",
+					left + c * colw, y + 2 + (SVG_SUB - 1 - (int)k) * 3,
+					colw < 2 ? 2 : colw, shade, shade);
+			}
+		fputs("</g>\n", f);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\">fault order (virtual time) &#8594;</text>\n"
+		"<text x=\"4\" y=\"%d\">regions by address, low addresses at the "
+		"bottom of each band</text>\n</svg>\n", left, h - 28, h - 10);
+	for (size_t i = 0; i < s->nr; i++) {
+		free(s->b[i].cell);
+		free(s->b[i].name);
+	}
+	free(s->b);
+	if (fclose(f)) {
+		fprintf(stderr, "pgfreport: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -251,10 +586,17 @@ int main(int argc, char **argv)
 		{ "csv", no_argument, NULL, 'c' },
 		{ "refs", no_argument, NULL, 'r' },
 		{ "rw", no_argument, NULL, 'R' },
+		{ "timeline", no_argument, NULL, 't' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "window", required_argument, NULL, 'W' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "svg", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct space cur = { 0 }, chosen = { 0 };
+	struct timeline tl = { 0 };
+	struct svg svg = { 0 };
 	struct pgft_space as = { 0 };
 	unsigned long long t0 = 0, lost = 0;
 	struct pgft_reader rd;
@@ -269,18 +611,32 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 's':
 		case 'w':
+		case 'i':
+		case 'W': {
+			long v;
+
 			errno = 0;
-			if (opt == 's')
-				want_space = strtol(optarg, &end, 10);
-			else
-				width = strtol(optarg, &end, 10);
-			if (errno || *end || (opt == 's' ? want_space < 0 : width < 1)) {
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || v < (opt == 's' ? 0 : 1)) {
 				fprintf(stderr, "pgfreport: --%s: '%s' is not a %s number\n",
-					opt == 's' ? "space" : "width", optarg,
+					opt == 's' ? "space" : opt == 'w' ? "width" :
+					opt == 'i' ? "interval" : "window", optarg,
 					opt == 's' ? "non-negative" : "positive");
 				return 1;
 			}
+			if (opt == 's')
+				want_space = v;
+			else if (opt == 'w')
+				width = v;
+			else if (opt == 'i')
+				interval_ms = v;
+			else
+				window = v;
 			break;
+		}
+		case 't': mode = TIMELINE; break;
+		case 'j': mode = JSON; break;
+		case 'g': svg_path = optarg; break;
 		case 'S': mode = SUMMARY; break;
 		case 'c': mode = CSV; break;
 		case 'r': mode = REFS; break;
@@ -321,6 +677,8 @@ int main(int argc, char **argv)
 
 		if (!t0)
 			t0 = rec.time;
+		if (mode == JSON)
+			json_rec(&rec);
 		if (rec.type == PGFT_EXEC) {
 			/* A new address space: keep the one asked for. */
 			if (want_space == index || want_space < 0) {
@@ -355,6 +713,15 @@ int main(int argc, char **argv)
 			break;
 		case PGFT_FAULT:
 			g = pgft_find(&as, rec.addr);
+			if (svg_path && rec.result <= PGFT_MAJOR)
+				svg_fault(&svg, g, rec.addr);
+			if (mode == TIMELINE) {
+				if (rec.result <= PGFT_MAJOR)
+					tl_fault(&tl, rec.time, rec.addr / page_size);
+				break;
+			}
+			if (mode == JSON)
+				break;
 			if (mode == CSV) {
 				printf("%llu,%d,%llx,%c,%s,%s,%llx,%s\n", rec.time, rec.tid,
 				       rec.addr, rec.access, rec.kernel ? "kernel" : "user",
@@ -396,6 +763,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pgfreport: %s\n", rd.error);
 		status = 1;
 	}
+	if (mode == TIMELINE && tl.ring) {
+		tl_print(&tl);
+		free(tl.ring);
+		free(tl.last.key);
+		free(tl.last.val);
+	}
+	if (svg_path && svg_write(&svg, svg_path, fname))
+		status = 1;
 	if (mode == MAP || mode == SUMMARY) {
 		if (want_space < 0 || want_space == index) {
 			space_free(&chosen);

@@ -164,6 +164,63 @@ def bad_options_are_refused():
 
 
 @test
+def timeline_rows_are_exact():
+    # Times in ns: intervals of 1 ms, a window of 2 intervals.
+    f = lambda t, a: f'fault {t} 1 {a:x} r user minor 0\n'
+    t = (HEADER + 'layout 1 1\nmap 1 1 0 100000 rw-p 0 00:00 0\n' +
+         f(1000000, 0x1000) + f(1100000, 0x2000) + f(1200000, 0x1000) +
+         f(2500000, 0x3000) + f(4100000, 0x1000))
+    path = trace_file(t)
+    rc, out, err = run('--timeline', '--interval', '1', '--window', '2', path)
+    os.unlink(path)
+    assert rc == 0, err
+    rows = [line.split() for line in out.splitlines() if not line.startswith('#')]
+    # t_ms faults pages working_set footprint
+    assert rows == [['0.0', '3', '2', '2', '2'],
+                    ['1.0', '1', '1', '3', '3'],
+                    ['2.0', '0', '0', '1', '3'],
+                    ['3.0', '1', '1', '1', '3']], rows
+
+
+@test
+def json_lines_parse():
+    import json
+    rc, out, _ = run('--json', SEED)
+    recs = [json.loads(line) for line in out.splitlines()]
+    assert [r['type'] for r in recs[:3]] == ['start', 'layout', 'map'], recs[:3]
+    assert sum(r['type'] == 'fault' for r in recs) == 20
+    assert recs[2]['name'] == '/bin/ps' and recs[2]['start'] == 0x8048000, recs[2]
+    assert recs[-1] == {'type': 'exit', 'time': 5000, 'status': 0, 'faults': 19,
+                        'lost': 0, 'regions': 3}, recs[-1]
+
+
+@test
+def svg_is_valid_with_the_expected_marks():
+    import xml.etree.ElementTree as ET
+    ns = '{http://www.w3.org/2000/svg}'
+    with tempfile.TemporaryDirectory() as d:
+        svg = os.path.join(d, 'seed.svg')
+        rc, out, err = run('--svg', svg, SEED)
+        assert rc == 0 and out.startswith('Region:'), err
+        root = ET.parse(svg).getroot()
+    assert root.tag == ns + 'svg'
+    marks = [r for r in root.iter(ns + 'rect') if r.get('class') == 'fault']
+    texts = [t.text for t in root.iter(ns + 'text')]
+    assert len(marks) == 20, len(marks)      # one column per fault here
+    assert '/bin/ps' in texts and '[stack]' in texts and '[anon]' in texts, texts
+    assert any('20 faults' in (t or '') for t in texts), texts
+    # /bin/ps band: its 17 marks lie within the band's rectangle.
+    bands = [g for g in root.iter(ns + 'g') if g.get('class') == 'region']
+    assert len(bands) == 3
+    for g in bands:
+        bg = g.find(ns + 'rect')
+        y0, y1 = float(bg.get('y')), float(bg.get('y')) + float(bg.get('height'))
+        for m in g.iter(ns + 'rect'):
+            if m.get('class') == 'fault':
+                assert y0 <= float(m.get('y')) < y1, (m.attrib, y0, y1)
+
+
+@test
 def large_generated_trace_is_counted_exactly():
     gen = os.path.join(BIN, 'gentrace')
     with tempfile.NamedTemporaryFile(suffix='.trace') as f:
