@@ -4,6 +4,8 @@
  * attaching with -p, every error tracepgfault promises, and a trace that
  * the tools' reader replays from start to exit.
  */
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include "ktap.h"
@@ -253,6 +255,29 @@ TEST(attach_to_another_users_process_is_refused)
 	EXPECT_TRUE(strstr(r.err, "cannot trace process 1") != NULL);
 	EXPECT_TRUE(strstr(r.err, "denied") != NULL);
 	unlink("/tmp/t7.trace");
+}
+
+TEST(kernel_without_the_feature_is_named)
+{
+	struct run r;
+	pid_t pid;
+	int st;
+
+	/* A /proc without pgfault_history: a tmpfs over it, in a private
+	 * mount namespace, is what the tool sees on such a kernel. */
+	pid = ASSERT_SYS(fork());
+	if (pid == 0) {
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("none", "/proc", "tmpfs", 0, NULL))
+			_exit(90);
+		RUN(&r, "tracepgfault", "/tmp/t9.trace", "true");
+		_exit(r.status == 1 && strstr(r.err, "CONFIG_PGFAULT_HISTORY") ? 0 : 91);
+	}
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(WEXITSTATUS(st), 0);
+	EXPECT_NE(access("/tmp/t9.trace", F_OK), 0);
 }
 
 TEST(pgfreport_reads_what_tracepgfault_wrote)

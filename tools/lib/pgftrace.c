@@ -7,6 +7,22 @@
 #include <string.h>
 #include "pgftrace.h"
 
+/* Digit values: 0-9, a-f and A-F; 0xff for anything else. */
+static unsigned char digit[256];
+static bool digits_ready;
+
+static void init_digits(void)
+{
+	if (digits_ready)
+		return;
+	digits_ready = true;
+	memset(digit, 0xff, sizeof(digit));
+	for (int i = 0; i < 10; i++)
+		digit['0' + i] = i;
+	for (int i = 0; i < 6; i++)
+		digit['a' + i] = digit['A' + i] = 10 + i;
+}
+
 static int next_line(struct pgft_reader *rd, char **line)
 {
 	ssize_t n;
@@ -39,6 +55,7 @@ int pgft_open(struct pgft_reader *rd, FILE *f, const char *fname)
 	int ret;
 
 	memset(rd, 0, sizeof(*rd));
+	init_digits();
 	rd->f = f;
 	rd->fname = fname;
 	ret = next_line(rd, &line);
@@ -90,28 +107,17 @@ static char *field(char **p)
 /* A decimal or hex number ending at a space or the end; the hot path. */
 static int num(char **p, int base, unsigned long long *v)
 {
-	const unsigned char *s = (const unsigned char *)*p;
+	const unsigned char *s = (const unsigned char *)*p, *start;
 	unsigned long long x = 0;
-	int digits = 0;
+	unsigned int d;
 
 	if (!s)
 		return -1;
-	for (;; s++, digits++) {
-		unsigned int d = *s - '0';
-
-		if (d > 9) {
-			if (base != 16)
-				break;
-			d = (*s | 0x20) - 'a';
-			if (d > 5)
-				break;
-			d += 10;
-		}
-		if (digits >= (base == 16 ? 16 : 19))
-			return -1;	/* overflow */
+	for (start = s; (d = digit[*s]) < (unsigned int)base; s++)
 		x = x * base + d;
-	}
-	if (!digits || (*s && *s != ' '))
+	/* Empty, not ending at a space, or too long to fit. */
+	if (s == start || (*s && *s != ' ') ||
+	    s - start > (base == 16 ? 16 : 19))
 		return -1;
 	*v = x;
 	*p = *s ? (char *)s + 1 : NULL;
@@ -150,6 +156,7 @@ int pgft_parse(char *line, struct pgft_rec *r)
 	char *p = line, *type = field(&p), *s;
 	unsigned long long v;
 
+	init_digits();
 	memset(r, 0, sizeof(*r));
 	r->name = r->text = "";
 	if (!type)
