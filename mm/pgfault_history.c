@@ -75,8 +75,12 @@
  * EXIT record written; readers then drain it and get EOF.
  */
 
-/* Bytes of the ring kept for control records: LOST, then STOP or EXIT. */
-#define PGF_RESERVE	(2 * sizeof(struct pgf_exit_rec))
+/*
+ * Bytes of the ring kept for control records: a LOST and an EXIT (the
+ * largest control record) together, twice over for the PAD a wrap may
+ * need in front of them.
+ */
+#define PGF_RESERVE	(2 * (sizeof(struct pgf_rec) + sizeof(struct pgf_exit_rec)))
 #define PGF_MIN_KB	4
 #define PGF_MAX_KB	(64 * 1024)
 
@@ -308,28 +312,29 @@ static void __pgf_count_lost(struct pgf_trace *t, enum pgf_kind kind)
 
 /*
  * Write @src into the ring as it is, after the LOST record that a loss
- * before it calls for. Returns false, writing nothing, if it does not fit.
+ * before it calls for. Both go in one reservation, so that either both are
+ * written or, when they do not fit, nothing is: a full ring never fills
+ * its reserve with LOST records. Returns false if nothing was written.
  */
 static bool __pgf_write(struct pgf_trace *t, const struct pgf_rec *src,
 			enum pgf_kind kind)
 {
+	u32 lost = t->lost_faults || t->lost_other ? sizeof(struct pgf_rec) : 0;
 	struct pgf_rec *rec;
 
 	lockdep_assert_held(&t->lock);
-	if (t->lost_faults || t->lost_other) {
-		rec = __pgf_reserve(t, sizeof(*rec), true);
-		if (!rec)
-			return false;
+	rec = __pgf_reserve(t, lost + src->len, kind == PGF_KIND_CONTROL);
+	if (!rec)
+		return false;
+	if (lost) {
 		*rec = (struct pgf_rec) {
 			.type = PGF_REC_LOST, .len = sizeof(*rec),
 			.a = t->lost_faults, .b = t->lost_other,
 		};
 		t->lost_faults = 0;
 		t->lost_other = 0;
+		rec++;
 	}
-	rec = __pgf_reserve(t, src->len, kind == PGF_KIND_CONTROL);
-	if (!rec)
-		return false;
 	memcpy(rec, src, src->len);
 	if (kind == PGF_KIND_FAULT)
 		t->nr_faults++;
@@ -822,3 +827,7 @@ size_t pgf_pop(struct pgf_trace *t, void *out, size_t size, bool *eof)
 	spin_unlock(&t->lock);
 	return done;
 }
+
+#ifdef CONFIG_PGFAULT_HISTORY_KUNIT_TEST
+#include "pgfault_history_kunit.h"
+#endif

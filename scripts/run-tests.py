@@ -48,6 +48,11 @@ def main():
         rep = runner.run_guest(args.suites, timeout=args.timeout, echo='job')
         print(f'# guest console log: {os.path.relpath(rep.log, TOP)}')
         reps.append(rep)
+        # The kernel's own KUnit tests ran at that boot.
+        kunit = runner.kunit_from_log(rep.log)
+        for path, status in kunit.leaves:
+            print(f'# {path}: {status}')
+        reps.append(kunit)
     print(f'# total time {time.monotonic() - t0:.0f}s')
     sys.exit(runner.report(*reps))
 

@@ -7,6 +7,7 @@ console log or the guest's dmesg.
 """
 
 import os
+import re
 import subprocess
 import sys
 
@@ -70,6 +71,32 @@ def run_guest(suites=(), timeout=1800, echo=True, name='guest', env=None):
     with open(res.log, 'a') as f:
         f.write('\n# ---- guest dmesg ----\n')
         f.write('\n'.join(dmesg) + '\n')
+    return rep
+
+
+_KTAP_LINE = re.compile(r'^(\s|ok |not ok |#|1\.\.|KTAP version)')
+
+
+def kunit_from_log(log, name='kunit'):
+    """The KUnit results the kernel printed at boot, from a console log.
+
+    The test kernel runs its KUnit suites built in, before init; their KTAP
+    is one block in the log. No block at all is an error.
+    """
+    block = []
+    with open(log, errors='replace') as f:
+        for line in f:
+            line = re.sub(r'^\[[ 0-9.]+\]\s?', '', line.rstrip('\n'))
+            if not block:
+                if line.startswith('KTAP version'):
+                    block.append(line)
+                continue
+            if not _KTAP_LINE.match(line):
+                break
+            block.append(line)
+    rep = Report(name)
+    rep.log = log
+    rep.add_ktap('\n'.join(block), name)
     return rep
 
 

@@ -16,8 +16,10 @@ def boot(tests, timeout=300, env=None):
                            echo=False, name='selftest', env=env)
     out = io.StringIO()
     rc = runner.report(rep, out=out)
+    # The inner run's closing line must not read like ours.
     for line in out.getvalue().splitlines():
-        print('# ' + line)
+        print('# inner run | ' + line.replace(' passed, ', ' pass / ')
+              .replace(' failed, ', ' fail / '))
     return rep, rc
 
 

@@ -120,4 +120,28 @@ def ignores_test_output_that_mentions_splats():
     assert ktap.find_splats(quiet) == [], ktap.find_splats(quiet)
 
 
+@test
+def kunit_block_is_found_in_a_boot_log():
+    import tempfile
+    import runner
+    log = ('Linux version 6.12\nKTAP version 1\n1..1\n    KTAP version 1\n'
+           '    # Subtest: pgfault_history\n    1..2\n    ok 1 a\n'
+           '    not ok 2 b\n# pgfault_history: pass:1 fail:1\n'
+           'not ok 1 pgfault_history\nFreeing initrd memory: 4672K\n'
+           'KTAP version 1\n1..1\nok 1 not_kunit\n')
+    with tempfile.NamedTemporaryFile('w', suffix='.log') as f:
+        f.write(log)
+        f.flush()
+        rep = runner.kunit_from_log(f.name)
+        assert rep.leaves == [('kunit.pgfault_history.a', 'pass'),
+                              ('kunit.pgfault_history.b', 'fail')], rep.leaves
+        assert not rep.ok
+        f.seek(0)
+        f.truncate()
+        f.write('Linux version 6.12\nRun /init as init process\n')
+        f.flush()
+        rep = runner.kunit_from_log(f.name)
+        assert any('no KTAP output' in e for e in rep.errors), rep.errors
+
+
 main()

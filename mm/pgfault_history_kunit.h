@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KUnit tests of the pgfault_history trace buffer: order, wrap-around,
+ * growth, loss accounting and the LOST record, the control reserve, EOF.
+ * Included at the end of mm/pgfault_history.c, so they reach its statics.
+ */
+
+#ifdef CONFIG_PGFAULT_HISTORY_KUNIT_TEST
+
+#ifndef _PGFAULT_HISTORY_KUNIT_H
+#define _PGFAULT_HISTORY_KUNIT_H
+
+#include <kunit/test.h>
+
+/* A fault record whose address is @n, to check order and content. */
+static void pgf_test_fault(struct pgf_rec *rec, u64 n)
+{
+	pgf_rec_init(rec, PGF_REC_FAULT, sizeof(*rec));
+	rec->a = n;
+	rec->b = ~n;
+}
+
+/* A trace of one page that may not grow. */
+static struct pgf_trace *pgf_test_trace(struct kunit *test, size_t limit)
+{
+	struct pgf_trace *t = pgf_trace_alloc();
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->limit = limit;
+	return t;
+}
+
+/* Pop everything; check fault records come as 0, 1, 2, ...; count them. */
+static u64 pgf_test_drain(struct kunit *test, struct pgf_trace *t,
+			  u64 *next, u64 *lost)
+{
+	size_t size = 2 * PGF_REC_MAX, n, off;
+	void *buf = kunit_kmalloc(test, size, GFP_KERNEL);
+	u64 faults = 0;
+	bool eof;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	while ((n = pgf_pop(t, buf, size, &eof))) {
+		for (off = 0; off < n; off += ((struct pgf_rec *)(buf + off))->len) {
+			struct pgf_rec *r = buf + off;
+
+			KUNIT_ASSERT_NE(test, r->type, PGF_REC_PAD);
+			if (r->type == PGF_REC_LOST) {
+				*next += r->a;	/* the lost ones are skipped */
+				*lost += r->a;
+				continue;
+			}
+			if (r->type != PGF_REC_FAULT)
+				continue;
+			KUNIT_EXPECT_EQ(test, r->a, *next);
+			KUNIT_EXPECT_EQ(test, r->b, ~*next);
+			(*next)++;
+			faults++;
+		}
+	}
+	return faults;
+}
+
+static void pgf_test_order_and_wrap(struct kunit *test)
+{
+	struct pgf_trace *t = pgf_test_trace(test, PAGE_SIZE);
+	u64 written = 0, next = 0, lost = 0, got = 0;
+	struct pgf_rec rec;
+	int round;
+
+	/*
+	 * Write 40 and read them back, many times: head and tail go round the
+	 * ring, and records that do not fit at the end wrap behind a PAD.
+	 */
+	for (round = 0; round < 50; round++) {
+		for (int i = 0; i < 40; i++) {
+			pgf_test_fault(&rec, written++);
+			spin_lock(&t->lock);
+			KUNIT_ASSERT_TRUE(test, __pgf_write(t, &rec, PGF_KIND_FAULT));
+			spin_unlock(&t->lock);
+		}
+		got += pgf_test_drain(test, t, &next, &lost);
+	}
+	KUNIT_EXPECT_EQ(test, got, written);
+	KUNIT_EXPECT_EQ(test, lost, 0);
+	KUNIT_EXPECT_EQ(test, t->nr_faults, written);
+	pgf_trace_put(t);
+}
+
+static void pgf_test_full_counts_every_loss(struct kunit *test)
+{
+	struct pgf_trace *t = pgf_test_trace(test, PAGE_SIZE);
+	u64 n, next = 0, lost = 0, got;
+	struct pgf_rec rec;
+
+	/* Four times what fits: the rest is lost, and counted. */
+	for (n = 0; n < 4 * PAGE_SIZE / sizeof(rec); n++) {
+		pgf_test_fault(&rec, n);
+		pgf_emit(t, &rec, PGF_KIND_FAULT);
+	}
+	KUNIT_EXPECT_EQ(test, t->alloc, PAGE_SIZE);	/* it did not grow */
+	KUNIT_EXPECT_GT(test, t->lost_faults, 0);
+	/* Read some, then one more record: LOST comes right before it. */
+	got = pgf_test_drain(test, t, &next, &lost);
+	KUNIT_EXPECT_EQ(test, got + lost, n);
+	KUNIT_EXPECT_EQ(test, lost, t->total_lost_faults);
+	KUNIT_EXPECT_EQ(test, t->lost_faults, 0);	/* reported at the end */
+	pgf_test_fault(&rec, next);
+	pgf_emit(t, &rec, PGF_KIND_FAULT);
+	KUNIT_EXPECT_EQ(test, pgf_test_drain(test, t, &next, &lost), 1);
+	KUNIT_EXPECT_EQ(test, next, n + 1);
+	KUNIT_EXPECT_EQ(test, t->nr_faults + t->total_lost_faults, n + 1);
+	pgf_trace_put(t);
+}
+
+static void pgf_test_lost_before_next_record(struct kunit *test)
+{
+	struct pgf_trace *t = pgf_test_trace(test, PAGE_SIZE);
+	size_t size = 2 * PGF_REC_MAX;
+	void *buf = kunit_kmalloc(test, size, GFP_KERNEL);
+	struct pgf_rec rec, *r;
+	u64 n, dropped;
+	size_t got;
+	bool eof;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (n = 0; !t->lost_faults; n++) {
+		pgf_test_fault(&rec, n);
+		pgf_emit(t, &rec, PGF_KIND_FAULT);
+	}
+	pgf_test_fault(&rec, n++);
+	pgf_emit(t, &rec, PGF_KIND_FAULT);
+	dropped = t->lost_faults;
+	KUNIT_EXPECT_EQ(test, dropped, 2);
+	/* Make room by reading four records only (LOST + record + a PAD). */
+	got = pgf_pop(t, buf, 4 * sizeof(rec), &eof);
+	KUNIT_ASSERT_EQ(test, got, 4 * sizeof(rec));
+	pgf_test_fault(&rec, n);
+	pgf_emit(t, &rec, PGF_KIND_FAULT);
+	/* Now the ring ends with LOST(2) and then record n. */
+	got = pgf_pop(t, buf, size, &eof);
+	KUNIT_ASSERT_GE(test, got, 2 * sizeof(rec));
+	r = buf + got - 2 * sizeof(rec);
+	KUNIT_EXPECT_EQ(test, r->type, PGF_REC_LOST);
+	KUNIT_EXPECT_EQ(test, r->a, dropped);
+	KUNIT_EXPECT_EQ(test, r->b, 0);
+	r++;
+	KUNIT_EXPECT_EQ(test, r->type, PGF_REC_FAULT);
+	KUNIT_EXPECT_EQ(test, r->a, n);
+	pgf_trace_put(t);
+}
+
+static void pgf_test_reserve_for_control(struct kunit *test)
+{
+	struct pgf_trace *t = pgf_test_trace(test, PAGE_SIZE);
+	struct pgf_rec rec;
+	bool kept;
+	u64 n;
+
+	for (n = 0; !t->lost_faults; n++) {
+		pgf_test_fault(&rec, n);
+		pgf_emit(t, &rec, PGF_KIND_FAULT);
+	}
+	/*
+	 * Full for faults; a stop record and its LOST still fit, whatever
+	 * PAD the wrap needs.
+	 */
+	spin_lock(&t->lock);
+	__pgf_control(t, PGF_REC_STOP, PGF_STOP_USER, 0, 0);
+	kept = !t->lost_faults && !t->lost_other;
+	spin_unlock(&t->lock);
+	KUNIT_EXPECT_TRUE(test, kept);
+	/* Many more faults lost: they never eat the reserve. */
+	for (int i = 0; i < 100; i++) {
+		pgf_test_fault(&rec, n++);
+		pgf_emit(t, &rec, PGF_KIND_FAULT);
+	}
+	KUNIT_EXPECT_EQ(test, t->lost_faults, 100);
+	pgf_trace_put(t);
+}
+
+static void pgf_test_grows_in_order(struct kunit *test)
+{
+	struct pgf_trace *t = pgf_test_trace(test, 8 * PAGE_SIZE);
+	u64 n, next = 0, lost = 0;
+	struct pgf_rec rec;
+
+	/* Read a little first, so the ring has wrapped when it grows. */
+	for (n = 0; n < 100; n++) {
+		pgf_test_fault(&rec, n);
+		pgf_emit(t, &rec, PGF_KIND_FAULT);
+	}
+	pgf_test_drain(test, t, &next, &lost);
+	for (; n < 7 * PAGE_SIZE / sizeof(rec); n++) {
+		pgf_test_fault(&rec, n);
+		pgf_emit(t, &rec, PGF_KIND_FAULT);
+	}
+	KUNIT_EXPECT_EQ(test, t->alloc, 8 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, t->lost_faults, 0);
+	pgf_test_drain(test, t, &next, &lost);
+	KUNIT_EXPECT_EQ(test, next, n);
+	KUNIT_EXPECT_EQ(test, lost, 0);
+	pgf_trace_put(t);
+}
+
+static void pgf_test_eof_when_dead_and_drained(struct kunit *test)
+{
+	struct pgf_trace *t = pgf_test_trace(test, PAGE_SIZE);
+	u8 buf[2 * sizeof(struct pgf_exit_rec)];
+	struct pgf_rec rec;
+	bool eof;
+
+	pgf_test_fault(&rec, 0);
+	pgf_emit(t, &rec, PGF_KIND_FAULT);
+	KUNIT_EXPECT_EQ(test, pgf_pop(t, buf, sizeof(buf), &eof), sizeof(rec));
+	KUNIT_EXPECT_FALSE(test, eof);			/* alive: not the end */
+	KUNIT_EXPECT_FALSE(test, pgf_readable(t));
+	spin_lock(&t->lock);
+	t->dead = true;
+	spin_unlock(&t->lock);
+	KUNIT_EXPECT_TRUE(test, pgf_readable(t));	/* EOF is news */
+	KUNIT_EXPECT_EQ(test, pgf_pop(t, buf, sizeof(buf), &eof), 0);
+	KUNIT_EXPECT_TRUE(test, eof);
+	pgf_trace_put(t);
+}
+
+static struct kunit_case pgf_test_cases[] = {
+	KUNIT_CASE(pgf_test_order_and_wrap),
+	KUNIT_CASE(pgf_test_full_counts_every_loss),
+	KUNIT_CASE(pgf_test_lost_before_next_record),
+	KUNIT_CASE(pgf_test_reserve_for_control),
+	KUNIT_CASE(pgf_test_grows_in_order),
+	KUNIT_CASE(pgf_test_eof_when_dead_and_drained),
+	{},
+};
+
+static struct kunit_suite pgf_test_suite = {
+	.name = "pgfault_history",
+	.test_cases = pgf_test_cases,
+};
+
+kunit_test_suite(pgf_test_suite);
+
+#endif /* _PGFAULT_HISTORY_KUNIT_H */
+#endif /* CONFIG_PGFAULT_HISTORY_KUNIT_TEST */
