@@ -178,7 +178,7 @@ struct pgf_rec {
 	char access;		/* r w x */
 	int kernel;
 	char result[8];
-	unsigned long long a, b, c, d;	/* lost, exit fields */
+	unsigned long long a, b;	/* lost: faults, other; exit: status, faults */
 	char text[256];		/* exec path, stop reason */
 };
 
@@ -187,7 +187,6 @@ struct pgf_trace {
 	int pid;		/* from the header */
 	struct pgf_rec *rec;
 	size_t nr, cap;
-	int bad_line;		/* first line that did not parse, 0 if none */
 };
 
 /* One line through the tools' own parser (tools/lib/pgftrace.c). */
@@ -222,8 +221,6 @@ static inline int pgf_parse_line(const char *l, struct pgf_rec *r)
 	r->kernel = x.kernel;
 	r->a = x.n[0];
 	r->b = x.n[1];
-	r->c = x.n[2];
-	r->d = x.n[3];
 	return 0;
 }
 
@@ -235,7 +232,7 @@ static inline void pgf_trace_free(struct pgf_trace *t)
 
 /*
  * Parse text into @t; lines may arrive in pieces across calls. Returns 0,
- * or -1 on a line that does not parse (its number in t->bad_line).
+ * or -1 on a line that does not parse (printed as a diagnostic).
  */
 static inline int pgf_trace_feed(struct pgf_trace *t, const char *buf,
 				 size_t len, char *line, size_t *linelen,
@@ -269,8 +266,6 @@ static inline int pgf_trace_feed(struct pgf_trace *t, const char *buf,
 				return -1;
 		}
 		if (pgf_parse_line(line, &t->rec[t->nr])) {
-			if (!t->bad_line)
-				t->bad_line = *lineno;
 			printf("# trace line %zu does not parse: %.200s\n",
 			       *lineno, line);
 			return -1;
