@@ -31,10 +31,14 @@ TIMEOUT  ?= 1800
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-KMAKE_UM := $(MAKE) -C $(KTREE) O=$(abspath $(UML_OBJ)) ARCH=um \
-	    CC="ccache gcc" HOSTCC="ccache gcc"
-
+# Kernels. The test kernels (UML and x86_64) carry the debug options; the
+# benchmark kernels carry none, and each has a twin built from the same
+# tree without the patch series (build/linux-vanilla) for comparison.
+X86_OBJ  := $(BUILD)/x86
+VTREE    := $(BUILD)/linux-vanilla
 UML_FRAGS := kernel-config/uml.config kernel-config/debug.config \
+	     kernel-config/pgfault.config
+X86_FRAGS := kernel-config/x86_64.config kernel-config/debug.config \
 	     kernel-config/pgfault.config
 
 PATCHES  := kernel-patches/series $(wildcard kernel-patches/*.patch)
@@ -58,7 +62,9 @@ TOOLLIB    := $(patsubst tools/lib/%.c,$(GUEST)/lib/%.o,$(wildcard tools/lib/*.c
 TOOLS      := $(patsubst tools/%.c,$(GUEST)/bin/%,$(wildcard tools/*.c))
 GUEST_TESTS := $(patsubst tests/guest/%.c,$(GUEST)/tests/%,$(wildcard tests/guest/*.c))
 SELFTESTS  := $(patsubst tests/selftest/%.c,$(GUEST)/selftests/%,$(wildcard tests/selftest/*.c))
-BENCHES    := $(patsubst tests/bench/%.c,$(GUEST)/bench/%,$(filter-out tests/bench/gentrace.c,$(wildcard tests/bench/*.c)))
+# gentrace and hostfault run on the host.
+HOST_BENCH := tests/bench/gentrace.c tests/bench/hostfault.c
+BENCHES    := $(patsubst tests/bench/%.c,$(GUEST)/bench/%,$(filter-out $(HOST_BENCH),$(wildcard tests/bench/*.c)))
 GUEST_BINS := $(TOOLS) $(GUEST_TESTS) $(SELFTESTS) $(BENCHES)
 
 # The same tools built for the host: host-side tests, benchmarks, and
@@ -66,12 +72,17 @@ GUEST_BINS := $(TOOLS) $(GUEST_TESTS) $(SELFTESTS) $(BENCHES)
 HOST       := $(BUILD)/host
 HOSTLIB    := $(patsubst tools/lib/%.c,$(HOST)/lib/%.o,$(wildcard tools/lib/*.c))
 HOST_TOOLS := $(patsubst tools/%.c,$(HOST)/bin/%,$(wildcard tools/*.c)) \
-	      $(HOST)/bin/gentrace
+	      $(HOST)/bin/gentrace $(HOST)/bin/hostfault
 
-RUNNER := python3 scripts/guest.py
+# The guest run/shell/demo boot: ARCH=x86_64 (or x86) for QEMU, else UML.
+GUEST_ARCH := $(if $(filter x86_64 x86,$(ARCH)),x86_64,um)
+GUEST_KERNEL = $(if $(filter x86_64,$(GUEST_ARCH)),$(X86_IMAGE),$(UML_IMAGE))
+RUNNER := python3 scripts/guest.py --arch $(GUEST_ARCH)
+comma := ,
 
-.PHONY: all kernel tools rootfs run shell demo test test-host test-guest bench-report \
-	checkpatch clean distclean help FORCE
+.PHONY: all kernel kernel-um kernel-x86 bench-kernels guest tools rootfs run shell \
+	demo test test-host test-guest bench bench-report checkpatch clean distclean \
+	help FORCE
 
 all: kernel rootfs tools
 
@@ -80,8 +91,10 @@ help:
 	@echo "make run CMD='...'   run one command in the guest, exit with its status"
 	@echo "make shell           interactive guest shell (tools on PATH, host files in /host)"
 	@echo "make demo [CMD=...]  trace a command (default: ps) in the guest, print its fault map"
+	@echo "   (run, shell, demo: UML; with ARCH=x86_64 the x86_64 kernel under QEMU)"
 	@echo "make bench-report    pgfreport throughput on a generated 10M-record trace"
-	@echo "make test            the whole test suite (host and guest); .ci/run calls this"
+	@echo "make test            the whole test suite (host, UML, x86_64 QEMU); .ci/run calls this"
+	@echo "make bench           what tracing costs: UML and x86_64, benchmark kernels"
 	@echo "make checkpatch      scripts/checkpatch.pl --strict on the kernel code"
 	@echo "make clean           remove objects, keep the unpacked tree and ccache"
 	@echo "make distclean       remove build/ entirely"
@@ -119,22 +132,50 @@ $(KTREE)/include/%: include/% $(ST)/unpack
 $(ST)/overlay: $(OVERLAY_DST) $(ST)/patch
 	@touch $@
 
-# ---- UML kernel ------------------------------------------------------------
-$(UML_OBJ)/.config: $(ST)/patch $(UML_FRAGS) scripts/check-config.sh
+# ---- kernels ---------------------------------------------------------------
+# $(call KERNEL,name,ARCH,tree,tree-stamp,base-config,fragments,target,image)
+# builds build/<name>/<image>: base config (defconfig or allnoconfig), the
+# fragments merged on top, checked, then the kernel's own make.
+define KERNEL
+KMAKE_$(1) := $$(MAKE) -C $(3) O=$$(abspath $(BUILD)/$(1)) ARCH=$(2) \
+	CC="ccache gcc" HOSTCC="ccache gcc"
+$(BUILD)/$(1)/.config: $(4) $(6) scripts/check-config.sh
+	@mkdir -p $$(@D)
+	$$(KMAKE_$(1)) -s $(5)
+	ARCH=$(2) $(3)/scripts/kconfig/merge_config.sh -m -O $(BUILD)/$(1) \
+		$$@ $(6) >/dev/null
+	$$(KMAKE_$(1)) -s olddefconfig
+	scripts/check-config.sh $$@ $(6)
+# The kernel's own make decides what to rebuild.
+$(BUILD)/$(1)/$(8): $(BUILD)/$(1)/.config $(4) FORCE
+	+$$(KMAKE_$(1)) -j$(JOBS) $(7)
+	@echo "kernel $(1): $$$$(cat $(BUILD)/kernel-version), $$@"
+endef
+
+UML_IMAGE := $(UML_OBJ)/linux
+X86_IMAGE := $(X86_OBJ)/arch/x86/boot/bzImage
+$(eval $(call KERNEL,um,um,$(KTREE),$(ST)/overlay,defconfig,$(UML_FRAGS),linux,linux))
+$(eval $(call KERNEL,x86,x86_64,$(KTREE),$(ST)/overlay,allnoconfig,$(X86_FRAGS),bzImage,arch/x86/boot/bzImage))
+
+kernel: $(UML_IMAGE) $(X86_IMAGE)
+kernel-um: $(UML_IMAGE)
+kernel-x86: $(X86_IMAGE)
+
+# Benchmark kernels: patched and unpatched, UML and x86_64, same configs.
+BENCH_UM_FRAGS  := kernel-config/uml.config kernel-config/perf.config
+BENCH_X86_FRAGS := kernel-config/x86_64.config kernel-config/perf.config
+$(ST)/unpack-vanilla: $(BUILD)/ksrc.var | $(ST)/host-deps
 	@mkdir -p $(@D)
-	$(KMAKE_UM) -s defconfig
-	ARCH=um $(KTREE)/scripts/kconfig/merge_config.sh -m -O $(UML_OBJ) \
-		$(UML_OBJ)/.config $(UML_FRAGS) >/dev/null
-	$(KMAKE_UM) -s olddefconfig
-	scripts/check-config.sh $@ $(UML_FRAGS)
-
-# The kernel's own make decides what to rebuild; `linux` only changes when
-# something did.
-$(UML_OBJ)/linux: $(UML_OBJ)/.config $(ST)/overlay FORCE
-	+$(KMAKE_UM) -j$(JOBS) linux
-	@echo "kernel: $$(cat $(BUILD)/kernel-version), $(UML_OBJ)/linux"
-
-kernel: $(UML_OBJ)/linux
+	scripts/unpack.sh $(VTREE) $(KSRC)
+	@touch $@
+$(eval $(call KERNEL,bench-um,um,$(KTREE),$(ST)/overlay,defconfig,$(BENCH_UM_FRAGS) kernel-config/pgfault.config,linux,linux))
+$(eval $(call KERNEL,bench-um-vanilla,um,$(VTREE),$(ST)/unpack-vanilla,defconfig,$(BENCH_UM_FRAGS),linux,linux))
+$(eval $(call KERNEL,bench-x86,x86_64,$(KTREE),$(ST)/overlay,allnoconfig,$(BENCH_X86_FRAGS) kernel-config/pgfault.config,bzImage,arch/x86/boot/bzImage))
+$(eval $(call KERNEL,bench-x86-vanilla,x86_64,$(VTREE),$(ST)/unpack-vanilla,allnoconfig,$(BENCH_X86_FRAGS),bzImage,arch/x86/boot/bzImage))
+BENCH_KERNELS := $(BUILD)/bench-um/linux $(BUILD)/bench-um-vanilla/linux \
+	$(BUILD)/bench-x86/arch/x86/boot/bzImage \
+	$(BUILD)/bench-x86-vanilla/arch/x86/boot/bzImage
+bench-kernels: $(BENCH_KERNELS)
 
 # ---- tools, tests, rootfs --------------------------------------------------
 # One source per gcc line, so that -MMD records its headers.
@@ -150,9 +191,9 @@ $(GUEST)/tests/%: tests/guest/%.c $(TOOLLIB) | $(ST)/host-deps
 $(HOSTLIB): $(HOST)/lib/%.o: tools/lib/%.c | $(ST)/host-deps
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP -c $< -o $@
-$(HOST)/bin/gentrace: tests/bench/gentrace.c | $(ST)/host-deps
+$(HOST)/bin/gentrace $(HOST)/bin/hostfault: $(HOST)/bin/%: tests/bench/%.c | $(ST)/host-deps
 	@mkdir -p $(@D)
-	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< -o $@
+	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< -o $@ -pthread
 $(HOST)/bin/%: tools/%.c $(HOSTLIB) | $(ST)/host-deps
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@ -lm
@@ -177,23 +218,31 @@ $(INITRD): $(GUEST_BINS) $(wildcard uml-rootfs/* uml-rootfs/etc/*) \
 rootfs: $(INITRD)
 
 # ---- running the guest -----------------------------------------------------
-run: all
+# What one guest needs.
+guest: $(GUEST_KERNEL) rootfs tools
+
+run: guest
 	@if [ -z '$(CMD)' ]; then echo "usage: make run CMD='command'" >&2; exit 2; fi
 	@$(RUNNER) run --share '$(SHARE)' --timeout $(TIMEOUT) -- '$(CMD)'
 
-shell: all
+shell: guest
 	@$(RUNNER) shell --share '$(SHARE)'
 
 # The main job: trace a command in the guest (default: ps, as the seed
 # does), keep the trace in $(SHARE)/demo.trace, print its map and summary.
 DEMO_CMD = $(if $(CMD),$(CMD),ps)
-demo: all
+demo: guest
 	@$(RUNNER) run --share '$(SHARE)' --timeout $(TIMEOUT) -- \
 		'tracepgfault /host/demo.trace $(DEMO_CMD); s=$$?; \
 		 echo; echo "== fault map (pgfreport --width 100 /host/demo.trace)"; \
 		 pgfreport --width 100 /host/demo.trace; \
 		 echo; echo "== summary (pgfreport --summary /host/demo.trace)"; \
 		 pgfreport --summary /host/demo.trace; exit $$s'
+
+# What tracing costs: the benchmark kernels (patched and unpatched, UML and
+# x86_64), tests/bench in each, a report in build/bench/report.md.
+bench: $(BENCH_KERNELS) rootfs tools
+	@python3 scripts/bench.py --timeout $(TIMEOUT)
 
 # Report tool throughput on a generated trace of BENCH_RECORDS faults.
 BENCH_RECORDS ?= 10000000
@@ -207,7 +256,8 @@ test-host: all
 	@python3 scripts/run-tests.py --timeout $(TIMEOUT) --host-only
 
 test-guest: all
-	@python3 scripts/run-tests.py --timeout $(TIMEOUT) --guest-only
+	@python3 scripts/run-tests.py --timeout $(TIMEOUT) --guest-only \
+		--arch $(if $(ARCH),$(GUEST_ARCH),um$(comma)x86_64)
 
 # Patches go in on stdin: checkpatch reads a file git tracks as source.
 checkpatch: $(ST)/unpack

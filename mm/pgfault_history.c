@@ -18,6 +18,7 @@
 #include <linux/poll.h>
 #include <linux/ptrace.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task_stack.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -58,7 +59,9 @@
  * reader that faults on its own buffer cannot deadlock with a producer.
  * The buffer grows outside the lock (the fault path may allocate; it never
  * waits for the reader). Readers sleep on &pgf_trace.wait; producers wake
- * them only when someone sleeps there.
+ * them only when the reader said it is about to sleep (a flag set under the
+ * lock by the wait condition, after the reader queued itself), once per
+ * sleep: no barrier in the fault path, and no wake-up per record.
  *
  * When the buffer is full at the limit a record is dropped and counted
  * (faults and other records apart). Before the next record that is kept, a
@@ -108,10 +111,10 @@ static atomic_long_t pgf_nr_buf_bytes = ATOMIC_LONG_INIT(0);
 
 static int pgf_stats_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "traces %ld\nbuffer_bytes %ld\ntrace_bytes %zu\n",
+	seq_printf(m, "traces %ld\nbuffer_bytes %ld\ntrace_bytes %zu\nregion_bytes %zu\n",
 		   atomic_long_read(&pgf_nr_traces),
 		   atomic_long_read(&pgf_nr_buf_bytes),
-		   sizeof(struct pgf_trace));
+		   sizeof(struct pgf_trace), sizeof(struct pgf_region));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pgf_stats);
@@ -343,8 +346,23 @@ static bool __pgf_write(struct pgf_trace *t, const struct pgf_rec *src,
 
 static void pgf_wake(struct pgf_trace *t)
 {
-	if (wq_has_sleeper(&t->wait))
-		wake_up_interruptible_poll(&t->wait, EPOLLIN | EPOLLRDNORM);
+	wake_up_interruptible_poll(&t->wait, EPOLLIN | EPOLLRDNORM);
+}
+
+/*
+ * Does a record just written need to wake the reader? Only if the reader
+ * said it is going to sleep (pgf_readable() found nothing, after it had
+ * queued itself on t->wait), and then only the first record does: the
+ * reader takes everything there is when it wakes. So the fault path pays
+ * no memory barrier, and one wake-up per sleep of the reader.
+ */
+static bool __pgf_want_wake(struct pgf_trace *t)
+{
+	bool wake = t->reader_sleeps;
+
+	lockdep_assert_held(&t->lock);
+	t->reader_sleeps = false;
+	return wake;
 }
 
 /**
@@ -362,20 +380,22 @@ static void pgf_wake(struct pgf_trace *t)
 bool pgf_emit(struct pgf_trace *t, const struct pgf_rec *src,
 	      enum pgf_kind kind)
 {
-	bool kept = false;
+	bool kept = false, wake = false;
 
 	spin_lock(&t->lock);
 	while (!t->dead) {
 		kept = __pgf_write(t, src, kind);
-		if (kept)
+		if (kept) {
+			wake = __pgf_want_wake(t);
 			break;
+		}
 		if (!__pgf_grow(t)) {
 			__pgf_count_lost(t, kind);
 			break;
 		}
 	}
 	spin_unlock(&t->lock);
-	if (kept)
+	if (wake)
 		pgf_wake(t);
 	return kept;
 }
@@ -768,8 +788,11 @@ void pgf_reader_detach(struct pgf_trace *t)
  * pgf_readable() - is there something for the reader to do
  * @t: the trace
  *
+ * Context: the caller has queued itself on @t->wait (a wait condition, or
+ * poll after poll_wait()): when nothing is there, the next record written
+ * wakes it.
  * Return: true if records (or a pending loss count) wait, or the process
- * is dead (the reader gets EOF). For wait conditions and poll.
+ * is dead (the reader gets EOF).
  */
 bool pgf_readable(struct pgf_trace *t)
 {
@@ -777,6 +800,9 @@ bool pgf_readable(struct pgf_trace *t)
 
 	spin_lock(&t->lock);
 	ret = t->buf->used || t->lost_faults || t->lost_other || t->dead;
+	/* The caller is on t->wait: the next record must wake it. */
+	if (!ret)
+		t->reader_sleeps = true;
 	spin_unlock(&t->lock);
 	return ret;
 }
@@ -827,6 +853,10 @@ size_t pgf_pop(struct pgf_trace *t, void *out, size_t size, bool *eof)
 	spin_unlock(&t->lock);
 	return done;
 }
+
+#ifdef CONFIG_PGFAULT_HISTORY_BENCHMARK
+#include "pgfault_history_bench.h"
+#endif
 
 #ifdef CONFIG_PGFAULT_HISTORY_KUNIT_TEST
 #include "pgfault_history_kunit.h"

@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Boot the UML guest for one job: run a command, a shell, or test suites.
+"""Boot a guest for one job: run a command, a shell, or test suites.
 
-  guest.py run [--share DIR] [--timeout S] -- 'command'
-  guest.py shell [--share DIR]
-  guest.py test [--suites a,b] [--timeout S]
+  guest.py [--arch um|x86_64] [--kernel K] run [--share DIR] [--timeout S] -- 'command'
+  guest.py [--arch ...] shell [--share DIR]
+  guest.py [--arch ...] test [--suites a,b] [--timeout S]
 
+Two guests run the same initramfs: User Mode Linux (--arch um, the
+default), and an x86_64 kernel under QEMU (--arch x86_64), with KVM when
+KVM really runs a guest on this host and TCG otherwise (see kvm_works()).
 The job is described in a fresh directory under build/jobs/ that the guest
-mounts through hostfs (see uml-rootfs/init); the guest writes its exit
-status, its KTAP output and its dmesg back there. The whole console output
-is saved as build/logs/<job>.log.
+mounts (UML: hostfs; QEMU: 9p over virtio, see uml-rootfs/init); the guest
+writes its exit status, its KTAP output and its dmesg back there. The
+whole console output is saved as build/logs/<job>.log.
 """
 
 import argparse
 import os
+import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -22,7 +27,11 @@ import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(TOP, 'build')
-KERNEL = os.path.join(BUILD, 'um', 'linux')
+KERNELS = {'um': os.path.join(BUILD, 'um', 'linux'),
+           'x86_64': os.path.join(BUILD, 'x86', 'arch/x86/boot/bzImage')}
+QEMU = 'qemu-system-x86_64'
+# vCPUs of the x86_64 guest.
+SMP = 2
 SHARE = os.path.join(TOP, 'share')
 INITRD = os.path.join(BUILD, 'initramfs.cpio.gz')
 # Lines uml-rootfs/init prints around the job.
@@ -39,6 +48,7 @@ class Boot:
         self.timed_out = False
         self.returncode = None
         self.elapsed = 0.0
+        self.where = None     # 'UML', 'QEMU+KVM' or 'QEMU+TCG'
 
     def read(self, name):
         try:
@@ -69,11 +79,8 @@ def new_job(kind, **files):
     return jobdir
 
 
-def uml_argv(jobdir, share, mem, interactive, quiet):
-    for path in (KERNEL, INITRD):
-        if not os.path.exists(path):
-            sys.exit(f'guest: {path} is missing; run "make" first')
-    argv = [KERNEL, f'mem={mem}', f'initrd={INITRD}', f'pgfjob={jobdir}',
+def uml_argv(kernel, jobdir, share, mem, interactive, quiet):
+    argv = [kernel, f'mem={mem}', f'initrd={INITRD}', f'pgfjob={jobdir}',
             'con=null', 'ssl=null',
             'con0=fd:0,fd:1' if interactive else 'con0=null,fd:1']
     if share:
@@ -83,8 +90,114 @@ def uml_argv(jobdir, share, mem, interactive, quiet):
     return argv
 
 
+def _boot_id():
+    try:
+        with open('/proc/sys/kernel/random/boot_id') as f:
+            return f.read().strip()
+    except OSError:
+        return ''
+
+
+def kvm_works(kernel, timeout=20):
+    """Whether KVM really runs a guest here, probed once per host boot.
+
+    /dev/kvm can exist while (nested) KVM never gets a guest past the
+    kernel's decompressor. Boot the kernel under KVM with an early serial
+    console and wait for its first printk line; the answer is cached in
+    build/kvm-probe for this host boot. PGF_KVM=0/1 overrides the probe."""
+    forced = os.environ.get('PGF_KVM')
+    if forced in ('0', '1'):
+        return forced == '1', f'PGF_KVM={forced}'
+    if not os.access('/dev/kvm', os.R_OK | os.W_OK):
+        return False, 'no usable /dev/kvm'
+    cache = os.path.join(BUILD, 'kvm-probe')
+    try:
+        with open(cache) as f:
+            boot_id, verdict, why = f.read().rstrip('\n').split('\t')
+        if boot_id == _boot_id():
+            return verdict == 'yes', why + ' (cached)'
+    except (OSError, ValueError):
+        pass
+    argv = [QEMU, '-accel', 'kvm', '-cpu', 'host', '-m', '256', '-nodefaults',
+            '-display', 'none', '-no-reboot', '-serial', 'stdio',
+            '-kernel', kernel, '-append',
+            'console=ttyS0 earlyprintk=serial,ttyS0 panic=-1 rdinit=/nonexistent']
+    ok, why = False, f'KVM guest printed nothing in {timeout}s'
+    t0 = time.monotonic()
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    out = b''
+    try:
+        while time.monotonic() - t0 < timeout:
+            r, _, _ = select.select([proc.stdout], [], [], 0.5)
+            if r:
+                chunk = os.read(proc.stdout.fileno(), 4096)
+                if not chunk:
+                    why = 'QEMU with KVM exited: ' + out.decode(errors='replace').strip()[-200:]
+                    break
+                out += chunk
+                if b'Linux version' in out:
+                    ok = True
+                    why = f'a KVM guest booted ({time.monotonic() - t0:.1f}s to its first line)'
+                    break
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+    os.makedirs(BUILD, exist_ok=True)
+    with open(cache, 'w') as f:
+        f.write(f"{_boot_id()}\t{'yes' if ok else 'no'}\t{why}\n")
+    return ok, why
+
+
+def accel_for(kernel, say=True):
+    """'kvm' or 'tcg' for the x86_64 guest; tells which and why on stderr."""
+    ok, why = kvm_works(kernel)
+    accel = 'kvm' if ok else 'tcg'
+    if say:
+        print(f'guest: QEMU+{accel.upper()} ({why})', file=sys.stderr, flush=True)
+    return accel
+
+
+def qemu_argv(kernel, jobdir, share, mem, interactive, quiet, accel):
+    append = ['console=ttyS0', 'panic=-1', 'pgfjob=9p:pgfjob']
+    argv = [QEMU, '-accel', accel, '-cpu', 'host' if accel == 'kvm' else 'max',
+            '-smp', str(SMP), '-m', mem.rstrip('B'), '-nodefaults',
+            '-display', 'none', '-no-reboot', '-kernel', kernel,
+            '-initrd', INITRD,
+            '-virtfs', f'local,path={jobdir},mount_tag=pgfjob,security_model=none']
+    if share:
+        argv += ['-virtfs', f'local,path={os.path.abspath(share)},'
+                 'mount_tag=pgfshare,security_model=none']
+        append.append('pgfshare=9p:pgfshare')
+    if interactive:
+        argv += ['-serial', 'mon:stdio']
+    else:
+        argv += ['-serial', 'stdio', '-monitor', 'none']
+    if quiet:
+        append.append('loglevel=4')
+    return argv + ['-append', ' '.join(append)]
+
+
+def guest_argv(arch, kernel, jobdir, share, mem, interactive, quiet):
+    """The command line that boots `kernel` for the job in `jobdir`."""
+    kernel = kernel or KERNELS[arch]
+    for path in (kernel, INITRD):
+        if not os.path.exists(path):
+            sys.exit(f'guest: {path} is missing; run "make" first')
+    if arch == 'um':
+        return uml_argv(kernel, jobdir, share, mem, interactive, quiet), 'UML'
+    if shutil.which(QEMU) is None:
+        sys.exit(f'guest: {QEMU} is missing; run "make" (it installs qemu-system-x86)')
+    accel = accel_for(kernel)
+    return (qemu_argv(kernel, jobdir, share, mem, interactive, quiet, accel),
+            f'QEMU+{accel.upper()}')
+
+
 def boot(jobdir, share=None, timeout=600, mem='768M', echo=True,
-         quiet=False, log_name=None):
+         quiet=False, log_name=None, arch='um', kernel=None):
     """Boot non-interactively; return a Boot. Kills the guest on timeout.
 
     echo: True shows the whole console, 'job' only the job's own output
@@ -93,7 +206,7 @@ def boot(jobdir, share=None, timeout=600, mem='768M', echo=True,
     os.makedirs(logdir, exist_ok=True)
     log = os.path.join(logdir, (log_name or os.path.basename(jobdir)) + '.log')
     res = Boot(jobdir, log)
-    argv = uml_argv(jobdir, share, mem, False, quiet)
+    argv, res.where = guest_argv(arch, kernel, jobdir, share, mem, False, quiet)
     env = dict(os.environ)
     # UML backs guest memory with a file there; tmpfs is fastest.
     if 'TMPDIR' not in env and os.path.isdir('/dev/shm'):
@@ -103,7 +216,7 @@ def boot(jobdir, share=None, timeout=600, mem='768M', echo=True,
     showing = echo is True
     start = time.monotonic()
     with open(log, 'wb') as logf:
-        logf.write(('# ' + ' '.join(argv) + '\n').encode())
+        logf.write((f'# {res.where}: ' + ' '.join(argv) + '\n').encode())
         # Its own session, so a timeout kills UML and all its helpers.
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE,
@@ -151,7 +264,7 @@ def cmd_run(args):
         sys.exit('guest: run needs a command')
     jobdir = new_job('run', cmd=cmd + '\n')
     res = boot(jobdir, share=args.share, timeout=args.timeout,
-               echo='job', quiet=True)
+               echo='job', quiet=True, arch=args.arch, kernel=args.kernel)
     if res.timed_out:
         print(f'guest: timeout after {args.timeout}s; log: {res.log}', file=sys.stderr)
         return 124
@@ -164,7 +277,10 @@ def cmd_run(args):
 
 def cmd_shell(args):
     jobdir = new_job('shell')
-    argv = uml_argv(jobdir, args.share, args.mem, True, True)
+    argv, where = guest_argv(args.arch, args.kernel, jobdir, args.share,
+                             args.mem, True, True)
+    if where != 'UML':
+        print('guest: leave with "exit"; Ctrl-A X kills QEMU', file=sys.stderr)
     try:
         rc = subprocess.call(argv)
     finally:
@@ -178,12 +294,16 @@ def cmd_test(args):
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import runner
     return runner.report(runner.run_guest(args.suites, args.timeout,
-                                          echo=not args.quiet))
+                                          echo=not args.quiet, arch=args.arch,
+                                          kernel=args.kernel))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--arch', choices=sorted(KERNELS), default=os.environ.get('PGF_ARCH', 'um'),
+                    help='the guest: um (User Mode Linux) or x86_64 (QEMU)')
+    ap.add_argument('--kernel', help='the kernel image to boot (default: the test kernel)')
     sub = ap.add_subparsers(dest='what', required=True)
     p = sub.add_parser('run', help='run one command, exit with its status')
     p.add_argument('--share', default=os.path.join(TOP, 'share'))

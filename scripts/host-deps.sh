@@ -13,6 +13,7 @@ pkgs=(
 	ccache                    # incremental and warm rebuilds
 	time                      # benchmarks: /usr/bin/time
 	busybox-static            # the guest's userland
+	qemu-system-x86           # the x86_64 guest
 	"$@"
 )
 

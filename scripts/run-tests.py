@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""The whole test suite: host-side tests, then the in-guest suites in UML.
+"""The whole test suite: host-side tests, then the in-guest suites in UML
+and in the x86_64 guest under QEMU (KVM if it works here, else TCG).
 
 Prints each suite's KTAP as it runs, then the failures, any kernel splat,
 and a closing line "N passed, N failed, N skipped". Exits non-zero on any
@@ -35,6 +36,8 @@ def main():
     ap.add_argument('--host-only', action='store_true')
     ap.add_argument('--guest-only', action='store_true')
     ap.add_argument('--suites', default='', help='guest suites (default all)')
+    ap.add_argument('--arch', default='um,x86_64',
+                    help='guests to run the suites in (default: um,x86_64)')
     args = ap.parse_args()
 
     reps = []
@@ -44,15 +47,20 @@ def main():
             print(f'# host: {os.path.relpath(path, TOP)}', flush=True)
             reps.append(runner.run_host(path, timeout=args.timeout))
     if not args.host_only:
-        print('# guest: booting UML', flush=True)
-        rep = runner.run_guest(args.suites, timeout=args.timeout, echo='job')
-        print(f'# guest console log: {os.path.relpath(rep.log, TOP)}')
-        reps.append(rep)
-        # The kernel's own KUnit tests ran at that boot.
-        kunit = runner.kunit_from_log(rep.log)
-        for path, status in kunit.leaves:
-            print(f'# {path}: {status}')
-        reps.append(kunit)
+        for arch in [a for a in args.arch.split(',') if a]:
+            print(f'# guest {arch}: booting', flush=True)
+            t1 = time.monotonic()
+            rep = runner.run_guest(args.suites, timeout=args.timeout, echo='job',
+                                   name=arch, arch=arch)
+            print(f'# guest {arch}: ran in {rep.where}, '
+                  f'{time.monotonic() - t1:.0f}s; console log: '
+                  f'{os.path.relpath(rep.log, TOP)}', flush=True)
+            reps.append(rep)
+            # The kernel's own KUnit tests ran at that boot.
+            kunit = runner.kunit_from_log(rep.log, name=f'kunit-{arch}')
+            for path, status in kunit.leaves:
+                print(f'# {path}: {status}')
+            reps.append(kunit)
     print(f'# total time {time.monotonic() - t0:.0f}s')
     sys.exit(runner.report(*reps))
 

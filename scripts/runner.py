@@ -40,7 +40,8 @@ class Report:
         self.errors += res.errors
 
 
-def run_guest(suites=(), timeout=1800, echo=True, name='guest', env=None):
+def run_guest(suites=(), timeout=1800, echo=True, name='guest', env=None,
+              arch='um', kernel=None):
     """Boot the guest, run suites (default all), return a Report."""
     if isinstance(suites, str):
         suites = [s for s in suites.replace(',', ' ').split() if s]
@@ -49,15 +50,17 @@ def run_guest(suites=(), timeout=1800, echo=True, name='guest', env=None):
         files['env'] = ''.join(f'export {k}={v}\n' for k, v in env.items())
     jobdir = guest.new_job('test', **files)
     res = guest.boot(jobdir, share=guest.SHARE, timeout=timeout, echo=echo,
-                     log_name=f'{name}-{os.path.basename(jobdir)}')
+                     log_name=f'{name}-{os.path.basename(jobdir)}',
+                     arch=arch, kernel=kernel)
     rep = Report(name)
     rep.log = res.log
+    rep.where = res.where
     rep.add_ktap(res.read('ktap') or '', name)
     if res.timed_out:
         rep.errors.append(f'{name}: timeout after {timeout}s, guest killed')
     elif res.status is None:
         rep.errors.append(f'{name}: the guest stopped without finishing the job '
-                          f'(UML exit code {res.returncode})')
+                          f'({res.where} exit code {res.returncode})')
     with open(res.log, errors='replace') as f:
         console = f.readlines()
     dmesg = (res.read('dmesg') or '').splitlines()

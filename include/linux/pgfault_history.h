@@ -149,6 +149,7 @@ struct pgf_trace {
 	bool dead;			/* the process has exited */
 	bool growing;			/* a producer is allocating */
 	bool reader;			/* a file is reading */
+	bool reader_sleeps;		/* the next record must wake the reader */
 	u64 lost_faults;		/* dropped since the last LOST record */
 	u64 lost_other;
 	u64 nr_faults;			/* fault records kept */

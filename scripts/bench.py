@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""make bench: what tracing costs, on UML and on the x86_64 guest.
+
+Boots the benchmark kernels (no debug options; build/bench-*), runs
+uml-rootfs/run-bench in each, runs tests/bench/hostfault on the host, and
+prints one report, also written to build/bench/report.md with every raw
+output beside it. Every table says where it ran.
+
+  bench.py [--arch um,x86_64] [--timeout S]
+"""
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import guest  # noqa: E402
+
+TOP = guest.TOP
+OUT = os.path.join(guest.BUILD, 'bench')
+KERNELS = {
+    ('um', 'patched'): 'bench-um/linux',
+    ('um', 'vanilla'): 'bench-um-vanilla/linux',
+    ('x86_64', 'patched'): 'bench-x86/arch/x86/boot/bzImage',
+    ('x86_64', 'vanilla'): 'bench-x86-vanilla/arch/x86/boot/bzImage',
+}
+THREADS = {'um': '1', 'x86_64': ','.join(str(i) for i in range(1, guest.SMP + 1))}
+
+
+def results(text):
+    """'result NAME k=v ...' lines -> list of (name, {k: v})."""
+    out = []
+    for line in text.splitlines():
+        if not line.startswith('result '):
+            continue
+        words = line.split()[1:]
+        name = words[0] if '=' not in words[0] else ''
+        kv = dict(w.split('=', 1) for w in words if '=' in w)
+        for k, v in kv.items():
+            try:
+                kv[k] = float(v)
+            except ValueError:
+                pass
+        out.append((name, kv))
+    return out
+
+
+def boot(arch, flavour, timeout):
+    kernel = os.path.join(guest.BUILD, KERNELS[(arch, flavour)])
+    mode = 'full' if flavour == 'patched' else 'vanilla'
+    cmd = (f'/usr/lib/pgfault/run-bench {mode} {THREADS[arch]} > /tmp/b.out 2>&1; '
+           's=$?; cp /tmp/b.out /job/bench.out; cat /tmp/b.out; exit $s')
+    jobdir = guest.new_job('run', cmd=cmd + '\n')
+    print(f'# bench: {arch} {flavour} kernel {os.path.relpath(kernel, TOP)}', flush=True)
+    res = guest.boot(jobdir, share=None, timeout=timeout, echo='job', quiet=True,
+                     arch=arch, kernel=kernel, mem='1536M',
+                     log_name=f'bench-{arch}-{flavour}')
+    text = res.read('bench.out') or ''
+    with open(os.path.join(OUT, f'{arch}-{flavour}.out'), 'w') as f:
+        f.write(f'# {res.where}, {res.elapsed:.0f}s\n' + text)
+    ok = not res.timed_out and res.status == 0
+    if not ok:
+        print(f'bench: {arch} {flavour}: guest status {res.status}'
+              f'{" (timeout)" if res.timed_out else ""}; log {res.log}', file=sys.stderr)
+    return res.where, text, ok
+
+
+def host_native():
+    exe = os.path.join(guest.BUILD, 'host', 'bin', 'hostfault')
+    p = subprocess.run([exe], stdout=subprocess.PIPE, text=True, check=False)
+    with open(os.path.join(OUT, 'host.out'), 'w') as f:
+        f.write(p.stdout)
+    return {kv.get('kind'): kv for _, kv in results(p.stdout)}
+
+
+def fmt(v, nd=0):
+    return '-' if v is None else f'{v:,.{nd}f}'
+
+
+def spread(kv):
+    return f"{fmt(kv.get('min'))}–{fmt(kv.get('max'))}"
+
+
+class Report:
+    def __init__(self):
+        self.lines = []
+        self.goals = []
+
+    def p(self, s=''):
+        self.lines.append(s)
+
+    def table(self, head, rows):
+        self.p('| ' + ' | '.join(head) + ' |')
+        self.p('|' + '|'.join('---' for _ in head) + '|')
+        for r in rows:
+            self.p('| ' + ' | '.join(str(c) for c in r) + ' |')
+        self.p()
+
+    def goal(self, where, what, value, ok):
+        self.goals.append((where, what, value, 'met' if ok else 'NOT met'))
+
+
+def fault_rows(res):
+    """{(kind, threads, mode): kv} from faultbench result lines."""
+    d = {}
+    for name, kv in res:
+        if 'kind' in kv and 'mode' in kv:
+            d[(kv['kind'], int(kv.get('threads', 1)), kv['mode'])] = kv
+    return d
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--arch', default='um,x86_64')
+    ap.add_argument('--timeout', type=int, default=1800)
+    args = ap.parse_args()
+    os.makedirs(OUT, exist_ok=True)
+    rep = Report()
+    failed = False
+    t0 = time.monotonic()
+
+    host = host_native()
+    native_anon = host.get('anon', {}).get('ns')
+    rep.p('# pgfault_history benchmark')
+    rep.p()
+    rep.p(f"Produced by `make bench` on {time.strftime('%Y-%m-%d %H:%M')} "
+          f"({os.cpu_count()} host CPUs). Medians over repetitions, spread min–max; "
+          'modes interleaved within each boot. Raw outputs: build/bench/*.out.')
+    rep.p()
+    rep.p('## Native fault cost on the host (tests/bench/hostfault, THP off)')
+    rep.p()
+    rep.table(['fault', 'ns/fault', 'spread'],
+              [[k, fmt(v.get('ns')), spread(v)] for k, v in sorted(host.items())])
+
+    for arch in args.arch.split(','):
+        where, text, ok = boot(arch, 'patched', args.timeout)
+        failed |= not ok
+        vwhere, vtext, vok = boot(arch, 'vanilla', args.timeout)
+        failed |= not vok
+        res = results(text)
+        faults = fault_rows(res)
+        vfaults = fault_rows(results(vtext))
+        rep.p(f'## {arch}: ran in {where} (patched), {vwhere} (unpatched)')
+        rep.p()
+
+        # 1. record path vs ftrace
+        rec = [kv for n, kv in res if n == 'recpath']
+        ev = [kv for n, kv in res if n == 'ftrace_event' and kv.get('ns') not in ('', None)]
+        rec_ns = statistics.median(k['ns'] for k in rec) if rec else None
+        ev_ns = statistics.median(k['ns'] for k in ev) if ev else None
+        rep.p(f'### 1. Cost of recording, in-kernel, native speed ({where}, same boot)')
+        rep.p()
+        rows = [['pgfault_history record path (recbench)', fmt(rec_ns, 1),
+                 ', '.join(fmt(k['ns'], 1) for k in rec)],
+                ['ftrace event (TRACEPOINT_BENCHMARK avg)', fmt(ev_ns, 1),
+                 ', '.join(fmt(k['ns'], 1) for k in ev)],
+                ['native anon write fault on the host (hostfault)', fmt(native_anon, 1), '']]
+        rep.table(['what', 'ns (median of runs)', 'runs'], rows)
+        if rec_ns is not None:
+            rep.goal(where, 'record path ≤ 60 ns', f'{rec_ns:.1f} ns', rec_ns <= 60)
+            if native_anon:
+                r = rec_ns / native_anon
+                rep.goal(where, 'record path < 5% of a native anon write fault',
+                         f'{100 * r:.1f}%', r < 0.05)
+            if ev_ns:
+                r = rec_ns / ev_ns
+                rep.goal(where, 'record path < 1/4 of ftrace per-event cost',
+                         f'{r:.2f}×', r < 0.25)
+
+        # 2. end to end
+        rep.p(f'### 2. End-to-end fault cost, ns/fault ({where}; unpatched: {vwhere})')
+        rep.p()
+        rows = []
+        for kind in ('anon', 'zero', 'file'):
+            off = faults.get((kind, 1, 'off'))
+            van = vfaults.get((kind, 1, 'off'))
+            if van:
+                rows.append([kind, '(d) unpatched kernel', fmt(van['ns']), spread(van),
+                             '', '1.00', ''])
+            for mode, label in (('off', '(a) compiled in, off'),
+                                ('traced', '(b) traced, reader draining'),
+                                ('ftrace', '(c) ftrace page_fault_user + trace_pipe')):
+                kv = faults.get((kind, 1, mode))
+                if not kv:
+                    continue
+                ra = kv['ns'] / off['ns'] if off else None
+                rd = kv['ns'] / van['ns'] if van else None
+                rows.append([kind, label, fmt(kv['ns']), spread(kv), fmt(ra, 3),
+                             fmt(rd, 3), fmt(kv.get('lost'))])
+        rep.table(['fault', 'mode', 'ns/fault', 'spread', '÷ (a)', '÷ (d)', 'lost'], rows)
+        a = faults.get(('anon', 1, 'off'))
+        b = faults.get(('anon', 1, 'traced'))
+        c = faults.get(('anon', 1, 'ftrace'))
+        d = vfaults.get(('anon', 1, 'off'))
+        if a and b:
+            r = b['ns'] / a['ns']
+            rep.goal(where, 'anon write: traced/untraced ≤ 1.05', f'{r:.3f}', r <= 1.05)
+            if c:
+                rc = c['ns'] / a['ns']
+                rep.goal(where, 'anon write: traced ratio below ftrace ratio',
+                         f'{r:.3f} vs {rc:.3f}', r < rc)
+        if a and d:
+            r = a['ns'] / d['ns']
+            rep.goal(where, 'compiled in, off ≤ 1.01× unpatched (anon write; two boots)',
+                     f'{r:.3f}', r <= 1.01)
+
+        # 3. thread scaling
+        counts = sorted({t for (k, t, m) in faults if k == 'anon'})
+        if len(counts) > 1:
+            rep.p(f'### 3. Thread scaling, anon write storm ({where}, {guest.SMP} vCPUs)')
+            rep.p()
+            rows = []
+            worst = None
+            for t in counts:
+                u = faults.get(('anon', t, 'off'))
+                tr = faults.get(('anon', t, 'traced'))
+                if not u or not tr:
+                    continue
+                r = tr['rate'] / u['rate']
+                worst = r if worst is None else min(worst, r)
+                rows.append([t, fmt(u['rate']), fmt(tr['rate']), fmt(r, 3), fmt(tr.get('lost'))])
+            rep.table(['threads', 'untraced faults/s', 'traced faults/s', 'traced ÷ untraced',
+                       'lost'], rows)
+            if worst is not None:
+                rep.goal(where, 'traced thread scaling ≥ 0.9× untraced at every count',
+                         f'worst {worst:.3f}', worst >= 0.9)
+
+        # 4. drain
+        drain = [l for l in text.splitlines()
+                 if re.match(r'^\s*(buffer_kb|\d+ )', l) or l.startswith(('pgf_drain:',
+                                                                         'reader capacity'))]
+        if drain:
+            rep.p(f'### 4. Drain throughput and losses ({where}, tests/bench/pgf_drain)')
+            rep.p()
+            rep.p('```')
+            rep.lines += drain
+            rep.p('```')
+            rep.p()
+        # 5. memory
+        mem = [kv for n, kv in res if n == 'memory']
+        if mem:
+            m = mem[0]
+            rep.p(f'### 5. Kernel memory per traced process, default limit ({where})')
+            rep.p()
+            rep.table(['trace struct', 'buffer', 'region shadow', 'total'],
+                      [[f"{fmt(m['trace'])} B", f"{fmt(m['buffer'])} B",
+                        f"{fmt(m['regions'])} × {fmt(m['region_bytes'])} B",
+                        f"{fmt(m['total'])} B ({m['total'] / 1024:.1f} KiB)"]])
+
+    rep.p('## Goals')
+    rep.p()
+    rep.table(['where', 'goal', 'measured', ''], rep.goals)
+    rep.p(f'Total time {time.monotonic() - t0:.0f}s.')
+    text = '\n'.join(rep.lines) + '\n'
+    with open(os.path.join(OUT, 'report.md'), 'w') as f:
+        f.write(text)
+    print(text)
+    print(f'# written to {os.path.relpath(os.path.join(OUT, "report.md"), TOP)}')
+    if failed:
+        print('bench: some runs failed (see above)', file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
