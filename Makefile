@@ -168,9 +168,9 @@ $(ST)/unpack-vanilla: $(BUILD)/ksrc.var | $(ST)/host-deps
 	@mkdir -p $(@D)
 	scripts/unpack.sh $(VTREE) $(KSRC)
 	@touch $@
-$(eval $(call KERNEL,bench-um,um,$(KTREE),$(ST)/overlay,defconfig,$(BENCH_UM_FRAGS) kernel-config/pgfault.config,linux,linux))
+$(eval $(call KERNEL,bench-um,um,$(KTREE),$(ST)/overlay,defconfig,$(BENCH_UM_FRAGS) kernel-config/pgfault.config kernel-config/pgfault-bench.config,linux,linux))
 $(eval $(call KERNEL,bench-um-vanilla,um,$(VTREE),$(ST)/unpack-vanilla,defconfig,$(BENCH_UM_FRAGS),linux,linux))
-$(eval $(call KERNEL,bench-x86,x86_64,$(KTREE),$(ST)/overlay,allnoconfig,$(BENCH_X86_FRAGS) kernel-config/pgfault.config,bzImage,arch/x86/boot/bzImage))
+$(eval $(call KERNEL,bench-x86,x86_64,$(KTREE),$(ST)/overlay,allnoconfig,$(BENCH_X86_FRAGS) kernel-config/pgfault.config kernel-config/pgfault-bench.config,bzImage,arch/x86/boot/bzImage))
 $(eval $(call KERNEL,bench-x86-vanilla,x86_64,$(VTREE),$(ST)/unpack-vanilla,allnoconfig,$(BENCH_X86_FRAGS),bzImage,arch/x86/boot/bzImage))
 BENCH_KERNELS := $(BUILD)/bench-um/linux $(BUILD)/bench-um-vanilla/linux \
 	$(BUILD)/bench-x86/arch/x86/boot/bzImage \

@@ -560,6 +560,60 @@ TEST(failed_fault_records_its_signal)
 	pgf_trace_free(&t);
 }
 
+/*
+ * An instruction fetch from a page not yet mapped: a file page holding a
+ * `ret`, mapped PROT_READ|PROT_EXEC and called. x86_64 reports the fetch
+ * (FAULT_FLAG_INSTRUCTION): 'x'. UML's fault handler cannot tell a fetch
+ * from a read, so there it is an 'r' (a documented limit).
+ */
+static void exec_steps(int step, int out)
+{
+	static const unsigned char ret = 0xc3;	/* x86 "ret" */
+	void (*fn)(void);
+	int fd;
+
+	if (step == 1) {
+		fd = open("/tmp/pgf-exec", O_RDWR | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || ftruncate(fd, PAGE) || pwrite(fd, &ret, 1, 0) != 1)
+			_exit(2);
+		area = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+		close(fd);
+		if (area == MAP_FAILED || write(out, &area, sizeof(area)) != sizeof(area))
+			_exit(2);
+		return;
+	}
+	fn = (void (*)(void))area;
+	fn();
+}
+
+TEST(instruction_fetch_is_x_on_x86)
+{
+	struct pgf_trace t;
+	struct puppet p;
+	int fd, found = 0;
+	char want;
+
+	ASSERT_SYS(puppet_spawn(&p, exec_steps));
+	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
+	ASSERT_EQ(pgf_start(p.pid), 0);
+	fd = ASSERT_SYS(pgf_open(p.pid, 0));
+	ASSERT_EQ(puppet_step(&p, 2), 0);
+	puppet_end(&p);
+	ASSERT_EQ(pgf_read_all(fd, &t), 0);
+	close(fd);
+	unlink("/tmp/pgf-exec");
+	want = is_uml() ? 'r' : 'x';
+	for (size_t i = 0; i < t.nr; i++)
+		if (!strcmp(t.rec[i].type, "fault") &&
+		    t.rec[i].addr == (unsigned long)area) {
+			EXPECT_EQ(t.rec[i].access, want);
+			EXPECT_EQ(t.rec[i].ip, (unsigned long)area);
+			found++;
+		}
+	EXPECT_EQ(found, 1);
+	pgf_trace_free(&t);
+}
+
 TEST(buffer_sysctl_has_bounds)
 {
 	EXPECT_EQ(pgf_set_buffer_kb(3), -EINVAL);

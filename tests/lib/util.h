@@ -42,4 +42,18 @@ static inline int pgf_read_stat(pid_t pid, struct pgf_stat *st)
 	return 0;
 }
 
+/* Is this User Mode Linux? (its uname -m is the host's.) */
+static inline int is_uml(void)
+{
+	char line[256];
+	int uml = 0;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	while (f && !uml && fgets(line, sizeof(line), f))
+		uml = strstr(line, "User Mode Linux") != NULL;
+	if (f)
+		fclose(f);
+	return uml;
+}
+
 #endif
