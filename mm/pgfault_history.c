@@ -60,8 +60,10 @@
  * The buffer grows outside the lock (the fault path may allocate; it never
  * waits for the reader). Readers sleep on &pgf_trace.wait; producers wake
  * them only when the reader said it is about to sleep (a flag set under the
- * lock by the wait condition, after the reader queued itself), once per
- * sleep: no barrier in the fault path, and no wake-up per record.
+ * lock by the wait condition, after the reader queued itself), and then in
+ * batches: when the ring is a quarter full, or one tick after the first
+ * record (a timer). No barrier in the fault path, no wake-up per record;
+ * a stop and the exit wake the reader at once.
  *
  * When the buffer is full at the limit a record is dropped and counted
  * (faults and other records apart). Before the next record that is kept, a
@@ -158,6 +160,7 @@ static struct pgf_trace *pgf_trace_alloc(void)
 	t->limit = max_t(size_t, PAGE_SIZE, (size_t)READ_ONCE(pgf_buffer_kb) * SZ_1K);
 	spin_lock_init(&t->lock);
 	init_waitqueue_head(&t->wait);
+	timer_setup(&t->wake_timer, pgf_wake_timer, 0);
 	mutex_init(&t->shadow.lock);
 	refcount_set(&t->ref, 1);
 	return t;
@@ -352,17 +355,43 @@ static void pgf_wake(struct pgf_trace *t)
 /*
  * Does a record just written need to wake the reader? Only if the reader
  * said it is going to sleep (pgf_readable() found nothing, after it had
- * queued itself on t->wait), and then only the first record does: the
- * reader takes everything there is when it wakes. So the fault path pays
- * no memory barrier, and one wake-up per sleep of the reader.
+ * queued itself on t->wait), and then not at once: when the ring is a
+ * quarter full, or else one tick later (t->wake_timer, armed once). So the
+ * fault path pays no memory barrier, and a reader that keeps up is woken
+ * for batches, not once per record. @arm is set when the caller must arm
+ * the timer; the reference it takes is the timer's.
  */
-static bool __pgf_want_wake(struct pgf_trace *t)
+static bool __pgf_want_wake(struct pgf_trace *t, bool *arm)
 {
-	bool wake = t->reader_sleeps;
-
 	lockdep_assert_held(&t->lock);
-	t->reader_sleeps = false;
-	return wake;
+	*arm = false;
+	if (!t->reader_sleeps)
+		return false;
+	if (t->buf->used >= t->buf->size / 4) {
+		t->reader_sleeps = false;
+		return true;
+	}
+	if (!READ_ONCE(t->wake_armed)) {
+		WRITE_ONCE(t->wake_armed, true);
+		refcount_inc(&t->ref);
+		*arm = true;
+	}
+	return false;
+}
+
+/*
+ * The deferred wake-up. It runs in softirq context, where t->lock (taken
+ * with plain spin_lock() in process context) must not be taken: it clears
+ * wake_armed before waking, so a record written after the reader has
+ * woken and gone back to sleep arms the timer again.
+ */
+static void pgf_wake_timer(struct timer_list *timer)
+{
+	struct pgf_trace *t = from_timer(t, timer, wake_timer);
+
+	WRITE_ONCE(t->wake_armed, false);
+	pgf_wake(t);
+	pgf_trace_put(t);
 }
 
 /**
@@ -380,13 +409,13 @@ static bool __pgf_want_wake(struct pgf_trace *t)
 bool pgf_emit(struct pgf_trace *t, const struct pgf_rec *src,
 	      enum pgf_kind kind)
 {
-	bool kept = false, wake = false;
+	bool kept = false, wake = false, arm = false;
 
 	spin_lock(&t->lock);
 	while (!t->dead) {
 		kept = __pgf_write(t, src, kind);
 		if (kept) {
-			wake = __pgf_want_wake(t);
+			wake = __pgf_want_wake(t, &arm);
 			break;
 		}
 		if (!__pgf_grow(t)) {
@@ -397,6 +426,8 @@ bool pgf_emit(struct pgf_trace *t, const struct pgf_rec *src,
 	spin_unlock(&t->lock);
 	if (wake)
 		pgf_wake(t);
+	else if (arm)
+		mod_timer(&t->wake_timer, jiffies + 1);
 	return kept;
 }
 

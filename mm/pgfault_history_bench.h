@@ -10,46 +10,115 @@
  *
  *   records N ns T kept K lost L
  *
- * T is the whole loop, so T / N is the cost one fault pays for being
- * recorded, the page fault itself excluded. K and L are the fault records
- * kept and lost meanwhile, so the caller can tell a run that measured the
- * drop path (a full buffer) from one that measured the write path.
+ * T is the time spent in the loop, so T / N is the cost one fault pays for
+ * being recorded, the page fault itself excluded. K and L are the fault
+ * records kept and lost meanwhile, so the caller can tell a run that
+ * measured the drop path (a full buffer) from one that measured the write
+ * path.
+ *
+ * "ftrace N" times, the same way, N calls of the tracepoint benchmark's
+ * event (CONFIG_TRACEPOINT_BENCHMARK; enable benchmark:benchmark_event
+ * first), which writes a 128-byte string through ftrace into its ring
+ * buffer: the kernel's own per-event cost, measured with the same clock.
+ * That benchmark times itself with trace_clock_local(), which on UML
+ * ticks in jiffies and reads 0; this loop does not depend on it.
+ *
+ * The loop runs in chunks of PGF_BENCH_CHUNK calls; only the chunks are
+ * timed, and the CPU is offered to others between them.
  */
+
+#ifdef CONFIG_TRACEPOINT_BENCHMARK
+/* The event's declaration; its definition is in kernel/trace/. */
+#include "../kernel/trace/trace_benchmark.h"
+#endif
+
+#define PGF_BENCH_CHUNK	1024
 
 static DEFINE_MUTEX(pgf_bench_mutex);
 static char pgf_bench_result[128];
+
+static u64 pgf_bench_records(unsigned long n)
+{
+	struct pt_regs *regs = task_pt_regs(current);
+	unsigned long i, j;
+	u64 start, ns = 0;
+
+	for (i = 0; i < n; i += PGF_BENCH_CHUNK) {
+		start = ktime_get_ns();
+		for (j = i; j < n && j < i + PGF_BENCH_CHUNK; j++)
+			__pgf_record_fault(current->mm, PAGE_SIZE * (j & 0xffff),
+					   FAULT_FLAG_USER | FAULT_FLAG_WRITE,
+					   0, regs);
+		ns += ktime_get_ns() - start;
+		cond_resched();
+	}
+	return ns;
+}
+
+static ssize_t pgf_bench_ftrace(unsigned long n)
+{
+#ifdef CONFIG_TRACEPOINT_BENCHMARK
+	static char str[BENCHMARK_EVENT_STRLEN] = "pgfault_history_bench";
+	unsigned long i, j;
+	u64 start, ns = 0;
+
+	if (!trace_benchmark_event_enabled())
+		return -ENOENT;
+	for (i = 0; i < n; i += PGF_BENCH_CHUNK) {
+		start = ktime_get_ns();
+		for (j = i; j < n && j < i + PGF_BENCH_CHUNK; j++)
+			trace_benchmark_event(str, j);
+		ns += ktime_get_ns() - start;
+		cond_resched();
+	}
+	scnprintf(pgf_bench_result, sizeof(pgf_bench_result),
+		  "ftrace %lu ns %llu\n", n, ns);
+	return 0;
+#else
+	return -EOPNOTSUPP;
+#endif
+}
 
 static ssize_t pgf_bench_write(struct file *file, const char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
 	struct pgf_trace *t = current->signal->pgf_trace;
-	struct pt_regs *regs = task_pt_regs(current);
-	u64 kept, lost, start, ns;
-	unsigned long n, i;
-	int ret;
+	char buf[32], *arg = buf;
+	bool ftrace = false;
+	u64 kept, lost, ns;
+	unsigned long n;
+	ssize_t ret;
 
-	ret = kstrtoul_from_user(ubuf, count, 0, &n);
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (str_has_prefix(buf, "ftrace ")) {
+		ftrace = true;
+		arg += strlen("ftrace ");
+	}
+	ret = kstrtoul(strim(arg), 0, &n);
 	if (ret)
 		return ret;
 	if (!n || n > 100000000UL)
 		return -EINVAL;
-	if (!t || !READ_ONCE(t->active) || !current->mm ||
-	    !(current->flags & PF_PGFAULT_HISTORY))
-		return -ENODATA;	/* only a traced thread records */
 
 	mutex_lock(&pgf_bench_mutex);
+	if (ftrace) {
+		ret = pgf_bench_ftrace(n);
+		goto out;
+	}
+	ret = -ENODATA;		/* only a traced thread records */
+	if (!t || !READ_ONCE(t->active) || !current->mm ||
+	    !(current->flags & PF_PGFAULT_HISTORY))
+		goto out;
 	spin_lock(&t->lock);
 	kept = t->nr_faults;
 	lost = t->total_lost_faults;
 	spin_unlock(&t->lock);
 
-	start = ktime_get_ns();
-	for (i = 0; i < n; i++) {
-		__pgf_record_fault(current->mm, PAGE_SIZE * (i & 0xffff),
-				   FAULT_FLAG_USER | FAULT_FLAG_WRITE, 0, regs);
-		cond_resched();
-	}
-	ns = ktime_get_ns() - start;
+	ns = pgf_bench_records(n);
 
 	spin_lock(&t->lock);
 	kept = t->nr_faults - kept;
@@ -57,8 +126,10 @@ static ssize_t pgf_bench_write(struct file *file, const char __user *ubuf,
 	spin_unlock(&t->lock);
 	scnprintf(pgf_bench_result, sizeof(pgf_bench_result),
 		  "records %lu ns %llu kept %llu lost %llu\n", n, ns, kept, lost);
+	ret = 0;
+out:
 	mutex_unlock(&pgf_bench_mutex);
-	return count;
+	return ret ? ret : count;
 }
 
 static ssize_t pgf_bench_read(struct file *file, char __user *ubuf,

@@ -151,27 +151,36 @@ def main():
 
         # 1. record path vs ftrace
         rec = [kv for n, kv in res if n == 'recpath']
-        ev = [kv for n, kv in res if n == 'ftrace_event' and kv.get('ns') not in ('', None)]
+        loop = [kv for n, kv in res if n == 'ftrace_loop']
+        ev = [kv for n, kv in res if n == 'ftrace_event' and kv.get('ns')]
         rec_ns = statistics.median(k['ns'] for k in rec) if rec else None
+        loop_ns = statistics.median(k['ns'] for k in loop) if loop else None
         ev_ns = statistics.median(k['ns'] for k in ev) if ev else None
-        rep.p(f'### 1. Cost of recording, in-kernel, native speed ({where}, same boot)')
+        rep.p(f'### 1. Cost of recording, in-kernel ({where}, same boot)')
         rep.p()
         rows = [['pgfault_history record path (recbench)', fmt(rec_ns, 1),
-                 ', '.join(fmt(k['ns'], 1) for k in rec)],
-                ['ftrace event (TRACEPOINT_BENCHMARK avg)', fmt(ev_ns, 1),
-                 ', '.join(fmt(k['ns'], 1) for k in ev)],
-                ['native anon write fault on the host (hostfault)', fmt(native_anon, 1), '']]
-        rep.table(['what', 'ns (median of runs)', 'runs'], rows)
+                 ', '.join(f"{fmt(k['ns'], 1)} [{fmt(k['min'], 1)}–{fmt(k['max'], 1)}]"
+                           for k in rec)],
+                ['ftrace event, same loop and clock (benchmark_event)', fmt(loop_ns, 1),
+                 ', '.join(f"{fmt(k['ns'], 1)} [{fmt(k['min'], 1)}–{fmt(k['max'], 1)}]"
+                           for k in loop)],
+                ['ftrace event, TRACEPOINT_BENCHMARK\'s own average', fmt(ev_ns, 1),
+                 ', '.join(fmt(k['ns'], 1) for k in ev) or
+                 'reads 0: trace_clock_local() ticks in jiffies here'],
+                ['native anon write fault on the host (hostfault)', fmt(native_anon, 1), ''],
+                ['native zero-page read fault on the host', fmt(host.get('zero', {}).get('ns'), 1),
+                 '']]
+        rep.table(['what', 'ns (median of runs)', 'runs: median [min–max] of rounds'], rows)
         if rec_ns is not None:
             rep.goal(where, 'record path ≤ 60 ns', f'{rec_ns:.1f} ns', rec_ns <= 60)
             if native_anon:
                 r = rec_ns / native_anon
                 rep.goal(where, 'record path < 5% of a native anon write fault',
                          f'{100 * r:.1f}%', r < 0.05)
-            if ev_ns:
-                r = rec_ns / ev_ns
-                rep.goal(where, 'record path < 1/4 of ftrace per-event cost',
-                         f'{r:.2f}×', r < 0.25)
+            if loop_ns:
+                r = rec_ns / loop_ns
+                rep.goal(where, 'record path < 1/4 of the ftrace per-event cost',
+                         f'{r:.2f}× ({rec_ns:.1f} / {loop_ns:.1f} ns)', r < 0.25)
 
         # 2. end to end
         rep.p(f'### 2. End-to-end fault cost, ns/fault ({where}; unpatched: {vwhere})')

@@ -18,6 +18,7 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 
@@ -149,13 +150,15 @@ struct pgf_trace {
 	bool dead;			/* the process has exited */
 	bool growing;			/* a producer is allocating */
 	bool reader;			/* a file is reading */
-	bool reader_sleeps;		/* the next record must wake the reader */
+	bool reader_sleeps;		/* the reader waits for records */
+	bool wake_armed;		/* wake_timer pending (holds a ref) */
 	u64 lost_faults;		/* dropped since the last LOST record */
 	u64 lost_other;
 	u64 nr_faults;			/* fault records kept */
 	u64 total_lost_faults;
 	refcount_t ref;
 	wait_queue_head_t wait;		/* the reader */
+	struct timer_list wake_timer;	/* deferred wake-up of the reader */
 	struct pgf_shadow shadow;	/* regions, under shadow.lock */
 };
 

@@ -321,6 +321,57 @@ TEST(nonblocking_read_and_poll)
 	pgf_trace_free(&t);
 }
 
+static void one_page_steps(int step, int out)
+{
+	if (step == 1) {
+		area = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (area == MAP_FAILED || write(out, &area, sizeof(area)) != sizeof(area))
+			_exit(2);
+	} else {
+		area[0] = 1;
+	}
+}
+
+/*
+ * A reader asleep in poll() while one lone fault happens: too little to
+ * wake it at once (wake-ups are batched), so the deferred wake-up must
+ * come within a tick or so, not never.
+ */
+TEST(lone_fault_wakes_a_sleeping_reader)
+{
+	struct timespec t0, t1;
+	struct pollfd pfd;
+	struct puppet p;
+	char buf[8192];
+	unsigned char ack, step = 2;
+	double ms;
+	ssize_t n;
+
+	ASSERT_SYS(puppet_spawn(&p, one_page_steps));
+	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
+	ASSERT_EQ(pgf_start(p.pid), 0);
+	pfd.fd = ASSERT_SYS(pgf_open(p.pid, O_NONBLOCK));
+	pfd.events = POLLIN;
+	while (read(pfd.fd, buf, sizeof(buf)) > 0)
+		;
+	ASSERT_ERRNO(read(pfd.fd, buf, sizeof(buf)), EAGAIN);
+	/* The puppet faults once while we sleep in poll. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_SYS(write(p.to, &step, 1));
+	EXPECT_EQ(poll(&pfd, 1, 5000), 1);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+	ktap_diag("woken after %.1f ms", ms);
+	EXPECT_LT(ms, 2500);	/* never woken: 5000 */
+	n = ASSERT_SYS(read(pfd.fd, buf, sizeof(buf) - 1));
+	buf[n] = '\0';
+	EXPECT_TRUE(strstr(buf, "fault ") != NULL);
+	ASSERT_SYS(read(p.from, &ack, 1));
+	puppet_end(&p);
+	close(pfd.fd);
+}
+
 TEST(second_reader_is_busy)
 {
 	struct puppet p;
