@@ -143,6 +143,8 @@ static struct pgf_buf *pgf_buf_alloc(size_t bytes, gfp_t gfp)
 	return b;
 }
 
+static void pgf_wake_timer(struct timer_list *timer);
+
 static struct pgf_trace *pgf_trace_alloc(void)
 {
 	struct pgf_trace *t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
