@@ -14,6 +14,7 @@
 
 #include <linux/cred.h>
 #include <linux/fs.h>
+#include <linux/hex.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/pgfault_history.h>
@@ -22,6 +23,7 @@
 #include <linux/ptrace.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/sprintf.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <uapi/linux/pgfault_history.h>
@@ -103,6 +105,60 @@ static int pgf_format_region(const struct pgf_rec *r, char *s, size_t size)
 	return n;
 }
 
+/*
+ * Fault lines are nearly the whole trace, and the reader's time goes into
+ * formatting them: they are put together by hand rather than through
+ * vsnprintf(), into a buffer known to hold the longest one.
+ */
+#define PGF_FAULT_LINE_MAX	128
+
+static char *pgf_put_dec(char *p, u64 v)
+{
+	return p + num_to_str(p, 21, v, 0);
+}
+
+static char *pgf_put_hex(char *p, u64 v)
+{
+	char tmp[16];
+	int n = 0;
+
+	do {
+		tmp[n++] = hex_asc[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *pgf_put_str(char *p, const char *s)
+{
+	while (*s)
+		*p++ = *s++;
+	return p;
+}
+
+/* "fault TIME TID ADDR ACCESS MODE RESULT IP\n" */
+static int pgf_format_fault(const struct pgf_rec *r, char *s)
+{
+	char *p = pgf_put_str(s, "fault ");
+
+	p = pgf_put_dec(p, r->time);
+	*p++ = ' ';
+	p = pgf_put_dec(p, r->tid);
+	*p++ = ' ';
+	p = pgf_put_hex(p, r->a);
+	*p++ = ' ';
+	p = pgf_put_str(p, pgf_access[r->flags & PGF_ACCESS_MASK]);
+	p = pgf_put_str(p, r->flags & PGF_FAULT_KERNEL ? " kernel " : " user ");
+	p = pgf_put_str(p, pgf_name(pgf_results, ARRAY_SIZE(pgf_results),
+				    r->flags >> PGF_FAULT_RESULT_SHIFT));
+	*p++ = ' ';
+	p = pgf_put_hex(p, r->b);
+	*p++ = '\n';
+	return p - s;
+}
+
 /* Format one record as a line; returns its length (0 for none). */
 static int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
 {
@@ -111,6 +167,8 @@ static int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
 
 	switch (r->type) {
 	case PGF_REC_FAULT:
+		if (size >= PGF_FAULT_LINE_MAX)
+			return pgf_format_fault(r, s);
 		return scnprintf(s, size, "fault %llu %u %llx %s %s %s %llx\n",
 				 r->time, r->tid, r->a,
 				 pgf_access[r->flags & PGF_ACCESS_MASK],

@@ -290,23 +290,6 @@ static bool __pgf_grow(struct pgf_trace *t)
 	return true;
 }
 
-/**
- * pgf_rec_init() - fill in the common part of a record
- * @rec: the record
- * @type: its type
- * @len: its length in bytes, a multiple of PGF_REC_ALIGN
- *
- * The time is now and the thread is current.
- */
-void pgf_rec_init(struct pgf_rec *rec, enum pgf_rec_type type, u32 len)
-{
-	memset(rec, 0, sizeof(*rec));
-	rec->type = type;
-	rec->len = len;
-	rec->tid = task_pid_vnr(current);
-	rec->time = ktime_get_ns();
-}
-
 static void __pgf_count_lost(struct pgf_trace *t, enum pgf_kind kind)
 {
 	lockdep_assert_held(&t->lock);
@@ -343,7 +326,11 @@ static bool __pgf_write(struct pgf_trace *t, const struct pgf_rec *src,
 		t->lost_other = 0;
 		rec++;
 	}
-	memcpy(rec, src, src->len);
+	/* Fault records, the bulk, are one fixed-size copy. */
+	if (src->len == sizeof(*src))
+		*rec = *src;
+	else
+		memcpy(rec, src, src->len);
 	if (kind == PGF_KIND_FAULT)
 		t->nr_faults++;
 	return true;

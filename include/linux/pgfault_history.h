@@ -18,6 +18,7 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/spinlock.h>
+#include <linux/timekeeping.h>
 #include <linux/timer.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -163,7 +164,27 @@ struct pgf_trace {
 };
 
 /* Between mm/pgfault_history.c and mm/pgfault_history_vma.c */
-void pgf_rec_init(struct pgf_rec *rec, enum pgf_rec_type type, u32 len);
+
+/**
+ * pgf_rec_init() - fill in the common part of a record
+ * @rec: the record
+ * @type: its type
+ * @len: its length in bytes, a multiple of PGF_REC_ALIGN
+ *
+ * The time is now and the thread is current. Inline, so that the fault
+ * path's record is built in registers rather than cleared and copied.
+ */
+static inline void pgf_rec_init(struct pgf_rec *rec, enum pgf_rec_type type,
+				u32 len)
+{
+	*rec = (struct pgf_rec) {
+		.type = type,
+		.len = len,
+		.tid = task_pid_vnr(current),
+		.time = ktime_get_ns(),
+	};
+}
+
 bool pgf_emit(struct pgf_trace *t, const struct pgf_rec *src,
 	      enum pgf_kind kind);
 void pgf_regions_sync(struct pgf_trace *t, struct mm_struct *mm,
