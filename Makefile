@@ -95,10 +95,13 @@ help:
 	@echo "make bench-report    pgfreport throughput on a generated 10M-record trace"
 	@echo "make test            the whole test suite (host, UML, x86_64 QEMU); .ci/run calls this"
 	@echo "make bench           what tracing costs: UML and x86_64, benchmark kernels"
+	@echo "make bench-kernels   build the four benchmark kernels only"
+	@echo "make kernel-um, make kernel-x86   one test kernel only"
 	@echo "make checkpatch      scripts/checkpatch.pl --strict on the kernel code"
 	@echo "make clean           remove objects, keep the unpacked tree and ccache"
 	@echo "make distclean       remove build/ entirely"
-	@echo "Variables: KSRC=/path/to/linux-6.12 SHARE=dir TIMEOUT=secs JOBS=n"
+	@echo "Variables: ARCH=x86_64 KSRC=/path/to/linux-6.12 SHARE=dir TIMEOUT=secs JOBS=n"
+	@echo "           PGF_KVM=0|1 (environment) skips the KVM probe"
 
 # ---- host packages ---------------------------------------------------------
 $(ST)/host-deps: scripts/host-deps.sh
@@ -269,7 +272,9 @@ checkpatch: $(ST)/unpack
 
 # ---- cleaning --------------------------------------------------------------
 clean:
-	rm -rf $(UML_OBJ) $(GUEST) $(INITRD) $(INITRD).d $(BUILD)/jobs
+	rm -rf $(UML_OBJ) $(X86_OBJ) $(BUILD)/bench-um $(BUILD)/bench-um-vanilla \
+		$(BUILD)/bench-x86 $(BUILD)/bench-x86-vanilla $(GUEST) $(INITRD) \
+		$(INITRD).d $(BUILD)/jobs
 
 distclean:
 	rm -rf $(BUILD)
