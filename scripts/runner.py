@@ -84,9 +84,13 @@ def kunit_from_log(log, name='kunit'):
     """The KUnit results the kernel printed at boot, from a console log.
 
     The test kernel runs its KUnit suites built in, before init; their KTAP
-    is one block in the log. No block at all is an error.
+    is one block in the log, from "KTAP version" to as many top-level
+    results as its plan says. Other kernel messages printed meanwhile (from
+    other CPUs) are interleaved with it and skipped. No block at all is an
+    error.
     """
     block = []
+    plan = done = None
     with open(log, errors='replace') as f:
         for line in f:
             line = re.sub(r'^\[[ 0-9.]+\]\s?', '', line.rstrip('\n'))
@@ -95,8 +99,15 @@ def kunit_from_log(log, name='kunit'):
                     block.append(line)
                 continue
             if not _KTAP_LINE.match(line):
-                break
+                continue
             block.append(line)
+            m = re.match(r'^1\.\.(\d+)', line)
+            if m and plan is None:
+                plan, done = int(m.group(1)), 0
+            elif re.match(r'^(ok|not ok) ', line) and plan is not None:
+                done += 1
+                if done >= plan:
+                    break
     rep = Report(name)
     rep.log = log
     rep.add_ktap('\n'.join(block), name)

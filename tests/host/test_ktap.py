@@ -144,4 +144,25 @@ def kunit_block_is_found_in_a_boot_log():
         assert any('no KTAP output' in e for e in rep.errors), rep.errors
 
 
+@test
+def kunit_block_survives_interleaved_kernel_messages():
+    # Seen on the x86_64 guest: another CPU's messages inside the block.
+    import tempfile
+    import runner
+    log = ('[    6.54] KTAP version 1\n[    6.54] 1..1\n'
+           '[    6.54]     KTAP version 1\n[    6.54]     1..2\n'
+           '[    6.55] tsc: Refined TSC clocksource calibration: 2299.998 MHz\n'
+           '[    6.60] clocksource: Switched to clocksource tsc\n'
+           '[    6.61]     ok 1 a\n[    6.62]     ok 2 b\n'
+           '[    6.63] ok 1 pgfault_history\n[    6.64] Freeing initrd memory\n'
+           'KTAP version 1\n1..1\nnot ok 1 not_kunit\n')
+    with tempfile.NamedTemporaryFile('w', suffix='.log') as f:
+        f.write(log)
+        f.flush()
+        rep = runner.kunit_from_log(f.name)
+        assert rep.leaves == [('kunit.pgfault_history.a', 'pass'),
+                              ('kunit.pgfault_history.b', 'pass')], rep.leaves
+        assert rep.ok, rep.errors
+
+
 main()
