@@ -95,6 +95,15 @@ def uml_argv(kernel, jobdir, share, mem, interactive, quiet):
     return argv
 
 
+def _kill_session(proc):
+    """Kill a guest started with start_new_session, and all its helpers."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
 def _uml_cpu():
     """The host CPU UML runs on: the last one this process may use."""
     try:
@@ -154,11 +163,7 @@ def kvm_works(kernel, timeout=20):
                     why = f'a KVM guest booted ({time.monotonic() - t0:.1f}s to its first line)'
                     break
     finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
+        _kill_session(proc)
     os.makedirs(BUILD, exist_ok=True)
     with open(cache, 'w') as f:
         f.write(f"{_boot_id()}\t{'yes' if ok else 'no'}\t{why}\n")
@@ -261,11 +266,7 @@ def boot(jobdir, share=None, timeout=600, mem='768M', echo=True,
         except subprocess.TimeoutExpired:
             res.timed_out = True
         finally:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            proc.wait()
+            _kill_session(proc)
             t.join(timeout=5)
         if res.timed_out:
             logf.write(f'\n# guest.py: timeout after {timeout}s, guest killed\n'.encode())

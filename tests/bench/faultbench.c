@@ -44,6 +44,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include "pgf.h"
+#include "bench.h"
 
 #define CHUNK		(128 * 1024)
 #define MAXLIST		16
@@ -72,14 +73,6 @@ static char tr_dir[64], tr_enable[128], tr_pid[128], tr_trace[128],
 	    tr_pipe[128], tr_on[128], tr_cpus[128];
 
 static char buf[CHUNK];		/* the one reader's buffer */
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Write @s to @path, truncating; 0 or -errno. Async-signal-safe. */
 static int put(const char *path, const char *s)
@@ -631,19 +624,6 @@ static void measure(int kind, int nthr, int mode, struct sample *s)
 }
 
 /* ---- statistics and output ------------------------------------------ */
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp);
-	return v[n / 2];
-}
 
 struct stat_line {
 	int valid;

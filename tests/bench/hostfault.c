@@ -27,6 +27,7 @@
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
+#include "bench.h"
 #include <unistd.h>
 
 enum { K_ANON, K_ZERO, NKINDS };
@@ -35,14 +36,6 @@ static const char * const kind_names[NKINDS] = { "anon", "zero" };
 
 static long pages = 16384, psz;
 static int reps = 9;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* One touch loop; ns per fault, with the faults taken in @faults. */
 static double run(int kind, long *faults)
@@ -79,13 +72,6 @@ static double run(int kind, long *faults)
 		exit(1);
 	}
 	return (t1 - t0) * 1e9 / *faults;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 int main(int argc, char **argv)
@@ -132,8 +118,8 @@ int main(int argc, char **argv)
 			fs[k][r] = f;
 		}
 	for (int k = 0; k < NKINDS; k++) {
-		qsort(ns[k], reps, sizeof(double), cmp);
-		qsort(fs[k], reps, sizeof(double), cmp);
+		qsort(ns[k], reps, sizeof(double), cmp_double);
+		qsort(fs[k], reps, sizeof(double), cmp_double);
 		med[k] = ns[k][reps / 2];
 		printf("result kind=%s ns=%.1f min=%.1f max=%.1f faults=%.0f reps=%d\n",
 		       kind_names[k], med[k], ns[k][0], ns[k][reps - 1],

@@ -19,18 +19,11 @@
 #include <sys/mman.h>
 #include <time.h>
 #include "pgf.h"
+#include "bench.h"
 
 #define REPS 5
 
 static long pages = 4096, rounds = 16;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void storm(int step, int out)
 {
@@ -163,19 +156,6 @@ static int backlog(double *rate, unsigned long long *recs)
 	*recs = r.faults;
 	close(fd);
 	return r.lost ? -1 : 0;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp);
-	return v[n / 2];
 }
 
 int main(int argc, char **argv)

@@ -34,6 +34,7 @@
 #include <sys/mount.h>
 #include <time.h>
 #include "pgf.h"
+#include "bench.h"
 
 #define BENCH_FILE "/sys/kernel/debug/pgfault_history_bench"
 #define EVENT_ENABLE "/sys/kernel/tracing/events/benchmark/benchmark_event/enable"
@@ -42,13 +43,6 @@
 
 static unsigned long nrec = 200000;
 static int reps = 9;
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 static int ftrace_on;
 
@@ -207,11 +201,11 @@ static int recpath(void)
 			got, (unsigned long long)reps * nrec, lost);
 		return 1;
 	}
-	qsort(ns, reps, sizeof(*ns), cmp);
+	qsort(ns, reps, sizeof(*ns), cmp_double);
 	printf("result recpath ns=%.1f min=%.1f max=%.1f reps=%d records=%lu\n",
 	       ns[reps / 2], ns[0], ns[reps - 1], reps, nrec);
 	if (ftrace_on) {
-		qsort(ev, reps, sizeof(*ev), cmp);
+		qsort(ev, reps, sizeof(*ev), cmp_double);
 		printf("result ftrace_loop ns=%.1f min=%.1f max=%.1f reps=%d events=%lu\n",
 		       ev[reps / 2], ev[0], ev[reps - 1], reps, nrec);
 	}
