@@ -7,8 +7,11 @@
  * the records (mm/pgfault_history.c keeps them) formatted as in
  * include/uapi/linux/pgfault_history.h, blocking while there are none and
  * the process lives, and returns EOF once it has exited and everything
- * has been read. Opening needs the right to ptrace-attach to the process;
- * one file at a time may read a trace (another gets -EBUSY).
+ * has been read. Opening needs the right to ptrace-attach to the process,
+ * and the file is bound to the process's credential generation: after an
+ * exec that raises privileges it can neither start, stop nor read (see the
+ * DOC: in mm/pgfault_history.c). One file at a time may read a trace
+ * (another gets -EBUSY).
  */
 #define pr_fmt(fmt) "pgfault: " fmt
 
@@ -19,7 +22,9 @@
 #include <linux/mutex.h>
 #include <linux/pgfault_history.h>
 #include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/poll.h>
+#include <linux/proc_fs.h>
 #include <linux/ptrace.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -36,8 +41,10 @@
 
 struct pgf_file {
 	struct pid *pid;		/* the process */
+	struct pid_namespace *ns;	/* of the /proc it was opened through */
+	u32 exec_gen;			/* credential generation at open */
 	struct pgf_trace *trace;	/* once attached as its reader */
-	spinlock_t attach_lock;
+	struct mutex attach_lock;
 	struct mutex read_lock;		/* one read() at a time */
 	void *raw;			/* records taken, not yet formatted */
 	size_t raw_len, raw_off;
@@ -200,6 +207,11 @@ static int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
 		return scnprintf(s, size, "unmap %llu %llu\n", r->time, r->a);
 	case PGF_REC_LAYOUT:
 		return scnprintf(s, size, "layout %llu %llu\n", r->time, r->a);
+	case PGF_REC_REMOTE:
+		return scnprintf(s, size, "remote %llu %u %s %s\n", r->time,
+				 r->tid, pgf_access[r->flags & PGF_ACCESS_MASK],
+				 pgf_name(pgf_results, ARRAY_SIZE(pgf_results),
+					  r->flags >> PGF_FAULT_RESULT_SHIFT));
 	default:
 		WARN_ONCE(1, "unknown record type %u\n", r->type);
 		return 0;
@@ -224,52 +236,47 @@ static void pgf_format(struct pgf_file *pf)
 	}
 }
 
-/* Find the trace and become its reader; the header line comes first. */
-static int pgf_attach(struct pgf_file *pf)
+/*
+ * Find the trace and become its reader, with the opener's credentials;
+ * the header line comes first. The reader's buffers are made here, not at
+ * every open.
+ */
+static int pgf_attach(struct file *file, struct pgf_file *pf)
 {
 	struct task_struct *task;
-	struct pgf_trace *t = NULL;
+	struct pgf_trace *t;
 	int err = 0;
 
 	if (READ_ONCE(pf->trace))
 		return 0;
-	task = get_pid_task(pf->pid, PIDTYPE_TGID);
-	if (!task)
-		return -ESRCH;
-
-	spin_lock(&pf->attach_lock);
+	mutex_lock(&pf->attach_lock);
 	if (pf->trace)
 		goto out_unlock;
-	t = pgf_trace_get(task);
-	if (!t) {
-		err = -ESRCH;
+	err = -ENOMEM;
+	if (!pf->raw)
+		pf->raw = kmalloc(PGF_RAW_SIZE, GFP_KERNEL_ACCOUNT);
+	if (!pf->text)
+		pf->text = kvmalloc(PGF_TEXT_SIZE, GFP_KERNEL_ACCOUNT);
+	if (!pf->raw || !pf->text)
 		goto out_unlock;
-	}
-	err = pgf_reader_attach(t);
+	err = -ESRCH;
+	task = get_pid_task(pf->pid, PIDTYPE_TGID);
+	if (!task)
+		goto out_unlock;
+	err = pgf_reader_attach(task, file->f_cred, pf->exec_gen, &t);
+	put_task_struct(task);
 	if (err)
 		goto out_unlock;
+	/* The process's id in the namespace the trace's ids are in. */
 	pf->text_len = scnprintf(pf->text, PGF_TEXT_SIZE,
 				 PGFAULT_HISTORY_MAGIC " %d pid %d page_size %lu\n",
-				 PGFAULT_HISTORY_VERSION, pid_vnr(pf->pid),
-				 PAGE_SIZE);
+				 PGFAULT_HISTORY_VERSION,
+				 pid_nr_ns(pf->pid, t->pid_ns), PAGE_SIZE);
 	pf->text_off = 0;
 	WRITE_ONCE(pf->trace, t);
-	t = NULL;
 out_unlock:
-	spin_unlock(&pf->attach_lock);
-	put_task_struct(task);
-	if (t)
-		pgf_trace_put(t);
+	mutex_unlock(&pf->attach_lock);
 	return err;
-}
-
-static int pgf_may_trace(struct task_struct *task)
-{
-	if (task->flags & PF_KTHREAD)
-		return -EINVAL;
-	if (!ptrace_may_access(task, PTRACE_MODE_ATTACH_FSCREDS))
-		return -EACCES;
-	return 0;
 }
 
 static int pgf_open(struct inode *inode, struct file *file)
@@ -280,28 +287,27 @@ static int pgf_open(struct inode *inode, struct file *file)
 
 	if (!task)
 		return -ESRCH;
-	err = pgf_may_trace(task);
-	put_task_struct(task);
-	if (err)
-		return err;
-
-	pf = kzalloc(sizeof(*pf), GFP_KERNEL);
-	if (!pf)
+	pf = kzalloc(sizeof(*pf), GFP_KERNEL_ACCOUNT);
+	if (!pf) {
+		put_task_struct(task);
 		return -ENOMEM;
+	}
+	err = pgf_check_access(task, file->f_cred, &pf->exec_gen);
+	put_task_struct(task);
+	if (err) {
+		kfree(pf);
+		return err;
+	}
 	pf->pid = get_pid(proc_pid(inode));
-	spin_lock_init(&pf->attach_lock);
+	pf->ns = proc_pid_ns(inode->i_sb);
+	mutex_init(&pf->attach_lock);
 	mutex_init(&pf->read_lock);
 	file->private_data = pf;
 	if (!(file->f_mode & FMODE_READ))
 		return 0;
 
-	err = -ENOMEM;
-	pf->raw = kmalloc(PGF_RAW_SIZE, GFP_KERNEL);
-	pf->text = kvmalloc(PGF_TEXT_SIZE, GFP_KERNEL);
-	if (!pf->raw || !pf->text)
-		goto out_free;
 	/* A process that does not trace yet may start later: attach then. */
-	err = pgf_attach(pf);
+	err = pgf_attach(file, pf);
 	if (err && err != -ESRCH)
 		goto out_free;
 	return 0;
@@ -318,10 +324,8 @@ static int pgf_release(struct inode *inode, struct file *file)
 {
 	struct pgf_file *pf = file->private_data;
 
-	if (pf->trace) {
+	if (pf->trace)
 		pgf_reader_detach(pf->trace);
-		pgf_trace_put(pf->trace);
-	}
 	kvfree(pf->text);
 	kfree(pf->raw);
 	put_pid(pf->pid);
@@ -329,11 +333,14 @@ static int pgf_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * A command: "1" starts, "0" stops. The file offset does not move, so one
+ * descriptor can be written any number of times.
+ */
 static ssize_t pgf_write(struct file *file, const char __user *ubuf,
 			 size_t count, loff_t *ppos)
 {
 	struct pgf_file *pf = file->private_data;
-	const struct cred *old;
 	struct task_struct *task;
 	char kbuf[8], *s;
 	int err;
@@ -350,17 +357,13 @@ static ssize_t pgf_write(struct file *file, const char __user *ubuf,
 	task = get_pid_task(pf->pid, PIDTYPE_TGID);
 	if (!task)
 		return -ESRCH;
-	/* Again at write, with the opener's credentials. */
-	old = override_creds(file->f_cred);
-	err = pgf_may_trace(task);
-	revert_creds(old);
-	if (!err)
-		err = s[0] == '1' ? pgf_start(task) : pgf_stop(task);
+	/* Checked again, with the opener's credentials, under exec_update_lock. */
+	if (s[0] == '1')
+		err = pgf_start(task, file->f_cred, pf->exec_gen, pf->ns);
+	else
+		err = pgf_stop(task, file->f_cred, pf->exec_gen);
 	put_task_struct(task);
-	if (err)
-		return err;
-	*ppos += count;
-	return count;
+	return err ? err : count;
 }
 
 /* Copy whole lines of formatted text; returns bytes or -errno. */
@@ -389,12 +392,12 @@ static ssize_t pgf_read(struct file *file, char __user *ubuf, size_t count,
 	struct pgf_file *pf = file->private_data;
 	struct pgf_trace *t;
 	ssize_t copied = 0, n;
-	bool eof = false;
+	bool eof = false, resent = false;
 	int err;
 
 	if (mutex_lock_interruptible(&pf->read_lock))
 		return -ERESTARTSYS;
-	err = pgf_attach(pf);
+	err = pgf_attach(file, pf);
 	if (err)
 		goto out_unlock;
 	t = pf->trace;
@@ -425,6 +428,15 @@ static ssize_t pgf_read(struct file *file, char __user *ubuf, size_t count,
 			continue;
 		if (eof || copied)
 			break;
+		/* Drained, and owed a layout: ask for it before sleeping. */
+		if (!resent && READ_ONCE(t->need_layout) &&
+		    READ_ONCE(t->active)) {
+			resent = true;
+			err = pgf_resend_layout(t, pf->pid);
+			if (err)
+				break;
+			continue;
+		}
 		if (file->f_flags & O_NONBLOCK) {
 			err = -EAGAIN;
 			break;
@@ -448,7 +460,7 @@ static __poll_t pgf_poll(struct file *file, poll_table *wait)
 
 	if (!(file->f_mode & FMODE_READ))
 		return EPOLLERR;
-	if (pgf_attach(pf))
+	if (pgf_attach(file, pf))
 		return EPOLLIN | EPOLLRDNORM | EPOLLERR;	/* read() says why */
 	t = pf->trace;
 	poll_wait(file, &t->wait, wait);

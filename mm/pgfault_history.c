@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-process page fault tracing: the trace buffer, starting and stopping,
- * and the recording hooks.
+ * Per-process page fault tracing: the life of a trace, starting and
+ * stopping, permission, and the hooks that fault, exec and exit call.
  *
- * The /proc/<pid>/pgfault_history file that drives it and formats the
- * records is fs/proc/pgfault_history.c.
+ * The ring buffer is mm/pgfault_history_buf.c, the region records
+ * mm/pgfault_history_vma.c, and the /proc/<pid>/pgfault_history file that
+ * drives it all and formats the records fs/proc/pgfault_history.c.
  */
 #define pr_fmt(fmt) "pgfault: " fmt
 
@@ -13,83 +14,78 @@
 #include <linux/debugfs.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
-#include <linux/sched/mm.h>
+#include <linux/oom.h>
 #include <linux/pgfault_history.h>
+#include <linux/pid_namespace.h>
 #include <linux/poll.h>
 #include <linux/ptrace.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/sysctl.h>
-#include <linux/task_work.h>
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <asm/syscall.h>
 
 /**
- * DOC: pgfault_history trace buffer
+ * DOC: pgfault_history traces
  *
  * One &struct pgf_trace per traced process (thread group), hung off its
  * &struct signal_struct, so it is shared by all threads, survives exec and
  * is not inherited by fork (a new process gets a new, zeroed
- * signal_struct). Each thread that records carries PF_PGFAULT_HISTORY in
- * task_struct->flags; the fault path tests that flag behind the static key
- * pgf_tracing_key, which is enabled while any trace is active, so untraced
- * systems pay one patched-out branch. A task only ever changes its own
- * flags: the tracer sets the flag of the thread that writes "1" directly
- * and asks every other thread, with task_work (TWA_SIGNAL), to set its own.
- * New threads take the state of the trace in copy_process(), under the
- * siglock that pgf_start() also holds, so none is missed.
+ * signal_struct). The pointer is published once, under the siglock, with
+ * release semantics; the hooks read it without a lock. The fault path
+ * tests it behind the static key pgf_tracing_key, enabled while any trace
+ * is active (its last disable deferred by a second, so that starting and
+ * stopping in a loop does not patch kernel text each time). There is no
+ * per-thread state: a thread records when its process's trace is active,
+ * so no thread has to be told, interrupted or woken to start.
  *
- * The buffer (&struct pgf_buf) is one allocation whose start holds the
- * meta information (size, head, tail, bytes used) followed by a byte ring
- * of variable-length records (&struct pgf_rec, multiples of 8 bytes, never
- * split: a PAD record fills the end when one does not fit). It starts at
- * one page and doubles, up to the limit taken from the sysctl
- * vm.pgfault_history_buffer_kb (default 64) when tracing starts.
+ * Locks, outermost first:
  *
- * Locking: &pgf_trace.lock, a spinlock, protects the buffer and the state.
- * Producers are the faulting threads, exec and exit; the consumer is the
- * reader of the proc file. Neither ever sleeps or touches user memory
- * with the lock held: the reader moves whole records into a kernel buffer
- * under the lock and formats and copies them out after dropping it, so a
- * reader that faults on its own buffer cannot deadlock with a producer.
- * The buffer grows outside the lock (the fault path may allocate; it never
- * waits for the reader). Readers sleep on &pgf_trace.wait; producers wake
- * them only when the reader said it is about to sleep (a flag set under the
- * lock by the wait condition, after the reader queued itself), and then in
- * batches: when the ring is a quarter full, or one tick after the first
- * record (a timer). No barrier in the fault path, no wake-up per record;
- * a stop and the exit wake the reader at once.
+ * - &signal_struct.exec_update_lock (read): start, stop and a reader's
+ *   attach check permission under it, with the opener's credentials, as
+ *   mm_access() and perf do. Exec holds it for writing from the switch of
+ *   the mm to past commit_creds(), where pgf_exec() runs: a permission
+ *   check and the exec it might race are ordered.
+ * - the mmap lock of the traced mm: the layout is taken under it.
+ * - &pgf_trace.mutex: start, stop, exec, exit and the region shadow.
+ * - &pgf_trace.lock: the ring and the state flags (see the DOC: in
+ *   mm/pgfault_history_buf.c).
  *
- * When the buffer is full at the limit a record is dropped and counted
- * (faults and other records apart). Before the next record that is kept, a
- * LOST record carrying the exact counts is written; if the loss is the
- * last thing that happens, the reader makes the LOST record itself once
- * the ring is empty. A small reserve at the end of the ring is kept for
- * the control records (start, stop, exit, lost), so the end of a trace
- * always shows. Nothing is lost silently: the records read plus the lost
- * counts equal what happened.
+ * Credentials: every exec that makes the process non-dumpable or raises
+ * its privileges increments &signal_struct.pgf_exec_gen, traced or not. A
+ * file records the generation it was opened in and can neither start nor
+ * stop tracing nor become a reader in another (-EACCES), so a descriptor
+ * handed to a set-uid program, or kept across its exec, sees nothing of
+ * it. A trace running at such an exec ends there: "stop credentials", then
+ * EOF; the process loses it, and a new start makes a new trace.
  *
  * Lifetime: the trace is reference counted. The signal_struct holds one
- * reference until it is freed (the process has been reaped); every reader
- * holds one. When the last thread exits, the trace is marked dead and an
- * EXIT record written; readers then drain it and get EOF.
+ * reference until it is freed (the process has been reaped), every reader
+ * holds one, and so does a pending wake-up timer. The last reference may
+ * be dropped in atomic context (put_task_struct()), so the memory is freed
+ * from a work item. The end of a process is decided by
+ * &signal_struct.pgf_exits, which counts the threads past exit_mm() less
+ * the threads created: the thread that brings it to one is the last that
+ * can fault, and it writes the exit record, marks the trace dead (the
+ * reader drains it and gets EOF) and frees the region shadow. A start
+ * checks the same counter under &pgf_trace.mutex, which the exit takes, so
+ * a process racing its own exit is either traced and gets its exit record,
+ * or refused with -ESRCH.
  */
 
-/*
- * Bytes of the ring kept for control records: a LOST and an EXIT (the
- * largest control record) together, twice over for the PAD a wrap may
- * need in front of them.
- */
-#define PGF_RESERVE	(2 * (sizeof(struct pgf_rec) + sizeof(struct pgf_exit_rec)))
 #define PGF_MIN_KB	4
 #define PGF_MAX_KB	(64 * 1024)
 
-DEFINE_STATIC_KEY_FALSE(pgf_tracing_key);
+DEFINE_STATIC_KEY_DEFERRED_FALSE(pgf_tracing_key, HZ);
 
 static unsigned int pgf_buffer_kb = 64;
 static unsigned int pgf_min_kb = PGF_MIN_KB;
@@ -107,17 +103,26 @@ static struct ctl_table pgf_sysctls[] = {
 	},
 };
 
-/* Kernel memory held, for /sys/kernel/debug/pgfault_history. */
+/* Kernel memory held and traces running, for /sys/kernel/debug/pgfault_history. */
 static atomic_long_t pgf_nr_traces = ATOMIC_LONG_INIT(0);
-static atomic_long_t pgf_nr_buf_bytes = ATOMIC_LONG_INIT(0);
+static atomic_long_t pgf_nr_active = ATOMIC_LONG_INIT(0);
 
 static int pgf_stats_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "traces %ld\nbuffer_bytes %ld\ntrace_bytes %zu\nregion_bytes %zu\n",
+	seq_printf(m, "traces %ld\nactive %ld\nkey %d\nbuffer_bytes %ld\ntrace_bytes %zu\nregion_bytes %zu\n",
 		   atomic_long_read(&pgf_nr_traces),
+		   atomic_long_read(&pgf_nr_active),
+		   static_key_count(&pgf_tracing_key.key.key),
 		   atomic_long_read(&pgf_nr_buf_bytes),
 		   sizeof(struct pgf_trace), sizeof(struct pgf_region));
 	return 0;
+}
+
+/* A trace stopped running: its hold on the static key goes, deferred. */
+static void pgf_key_put(void)
+{
+	atomic_long_dec(&pgf_nr_active);
+	static_branch_slow_dec_deferred(&pgf_tracing_key);
 }
 DEFINE_SHOW_ATTRIBUTE(pgf_stats);
 
@@ -130,22 +135,19 @@ static int __init pgf_init(void)
 }
 subsys_initcall(pgf_init);
 
-static struct pgf_buf *pgf_buf_alloc(size_t bytes, gfp_t gfp)
+static void pgf_trace_free(struct work_struct *work)
 {
-	struct pgf_buf *b = kvmalloc(bytes, gfp);
+	struct pgf_trace *t = container_of(work, struct pgf_trace, free_work);
 
-	if (!b)
-		return NULL;
-	b->size = round_down(bytes - sizeof(*b), PGF_REC_ALIGN);
-	b->head = 0;
-	b->tail = 0;
-	b->used = 0;
-	return b;
+	atomic_long_dec(&pgf_nr_traces);
+	atomic_long_sub(t->alloc, &pgf_nr_buf_bytes);
+	kvfree(t->shadow.v);
+	kvfree(t->buf);
+	put_pid_ns(t->pid_ns);
+	kfree(t);
 }
 
-static void pgf_wake_timer(struct timer_list *timer);
-
-static struct pgf_trace *pgf_trace_alloc(void)
+static struct pgf_trace *pgf_trace_alloc(struct pid_namespace *ns)
 {
 	struct pgf_trace *t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 
@@ -160,10 +162,12 @@ static struct pgf_trace *pgf_trace_alloc(void)
 	atomic_long_inc(&pgf_nr_traces);
 	atomic_long_add(PAGE_SIZE, &pgf_nr_buf_bytes);
 	t->limit = max_t(size_t, PAGE_SIZE, (size_t)READ_ONCE(pgf_buffer_kb) * SZ_1K);
+	t->pid_ns = get_pid_ns(ns);
 	spin_lock_init(&t->lock);
 	init_waitqueue_head(&t->wait);
 	timer_setup(&t->wake_timer, pgf_wake_timer, 0);
-	mutex_init(&t->shadow.lock);
+	INIT_WORK(&t->free_work, pgf_trace_free);
+	mutex_init(&t->mutex);
 	refcount_set(&t->ref, 1);
 	return t;
 }
@@ -172,267 +176,264 @@ static struct pgf_trace *pgf_trace_alloc(void)
  * pgf_trace_put() - drop a reference to a trace, freeing it with the last
  * @t: the trace
  *
- * May be called from any context but NMI (the signal_struct's reference is
- * dropped from an RCU callback).
+ * Context: any but NMI; the memory is freed from a work item, so the last
+ * reference may go where sleeping is not allowed.
  */
 void pgf_trace_put(struct pgf_trace *t)
 {
-	if (!refcount_dec_and_test(&t->ref))
-		return;
-	WARN_ON_ONCE(t->active);
-	atomic_long_dec(&pgf_nr_traces);
-	atomic_long_sub(t->alloc, &pgf_nr_buf_bytes);
-	kvfree(t->shadow.v);
-	kvfree(t->buf);
-	kfree(t);
+	if (refcount_dec_and_test(&t->ref))
+		schedule_work(&t->free_work);
+}
+
+/* Is the opener of a file, with @cred, allowed to trace @task? */
+static int __pgf_may_trace(struct task_struct *task, const struct cred *cred)
+{
+	const struct cred *old;
+	bool ok;
+
+	lockdep_assert_held(&task->signal->exec_update_lock);
+	if (task->flags & PF_KTHREAD)
+		return -EINVAL;
+	old = override_creds(cred);
+	ok = ptrace_may_access(task, PTRACE_MODE_ATTACH_FSCREDS);
+	revert_creds(old);
+	return ok ? 0 : -EACCES;
+}
+
+/* The same, for a file bound to credential generation @gen. */
+static int __pgf_may_use(struct task_struct *task, const struct cred *cred,
+			 u32 gen)
+{
+	if (READ_ONCE(task->signal->pgf_exec_gen) != gen)
+		return -EACCES;
+	return __pgf_may_trace(task, cred);
 }
 
 /**
- * pgf_trace_get() - the trace of a process, with a reference
+ * pgf_check_access() - may a file being opened trace a process
  * @task: any thread of the process
+ * @cred: the opener's credentials
+ * @exec_gen: set to the credential generation the answer holds for
  *
- * Return: the trace, or NULL if the process never traced (or is gone).
+ * As /proc/<pid>/mem: the right to ptrace-attach, checked under
+ * exec_update_lock so that the generation and the answer go together.
+ *
+ * Return: 0, -EACCES, -EINVAL for a kernel thread, -EINTR.
  */
-struct pgf_trace *pgf_trace_get(struct task_struct *task)
+int pgf_check_access(struct task_struct *task, const struct cred *cred,
+		     u32 *exec_gen)
 {
-	struct pgf_trace *t = NULL;
+	struct signal_struct *sig = task->signal;
+	int err;
+
+	err = down_read_killable(&sig->exec_update_lock);
+	if (err)
+		return err;
+	err = __pgf_may_trace(task, cred);
+	*exec_gen = READ_ONCE(sig->pgf_exec_gen);
+	up_read(&sig->exec_update_lock);
+	return err;
+}
+
+/* The trace of @task's process, made if it has none, with a reference. */
+static struct pgf_trace *pgf_trace_install(struct task_struct *task,
+					   struct pid_namespace *ns)
+{
+	struct signal_struct *sig = task->signal;
+	struct pgf_trace *t, *fresh;
 	unsigned long flags;
 
-	if (!lock_task_sighand(task, &flags))
-		return NULL;
-	t = task->signal->pgf_trace;
-	if (t)
-		refcount_inc(&t->ref);
+	lockdep_assert_held(&sig->exec_update_lock);
+	fresh = pgf_trace_alloc(ns);
+	if (!fresh)
+		return ERR_PTR(-ENOMEM);
+	if (!lock_task_sighand(task, &flags)) {
+		pgf_trace_put(fresh);
+		return ERR_PTR(-ESRCH);
+	}
+	t = sig->pgf_trace;
+	if (!t) {
+		/* The hooks read it without a lock: initialised first. */
+		smp_store_release(&sig->pgf_trace, fresh);
+		t = fresh;
+		fresh = NULL;
+	}
+	refcount_inc(&t->ref);
 	unlock_task_sighand(task, &flags);
+	if (fresh)
+		pgf_trace_put(fresh);
 	return t;
 }
 
-/* Room for @len more bytes, wrapping with a PAD record if needed. */
-static struct pgf_rec *__pgf_reserve(struct pgf_trace *t, u32 len, bool control)
+/* The mm of a thread of @task's process that still has one, or NULL. */
+static struct mm_struct *pgf_live_mm(struct task_struct *task)
 {
-	struct pgf_buf *b = t->buf;
-	u32 room = b->size - b->used;
-	u32 to_end, need;
-	struct pgf_rec *rec;
+	struct task_struct *p = find_lock_task_mm(task);
+	struct mm_struct *mm;
 
-	lockdep_assert_held(&t->lock);
-	if (!control)
-		room = room > PGF_RESERVE ? room - PGF_RESERVE : 0;
-	if (!b->used) {
-		b->head = 0;
-		b->tail = 0;
-	}
-	to_end = b->size - b->head;
-	need = len <= to_end ? len : to_end + len;
-	if (need > room)
+	if (!p)
 		return NULL;
-	if (len > to_end) {
-		rec = (struct pgf_rec *)(b->data + b->head);
-		rec->type = PGF_REC_PAD;
-		rec->len = to_end;
-		b->used += to_end;
-		b->head = 0;
-	}
-	rec = (struct pgf_rec *)(b->data + b->head);
-	b->head += len;
-	if (b->head == b->size)
-		b->head = 0;
-	b->used += len;
-	return rec;
+	mm = p->mm;
+	mmget(mm);
+	task_unlock(p);
+	return mm;
 }
 
-/* Copy the ring, in order, into a bigger buffer. */
-static void __pgf_move(struct pgf_buf *to, const struct pgf_buf *from)
+/* Has every thread of the process passed the exit hook? */
+static bool pgf_all_exited(struct signal_struct *sig)
 {
-	u32 first;
-
-	if (!from->used)
-		return;
-	if (from->tail < from->head) {
-		memcpy(to->data, from->data + from->tail, from->used);
-	} else {
-		first = from->size - from->tail;
-		memcpy(to->data, from->data + from->tail, first);
-		memcpy(to->data + first, from->data, from->head);
-	}
-	to->used = from->used;
-	to->head = from->used == to->size ? 0 : from->used;
+	return atomic_read(&sig->pgf_exits) == 1;
 }
 
-/*
- * Grow the buffer to the next size. Called and returns with t->lock held,
- * drops it to allocate. Returns false if the buffer cannot grow.
- */
-static bool __pgf_grow(struct pgf_trace *t)
+/* Start @t: the start record, the layout, then faults. Mutex held. */
+static int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
+			  struct mm_struct *mm)
 {
-	struct pgf_buf *nb, *old;
-	size_t want;
-
-	lockdep_assert_held(&t->lock);
-	if (t->growing || t->alloc >= t->limit)
-		return false;
-	want = min(t->alloc * 2, t->limit);
-	t->growing = true;
-	spin_unlock(&t->lock);
-	nb = pgf_buf_alloc(want, GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_NORETRY);
+	lockdep_assert_held(&t->mutex);
+	/* The trace is published: pairs with pgfault_history_exit(). */
+	smp_mb();
+	if (t->dead || !mm || pgf_all_exited(sig)) {
+		/* Exited, or exiting with no thread left to fault. */
+		spin_lock(&t->lock);
+		if (!t->started)
+			t->dead = true;	/* a reader gets EOF */
+		spin_unlock(&t->lock);
+		return -ESRCH;
+	}
+	if (READ_ONCE(t->active))
+		return -EALREADY;
 	spin_lock(&t->lock);
-	t->growing = false;
-	if (!nb)
-		return false;
-	old = t->buf;
-	__pgf_move(nb, old);
-	t->buf = nb;
-	atomic_long_add(want - t->alloc, &pgf_nr_buf_bytes);
-	t->alloc = want;
+	__pgf_control(t, PGF_REC_START, 0, 0, 0);
+	t->started = true;
 	spin_unlock(&t->lock);
-	kvfree(old);
+	/*
+	 * The layout under the mmap lock, before any fault is recorded: every
+	 * fault kept falls in a region the reader knows, and a change made
+	 * from now on is recorded at the write-unlock of a traced thread.
+	 */
+	pgf_regions_sync(t, mm, true);
 	spin_lock(&t->lock);
-	return true;
-}
-
-static void __pgf_count_lost(struct pgf_trace *t, enum pgf_kind kind)
-{
-	lockdep_assert_held(&t->lock);
-	if (kind == PGF_KIND_FAULT) {
-		t->lost_faults++;
-		t->total_lost_faults++;
-	} else {
-		t->lost_other++;
-	}
-}
-
-/*
- * Write @src into the ring as it is, after the LOST record that a loss
- * before it calls for. Both go in one reservation, so that either both are
- * written or, when they do not fit, nothing is: a full ring never fills
- * its reserve with LOST records. Returns false if nothing was written.
- */
-static bool __pgf_write(struct pgf_trace *t, const struct pgf_rec *src,
-			enum pgf_kind kind)
-{
-	u32 lost = t->lost_faults || t->lost_other ? sizeof(struct pgf_rec) : 0;
-	struct pgf_rec *rec;
-
-	lockdep_assert_held(&t->lock);
-	rec = __pgf_reserve(t, lost + src->len, kind == PGF_KIND_CONTROL);
-	if (!rec)
-		return false;
-	if (lost) {
-		*rec = (struct pgf_rec) {
-			.type = PGF_REC_LOST, .len = sizeof(*rec),
-			.a = t->lost_faults, .b = t->lost_other,
-		};
-		t->lost_faults = 0;
-		t->lost_other = 0;
-		rec++;
-	}
-	/* Fault records, the bulk, are one fixed-size copy. */
-	if (src->len == sizeof(*src))
-		*rec = *src;
-	else
-		memcpy(rec, src, src->len);
-	if (kind == PGF_KIND_FAULT)
-		t->nr_faults++;
-	return true;
-}
-
-static void pgf_wake(struct pgf_trace *t)
-{
-	wake_up_interruptible_poll(&t->wait, EPOLLIN | EPOLLRDNORM);
-}
-
-/*
- * Does a record just written need to wake the reader? Only if the reader
- * said it is going to sleep (pgf_readable() found nothing, after it had
- * queued itself on t->wait), and then not at once: when the ring is a
- * quarter full, or else one tick later (t->wake_timer, armed once). So the
- * fault path pays no memory barrier, and a reader that keeps up is woken
- * for batches, not once per record. @arm is set when the caller must arm
- * the timer; the reference it takes is the timer's.
- */
-static bool __pgf_want_wake(struct pgf_trace *t, bool *arm)
-{
-	lockdep_assert_held(&t->lock);
-	*arm = false;
-	if (!t->reader_sleeps)
-		return false;
-	if (t->buf->used >= t->buf->size / 4) {
-		t->reader_sleeps = false;
-		return true;
-	}
-	if (!READ_ONCE(t->wake_armed)) {
-		WRITE_ONCE(t->wake_armed, true);
-		refcount_inc(&t->ref);
-		*arm = true;
-	}
-	return false;
-}
-
-/*
- * The deferred wake-up. It runs in softirq context, where t->lock (taken
- * with plain spin_lock() in process context) must not be taken: it clears
- * wake_armed before waking, so a record written after the reader has
- * woken and gone back to sleep arms the timer again.
- */
-static void pgf_wake_timer(struct timer_list *timer)
-{
-	struct pgf_trace *t = from_timer(t, timer, wake_timer);
-
-	WRITE_ONCE(t->wake_armed, false);
-	pgf_wake(t);
-	pgf_trace_put(t);
+	WRITE_ONCE(t->active, true);
+	spin_unlock(&t->lock);
+	atomic_long_inc(&pgf_nr_active);
+	return 0;
 }
 
 /**
- * pgf_emit() - append a record to a trace
- * @t: the trace
- * @src: the record
- * @kind: what to count it as if it has to be dropped
+ * pgf_start() - start tracing a process
+ * @task: any thread of the process (the caller holds a reference)
+ * @cred: the credentials of the file's opener
+ * @exec_gen: the credential generation the file was opened in
+ * @ns: the pid namespace thread ids are written in, if the trace is new
  *
- * Grows the buffer if it is full and may grow; counts the record as lost
- * otherwise. It may allocate, but never waits for the reader.
+ * Starting a traced process again does nothing. The first start makes the
+ * trace; a restart after a stop continues the same stream.
  *
- * Context: process context; no spinlock held (the mmap lock may be).
- * Return: true if the record was kept.
+ * Context: process context, may sleep.
+ * Return: 0, -EACCES, -EINVAL (kernel thread), -ESRCH if the process has
+ * exited or is exiting, -ENOMEM, -EINTR.
  */
-bool pgf_emit(struct pgf_trace *t, const struct pgf_rec *src,
-	      enum pgf_kind kind)
+int pgf_start(struct task_struct *task, const struct cred *cred,
+	      u32 exec_gen, struct pid_namespace *ns)
 {
-	bool kept = false, wake = false, arm = false;
+	struct signal_struct *sig = task->signal;
+	struct mm_struct *mm = NULL;
+	struct pgf_trace *t;
+	int err;
 
-	spin_lock(&t->lock);
-	while (!t->dead) {
-		kept = __pgf_write(t, src, kind);
-		if (kept) {
-			wake = __pgf_want_wake(t, &arm);
-			break;
-		}
-		if (!__pgf_grow(t)) {
-			__pgf_count_lost(t, kind);
-			break;
-		}
+	/* Patches text at most once a second: no lock held here. */
+	static_branch_deferred_inc(&pgf_tracing_key);
+	err = down_read_killable(&sig->exec_update_lock);
+	if (err)
+		goto out_key;
+	err = __pgf_may_use(task, cred, exec_gen);
+	if (err)
+		goto out_unlock_exec;
+	t = pgf_trace_install(task, ns);
+	if (IS_ERR(t)) {
+		err = PTR_ERR(t);
+		goto out_unlock_exec;
 	}
-	spin_unlock(&t->lock);
-	if (wake)
-		pgf_wake(t);
-	else if (arm)
-		mod_timer(&t->wake_timer, jiffies + 1);
-	return kept;
+	mm = pgf_live_mm(task);
+	if (mm) {
+		err = mmap_read_lock_killable(mm);
+		if (err)
+			goto out_put;
+	}
+	mutex_lock(&t->mutex);
+	err = __pgf_activate(t, sig, mm);
+	mutex_unlock(&t->mutex);
+	if (mm)
+		mmap_read_unlock(mm);
+out_put:
+	if (mm)
+		mmput(mm);
+	pgf_trace_put(t);
+out_unlock_exec:
+	up_read(&sig->exec_update_lock);
+out_key:
+	if (err == -EALREADY)
+		err = 0;
+	else if (!err)
+		return 0;	/* the active trace keeps the key */
+	static_branch_slow_dec_deferred(&pgf_tracing_key);
+	return err;
 }
 
-/* A start, stop or exit record, under the lock: never grows the buffer. */
-static void __pgf_control(struct pgf_trace *t, enum pgf_rec_type type,
-			  u8 flags, u64 a, u64 b)
+/*
+ * Mark @t inactive with a stop record; returns true if it was active (the
+ * caller drops the key). Mutex held.
+ */
+static bool __pgf_deactivate(struct pgf_trace *t, u8 reason)
 {
-	struct pgf_rec rec;
+	bool was;
 
-	lockdep_assert_held(&t->lock);
-	pgf_rec_init(&rec, type, sizeof(rec));
-	rec.flags = flags;
-	rec.a = a;
-	rec.b = b;
-	if (!__pgf_write(t, &rec, PGF_KIND_CONTROL))
-		__pgf_count_lost(t, PGF_KIND_CONTROL);
+	lockdep_assert_held(&t->mutex);
+	spin_lock(&t->lock);
+	was = t->active;
+	if (was) {
+		WRITE_ONCE(t->active, false);
+		__pgf_control(t, PGF_REC_STOP, reason, 0, 0);
+	}
+	spin_unlock(&t->lock);
+	if (was)
+		pgf_wake(t, EPOLLIN | EPOLLRDNORM);
+	return was;
+}
+
+/**
+ * pgf_stop() - stop tracing a process
+ * @task: any thread of the process
+ * @cred: the credentials of the file's opener
+ * @exec_gen: the credential generation the file was opened in
+ *
+ * Stopping an untraced process does nothing. A fault already past the
+ * test of the trace may still be recorded before the stop record.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EACCES, -EINVAL, -EINTR.
+ */
+int pgf_stop(struct task_struct *task, const struct cred *cred, u32 exec_gen)
+{
+	struct signal_struct *sig = task->signal;
+	struct pgf_trace *t;
+	bool was = false;
+	int err;
+
+	err = down_read_killable(&sig->exec_update_lock);
+	if (err)
+		return err;
+	err = __pgf_may_use(task, cred, exec_gen);
+	t = err ? NULL : pgf_trace_of(sig);
+	if (t) {
+		mutex_lock(&t->mutex);
+		was = __pgf_deactivate(t, PGF_STOP_USER);
+		mutex_unlock(&t->mutex);
+	}
+	up_read(&sig->exec_update_lock);
+	if (was)
+		pgf_key_put();
+	return err;
 }
 
 /*
@@ -453,20 +454,13 @@ void __pgf_record_fault(struct mm_struct *mm, unsigned long address,
 			unsigned int flags, vm_fault_t ret,
 			struct pt_regs *regs)
 {
-	struct pgf_trace *t = current->signal->pgf_trace;
+	struct pgf_trace *t = pgf_trace_of(current->signal);
+	enum pgf_kind kind = PGF_KIND_FAULT;
 	struct pgf_rec rec;
 	u8 result;
 
 	/* Recorded once, when the retried fault completes. */
-	if (ret & VM_FAULT_RETRY)
-		return;
-	if (!t || !READ_ONCE(t->active)) {
-		/* Tracing stopped: this thread leaves the fast path for good. */
-		current->flags &= ~PF_PGFAULT_HISTORY;
-		return;
-	}
-	/* A remote access into another mm is not this process's fault. */
-	if (mm != current->mm)
+	if ((ret & VM_FAULT_RETRY) || !t || !READ_ONCE(t->active))
 		return;
 
 	if (ret & VM_FAULT_OOM)
@@ -480,8 +474,25 @@ void __pgf_record_fault(struct mm_struct *mm, unsigned long address,
 		result = PGF_RESULT_MAJOR;	/* as mm_account_fault() counts */
 	else
 		result = PGF_RESULT_MINOR;
+	/* /proc/<pid>/stat counts successful faults only. */
+	if (result > PGF_RESULT_MAJOR)
+		kind = PGF_KIND_OTHER;
 
-	pgf_rec_init(&rec, PGF_REC_FAULT, sizeof(rec));
+	/*
+	 * A fault on another mm (process_vm_readv(), ptrace, the new image's
+	 * arguments during execve()) is counted by /proc/<pid>/stat: it is
+	 * recorded, without its address, which belongs to the other mm.
+	 */
+	if (mm != current->mm) {
+		pgf_rec_init(t, &rec, PGF_REC_REMOTE, sizeof(rec));
+		rec.flags = result << PGF_FAULT_RESULT_SHIFT;
+		if (flags & FAULT_FLAG_WRITE)
+			rec.flags |= PGF_ACCESS_WRITE;
+		pgf_emit(t, &rec, kind);
+		return;
+	}
+
+	pgf_rec_init(t, &rec, PGF_REC_FAULT, sizeof(rec));
 	rec.flags = result << PGF_FAULT_RESULT_SHIFT;
 	if (flags & FAULT_FLAG_INSTRUCTION)
 		rec.flags |= PGF_ACCESS_EXEC;
@@ -495,275 +506,128 @@ void __pgf_record_fault(struct mm_struct *mm, unsigned long address,
 		rec.b = instruction_pointer(regs);
 	else
 		rec.b = instruction_pointer(task_pt_regs(current));
-	pgf_emit(t, &rec, PGF_KIND_FAULT);
+	pgf_emit(t, &rec, kind);
 }
 
-struct pgf_sync_work {
-	struct callback_head cb;
-};
-
-/* task_work: a thread sets or clears its own flag to match its trace. */
-static void pgf_sync_flag(struct callback_head *cb)
+/* An ordinary exec: the exec record; the old address space is gone. */
+static void pgf_exec_record(struct pgf_trace *t, struct linux_binprm *bprm)
 {
-	struct pgf_trace *t = READ_ONCE(current->signal->pgf_trace);
-
-	if (t && READ_ONCE(t->active))
-		current->flags |= PF_PGFAULT_HISTORY;
-	else
-		current->flags &= ~PF_PGFAULT_HISTORY;
-	kfree(container_of(cb, struct pgf_sync_work, cb));
-}
-
-/**
- * pgf_start() - start tracing a process
- * @task: any thread of the process (the caller holds a reference)
- *
- * Starting a traced process again does nothing. The first start allocates
- * the trace; a restart after a stop continues the same stream.
- *
- * Context: process context, may sleep.
- * Return: 0, -ESRCH if the process is exiting, -ENOMEM.
- */
-int pgf_start(struct task_struct *task)
-{
-	struct pgf_trace *t, *fresh = NULL;
-	struct pgf_sync_work **works = NULL;
-	struct task_struct *th;
-	struct mm_struct *mm;
-	unsigned long flags;
-	int n = 0, i = 0, err = 0;
-	bool started = false;
-
-	/* Install the trace; the siglock only guards the pointer. */
-	t = pgf_trace_get(task);
-	if (!t) {
-		fresh = pgf_trace_alloc();
-		if (!fresh)
-			return -ENOMEM;
-		if (!lock_task_sighand(task, &flags)) {
-			pgf_trace_put(fresh);
-			return -ESRCH;
-		}
-		t = task->signal->pgf_trace;
-		if (!t) {
-			task->signal->pgf_trace = fresh;
-			t = fresh;
-			fresh = NULL;
-		}
-		refcount_inc(&t->ref);
-		unlock_task_sighand(task, &flags);
-		if (fresh)
-			pgf_trace_put(fresh);
-	}
-
-	/*
-	 * The layout first, under the mmap lock, then faults: every fault
-	 * recorded falls in a region the reader knows, and a change made
-	 * from now on is seen at the next write-unlock of a traced thread.
-	 * shadow.lock keeps two starts apart.
-	 */
-	static_branch_inc(&pgf_tracing_key);	/* outside the mmap lock */
-	mm = get_task_mm(task);
-	if (mm)
-		mmap_read_lock(mm);
-	mutex_lock(&t->shadow.lock);
-	spin_lock(&t->lock);
-	if (!t->active && !t->dead) {
-		__pgf_control(t, PGF_REC_START, 0, 0, 0);
-		started = true;
-	}
-	spin_unlock(&t->lock);
-	if (started && mm)
-		pgf_regions_sync(t, mm, true);
-	if (started) {
-		spin_lock(&t->lock);
-		started = !t->dead;
-		WRITE_ONCE(t->active, started);
-		spin_unlock(&t->lock);
-	}
-	mutex_unlock(&t->shadow.lock);
-	if (mm) {
-		mmap_read_unlock(mm);
-		mmput(mm);
-	}
-	if (!started) {
-		static_branch_dec(&pgf_tracing_key);
-		err = t->dead ? -ESRCH : 0;
-		goto out_put;
-	}
-
-	/*
-	 * Every thread sets its own flag. One created from now on copies the
-	 * state in copy_process(); one that exists is in the list below.
-	 */
-	if (task == current && get_nr_threads(task) == 1) {
-		current->flags |= PF_PGFAULT_HISTORY;
-		goto out_put;
-	}
-retry:
-	n = get_nr_threads(task);
-	works = kcalloc(n, sizeof(*works), GFP_KERNEL);
-	if (!works)
-		goto out_nomem;
-	for (i = 0; i < n; i++) {
-		works[i] = kmalloc(sizeof(**works), GFP_KERNEL);
-		if (!works[i])
-			goto out_nomem;
-		init_task_work(&works[i]->cb, pgf_sync_flag);
-	}
-	if (!lock_task_sighand(task, &flags))
-		goto out_free;
-	if (get_nr_threads(task) > n) {
-		unlock_task_sighand(task, &flags);
-		while (i--)
-			kfree(works[i]);
-		kfree(works);
-		goto retry;
-	}
-	for_each_thread(task, th) {
-		if (th == current)
-			current->flags |= PF_PGFAULT_HISTORY;
-		else if (!(th->flags & (PF_KTHREAD | PF_EXITING)) &&
-			 !task_work_add(th, &works[i - 1]->cb, TWA_SIGNAL))
-			works[--i] = NULL;
-	}
-	unlock_task_sighand(task, &flags);
-	goto out_free;
-
-out_nomem:
-	/* Tracing runs, but the threads not told are not traced: say so. */
-	pr_warn_ratelimited("out of memory telling threads of %d to trace\n",
-			    task_tgid_nr(task));
-out_free:
-	while (i--)
-		kfree(works[i]);
-	kfree(works);
-out_put:
-	pgf_trace_put(t);
-	return err;
-}
-
-/* Mark @t inactive; returns true if it was active (the caller drops the key). */
-static bool pgf_deactivate(struct pgf_trace *t, u8 reason)
-{
-	bool was;
-
-	spin_lock(&t->lock);
-	was = t->active;
-	if (was) {
-		WRITE_ONCE(t->active, false);
-		__pgf_control(t, PGF_REC_STOP, reason, 0, 0);
-	}
-	spin_unlock(&t->lock);
-	pgf_wake(t);
-	return was;
-}
-
-/**
- * pgf_stop() - stop tracing a process
- * @task: any thread of the process
- *
- * Stopping an untraced process does nothing. Threads notice the stop at
- * their next fault and drop their flag; nothing more is recorded.
- *
- * Context: process context, may sleep.
- * Return: 0.
- */
-int pgf_stop(struct task_struct *task)
-{
-	struct pgf_trace *t = pgf_trace_get(task);
-
-	if (!t)
-		return 0;
-	if (pgf_deactivate(t, PGF_STOP_USER))
-		static_branch_dec(&pgf_tracing_key);
-	if (task == current)
-		current->flags &= ~PF_PGFAULT_HISTORY;
-	pgf_trace_put(t);
-	return 0;
-}
-
-void __pgf_fork(struct task_struct *p, unsigned long clone_flags)
-{
-	struct pgf_trace *t = READ_ONCE(current->signal->pgf_trace);
-
-	lockdep_assert_held(&current->sighand->siglock);
-	if ((clone_flags & CLONE_THREAD) && t && READ_ONCE(t->active))
-		p->flags |= PF_PGFAULT_HISTORY;
-	else
-		p->flags &= ~PF_PGFAULT_HISTORY;
-}
-
-void __pgf_exec(struct linux_binprm *bprm)
-{
-	struct pgf_trace *t = current->signal->pgf_trace;
 	const char *path = bprm->filename;
-	struct pgf_rec *rec;
+	struct pgf_rec *rec = NULL;
 	size_t n, len;
 
-	if (!t || !READ_ONCE(t->active))
-		return;
-	if (bprm->secureexec ||
-	    !uid_eq(bprm->cred->euid, current_euid()) ||
-	    !gid_eq(bprm->cred->egid, current_egid())) {
-		/* Not ours to watch any more: stop, and say why. */
-		if (pgf_deactivate(t, PGF_STOP_CREDENTIALS))
-			static_branch_dec(&pgf_tracing_key);
-		current->flags &= ~PF_PGFAULT_HISTORY;
-		return;
-	}
+	mutex_lock(&t->mutex);
+	if (!READ_ONCE(t->active))
+		goto out_reset;
 	n = strnlen(path, PATH_MAX - 1);
 	len = round_up(sizeof(*rec) + n + 1, PGF_REC_ALIGN);
-	rec = kmalloc(len, GFP_KERNEL);
+	rec = kmalloc(len, GFP_KERNEL_ACCOUNT);
 	if (!rec) {
+		/* The reader is owed the new address space in full. */
 		spin_lock(&t->lock);
-		t->lost_other++;
+		__pgf_count_lost(t, PGF_KIND_OTHER);
+		t->need_layout = true;
 		spin_unlock(&t->lock);
-		mutex_lock(&t->shadow.lock);
-		pgf_regions_reset(t);
-		t->shadow.need_layout = true;
-		mutex_unlock(&t->shadow.lock);
-		return;
+		goto out_reset;
 	}
-	pgf_rec_init(rec, PGF_REC_EXEC, len);
+	pgf_rec_init(t, rec, PGF_REC_EXEC, len);
 	memcpy(rec->data, path, n);
 	memset(rec->data + n, 0, len - sizeof(*rec) - n);
-	/* The old address space goes with the exec; the new one follows. */
-	mutex_lock(&t->shadow.lock);
 	pgf_emit(t, rec, PGF_KIND_OTHER);
+out_reset:
+	/* The new one is announced by map records as it is built. */
 	pgf_regions_reset(t);
-	mutex_unlock(&t->shadow.lock);
+	mutex_unlock(&t->mutex);
 	kfree(rec);
 }
 
-void __pgf_exit(struct task_struct *tsk, long code)
+/* A credential-changing exec: the trace ends and the process loses it. */
+static void pgf_exec_end(struct pgf_trace *t, struct signal_struct *sig)
 {
-	struct pgf_trace *t = tsk->signal->pgf_trace;
-	struct pgf_exit_rec ex;
 	bool was;
 
-	if (!t)
-		return;
-	if (tsk->signal->flags & SIGNAL_GROUP_EXIT)
-		code = tsk->signal->group_exit_code;
-	pgf_rec_init(&ex.rec, PGF_REC_EXIT, sizeof(ex));
-	ex.rec.a = (u32)code;
-
+	mutex_lock(&t->mutex);
 	spin_lock(&t->lock);
 	was = t->active;
 	WRITE_ONCE(t->active, false);
-	ex.rec.b = t->nr_faults;
-	ex.lost = t->total_lost_faults;
-	ex.regions = READ_ONCE(t->shadow.next_id);
-	if (!__pgf_write(t, &ex.rec, PGF_KIND_CONTROL))
-		__pgf_count_lost(t, PGF_KIND_CONTROL);
-	WRITE_ONCE(t->dead, true);
+	if (t->started)
+		__pgf_control(t, PGF_REC_STOP, PGF_STOP_CREDENTIALS, 0, 0);
+	t->dead = true;
 	spin_unlock(&t->lock);
+	pgf_regions_reset(t);
+	mutex_unlock(&t->mutex);
 
-	wake_up_interruptible_poll(&t->wait, EPOLLIN | EPOLLHUP);
-	tsk->flags &= ~PF_PGFAULT_HISTORY;
+	spin_lock_irq(&current->sighand->siglock);
+	WRITE_ONCE(sig->pgf_trace, NULL);
+	spin_unlock_irq(&current->sighand->siglock);
+	pgf_wake(t, EPOLLIN | EPOLLRDNORM | EPOLLHUP);
+	pgf_trace_put(t);		/* the process's reference */
 	if (was)
-		static_branch_dec(&pgf_tracing_key);
+		pgf_key_put();
+}
+
+/**
+ * pgf_exec() - an exec has committed its credentials
+ * @bprm: the exec
+ *
+ * Context: begin_new_exec(), exec_update_lock held for writing, the new
+ * mm installed, every other thread gone.
+ */
+void pgf_exec(struct linux_binprm *bprm)
+{
+	struct signal_struct *sig = current->signal;
+	struct pgf_trace *t;
+	bool cred_change;
+
+	lockdep_assert_held_write(&sig->exec_update_lock);
+	cred_change = bprm->secureexec ||
+		      (bprm->interp_flags & BINPRM_FLAGS_ENFORCE_NONDUMP) ||
+		      get_dumpable(current->mm) != SUID_DUMP_USER;
+	if (cred_change)
+		WRITE_ONCE(sig->pgf_exec_gen, sig->pgf_exec_gen + 1);
+	t = pgf_trace_of(sig);
+	if (!t)
+		return;
+	if (cred_change)
+		pgf_exec_end(t, sig);
+	else
+		pgf_exec_record(t, bprm);
+}
+
+void __pgf_exit(struct task_struct *tsk)
+{
+	struct signal_struct *sig = tsk->signal;
+	struct pgf_trace *t = pgf_trace_of(sig);
+	struct pgf_exit_rec ex;
+	long code;
+	bool was;
+
+	/* The wait status the parent will see. */
+	code = sig->flags & SIGNAL_GROUP_EXIT ? sig->group_exit_code :
+						tsk->group_leader->exit_code;
+
+	mutex_lock(&t->mutex);
+	spin_lock(&t->lock);
+	was = t->active;
+	WRITE_ONCE(t->active, false);
+	if (t->started && !t->dead) {
+		pgf_rec_init(t, &ex.rec, PGF_REC_EXIT, sizeof(ex));
+		ex.rec.a = (u32)code;
+		ex.rec.b = t->nr_faults;
+		ex.lost = t->total_lost_faults;
+		ex.regions = t->shadow.next_id;
+		if (!__pgf_write(t, &ex.rec, PGF_KIND_FINAL))
+			__pgf_count_lost(t, PGF_KIND_FINAL);
+	}
+	t->dead = true;
+	spin_unlock(&t->lock);
+	/* The shadow goes with the process, not with the last reader. */
+	pgf_regions_reset(t);
+	mutex_unlock(&t->mutex);
+
+	pgf_wake(t, EPOLLIN | EPOLLRDNORM | EPOLLHUP);
+	if (was)
+		pgf_key_put();
 }
 
 void pgf_signal_free(struct signal_struct *sig)
@@ -775,108 +639,100 @@ void pgf_signal_free(struct signal_struct *sig)
 }
 
 /**
- * pgf_reader_attach() - become the reader of a trace
- * @t: the trace
+ * pgf_reader_attach() - become the reader of a process's trace
+ * @task: any thread of the process
+ * @cred: the credentials of the file's opener
+ * @exec_gen: the credential generation the file was opened in
+ * @tp: set to the trace, with a reference, on success
  *
- * Return: 0, or -EBUSY if another open file is reading it.
+ * Return: 0, -ESRCH if the process has no trace, -EBUSY if another open
+ * file is reading it, -EACCES, -EINVAL, -EINTR.
  */
-int pgf_reader_attach(struct pgf_trace *t)
+int pgf_reader_attach(struct task_struct *task, const struct cred *cred,
+		      u32 exec_gen, struct pgf_trace **tp)
 {
-	int err = 0;
+	struct signal_struct *sig = task->signal;
+	struct pgf_trace *t;
+	int err;
 
+	err = down_read_killable(&sig->exec_update_lock);
+	if (err)
+		return err;
+	err = __pgf_may_use(task, cred, exec_gen);
+	if (err)
+		goto out_unlock;
+	t = pgf_trace_of(sig);
+	err = -ESRCH;
+	if (!t)
+		goto out_unlock;
 	spin_lock(&t->lock);
-	if (t->reader)
-		err = -EBUSY;
-	else
+	err = t->reader ? -EBUSY : 0;
+	if (!err) {
 		t->reader = true;
+		refcount_inc(&t->ref);
+		*tp = t;
+	}
 	spin_unlock(&t->lock);
+out_unlock:
+	up_read(&sig->exec_update_lock);
 	return err;
 }
 
 /**
  * pgf_reader_detach() - the reader closed its file
- * @t: the trace
+ * @t: the trace; the reader's reference is dropped
  */
 void pgf_reader_detach(struct pgf_trace *t)
 {
 	spin_lock(&t->lock);
 	t->reader = false;
 	spin_unlock(&t->lock);
+	pgf_trace_put(t);
 }
 
 /**
- * pgf_readable() - is there something for the reader to do
- * @t: the trace
+ * pgf_resend_layout() - send the layout the reader is owed
+ * @t: the trace, which lost a region record
+ * @pid: its process
  *
- * Context: the caller has queued itself on @t->wait (a wait condition, or
- * poll after poll_wait()): when nothing is there, the next record written
- * wakes it.
- * Return: true if records (or a pending loss count) wait, or the process
- * is dead (the reader gets EOF).
- */
-bool pgf_readable(struct pgf_trace *t)
-{
-	bool ret;
-
-	spin_lock(&t->lock);
-	ret = t->buf->used || t->lost_faults || t->lost_other || t->dead;
-	/* The caller is on t->wait: the next record must wake it. */
-	if (!ret)
-		t->reader_sleeps = true;
-	spin_unlock(&t->lock);
-	return ret;
-}
-
-/**
- * pgf_pop() - take whole records out of the trace
- * @t: the trace
- * @out: kernel buffer for the records
- * @size: its size, at least PGF_REC_MAX bytes
- * @eof: set when the process is dead and everything has been taken
+ * Called by the reader once it has drained the ring: the layout is taken
+ * under the mmap lock of a live thread's mm, ordered against exec.
  *
- * Return: the number of bytes of records copied to @out.
+ * Context: process context, may sleep.
+ * Return: 0, or -EINTR.
  */
-size_t pgf_pop(struct pgf_trace *t, void *out, size_t size, bool *eof)
+int pgf_resend_layout(struct pgf_trace *t, struct pid *pid)
 {
-	struct pgf_buf *b;
-	struct pgf_rec *rec;
-	size_t done = 0;
+	struct task_struct *task = get_pid_task(pid, PIDTYPE_TGID);
+	struct mm_struct *mm = NULL;
+	int err = 0;
 
-	spin_lock(&t->lock);
-	b = t->buf;
-	while (b->used) {
-		rec = (struct pgf_rec *)(b->data + b->tail);
-		if (rec->type != PGF_REC_PAD) {
-			if (rec->len > size - done)
-				break;
-			memcpy(out + done, rec, rec->len);
-			done += rec->len;
-		}
-		b->tail += rec->len;
-		if (b->tail == b->size)
-			b->tail = 0;
-		b->used -= rec->len;
-	}
-	/* A loss with nothing kept after it: report it now. */
-	if (!b->used && (t->lost_faults || t->lost_other) &&
-	    size - done >= sizeof(*rec)) {
-		rec = out + done;
-		*rec = (struct pgf_rec) {
-			.type = PGF_REC_LOST, .len = sizeof(*rec),
-			.a = t->lost_faults, .b = t->lost_other,
-		};
-		t->lost_faults = 0;
-		t->lost_other = 0;
-		done += sizeof(*rec);
-	}
-	*eof = t->dead && !b->used && !t->lost_faults && !t->lost_other;
-	spin_unlock(&t->lock);
-	return done;
+	if (!task)
+		return 0;
+	err = down_read_killable(&task->signal->exec_update_lock);
+	if (err)
+		goto out_put_task;
+	if (pgf_trace_of(task->signal) != t)
+		goto out_unlock_exec;
+	mm = pgf_live_mm(task);
+	if (!mm)
+		goto out_unlock_exec;
+	err = mmap_read_lock_killable(mm);
+	if (err)
+		goto out_mmput;
+	mutex_lock(&t->mutex);
+	if (READ_ONCE(t->active) && READ_ONCE(t->need_layout))
+		pgf_regions_sync(t, mm, true);
+	mutex_unlock(&t->mutex);
+	mmap_read_unlock(mm);
+out_mmput:
+	mmput(mm);
+out_unlock_exec:
+	up_read(&task->signal->exec_update_lock);
+out_put_task:
+	put_task_struct(task);
+	return err;
 }
-
-#ifdef CONFIG_PGFAULT_HISTORY_BENCHMARK
-#include "pgfault_history_bench.h"
-#endif
 
 #ifdef CONFIG_PGFAULT_HISTORY_KUNIT_TEST
 #include "pgfault_history_kunit.h"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * KUnit tests of the pgfault_history trace buffer: order, wrap-around,
- * growth, loss accounting and the LOST record, the control reserve, EOF.
+ * growth, loss accounting and the LOST record, the control reserve, EOF,
+ * region records all or nothing and the layout a loss calls for.
  * Included at the end of mm/pgfault_history.c, so they reach its statics.
  */
 
@@ -13,9 +14,9 @@
 #include <kunit/test.h>
 
 /* A fault record whose address is @n, to check order and content. */
-static void pgf_test_fault(struct pgf_rec *rec, u64 n)
+static void pgf_test_fault(struct pgf_trace *t, struct pgf_rec *rec, u64 n)
 {
-	pgf_rec_init(rec, PGF_REC_FAULT, sizeof(*rec));
+	pgf_rec_init(t, rec, PGF_REC_FAULT, sizeof(*rec));
 	rec->a = n;
 	rec->b = ~n;
 }
@@ -23,7 +24,7 @@ static void pgf_test_fault(struct pgf_rec *rec, u64 n)
 /* A trace of one page that may not grow. */
 static struct pgf_trace *pgf_test_trace(struct kunit *test, size_t limit)
 {
-	struct pgf_trace *t = pgf_trace_alloc();
+	struct pgf_trace *t = pgf_trace_alloc(task_active_pid_ns(current));
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	t->limit = limit;
@@ -74,7 +75,7 @@ static void pgf_test_order_and_wrap(struct kunit *test)
 	 */
 	for (round = 0; round < 50; round++) {
 		for (int i = 0; i < 40; i++) {
-			pgf_test_fault(&rec, written++);
+			pgf_test_fault(t, &rec, written++);
 			spin_lock(&t->lock);
 			KUNIT_ASSERT_TRUE(test, __pgf_write(t, &rec, PGF_KIND_FAULT));
 			spin_unlock(&t->lock);
@@ -95,7 +96,7 @@ static void pgf_test_full_counts_every_loss(struct kunit *test)
 
 	/* Four times what fits: the rest is lost, and counted. */
 	for (n = 0; n < 4 * PAGE_SIZE / sizeof(rec); n++) {
-		pgf_test_fault(&rec, n);
+		pgf_test_fault(t, &rec, n);
 		pgf_emit(t, &rec, PGF_KIND_FAULT);
 	}
 	KUNIT_EXPECT_EQ(test, t->alloc, PAGE_SIZE);	/* it did not grow */
@@ -105,7 +106,7 @@ static void pgf_test_full_counts_every_loss(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, got + lost, n);
 	KUNIT_EXPECT_EQ(test, lost, t->total_lost_faults);
 	KUNIT_EXPECT_EQ(test, t->lost_faults, 0);	/* reported at the end */
-	pgf_test_fault(&rec, next);
+	pgf_test_fault(t, &rec, next);
 	pgf_emit(t, &rec, PGF_KIND_FAULT);
 	KUNIT_EXPECT_EQ(test, pgf_test_drain(test, t, &next, &lost), 1);
 	KUNIT_EXPECT_EQ(test, next, n + 1);
@@ -125,17 +126,17 @@ static void pgf_test_lost_before_next_record(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	for (n = 0; !t->lost_faults; n++) {
-		pgf_test_fault(&rec, n);
+		pgf_test_fault(t, &rec, n);
 		pgf_emit(t, &rec, PGF_KIND_FAULT);
 	}
-	pgf_test_fault(&rec, n++);
+	pgf_test_fault(t, &rec, n++);
 	pgf_emit(t, &rec, PGF_KIND_FAULT);
 	dropped = t->lost_faults;
 	KUNIT_EXPECT_EQ(test, dropped, 2);
 	/* Make room by reading four records only (LOST + record + a PAD). */
 	got = pgf_pop(t, buf, 4 * sizeof(rec), &eof);
 	KUNIT_ASSERT_EQ(test, got, 4 * sizeof(rec));
-	pgf_test_fault(&rec, n);
+	pgf_test_fault(t, &rec, n);
 	pgf_emit(t, &rec, PGF_KIND_FAULT);
 	/* Now the ring ends with LOST(2) and then record n. */
 	got = pgf_pop(t, buf, size, &eof);
@@ -158,7 +159,7 @@ static void pgf_test_reserve_for_control(struct kunit *test)
 	u64 n;
 
 	for (n = 0; !t->lost_faults; n++) {
-		pgf_test_fault(&rec, n);
+		pgf_test_fault(t, &rec, n);
 		pgf_emit(t, &rec, PGF_KIND_FAULT);
 	}
 	/*
@@ -172,7 +173,7 @@ static void pgf_test_reserve_for_control(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kept);
 	/* Many more faults lost: they never eat the reserve. */
 	for (int i = 0; i < 100; i++) {
-		pgf_test_fault(&rec, n++);
+		pgf_test_fault(t, &rec, n++);
 		pgf_emit(t, &rec, PGF_KIND_FAULT);
 	}
 	KUNIT_EXPECT_EQ(test, t->lost_faults, 100);
@@ -187,12 +188,12 @@ static void pgf_test_grows_in_order(struct kunit *test)
 
 	/* Read a little first, so the ring has wrapped when it grows. */
 	for (n = 0; n < 100; n++) {
-		pgf_test_fault(&rec, n);
+		pgf_test_fault(t, &rec, n);
 		pgf_emit(t, &rec, PGF_KIND_FAULT);
 	}
 	pgf_test_drain(test, t, &next, &lost);
 	for (; n < 7 * PAGE_SIZE / sizeof(rec); n++) {
-		pgf_test_fault(&rec, n);
+		pgf_test_fault(t, &rec, n);
 		pgf_emit(t, &rec, PGF_KIND_FAULT);
 	}
 	KUNIT_EXPECT_EQ(test, t->alloc, 8 * PAGE_SIZE);
@@ -210,7 +211,7 @@ static void pgf_test_eof_when_dead_and_drained(struct kunit *test)
 	struct pgf_rec rec;
 	bool eof;
 
-	pgf_test_fault(&rec, 0);
+	pgf_test_fault(t, &rec, 0);
 	pgf_emit(t, &rec, PGF_KIND_FAULT);
 	KUNIT_EXPECT_EQ(test, pgf_pop(t, buf, sizeof(buf), &eof), sizeof(rec));
 	KUNIT_EXPECT_FALSE(test, eof);			/* alive: not the end */
@@ -224,6 +225,109 @@ static void pgf_test_eof_when_dead_and_drained(struct kunit *test)
 	pgf_trace_put(t);
 }
 
+/* A batch of @nr small region records (UNMAP), or a LAYOUT of @nr - 1. */
+static size_t pgf_test_batch(struct kunit *test, struct pgf_trace *t,
+			     struct pgf_rec *recs, unsigned int nr, bool layout)
+{
+	for (unsigned int i = 0; i < nr; i++) {
+		pgf_rec_init(t, &recs[i], layout && !i ? PGF_REC_LAYOUT :
+			     layout ? PGF_REC_MAP : PGF_REC_UNMAP, sizeof(recs[i]));
+		recs[i].a = layout && !i ? nr - 1 : 1000 + i;
+	}
+	return nr * sizeof(*recs);
+}
+
+static void pgf_test_regions_all_or_nothing(struct kunit *test)
+{
+	struct pgf_trace *t = pgf_test_trace(test, PAGE_SIZE);
+	unsigned int big = 2 * PAGE_SIZE / sizeof(struct pgf_rec);
+	struct pgf_rec *recs = kunit_kcalloc(test, big, sizeof(*recs), GFP_KERNEL);
+	u64 next = 0, lost = 0;
+	struct pgf_rec rec;
+	size_t len;
+	bool kept;
+
+	KUNIT_ASSERT_NOT_NULL(test, recs);
+	/* Three faults, then a change too big for the ring: nothing of it. */
+	for (int i = 0; i < 3; i++) {
+		pgf_test_fault(t, &rec, next++);
+		pgf_emit(t, &rec, PGF_KIND_FAULT);
+	}
+	len = pgf_test_batch(test, t, recs, big, false);
+	mutex_lock(&t->mutex);
+	kept = pgf_emit_regions(t, recs, len, big, false);
+	mutex_unlock(&t->mutex);
+	KUNIT_EXPECT_FALSE(test, kept);
+	KUNIT_EXPECT_EQ(test, t->lost_other, big);	/* every one counted */
+	KUNIT_EXPECT_TRUE(test, t->need_layout);
+	KUNIT_EXPECT_EQ(test, t->buf->used, 3 * sizeof(rec));	/* undone */
+
+	/* Owed a layout: faults cannot be placed, so they are dropped. */
+	pgf_test_fault(t, &rec, next++);
+	KUNIT_EXPECT_FALSE(test, pgf_emit(t, &rec, PGF_KIND_FAULT));
+	KUNIT_EXPECT_EQ(test, t->lost_faults, 1);
+
+	/* A layout that fits settles it; faults are kept again. */
+	len = pgf_test_batch(test, t, recs, 4, true);
+	mutex_lock(&t->mutex);
+	kept = pgf_emit_regions(t, recs, len, 4, true);
+	mutex_unlock(&t->mutex);
+	KUNIT_EXPECT_TRUE(test, kept);
+	KUNIT_EXPECT_FALSE(test, t->need_layout);
+	pgf_test_fault(t, &rec, next++);
+	KUNIT_EXPECT_TRUE(test, pgf_emit(t, &rec, PGF_KIND_FAULT));
+	next = 0;
+	KUNIT_EXPECT_EQ(test, pgf_test_drain(test, t, &next, &lost), 4);
+	KUNIT_EXPECT_EQ(test, lost, 1);
+	KUNIT_EXPECT_EQ(test, t->nr_faults + t->total_lost_faults, 5);
+	pgf_trace_put(t);
+}
+
+static void pgf_test_failed_fault_counts_as_other(struct kunit *test)
+{
+	struct pgf_trace *t = pgf_test_trace(test, PAGE_SIZE);
+	struct pgf_rec rec;
+	u64 n;
+
+	for (n = 0; !t->lost_faults; n++) {
+		pgf_test_fault(t, &rec, n);
+		pgf_emit(t, &rec, PGF_KIND_FAULT);
+	}
+	/* /proc/<pid>/stat does not count a failed fault: nor does LOST. */
+	pgf_test_fault(t, &rec, n);
+	pgf_emit(t, &rec, PGF_KIND_OTHER);
+	KUNIT_EXPECT_EQ(test, t->lost_faults, 1);
+	KUNIT_EXPECT_EQ(test, t->lost_other, 1);
+	KUNIT_EXPECT_EQ(test, t->total_lost_faults, 1);
+	pgf_trace_put(t);
+}
+
+static void pgf_test_end_always_fits(struct kunit *test)
+{
+	struct pgf_trace *t = pgf_test_trace(test, PAGE_SIZE);
+	struct pgf_exit_rec ex;
+	struct pgf_rec rec;
+	bool kept;
+	u64 n;
+
+	for (n = 0; !t->lost_faults; n++) {
+		pgf_test_fault(t, &rec, n);
+		pgf_emit(t, &rec, PGF_KIND_FAULT);
+	}
+	/* Started and stopped over and over on a full ring... */
+	spin_lock(&t->lock);
+	for (int i = 0; i < 100; i++)
+		__pgf_control(t, i & 1 ? PGF_REC_STOP : PGF_REC_START, 0, 0, 0);
+	KUNIT_EXPECT_GT(test, t->lost_other, 0);
+	/* ...the last record still fits, with the LOST before it. */
+	pgf_rec_init(t, &ex.rec, PGF_REC_EXIT, sizeof(ex));
+	kept = __pgf_write(t, &ex.rec, PGF_KIND_FINAL);
+	spin_unlock(&t->lock);
+	KUNIT_EXPECT_TRUE(test, kept);
+	KUNIT_EXPECT_EQ(test, t->lost_faults + t->lost_other, 0);
+	pgf_trace_put(t);
+}
+
 static struct kunit_case pgf_test_cases[] = {
 	KUNIT_CASE(pgf_test_order_and_wrap),
 	KUNIT_CASE(pgf_test_full_counts_every_loss),
@@ -231,6 +335,9 @@ static struct kunit_case pgf_test_cases[] = {
 	KUNIT_CASE(pgf_test_reserve_for_control),
 	KUNIT_CASE(pgf_test_grows_in_order),
 	KUNIT_CASE(pgf_test_eof_when_dead_and_drained),
+	KUNIT_CASE(pgf_test_regions_all_or_nothing),
+	KUNIT_CASE(pgf_test_failed_fault_counts_as_other),
+	KUNIT_CASE(pgf_test_end_always_fits),
 	{},
 };
 

@@ -29,12 +29,18 @@
  * holding the lock (another process writing to this mm, a thread not yet
  * flagged) is recorded at the next release by a traced thread.
  *
+ * The records of one lock hold are built into a batch first and go into
+ * the trace together or not at all (pgf_emit_regions()).
+ *
  * LAYOUT N is followed by N map records that describe the whole address
  * space: it starts every trace (taken under the mmap lock before any fault
- * is recorded), and it is sent again, in full, after a region record has
- * been lost to a full buffer, so a reader can always rebuild the layout.
- * An exec record means the old address space is gone; the new one is
- * announced by map records as it is built.
+ * is recorded), and it is sent again, in full, after region records have
+ * been lost (a full buffer, no memory): at the next change, or when the
+ * reader has drained the buffer (pgf_resend_layout()). Until it is in the
+ * trace, fault records are dropped and counted, so a reader can always
+ * rebuild the layout and place every fault it is given. An exec record
+ * means the old address space is gone; the new one is announced by map
+ * records as it is built.
  */
 #define pr_fmt(fmt) "pgfault: " fmt
 
@@ -117,21 +123,62 @@ static const char *pgf_region_name(struct vm_area_struct *vma, char *buf,
 	return "";
 }
 
-/* Write a MAP or CHANGE record for @r; false if it was dropped. */
-static bool pgf_region_emit(struct pgf_trace *t, enum pgf_rec_type type,
-			    const struct pgf_region *r,
-			    struct vm_area_struct *vma, struct pgf_region_rec *rr,
-			    char *path)
+/*
+ * The records of one change, built outside the trace's lock and written
+ * together (pgf_emit_regions()).
+ */
+struct pgf_batch {
+	void *buf;
+	size_t len, cap;
+	unsigned int nr;
+	bool failed;		/* out of memory: the change is lost */
+};
+
+/* Room for @len more bytes; NULL (and the batch failed) if there is none. */
+static void *pgf_batch_add(struct pgf_batch *b, size_t len)
+{
+	void *p;
+
+	if (b->failed)
+		return NULL;
+	if (b->len + len > b->cap) {
+		size_t cap = max3(b->cap * 2, b->len + len, (size_t)PAGE_SIZE);
+
+		p = kvmalloc(cap, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		if (!p) {
+			b->failed = true;
+			return NULL;
+		}
+		if (b->len)
+			memcpy(p, b->buf, b->len);
+		kvfree(b->buf);
+		b->buf = p;
+		b->cap = cap;
+	}
+	p = b->buf + b->len;
+	b->len += len;
+	b->nr++;
+	return p;
+}
+
+/* Add a MAP or CHANGE record for @r. */
+static void pgf_region_add(struct pgf_trace *t, struct pgf_batch *b,
+			   enum pgf_rec_type type, const struct pgf_region *r,
+			   struct vm_area_struct *vma, char *path)
 {
 	const struct inode *inode;
+	struct pgf_region_rec *rr;
 	const char *name;
 	size_t n, len;
 
-	memset(rr, 0, sizeof(*rr));
 	name = pgf_region_name(vma, path, PATH_MAX);
 	n = strnlen(name, PATH_MAX - 1);
 	len = round_up(sizeof(*rr) + n + 1, PGF_REC_ALIGN);
-	pgf_rec_init(&rr->rec, type, len);
+	rr = pgf_batch_add(b, len);
+	if (!rr)
+		return;
+	memset(rr, 0, sizeof(*rr));
+	pgf_rec_init(t, &rr->rec, type, len);
 	rr->rec.flags = r->prot;
 	rr->rec.a = r->start;
 	rr->rec.b = r->end;
@@ -145,16 +192,17 @@ static bool pgf_region_emit(struct pgf_trace *t, enum pgf_rec_type type,
 	}
 	memcpy(rr->name, name, n);
 	memset(rr->name + n, 0, len - sizeof(*rr) - n);
-	return pgf_emit(t, &rr->rec, PGF_KIND_OTHER);
 }
 
-static bool pgf_emit_small(struct pgf_trace *t, enum pgf_rec_type type, u64 a)
+static void pgf_small_add(struct pgf_trace *t, struct pgf_batch *b,
+			  enum pgf_rec_type type, u64 a)
 {
-	struct pgf_rec rec;
+	struct pgf_rec *rec = pgf_batch_add(b, sizeof(*rec));
 
-	pgf_rec_init(&rec, type, sizeof(rec));
-	rec.a = a;
-	return pgf_emit(t, &rec, PGF_KIND_OTHER);
+	if (!rec)
+		return;
+	pgf_rec_init(t, rec, type, sizeof(*rec));
+	rec->a = a;
 }
 
 static int pgf_cmp_vma(const void *a, const void *b)
@@ -192,29 +240,33 @@ static struct pgf_region *pgf_find(struct pgf_region **by_vma, unsigned int nr,
  * @layout: send the whole layout (a LAYOUT record and a MAP per region)
  *          rather than the difference
  *
- * Context: t->shadow.lock held; may sleep (allocates).
+ * The records go into the trace together or not at all. If they are lost
+ * (full buffer, no memory), they are counted and the reader is owed a
+ * layout, which is sent instead of the next difference.
+ *
+ * Context: t->mutex held; may sleep (allocates).
  */
 void pgf_regions_sync(struct pgf_trace *t, struct mm_struct *mm, bool layout)
 {
 	struct pgf_shadow *sh = &t->shadow;
 	struct pgf_region *cur = NULL, **by_vma = NULL, *old;
-	struct pgf_region_rec *rr = NULL;
+	struct pgf_batch b = { };
 	struct vm_area_struct *vma;
 	unsigned int nr = 0, cap, i;
-	char *path = NULL;
+	u64 next_id = sh->next_id;
 	struct vma_iterator vmi;
-	bool ok = true;
+	char *path = NULL;
 
-	lockdep_assert_held(&sh->lock);
+	lockdep_assert_held(&t->mutex);
 	mmap_assert_locked(mm);
-	layout |= sh->need_layout;
+	layout |= READ_ONCE(t->need_layout);
 
 	cap = mm->map_count;
-	cur = kvmalloc_array(max(cap, 1U), sizeof(*cur), GFP_KERNEL);
-	by_vma = kvmalloc_array(max(sh->nr, 1U), sizeof(*by_vma), GFP_KERNEL);
-	rr = kmalloc(sizeof(*rr) + PATH_MAX, GFP_KERNEL);
-	path = kmalloc(PATH_MAX, GFP_KERNEL);
-	if (!cur || !by_vma || !rr || !path)
+	cur = kvmalloc_array(max(cap, 1U), sizeof(*cur), GFP_KERNEL_ACCOUNT);
+	by_vma = kvmalloc_array(max(sh->nr, 1U), sizeof(*by_vma),
+				GFP_KERNEL_ACCOUNT);
+	path = kmalloc(PATH_MAX, GFP_KERNEL_ACCOUNT);
+	if (!cur || !by_vma || !path)
 		goto out_lost;
 
 	for (i = 0; i < sh->nr; i++)
@@ -233,59 +285,71 @@ void pgf_regions_sync(struct pgf_trace *t, struct mm_struct *mm, bool layout)
 			cur[nr].id = old->id;
 			cur[nr].seen = true;	/* here: "had an id before" */
 		} else {
-			cur[nr].id = ++sh->next_id;
+			cur[nr].id = ++next_id;
 		}
 		nr++;
 	}
 
 	if (layout) {
-		ok = pgf_emit_small(t, PGF_REC_LAYOUT, nr);
+		pgf_small_add(t, &b, PGF_REC_LAYOUT, nr);
 		vma_iter_init(&vmi, mm, 0);
 		i = 0;
 		for_each_vma(vmi, vma) {
 			if (i == nr)
 				break;
-			ok = ok && pgf_region_emit(t, PGF_REC_MAP, &cur[i], vma,
-						   rr, path);
+			pgf_region_add(t, &b, PGF_REC_MAP, &cur[i], vma, path);
 			i++;
 		}
 	} else {
 		for (i = 0; i < sh->nr; i++)
 			if (!sh->v[i].seen)
-				ok &= pgf_emit_small(t, PGF_REC_UNMAP, sh->v[i].id);
+				pgf_small_add(t, &b, PGF_REC_UNMAP, sh->v[i].id);
 		vma_iter_init(&vmi, mm, 0);
 		i = 0;
 		for_each_vma(vmi, vma) {
 			if (i == nr)
 				break;
 			if (!cur[i].seen) {
-				ok &= pgf_region_emit(t, PGF_REC_MAP, &cur[i], vma,
-						      rr, path);
+				pgf_region_add(t, &b, PGF_REC_MAP, &cur[i], vma,
+					       path);
 			} else {
 				old = pgf_find(by_vma, sh->nr, vma);
 				if (!pgf_region_same(old, &cur[i]))
-					ok &= pgf_region_emit(t, PGF_REC_CHANGE,
-							      &cur[i], vma, rr,
-							      path);
+					pgf_region_add(t, &b, PGF_REC_CHANGE,
+						       &cur[i], vma, path);
 			}
 			i++;
 		}
 	}
+	if (b.failed)
+		goto out_lost;
+	if (b.nr)
+		pgf_emit_regions(t, b.buf, b.len, b.nr, layout);
 	for (i = 0; i < nr; i++)
 		cur[i].seen = false;
 	kvfree(sh->v);
 	sh->v = cur;
 	sh->nr = nr;
-	sh->need_layout = !ok;
+	sh->next_id = next_id;
 	cur = NULL;
 	goto out_free;
 
 out_lost:
-	/* Out of memory: the reader is told the whole layout next time. */
-	sh->need_layout = true;
+	/*
+	 * Out of memory: the change cannot be told. Count it as one lost
+	 * record, and owe the reader the whole layout.
+	 */
+	for (i = 0; i < sh->nr; i++)
+		sh->v[i].seen = false;
+	spin_lock(&t->lock);
+	if (!t->dead) {
+		__pgf_count_lost(t, PGF_KIND_OTHER);
+		t->need_layout = true;
+	}
+	spin_unlock(&t->lock);
 out_free:
+	kvfree(b.buf);
 	kfree(path);
-	kfree(rr);
 	kvfree(by_vma);
 	kvfree(cur);
 }
@@ -294,11 +358,11 @@ out_free:
  * pgf_regions_reset() - forget the regions: the address space is gone
  * @t: the trace
  *
- * Context: t->shadow.lock held.
+ * Context: t->mutex held.
  */
 void pgf_regions_reset(struct pgf_trace *t)
 {
-	lockdep_assert_held(&t->shadow.lock);
+	lockdep_assert_held(&t->mutex);
 	kvfree(t->shadow.v);
 	t->shadow.v = NULL;
 	t->shadow.nr = 0;
@@ -308,12 +372,13 @@ void __pgf_mm_unlocking(struct mm_struct *mm)
 {
 	struct pgf_trace *t;
 
-	if (!(current->flags & PF_PGFAULT_HISTORY) || current->mm != mm)
+	if (current->mm != mm)
 		return;
-	t = current->signal->pgf_trace;
+	t = pgf_trace_of(current->signal);
 	if (!t || !READ_ONCE(t->active))
 		return;
-	mutex_lock(&t->shadow.lock);
-	pgf_regions_sync(t, mm, false);
-	mutex_unlock(&t->shadow.lock);
+	mutex_lock(&t->mutex);
+	if (READ_ONCE(t->active))
+		pgf_regions_sync(t, mm, false);
+	mutex_unlock(&t->mutex);
 }

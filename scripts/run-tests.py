@@ -50,8 +50,13 @@ def main():
         for arch in [a for a in args.arch.split(',') if a]:
             print(f'# guest {arch}: booting', flush=True)
             t1 = time.monotonic()
+            # The torture test's length (seconds), if asked for.
+            env = {k: os.environ[k] for k in ('PGF_TORTURE_SECONDS',)
+                   if os.environ.get(k, '').isdigit()}
+            if env:
+                env['SUITE_TIMEOUT'] = str(int(env['PGF_TORTURE_SECONDS']) + 600)
             rep = runner.run_guest(args.suites, timeout=args.timeout, echo='job',
-                                   name=arch, arch=arch)
+                                   name=arch, arch=arch, env=env)
             print(f'# guest {arch}: ran in {rep.where}, '
                   f'{time.monotonic() - t1:.0f}s; console log: '
                   f'{os.path.relpath(rep.log, TOP)}', flush=True)

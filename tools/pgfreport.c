@@ -376,7 +376,7 @@ static void json_rec(const struct pgft_rec *r)
 {
 	static const char * const types[] = {
 		"start", "fault", "lost", "exec", "stop", "exit", "layout", "map",
-		"change", "unmap",
+		"change", "unmap", "remote",
 	};
 
 	printf("{\"type\":\"%s\"", types[r->type]);
@@ -387,6 +387,10 @@ static void json_rec(const struct pgft_rec *r)
 		printf(",\"tid\":%d,\"address\":%llu,\"access\":\"%c\",\"mode\":\"%s\","
 		       "\"result\":\"%s\",\"ip\":%llu", r->tid, r->addr, r->access,
 		       r->kernel ? "kernel" : "user", result_name(r->result), r->ip);
+		break;
+	case PGFT_REMOTE:
+		printf(",\"tid\":%d,\"access\":\"%c\",\"result\":\"%s\"",
+		       r->tid, r->access, result_name(r->result));
 		break;
 	case PGFT_MAP:
 	case PGFT_CHANGE:

@@ -34,7 +34,8 @@ static const char usage[] =
 "Exit status: COMMAND's (128+N if signal N killed it), 127 if it was not\n"
 "found, 126 if it could not be run; 0 after -p; 1 on our own errors.\n"
 "A one-line summary goes to stderr: faults, major faults, regions, lost\n"
-"records, wall time.\n"
+"records, wall time, and faults taken on other address spaces (reading\n"
+"another process's memory, the arguments of an exec), if any.\n"
 "\n"
 "Examples:\n"
 "  tracepgfault ps.trace ps aux\n"
@@ -58,7 +59,7 @@ static double now(void)
 }
 
 struct totals {
-	unsigned long long faults, major, lost, regions;
+	unsigned long long faults, major, remote, lost, regions;
 	char partial[64];	/* an incomplete line carried to the next chunk */
 	size_t plen;
 };
@@ -71,6 +72,8 @@ static void count_line(struct totals *t, const char *l, size_t n)
 		t->faults++;
 		if (memmem(l, n, " major ", 7))
 			t->major++;
+	} else if (n > 7 && !strncmp(l, "remote ", 7)) {
+		t->remote++;
 	} else if (n > 5 && !strncmp(l, "lost ", 5) &&
 		   sscanf(l, "lost %llu %llu", &a, &b) == 2) {
 		t->lost += a + b;
@@ -194,8 +197,11 @@ static void no_feature(void)
 static void summary(const struct totals *t, double secs)
 {
 	fprintf(stderr, "tracepgfault: %llu faults (%llu major), %llu regions, "
-		"%llu lost records, %.3f s\n", t->faults, t->major, t->regions,
+		"%llu lost records, %.3f s", t->faults, t->major, t->regions,
 		t->lost, secs);
+	if (t->remote)
+		fprintf(stderr, "; %llu faults on other address spaces", t->remote);
+	fputc('\n', stderr);
 }
 
 int main(int argc, char **argv)

@@ -2,40 +2,46 @@
 /*
  * pgfault_history - per-process page fault and address space tracing.
  *
- * The hooks that existing kernel code calls. Each is a static inline that
- * costs one static branch when no process anywhere is traced, and a test
- * of PF_PGFAULT_HISTORY in current->flags when some process is; the real
- * work is out of line in mm/pgfault_history.c. With the option off they
- * compile away. Documentation/ lives in the project README.
+ * The hooks that existing kernel code calls, and what the files of the
+ * feature share. The fault and mmap-unlock hooks cost one static branch
+ * when no process anywhere is traced, and a load of the process's trace
+ * pointer when some process is; the real work is out of line in
+ * mm/pgfault_history*.c. With the option off they compile away.
+ * Documentation lives in the project README.
  */
 #ifndef _LINUX_PGFAULT_HISTORY_H
 #define _LINUX_PGFAULT_HISTORY_H
 
-#include <linux/jump_label.h>
+#include <linux/atomic.h>
+#include <linux/jump_label_ratelimit.h>
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/spinlock.h>
-#include <linux/timekeeping.h>
 #include <linux/timer.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
+struct cred;
 struct linux_binprm;
+struct pid;
+struct pid_namespace;
 
 #ifdef CONFIG_PGFAULT_HISTORY
 
 /*
- * Records as the kernel stores them (see the DOC: in mm/pgfault_history.c);
- * fs/proc/pgfault_history.c turns them into the text format described in
- * include/uapi/linux/pgfault_history.h when they are read.
+ * Records as the kernel stores them (see the DOC: in
+ * mm/pgfault_history_buf.c); fs/proc/pgfault_history.c turns them into the
+ * text format described in include/uapi/linux/pgfault_history.h when they
+ * are read.
  */
 enum pgf_rec_type {
 	PGF_REC_PAD,		/* filler at the end of the ring */
 	PGF_REC_FAULT,		/* a: address, b: user IP */
-	PGF_REC_LOST,		/* a: fault records lost, b: other records lost */
+	PGF_REC_LOST,		/* a: counted faults lost, b: other records lost */
 	PGF_REC_START,
 	PGF_REC_STOP,		/* flags: enum pgf_stop_reason */
 	PGF_REC_EXEC,		/* data: the path, NUL-terminated */
@@ -44,6 +50,7 @@ enum pgf_rec_type {
 	PGF_REC_CHANGE,		/* &pgf_region_rec: a region's new state */
 	PGF_REC_UNMAP,		/* a: region id */
 	PGF_REC_LAYOUT,		/* a: number of MAP records that follow */
+	PGF_REC_REMOTE,		/* a fault on another mm; flags as a fault */
 };
 
 /* pgf_rec.flags of a fault: access in bits 0-1, kernel mode, result. */
@@ -67,11 +74,16 @@ enum pgf_stop_reason {
 	PGF_STOP_CREDENTIALS,
 };
 
-/* What a dropped record counts as. */
+/*
+ * What a dropped record counts as: FAULT for the records of faults that
+ * /proc/<pid>/stat counts (successful faults, on the process's own mm or
+ * another), OTHER for everything else (failed faults included).
+ */
 enum pgf_kind {
 	PGF_KIND_FAULT,
 	PGF_KIND_OTHER,
 	PGF_KIND_CONTROL,	/* may use the reserve; never grows the buffer */
+	PGF_KIND_FINAL,		/* the last record: may use all of the reserve */
 };
 
 #define PGF_REC_ALIGN		8
@@ -80,7 +92,7 @@ struct pgf_rec {
 	u8 type;		/* enum pgf_rec_type */
 	u8 flags;
 	u16 len;		/* bytes, a multiple of PGF_REC_ALIGN */
-	u32 tid;		/* in the traced thread's pid namespace */
+	u32 tid;		/* in the trace's pid namespace, 0 if not seen there */
 	u64 time;		/* ktime_get_ns() */
 	u64 a;
 	u64 b;
@@ -89,7 +101,7 @@ struct pgf_rec {
 
 struct pgf_exit_rec {
 	struct pgf_rec rec;
-	u64 lost;		/* fault records lost over the whole trace */
+	u64 lost;		/* counted faults lost over the whole trace */
 	u64 regions;		/* region ids handed out */
 };
 
@@ -123,11 +135,9 @@ struct pgf_region {
 
 /* The regions of the traced mm as the reader was last told them. */
 struct pgf_shadow {
-	struct mutex lock;	/* also serializes start */
 	struct pgf_region *v;	/* by address */
 	unsigned int nr;
 	u64 next_id;
-	bool need_layout;	/* a region record was lost: resend all */
 };
 
 /* The largest record: a region with a PATH_MAX name. */
@@ -142,31 +152,41 @@ struct pgf_buf {
 	u8 data[] __aligned(PGF_REC_ALIGN);
 };
 
+/*
+ * One per traced process; see the DOC: in mm/pgfault_history.c for its
+ * life and locks.
+ */
 struct pgf_trace {
-	spinlock_t lock;		/* buf and everything below but ref, wait */
+	spinlock_t lock;		/* buf and the state below, to ref */
 	struct pgf_buf *buf;
 	size_t alloc;			/* bytes allocated for buf */
 	size_t limit;			/* most it may grow to */
 	bool active;			/* recording */
-	bool dead;			/* the process has exited */
+	bool started;			/* a start record was written */
+	bool dead;			/* ended: nothing more will come */
+	bool need_layout;		/* fault records wait for a layout */
 	bool growing;			/* a producer is allocating */
 	bool reader;			/* a file is reading */
 	bool reader_sleeps;		/* the reader waits for records */
 	bool wake_armed;		/* wake_timer pending (holds a ref) */
 	u64 lost_faults;		/* dropped since the last LOST record */
 	u64 lost_other;
-	u64 nr_faults;			/* fault records kept */
+	u64 nr_faults;			/* counted faults kept */
 	u64 total_lost_faults;
 	refcount_t ref;
 	wait_queue_head_t wait;		/* the reader */
 	struct timer_list wake_timer;	/* deferred wake-up of the reader */
-	struct pgf_shadow shadow;	/* regions, under shadow.lock */
+	struct work_struct free_work;	/* the last put, where it cannot sleep */
+	struct pid_namespace *pid_ns;	/* thread ids are numbers in this one */
+	struct mutex mutex;		/* start, stop, exec, exit, regions */
+	struct pgf_shadow shadow;	/* under mutex */
 };
 
-/* Between mm/pgfault_history.c and mm/pgfault_history_vma.c */
+/* Between the files of mm/pgfault_history*.c */
 
 /**
  * pgf_rec_init() - fill in the common part of a record
+ * @t: the trace it is for (its pid namespace)
  * @rec: the record
  * @type: its type
  * @len: its length in bytes, a multiple of PGF_REC_ALIGN
@@ -174,49 +194,71 @@ struct pgf_trace {
  * The time is now and the thread is current. Inline, so that the fault
  * path's record is built in registers rather than cleared and copied.
  */
-static inline void pgf_rec_init(struct pgf_rec *rec, enum pgf_rec_type type,
-				u32 len)
+static inline void pgf_rec_init(const struct pgf_trace *t, struct pgf_rec *rec,
+				enum pgf_rec_type type, u32 len)
 {
 	*rec = (struct pgf_rec) {
 		.type = type,
 		.len = len,
-		.tid = task_pid_vnr(current),
+		.tid = task_pid_nr_ns(current, t->pid_ns),
 		.time = ktime_get_ns(),
 	};
 }
 
+/* mm/pgfault_history_buf.c: the ring */
+extern atomic_long_t pgf_nr_buf_bytes;
+struct pgf_buf *pgf_buf_alloc(size_t bytes, gfp_t gfp);
 bool pgf_emit(struct pgf_trace *t, const struct pgf_rec *src,
 	      enum pgf_kind kind);
+bool pgf_emit_regions(struct pgf_trace *t, const void *recs, size_t len,
+		      unsigned int nr, bool layout);
+void __pgf_control(struct pgf_trace *t, enum pgf_rec_type type, u8 flags,
+		   u64 a, u64 b);
+void __pgf_count_lost(struct pgf_trace *t, enum pgf_kind kind);
+bool __pgf_write(struct pgf_trace *t, const struct pgf_rec *src,
+		 enum pgf_kind kind);
+void pgf_wake(struct pgf_trace *t, __poll_t mask);
+void pgf_wake_timer(struct timer_list *timer);
+
+/* mm/pgfault_history_vma.c: regions */
 void pgf_regions_sync(struct pgf_trace *t, struct mm_struct *mm,
 		      bool layout);
 void pgf_regions_reset(struct pgf_trace *t);
 
-/* For fs/proc/pgfault_history.c */
-struct pgf_trace *pgf_trace_get(struct task_struct *task);
+/* mm/pgfault_history.c, for fs/proc/pgfault_history.c */
 void pgf_trace_put(struct pgf_trace *t);
-int pgf_start(struct task_struct *task);
-int pgf_stop(struct task_struct *task);
-int pgf_reader_attach(struct pgf_trace *t);
+int pgf_check_access(struct task_struct *task, const struct cred *cred,
+		     u32 *exec_gen);
+int pgf_start(struct task_struct *task, const struct cred *cred,
+	      u32 exec_gen, struct pid_namespace *ns);
+int pgf_stop(struct task_struct *task, const struct cred *cred,
+	     u32 exec_gen);
+int pgf_reader_attach(struct task_struct *task, const struct cred *cred,
+		      u32 exec_gen, struct pgf_trace **tp);
 void pgf_reader_detach(struct pgf_trace *t);
+int pgf_resend_layout(struct pgf_trace *t, struct pid *pid);
 bool pgf_readable(struct pgf_trace *t);
 size_t pgf_pop(struct pgf_trace *t, void *out, size_t size, bool *eof);
 
 extern const struct file_operations proc_pgfault_history_operations;
 
-DECLARE_STATIC_KEY_FALSE(pgf_tracing_key);
+extern struct static_key_false_deferred pgf_tracing_key;
 
 void __pgf_record_fault(struct mm_struct *mm, unsigned long address,
 			unsigned int flags, vm_fault_t ret,
 			struct pt_regs *regs);
-void __pgf_fork(struct task_struct *p, unsigned long clone_flags);
-void __pgf_exec(struct linux_binprm *bprm);
-void __pgf_exit(struct task_struct *tsk, long code);
+void pgf_exec(struct linux_binprm *bprm);
+void __pgf_exit(struct task_struct *tsk);
 void pgf_signal_free(struct signal_struct *sig);
 
-static inline bool pgf_current_traced(void)
+/*
+ * The trace of current's process, or NULL. Published with release
+ * semantics (pgf_start()), so what it points to is initialised.
+ */
+static inline struct pgf_trace *pgf_trace_of(struct signal_struct *sig)
 {
-	return static_branch_unlikely(&pgf_tracing_key) &&
-	       unlikely(current->flags & PF_PGFAULT_HISTORY);
+	/* Pairs with smp_store_release() in pgf_trace_install(). */
+	return smp_load_acquire(&sig->pgf_trace);
 }
 
 /**
@@ -228,59 +270,71 @@ static inline bool pgf_current_traced(void)
  * @regs: the registers at the fault, or NULL (get_user_pages())
  *
  * Called where handle_mm_fault() accounts the fault, so a fault that is
- * retried is recorded once, when it completes.
+ * retried is recorded once, when it completes, and every fault that
+ * /proc/<pid>/stat counts passes here.
  */
 static inline void pgfault_history_fault(struct mm_struct *mm,
 					 unsigned long address,
 					 unsigned int flags, vm_fault_t ret,
 					 struct pt_regs *regs)
 {
-	if (pgf_current_traced())
+	if (static_branch_unlikely(&pgf_tracing_key.key) &&
+	    unlikely(READ_ONCE(current->signal->pgf_trace)))
 		__pgf_record_fault(mm, address, flags, ret, regs);
 }
 
 /**
- * pgfault_history_fork() - decide whether a new task is traced
- * @p: the new task, not yet running
- * @clone_flags: CLONE_* flags
+ * pgfault_history_thread_created() - a new thread joined a process
+ * @p: the new thread, past the last point where copy_process() can fail
  *
- * Called by copy_process() under current->sighand->siglock. A new thread
- * of a traced process is traced; a new process never is.
+ * Called by copy_process() under the siglock. Counts the thread in, for
+ * pgfault_history_exit() to tell which thread is the last to leave.
  */
-static inline void pgfault_history_fork(struct task_struct *p,
-					unsigned long clone_flags)
+static inline void pgfault_history_thread_created(struct task_struct *p)
 {
-	if (static_branch_unlikely(&pgf_tracing_key) ||
-	    unlikely(p->flags & PF_PGFAULT_HISTORY))
-		__pgf_fork(p, clone_flags);
+	atomic_dec(&p->signal->pgf_exits);
 }
 
 /**
- * pgfault_history_exec() - note an exec past its point of no return
- * @bprm: the exec in progress, before the old mm is released
+ * pgfault_history_exec() - an exec has committed its credentials
+ * @bprm: the exec in progress, its new mm installed
  *
- * Records the exec, or stops tracing if it changes credentials.
+ * Called by begin_new_exec() under exec_update_lock, after
+ * commit_creds(). An exec that makes the process non-dumpable or gives it
+ * new privileges (set-uid, set-gid, file capabilities, an unreadable
+ * binary) starts a new credential generation: files opened before it can
+ * no longer start tracing or read, and a trace running ends. Other execs
+ * are recorded.
  */
 static inline void pgfault_history_exec(struct linux_binprm *bprm)
 {
-	if (pgf_current_traced())
-		__pgf_exec(bprm);
+	pgf_exec(bprm);		/* out of line: exec is not a hot path */
 }
 
 /**
- * pgfault_history_exit() - the last thread of a process is exiting
- * @tsk: current
- * @code: the exit code passed to do_exit()
+ * pgfault_history_exit() - a thread has released its mm
+ * @tsk: current, in do_exit() after exit_mm()
+ *
+ * No fault of the thread can happen after this. The last thread of a
+ * process to get here ends its trace with an exit record, so every fault
+ * the process took, the robust futex list and clear_child_tid of every
+ * thread included, comes before it.
  */
-static inline void pgfault_history_exit(struct task_struct *tsk, long code)
+static inline void pgfault_history_exit(struct task_struct *tsk)
 {
-	if (unlikely(READ_ONCE(tsk->signal->pgf_trace)))
-		__pgf_exit(tsk, code);
+	struct signal_struct *sig = tsk->signal;
+
+	/* Full barrier: pairs with the one in pgf_start(). */
+	if (atomic_inc_return(&sig->pgf_exits) == 1 &&
+	    unlikely(READ_ONCE(sig->pgf_trace)))
+		__pgf_exit(tsk);
 }
 
 /**
  * pgfault_history_signal_free() - a signal_struct is being freed
  * @sig: the process's signal_struct; its trace, if any, loses a reference
+ *
+ * May be called from atomic context (put_task_struct()).
  */
 static inline void pgfault_history_signal_free(struct signal_struct *sig)
 {
@@ -294,10 +348,9 @@ static inline void pgfault_history_fault(struct mm_struct *mm,
 					 unsigned long address,
 					 unsigned int flags, vm_fault_t ret,
 					 struct pt_regs *regs) { }
-static inline void pgfault_history_fork(struct task_struct *p,
-					unsigned long clone_flags) { }
+static inline void pgfault_history_thread_created(struct task_struct *p) { }
 static inline void pgfault_history_exec(struct linux_binprm *bprm) { }
-static inline void pgfault_history_exit(struct task_struct *tsk, long code) { }
+static inline void pgfault_history_exit(struct task_struct *tsk) { }
 static inline void pgfault_history_signal_free(struct signal_struct *sig) { }
 
 #endif /* CONFIG_PGFAULT_HISTORY */

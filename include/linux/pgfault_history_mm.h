@@ -7,13 +7,13 @@
 #ifndef _LINUX_PGFAULT_HISTORY_MM_H
 #define _LINUX_PGFAULT_HISTORY_MM_H
 
-#include <linux/jump_label.h>
+#include <linux/jump_label_ratelimit.h>
 
 struct mm_struct;
 
 #ifdef CONFIG_PGFAULT_HISTORY
 
-DECLARE_STATIC_KEY_FALSE(pgf_tracing_key);
+extern struct static_key_false_deferred pgf_tracing_key;
 void __pgf_mm_unlocking(struct mm_struct *mm);
 
 /**
@@ -22,11 +22,12 @@ void __pgf_mm_unlocking(struct mm_struct *mm);
  *
  * Called from mmap_write_unlock() and mmap_write_downgrade(): every change
  * to the VMAs of @mm made under the lock is complete and visible. If the
- * current thread is traced and @mm is its own, the changes are recorded.
+ * current thread's process is traced and @mm is its own, the changes are
+ * recorded.
  */
 static inline void pgfault_history_mm_unlocking(struct mm_struct *mm)
 {
-	if (static_branch_unlikely(&pgf_tracing_key))
+	if (static_branch_unlikely(&pgf_tracing_key.key))
 		__pgf_mm_unlocking(mm);
 }
 

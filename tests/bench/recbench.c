@@ -16,9 +16,10 @@
  * a round that lost records measured the drop path and is an error.
  *
  * Each timed round is followed by a round of the same number of ftrace
- * events, timed the same way in the kernel: the tracepoint benchmark's
- * event (benchmark:benchmark_event, a 128-byte string into ftrace's ring
- * buffer), which recbench enables for the purpose when the kernel has it.
+ * events, timed the same way in the kernel: pgfault_history's own bench
+ * event (pgfault_history:pgfault_history_bench, a 128-byte string and a
+ * number into ftrace's ring buffer, the size of the tracepoint benchmark's
+ * benchmark_event), which recbench enables for the purpose.
  *
  * Prints "result recpath ns=<median> min= max= reps= records=" and
  * "result ftrace_loop ns=..." in ns per record or event.
@@ -37,7 +38,7 @@
 #include "bench.h"
 
 #define BENCH_FILE "/sys/kernel/debug/pgfault_history_bench"
-#define EVENT_ENABLE "/sys/kernel/tracing/events/benchmark/benchmark_event/enable"
+#define EVENT_ENABLE "/sys/kernel/tracing/events/pgfault_history/pgfault_history_bench/enable"
 #define STATS_FILE "/sys/kernel/debug/pgfault_history"
 #define MAXREPS 64
 
@@ -137,7 +138,7 @@ static int recpath(void)
 		mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL);
 	ftrace_on = !put(EVENT_ENABLE, "1");
 	if (!ftrace_on)
-		printf("skip ftrace_loop: no benchmark:benchmark_event (CONFIG_TRACEPOINT_BENCHMARK)\n");
+		printf("skip ftrace_loop: no pgfault_history:pgfault_history_bench (no event tracing)\n");
 	if (pgf_set_buffer_kb(65536) || puppet_spawn(&p, child_step) ||
 	    pgf_start(p.pid)) {
 		perror("recbench: tracing the child");

@@ -167,7 +167,7 @@ TEST(dash_writes_the_trace_to_stdout)
 
 	RUN(&r, "tracepgfault", "-q", "-", "true");
 	EXPECT_EQ(r.status, 0);
-	EXPECT_EQ(strncmp(r.out, "pgfault_history 1 pid ", 22), 0);
+	EXPECT_EQ(strncmp(r.out, "pgfault_history 2 pid ", 22), 0);
 	EXPECT_TRUE(strstr(r.out, "\nexit ") != NULL);
 }
 

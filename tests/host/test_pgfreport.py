@@ -136,11 +136,39 @@ def truncated_trace_is_reported():
 
 @test
 def newer_version_is_refused_naming_both():
-    path = trace_file('pgfault_history 2 pid 1 page_size 4096\nstart 1\n')
+    path = trace_file('pgfault_history 3 pid 1 page_size 4096\nstart 1\n')
     rc, out, err = run(path)
     os.unlink(path)
-    assert rc == 1 and 'version 2' in err and 'versions 1 to 1' in err, err
+    assert rc == 1 and 'version 3' in err and 'versions 1 to 2' in err, err
     assert out == ''
+
+
+@test
+def version_2_remote_records_are_read():
+    # A fault on another address space has no address to place: the map
+    # is the same as without it, and --json shows it.
+    text = ('pgfault_history 2 pid 1 page_size 4096\nstart 1\n'
+            'layout 2 1\nmap 2 1 1000 3000 rw-p 0 00:00 0\n'
+            'fault 3 1 1000 w user minor 400\n'
+            'remote 4 1 r minor\nremote 5 2 w SIGSEGV\n'
+            'exit 6 0 2 0 1\n')
+    path = trace_file(text)
+    rc, out, err = run(path)
+    assert rc == 0, err
+    assert '|X.|' in out, out
+    rc, out, err = run('--json', path)
+    os.unlink(path)
+    assert rc == 0, err
+    assert '{"type":"remote","time":4,"tid":1,"access":"r","result":"minor"}' in out, out
+    assert '"result":"SIGSEGV"' in out, out
+
+
+@test
+def remote_record_malformed_is_refused():
+    path = trace_file(HEADER + 'start 1\nremote 4 1 q minor\n')
+    rc, _, err = run(path)
+    os.unlink(path)
+    assert rc == 1 and ':3:' in err and 'malformed' in err, err
 
 
 @test

@@ -197,6 +197,7 @@ static inline int pgf_parse_line(const char *l, struct pgf_rec *r)
 		[PGFT_LOST] = "lost", [PGFT_EXEC] = "exec", [PGFT_STOP] = "stop",
 		[PGFT_EXIT] = "exit", [PGFT_LAYOUT] = "layout", [PGFT_MAP] = "map",
 		[PGFT_CHANGE] = "change", [PGFT_UNMAP] = "unmap",
+		[PGFT_REMOTE] = "remote",
 	};
 	static const char * const results[] = {
 		[PGFT_MINOR] = "minor", [PGFT_MAJOR] = "major",
@@ -303,13 +304,17 @@ static inline size_t pgf_count(const struct pgf_trace *t, const char *type)
 	return n;
 }
 
-/* Fault records that succeeded (what min_flt + maj_flt count). */
+/*
+ * Fault and remote records that succeeded: what min_flt + maj_flt count,
+ * with the lost FAULTS.
+ */
 static inline size_t pgf_ok_faults(const struct pgf_trace *t)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < t->nr; i++)
-		n += !strcmp(t->rec[i].type, "fault") &&
+		n += (!strcmp(t->rec[i].type, "fault") ||
+		      !strcmp(t->rec[i].type, "remote")) &&
 		     (!strcmp(t->rec[i].result, "minor") ||
 		      !strcmp(t->rec[i].result, "major"));
 	return n;

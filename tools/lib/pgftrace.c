@@ -229,6 +229,26 @@ int pgft_parse(char *line, struct pgft_rec *r)
 		r->text = p;
 		return 0;
 	}
+	if (!strcmp(type, "remote")) {
+		/* remote T TID r|w RESULT: a fault on another address space */
+		r->type = PGFT_REMOTE;
+		if (num(&p, 10, &r->time) || num(&p, 10, &v) || !p ||
+		    !strchr("rwx", p[0]) || !p[0] || p[1] != ' ')
+			return -1;
+		r->tid = v;
+		r->access = p[0];
+		p += 2;
+		s = field(&p);
+		if (!s || p)
+			return -1;
+		for (v = 0; v < sizeof(results) / sizeof(results[0]); v++)
+			if (!strcmp(s, results[v]))
+				break;
+		if (v == sizeof(results) / sizeof(results[0]))
+			return -1;
+		r->result = v;
+		return 0;
+	}
 	if (!strcmp(type, "exit")) {
 		r->type = PGFT_EXIT;
 		return num(&p, 10, &r->time) || num(&p, 10, &r->n[0]) ||

@@ -28,11 +28,11 @@
 #include <stdio.h>
 
 /* The newest format version this code reads. */
-#define PGFT_VERSION 1
+#define PGFT_VERSION 2
 
 enum pgft_type {
 	PGFT_START, PGFT_FAULT, PGFT_LOST, PGFT_EXEC, PGFT_STOP, PGFT_EXIT,
-	PGFT_LAYOUT, PGFT_MAP, PGFT_CHANGE, PGFT_UNMAP,
+	PGFT_LAYOUT, PGFT_MAP, PGFT_CHANGE, PGFT_UNMAP, PGFT_REMOTE,
 };
 
 enum pgft_result {
@@ -43,7 +43,7 @@ struct pgft_rec {
 	enum pgft_type type;
 	unsigned long long time;
 	int tid;
-	/* fault */
+	/* fault (remote: access and result only) */
 	unsigned long long addr, ip;
 	char access;			/* 'r', 'w', 'x' */
 	bool kernel;

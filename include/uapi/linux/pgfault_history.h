@@ -5,12 +5,14 @@
  * Shared by the kernel, which writes it, and the tools, which read it.
  * The stream is line oriented: a header line, then one record per line,
  * fields separated by one space, addresses in lower-case hex without "0x",
- * times in nanoseconds of CLOCK_MONOTONIC, thread ids as seen from the
- * reader's pid namespace.
+ * times in nanoseconds of CLOCK_MONOTONIC, thread ids (and the header's
+ * pid) as seen from the pid namespace of the /proc through which tracing
+ * was first started, 0 for a thread not seen there.
  *
  *   pgfault_history VERSION pid PID page_size BYTES
  *   start TIME
  *   fault TIME TID ADDR ACCESS MODE RESULT IP
+ *   remote TIME TID ACCESS RESULT
  *   lost FAULTS OTHER
  *   exec TIME TID PATH
  *   stop TIME REASON
@@ -24,24 +26,36 @@
  * memory on the process's behalf); RESULT is minor, major, or the signal
  * the fault raised (SIGSEGV, SIGBUS) or OOM. IP is the user instruction
  * pointer (for kernel-mode faults, where the system call was made), 0 when
- * unknown. REASON is "user" (0 written) or "credentials" (an exec that
- * changed credentials). "lost" counts records dropped because the buffer
- * was full, fault records and other records apart, and comes before the
- * next record that was kept.
+ * unknown. "remote" is a fault a thread of the process took on another
+ * address space (process_vm_readv(), ptrace, the new image's arguments
+ * during execve()); its address is not the process's to show. REASON is
+ * "user" (0 written) or "credentials" (an exec that raised privileges or
+ * made the process non-dumpable: the trace ends there). "lost" counts
+ * records dropped because the buffer was full, and comes before the next
+ * record that was kept: FAULTS the fault and remote records of faults
+ * that /proc/<pid>/stat counts (result minor or major), OTHER every other
+ * record. So while traced, the minor and major fault and remote records
+ * plus the lost FAULTS add up to what /proc/<pid>/stat counts; "exit"
+ * gives the same two totals for the whole trace (FAULTS kept, LOST).
  *
  * Regions: ID is a sequence number, stable for the region's life. "layout
  * COUNT" means: forget every region; the COUNT map records that follow
  * are the whole address space (it starts a trace, and comes again after
- * region records were lost). "map" is a new region, "change" the new
+ * region records were lost; until it does, fault records are dropped and
+ * counted, so every fault kept lies in a known region; it is written whole
+ * or not at all). "map" is a new region, "change" the new
  * state of region ID, "unmap" its end; "exec" ends the old address space.
  * PERMS, OFFSET (hex), MAJOR:MINOR (hex), INODE and NAME are as in
  * /proc/<pid>/maps; NAME is absent for an anonymous unnamed region.
  * REGIONS in "exit" is how many region ids the trace handed out.
+ *
+ * Version 2 added "remote" and the meaning of the lost counts above
+ * (version 1 counted failed faults as FAULTS).
  */
 #ifndef _UAPI_LINUX_PGFAULT_HISTORY_H
 #define _UAPI_LINUX_PGFAULT_HISTORY_H
 
-#define PGFAULT_HISTORY_VERSION		1
+#define PGFAULT_HISTORY_VERSION		2
 #define PGFAULT_HISTORY_MAGIC		"pgfault_history"
 
 #endif /* _UAPI_LINUX_PGFAULT_HISTORY_H */

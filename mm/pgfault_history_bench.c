@@ -1,7 +1,6 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
- * Microbenchmark of the fault record path (CONFIG_PGFAULT_HISTORY_BENCHMARK),
- * included by mm/pgfault_history.c.
+ * Microbenchmark of the fault record path (CONFIG_PGFAULT_HISTORY_BENCHMARK).
  *
  * A traced process writes a count N to /sys/kernel/debug/pgfault_history_bench;
  * the kernel then runs the record path a fault takes, __pgf_record_fault(),
@@ -16,21 +15,31 @@
  * measured the drop path (a full buffer) from one that measured the write
  * path.
  *
- * "ftrace N" times, the same way, N calls of the tracepoint benchmark's
- * event (CONFIG_TRACEPOINT_BENCHMARK; enable benchmark:benchmark_event
- * first), which writes a 128-byte string through ftrace into its ring
- * buffer: the kernel's own per-event cost, measured with the same clock.
- * That benchmark times itself with trace_clock_local(), which on UML
- * ticks in jiffies and reads 0; this loop does not depend on it.
+ * "ftrace N" times, the same way, N calls of the event
+ * pgfault_history:pgfault_history_bench (enable it first), which writes a
+ * 128-byte string and a number through ftrace into its ring buffer, as
+ * the tracepoint benchmark's benchmark_event does: the kernel's own
+ * per-event cost, measured with the same clock.
  *
  * The loop runs in chunks of PGF_BENCH_CHUNK calls; only the chunks are
  * timed, and the CPU is offered to others between them.
  */
 
-#ifdef CONFIG_TRACEPOINT_BENCHMARK
-/* The event's declaration; its definition is in kernel/trace/. */
-#include "../kernel/trace/trace_benchmark.h"
-#endif
+#define pr_fmt(fmt) "pgfault: " fmt
+
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/pgfault_history.h>
+#include <linux/sched/task_stack.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+
+#define CREATE_TRACE_POINTS
+#include <trace/events/pgfault_history.h>
 
 #define PGF_BENCH_CHUNK	1024
 
@@ -57,32 +66,28 @@ static u64 pgf_bench_records(unsigned long n)
 
 static ssize_t pgf_bench_ftrace(unsigned long n)
 {
-#ifdef CONFIG_TRACEPOINT_BENCHMARK
-	static char str[BENCHMARK_EVENT_STRLEN] = "pgfault_history_bench";
+	static char str[PGF_BENCH_EVENT_STRLEN] = "pgfault_history_bench";
 	unsigned long i, j;
 	u64 start, ns = 0;
 
-	if (!trace_benchmark_event_enabled())
+	if (!trace_pgfault_history_bench_enabled())
 		return -ENOENT;
 	for (i = 0; i < n; i += PGF_BENCH_CHUNK) {
 		start = ktime_get_ns();
 		for (j = i; j < n && j < i + PGF_BENCH_CHUNK; j++)
-			trace_benchmark_event(str, j);
+			trace_pgfault_history_bench(str, j);
 		ns += ktime_get_ns() - start;
 		cond_resched();
 	}
 	scnprintf(pgf_bench_result, sizeof(pgf_bench_result),
 		  "ftrace %lu ns %llu\n", n, ns);
 	return 0;
-#else
-	return -EOPNOTSUPP;
-#endif
 }
 
 static ssize_t pgf_bench_write(struct file *file, const char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
-	struct pgf_trace *t = current->signal->pgf_trace;
+	struct pgf_trace *t = pgf_trace_of(current->signal);
 	char buf[32], *arg = buf;
 	bool ftrace = false;
 	u64 kept, lost, ns;
@@ -110,8 +115,7 @@ static ssize_t pgf_bench_write(struct file *file, const char __user *ubuf,
 		goto out;
 	}
 	ret = -ENODATA;		/* only a traced thread records */
-	if (!t || !READ_ONCE(t->active) || !current->mm ||
-	    !(current->flags & PF_PGFAULT_HISTORY))
+	if (!t || !READ_ONCE(t->active) || !current->mm)
 		goto out;
 	spin_lock(&t->lock);
 	kept = t->nr_faults;

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * credentials - the /proc/<pid>/mem lessons (CVE-2012-0056) applied to
+ * /proc/<pid>/pgfault_history: a descriptor opened before an exec that
+ * raises privileges sees nothing after it, a start cannot race such an
+ * exec into the new image, unreadable binaries count as privileged, and a
+ * user's traces are held to the user's memory cgroup.
+ *
+ * The suite's own binary, copied set-uid root to /tmp, is the privileged
+ * program: "credentials --as-helper ACTION" (see helper()).
+ */
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include "ktap.h"
+#include "pgf.h"
+#include "pgfstats.h"
+
+#define HELPER "/tmp/pgf-suid-helper"
+
+/*
+ * The privileged side, run set-uid root by uid 1000:
+ * - write1: write "1" to fd 2 (a pgfault_history file the caller opened);
+ *   exit 0 if refused with EACCES, 1 if it was taken, 2 otherwise;
+ * - traced: exit 0 if this process has no trace (reading its own file
+ *   gives ESRCH), 1 if it has one; looks twice, 20 ms apart;
+ * - work: start tracing itself (as root, legitimately), touch pages, wait
+ *   for a byte on fd 0, exit.
+ */
+static int helper(const char *action)
+{
+	char c, *m;
+	int fd;
+
+	if (!strcmp(action, "write1")) {
+		if (write(2, "1", 1) == 1)
+			return 1;
+		return errno == EACCES ? 0 : 2;
+	}
+	if (!strcmp(action, "traced")) {
+		for (int i = 0; i < 2; i++) {
+			fd = open("/proc/self/pgfault_history", O_RDONLY | O_NONBLOCK);
+			if (fd < 0)
+				return 3;
+			if (read(fd, &c, 1) >= 0 || errno != ESRCH)
+				return 1;
+			close(fd);
+			usleep(20 * 1000);
+		}
+		return 0;
+	}
+	if (!strcmp(action, "work")) {
+		if (pgf_start(getpid()))
+			return 4;
+		m = mmap(NULL, 64 * 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		for (int i = 0; i < 64; i++)
+			m[i * 4096] = 1;
+		if (write(1, "r", 1) != 1 || read(0, &c, 1) != 1)
+			return 5;
+		return 0;
+	}
+	return 9;
+}
+
+static void make_helper(void)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "cp /proc/%d/exe " HELPER, getpid());
+	ASSERT_EQ(system(cmd), 0);
+	ASSERT_SYS(chown(HELPER, 0, 0));
+	ASSERT_SYS(chmod(HELPER, 04755));
+}
+
+/* Become uid 1000, dumpable again as after an exec by that user. */
+static void become_user(void)
+{
+	if (setgid(PGF_TEST_UID) || setuid(PGF_TEST_UID) ||
+	    prctl(PR_SET_DUMPABLE, 1))
+		_exit(40);
+}
+
+static void run_helper(const char *action)
+{
+	execl(HELPER, HELPER, "--as-helper", action, NULL);
+	_exit(41);
+}
+
+/*
+ * A set-uid program whose stderr is the caller's pgfault_history file (of
+ * the caller's own process, which the program now is) must not be made to
+ * start tracing itself.
+ */
+TEST(setuid_program_cannot_be_made_to_start_itself)
+{
+	pid_t pid;
+	int status, fd;
+
+	make_helper();
+	pid = ASSERT_SYS(fork());
+	if (pid == 0) {
+		become_user();
+		fd = pgf_open(getpid(), O_WRONLY);
+		if (fd < 0 || dup2(fd, 2) != 2)
+			_exit(42);
+		run_helper("write1");
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+	unlink(HELPER);
+}
+
+/*
+ * A file opened (not yet reading) while the process was ordinary cannot
+ * read the trace a set-uid program then makes of itself, nor stop it.
+ */
+TEST(file_opened_before_setuid_exec_sees_nothing_after)
+{
+	int up[2], down[2], rfd, wfd, status;
+	char c, buf[4096];
+	pid_t pid;
+
+	make_helper();
+	ASSERT_SYS(pipe(up));
+	ASSERT_SYS(pipe(down));
+	pid = ASSERT_SYS(fork());
+	if (pid == 0) {
+		become_user();
+		dup2(down[0], 0);
+		dup2(up[1], 1);
+		if (read(0, &c, 1) != 1)
+			_exit(43);
+		run_helper("work");
+	}
+	/* Opened by uid 1000 while the child is still uid 1000's. */
+	pid_t opener = ASSERT_SYS(fork());
+
+	if (opener == 0) {
+		int sv[2];
+
+		become_user();
+		rfd = pgf_open(pid, O_NONBLOCK);
+		wfd = pgf_open(pid, O_WRONLY);
+		if (rfd < 0 || wfd < 0)
+			_exit(44);
+		if (write(down[1], "g", 1) != 1 || read(up[0], &c, 1) != 1)
+			_exit(45);
+		/* The helper runs set-uid and traces itself: not for us. */
+		sv[0] = read(rfd, buf, sizeof(buf)) < 0 ? errno : 0;
+		sv[1] = write(wfd, "0", 1) < 0 ? errno : 0;
+		printf("# read: %s, stop: %s\n", strerror(sv[0]), strerror(sv[1]));
+		fflush(stdout);
+		_exit(sv[0] == EACCES && sv[1] == EACCES ? 0 : 46);
+	}
+	ASSERT_EQ(waitpid(opener, &status, 0), opener);
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+	/* Root may read it: the helper's own trace, with its faults. */
+	{
+		struct pgf_trace t;
+
+		rfd = ASSERT_SYS(pgf_open(pid, 0));
+		ASSERT_EQ(write(down[1], "x", 1), 1);
+		ASSERT_EQ(pgf_read_all(rfd, &t), 0);
+		close(rfd);
+		EXPECT_GE(pgf_ok_faults(&t), 64);
+		pgf_trace_free(&t);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+	unlink(HELPER);
+}
+
+/*
+ * Starts racing the exec of a set-uid program: whenever a start lands,
+ * the program must not find itself traced. Tried many times, with the
+ * starter writing "1" through a file opened before the exec and through
+ * files opened afresh.
+ */
+TEST(start_racing_setuid_exec_never_survives_it)
+{
+	int bad = 0, taken = 0;
+
+	make_helper();
+	for (int round = 0; round < 60; round++) {
+		int go[2], status;
+		pid_t pid, starter;
+		char c;
+
+		ASSERT_SYS(pipe(go));
+		pid = ASSERT_SYS(fork());
+		if (pid == 0) {
+			become_user();
+			if (read(go[0], &c, 1) != 1)
+				_exit(47);
+			for (volatile int k = 0; k < (round % 10) * 2000; k++)
+				;
+			run_helper("traced");
+		}
+		starter = ASSERT_SYS(fork());
+		if (starter == 0) {
+			int fd, n = 0;
+
+			become_user();
+			fd = pgf_open(pid, O_WRONLY);
+			if (write(go[1], "g", 1) != 1)
+				_exit(48);
+			for (int k = 0; k < 400; k++) {
+				n += fd >= 0 && write(fd, "1", 1) == 1;
+				n += pgf_start(pid) == 0;
+			}
+			_exit(n ? 1 : 0);
+		}
+		ASSERT_EQ(waitpid(starter, &status, 0), starter);
+		taken += WEXITSTATUS(status);
+		ASSERT_EQ(waitpid(pid, &status, 0), pid);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			ktap_diag("round %d: helper status %#x", round, status);
+			bad++;
+		}
+		close(go[0]);
+		close(go[1]);
+	}
+	ktap_diag("%d rounds where a start landed before the exec", taken);
+	EXPECT_EQ(bad, 0);
+	EXPECT_EQ(pgf_debug_wait("active", 0), 0);
+	unlink(HELPER);
+}
+
+/*
+ * An execute-only binary the user cannot read makes the process
+ * non-dumpable (BINPRM_FLAGS_ENFORCE_NONDUMP): tracing ends there, and
+ * the stream ends with "stop credentials".
+ */
+TEST(unreadable_binary_ends_the_trace)
+{
+	const char *bin = "/tmp/pgf-xonly";
+	struct pgf_trace t;
+	int go[2], fd, status;
+	pid_t pid;
+	char c, cmd[128];
+
+	int up[2];
+
+	snprintf(cmd, sizeof(cmd), "cp /bin/busybox %s", bin);
+	ASSERT_EQ(system(cmd), 0);
+	ASSERT_SYS(chmod(bin, 0711));
+	ASSERT_SYS(pipe(go));
+	ASSERT_SYS(pipe(up));
+	pid = ASSERT_SYS(fork());
+	if (pid == 0) {
+		become_user();
+		if (pgf_start(getpid()) || write(up[1], "s", 1) != 1 ||
+		    read(go[0], &c, 1) != 1)
+			_exit(49);
+		execl(bin, "true", NULL);
+		_exit(50);
+	}
+	ASSERT_EQ(read(up[0], &c, 1), 1);	/* traced: attach before the exec */
+	fd = ASSERT_SYS(pgf_open(pid, 0));
+	ASSERT_EQ(write(go[1], "g", 1), 1);
+	ASSERT_EQ(pgf_read_all(fd, &t), 0);
+	close(fd);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	unlink(bin);
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+	ASSERT_GT(t.nr, 0);
+	EXPECT_EQ(strcmp(t.rec[t.nr - 1].type, "stop"), 0);
+	EXPECT_EQ(strcmp(t.rec[t.nr - 1].text, "credentials"), 0);
+	EXPECT_EQ(pgf_count(&t, "exec"), 0);
+	pgf_trace_free(&t);
+}
+
+/* ---- memory: a user's traces are charged to the user's memory cgroup --- */
+
+#define CG "/sys/fs/cgroup"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int write_file(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = fputs(s, f) < 0 ? -EIO : 0;
+	if (fclose(f))
+		ret = -errno;
+	return ret;
+}
+
+static long read_long(const char *path, const char *key)
+{
+	char line[256], name[64];
+	long v, ret = -1;
+	FILE *f = fopen(path, "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!key && sscanf(line, "%ld", &v) == 1)
+			ret = v;
+		else if (key && sscanf(line, "%63s %ld", name, &v) == 2 &&
+			 !strcmp(name, key))
+			ret = v;
+	}
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+/*
+ * A process in a memory cgroup limited to 3 MiB traces itself with a 64
+ * MiB buffer limit, and faults the same 128 pages again and again with no
+ * reader: its buffer must stop growing at the cgroup's limit, the records
+ * that do not fit are counted as lost, and nothing is killed.
+ */
+TEST(memcg_limit_holds_for_trace_buffers)
+{
+	long before, bytes, max_events, cur;
+	struct pgf_trace t;
+	double t0;
+	int status, fd, go[2], done[2];
+	pid_t pid;
+	char c;
+
+	mkdir(CG, 0755);
+	if (mount("cgroup2", CG, "cgroup2", 0, NULL) && errno != EBUSY)
+		SKIP("no cgroup2: %s", strerror(errno));
+	if (write_file(CG "/cgroup.subtree_control", "+memory"))
+		SKIP("no memory controller");
+	mkdir(CG "/pgf", 0755);
+	ASSERT_EQ(write_file(CG "/pgf/memory.max", "3M"), 0);
+	ASSERT_EQ(pgf_set_buffer_kb(65536), 0);
+	before = pgf_debug_value("buffer_bytes");
+	t0 = now_s();
+	ASSERT_SYS(pipe(go));
+	ASSERT_SYS(pipe(done));
+	pid = ASSERT_SYS(fork());
+	if (pid == 0) {
+		char *m;
+
+		if (write_file(CG "/pgf/cgroup.procs", "0"))
+			_exit(60);
+		if (pgf_start(getpid()))
+			_exit(61);
+		m = mmap(NULL, 128 * 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		for (int round = 0; round < 320; round++) {
+			for (int i = 0; i < 128; i++)
+				m[i * 4096] = 1;
+			madvise(m, 128 * 4096, MADV_DONTNEED);
+		}
+		if (write(done[1], "d", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(62);
+		_exit(0);
+	}
+	ASSERT_EQ(read(done[0], &c, 1), 1);
+	ktap_diag("faulted in %.1f s", now_s() - t0);
+	bytes = pgf_debug_value("buffer_bytes") - before;
+	cur = read_long(CG "/pgf/memory.current", NULL);
+	max_events = read_long(CG "/pgf/memory.events", "max");
+	ktap_diag("buffer %ld KiB for 40,960 records; cgroup %ld KiB, max hit %ld times",
+		  bytes / 1024, cur / 1024, max_events);
+	fd = ASSERT_SYS(pgf_open(pid, 0));
+	ASSERT_EQ(write(go[1], "g", 1), 1);
+	ASSERT_EQ(pgf_read_all(fd, &t), 0);
+	close(fd);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_EQ(pgf_set_buffer_kb(64), 0);
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+	/*
+	 * 40,960 records need 1.25 MiB; half a MiB of pages, the program's
+	 * own and a doubling from 1 to 2 MiB do not fit in 3 MiB: the buffer
+	 * stopped at 1 MiB or less, and records were lost.
+	 */
+	EXPECT_LE(bytes, 1L << 20);
+	EXPECT_GT(pgf_lost_faults(&t), 0);
+	EXPECT_GT(max_events, 0);
+	pgf_trace_free(&t);
+	rmdir(CG "/pgf");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--as-helper"))
+		return helper(argv[2]);
+	return ktap_main(argc, argv);
+}
