@@ -200,7 +200,8 @@ static void summary(const struct totals *t, double secs)
 		"%llu lost records, %.3f s", t->faults, t->major, t->regions,
 		t->lost, secs);
 	if (t->remote)
-		fprintf(stderr, "; %llu faults on other address spaces", t->remote);
+		fprintf(stderr, "; %llu fault%s on other address spaces (exec arguments, another process's memory)",
+			t->remote, t->remote == 1 ? "" : "s");
 	fputc('\n', stderr);
 }
 
