@@ -12,6 +12,7 @@
 #include <linux/binfmts.h>
 #include <linux/cred.h>
 #include <linux/debugfs.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/oom.h>
@@ -55,8 +56,10 @@
  *   mm_access() and perf do. Exec holds it for writing from the switch of
  *   the mm to past commit_creds(), where pgf_exec() runs: a permission
  *   check and the exec it might race are ordered.
- * - the mmap lock of the traced mm: the layout is taken under it.
- * - &pgf_trace.mutex: start, stop, exec, exit and the region shadow.
+ * - the mmap lock of the traced mm: the layout is taken under it (read),
+ *   and the VMA changes recorded when a traced thread releases it
+ *   (write); the region shadow is under it (see &struct pgf_shadow).
+ * - &pgf_trace.mutex: start, stop, exec, exit, which mm is followed.
  * - &pgf_trace.lock: the ring and the state flags (see the DOC: in
  *   mm/pgfault_history_buf.c).
  *
@@ -141,7 +144,8 @@ static void pgf_trace_free(struct work_struct *work)
 
 	atomic_long_dec(&pgf_nr_traces);
 	atomic_long_sub(t->alloc, &pgf_nr_buf_bytes);
-	kvfree(t->shadow.v);
+	pgf_regions_free(t);
+	mem_cgroup_put(t->memcg);
 	kvfree(t->buf);
 	put_pid_ns(t->pid_ns);
 	kfree(t);
@@ -154,10 +158,10 @@ static struct pgf_trace *pgf_trace_alloc(struct pid_namespace *ns)
 	if (!t)
 		return NULL;
 	t->buf = pgf_buf_alloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT);
-	if (!t->buf) {
-		kfree(t);
-		return NULL;
-	}
+	if (!t->buf)
+		goto out_free;
+	if (pgf_regions_init(t))
+		goto out_free_buf;
 	t->alloc = PAGE_SIZE;
 	atomic_long_inc(&pgf_nr_traces);
 	atomic_long_add(PAGE_SIZE, &pgf_nr_buf_bytes);
@@ -167,9 +171,17 @@ static struct pgf_trace *pgf_trace_alloc(struct pid_namespace *ns)
 	init_waitqueue_head(&t->wait);
 	timer_setup(&t->wake_timer, pgf_wake_timer, 0);
 	INIT_WORK(&t->free_work, pgf_trace_free);
+	INIT_WORK(&t->grow_work, pgf_grow_work);
 	mutex_init(&t->mutex);
 	refcount_set(&t->ref, 1);
 	return t;
+
+out_free_buf:
+	kvfree(t->buf);
+out_free:
+	kfree(t->shadow.path);
+	kfree(t);
+	return NULL;
 }
 
 /**
@@ -302,6 +314,9 @@ static int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 	}
 	if (READ_ONCE(t->active))
 		return -EALREADY;
+	/* The ring grows in a worker, charged to the process's memcg. */
+	if (!t->memcg)
+		t->memcg = get_mem_cgroup_from_mm(mm);
 	spin_lock(&t->lock);
 	__pgf_control(t, PGF_REC_START, 0, 0, 0);
 	t->started = true;
@@ -309,9 +324,11 @@ static int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 	/*
 	 * The layout under the mmap lock, before any fault is recorded: every
 	 * fault kept falls in a region the reader knows, and a change made
-	 * from now on is recorded at the write-unlock of a traced thread.
+	 * from now on is noted where it is made and recorded at the
+	 * write-unlock of a traced thread.
 	 */
-	pgf_regions_sync(t, mm, true);
+	pgf_regions_bind(t, mm, false);
+	pgf_regions_layout(t, mm);
 	spin_lock(&t->lock);
 	WRITE_ONCE(t->active, true);
 	spin_unlock(&t->lock);
@@ -396,6 +413,8 @@ static bool __pgf_deactivate(struct pgf_trace *t, u8 reason)
 		__pgf_control(t, PGF_REC_STOP, reason, 0, 0);
 	}
 	spin_unlock(&t->lock);
+	/* Changes are no longer noted; a restart sends a new layout. */
+	pgf_regions_bind(t, NULL, false);
 	if (was)
 		pgf_wake(t, EPOLLIN | EPOLLRDNORM);
 	return was;
@@ -537,6 +556,7 @@ static void pgf_exec_record(struct pgf_trace *t, struct linux_binprm *bprm)
 out_reset:
 	/* The new one is announced by map records as it is built. */
 	pgf_regions_reset(t);
+	pgf_regions_bind(t, READ_ONCE(t->active) ? current->mm : NULL, true);
 	mutex_unlock(&t->mutex);
 	kfree(rec);
 }
@@ -555,6 +575,7 @@ static void pgf_exec_end(struct pgf_trace *t, struct signal_struct *sig)
 	t->dead = true;
 	spin_unlock(&t->lock);
 	pgf_regions_reset(t);
+	pgf_regions_bind(t, NULL, false);
 	mutex_unlock(&t->mutex);
 
 	spin_lock_irq(&current->sighand->siglock);
@@ -623,6 +644,7 @@ void __pgf_exit(struct task_struct *tsk)
 	spin_unlock(&t->lock);
 	/* The shadow goes with the process, not with the last reader. */
 	pgf_regions_reset(t);
+	pgf_regions_bind(t, NULL, false);
 	mutex_unlock(&t->mutex);
 
 	pgf_wake(t, EPOLLIN | EPOLLRDNORM | EPOLLHUP);
@@ -721,8 +743,8 @@ int pgf_resend_layout(struct pgf_trace *t, struct pid *pid)
 	if (err)
 		goto out_mmput;
 	mutex_lock(&t->mutex);
-	if (READ_ONCE(t->active) && READ_ONCE(t->need_layout))
-		pgf_regions_sync(t, mm, true);
+	if (READ_ONCE(t->active) && READ_ONCE(t->need_layout) && t->mm == mm)
+		pgf_regions_layout(t, mm);
 	mutex_unlock(&t->mutex);
 	mmap_read_unlock(mm);
 out_mmput:

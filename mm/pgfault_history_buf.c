@@ -12,7 +12,8 @@
  * split: a PAD record fills the end when one does not fit). It starts at
  * one page and doubles, up to the limit taken from the sysctl
  * vm.pgfault_history_buffer_kb (default 64) when tracing starts. Every
- * allocation is charged to the memory cgroup of the task that causes it.
+ * allocation is charged to the memory cgroup of the task that causes it
+ * (the growth of the ring to the traced process's, from a work item).
  *
  * Locking: &pgf_trace.lock, a spinlock taken in process context only,
  * protects the buffer and the trace's state flags. Producers are the
@@ -21,8 +22,12 @@
  * user memory with the lock held: the reader moves whole records into a
  * kernel buffer under the lock and formats and copies them out after
  * dropping it, so a reader that faults on its own buffer cannot deadlock
- * with a producer. The buffer grows outside the lock (a producer may
- * allocate; it never waits for the reader).
+ * with a producer. A producer never allocates, frees or waits: when the
+ * ring is half full, a work item (pgf_grow_work()) allocates the next
+ * size outside the lock and moves the records over under it; records that
+ * come while the ring is full before that are dropped and counted, as at
+ * the limit. Region records, written where sleeping or GFP_NOWAIT is
+ * allowed, may grow it themselves.
  *
  * Readers sleep on &pgf_trace.wait; producers wake them only when the
  * reader said it is about to sleep (a flag set under the lock by the wait
@@ -49,6 +54,7 @@
 #define pr_fmt(fmt) "pgfault: " fmt
 
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
 #include <linux/pgfault_history.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
@@ -144,10 +150,11 @@ static void __pgf_move(struct pgf_buf *to, const struct pgf_buf *from)
 }
 
 /*
- * Grow the buffer to the next size. Called and returns with t->lock held,
- * drops it to allocate. Returns false if the buffer cannot grow.
+ * Grow the buffer to the next size, allocating with @gfp. Called and
+ * returns with t->lock held, drops it to allocate. Returns false if the
+ * buffer cannot grow.
  */
-static bool __pgf_grow(struct pgf_trace *t)
+static bool __pgf_grow(struct pgf_trace *t, gfp_t gfp)
 {
 	struct pgf_buf *nb, *old;
 	size_t want;
@@ -158,10 +165,10 @@ static bool __pgf_grow(struct pgf_trace *t)
 	want = min(t->alloc * 2, t->limit);
 	t->growing = true;
 	spin_unlock(&t->lock);
-	nb = pgf_buf_alloc(want, GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_NORETRY);
+	nb = pgf_buf_alloc(want, gfp | __GFP_NOWARN | __GFP_NORETRY);
 	spin_lock(&t->lock);
 	t->growing = false;
-	if (!nb) {
+	if (!nb && gfpflags_allow_blocking(gfp)) {
 		/*
 		 * No memory (or the memory cgroup's limit): the buffer stays
 		 * at this size, rather than every later record trying again.
@@ -169,6 +176,8 @@ static bool __pgf_grow(struct pgf_trace *t)
 		t->limit = t->alloc;
 		return false;
 	}
+	if (!nb)
+		return false;	/* could not wait: a later record tries */
 	old = t->buf;
 	__pgf_move(nb, old);
 	t->buf = nb;
@@ -326,16 +335,54 @@ static void pgf_after_write(struct pgf_trace *t, bool wake, bool arm)
 		mod_timer(&t->wake_timer, jiffies + 1);
 }
 
+/*
+ * The ring is half full and may grow: have a work item grow it (once at a
+ * time, holding a reference), so that the producer, a faulting thread,
+ * never allocates or frees memory itself.
+ */
+static void __pgf_want_grow(struct pgf_trace *t)
+{
+	lockdep_assert_held(&t->lock);
+	if (t->grow_queued || t->growing || t->alloc >= t->limit || t->dead ||
+	    t->buf->used < t->buf->size / 2)
+		return;
+	t->grow_queued = true;
+	refcount_inc(&t->ref);
+	queue_work(system_wq, &t->grow_work);
+}
+
+/**
+ * pgf_grow_work() - grow a trace's ring, as a producer asked
+ * @work: &pgf_trace.grow_work
+ *
+ * Context: a worker; may sleep.
+ */
+void pgf_grow_work(struct work_struct *work)
+{
+	struct pgf_trace *t = container_of(work, struct pgf_trace, grow_work);
+
+	struct mem_cgroup *old = set_active_memcg(t->memcg);
+
+	spin_lock(&t->lock);
+	if (!t->dead)
+		__pgf_grow(t, GFP_KERNEL_ACCOUNT);
+	t->grow_queued = false;
+	spin_unlock(&t->lock);
+	set_active_memcg(old);
+	pgf_trace_put(t);
+}
+
 /**
  * pgf_emit() - append a record to a trace
  * @t: the trace
  * @src: the record
  * @kind: what to count it as if it has to be dropped
  *
- * Grows the buffer if it is full and may grow; counts the record as lost
- * otherwise. A fault record is dropped, and counted, while the reader
- * lacks a layout to place it in. It may allocate, but never waits for the
- * reader. Nothing is written to a trace that has ended.
+ * Counts the record as lost if the ring is full; a fault record is also
+ * dropped, and counted, while the reader lacks a layout to place it in.
+ * It never allocates, frees or waits: once the ring is half full, a work
+ * item grows it (pgf_grow_work()), up to the limit. Nothing is written to
+ * a trace that has ended.
  *
  * Context: process context; no spinlock held (the mmap lock may be).
  * Return: true if the record was kept.
@@ -348,22 +395,12 @@ bool pgf_emit(struct pgf_trace *t, const struct pgf_rec *src,
 	spin_lock(&t->lock);
 	if (t->dead)
 		goto out_unlock;
-	for (;;) {
-		if (src->type == PGF_REC_FAULT && t->need_layout) {
-			__pgf_count_lost(t, kind);
-			break;
-		}
+	if (src->type != PGF_REC_FAULT || !t->need_layout)
 		kept = __pgf_write(t, src, kind);
-		if (kept)
-			break;
-		if (!__pgf_grow(t) || t->dead) {
-			if (!t->dead)
-				__pgf_count_lost(t, kind);
-			break;
-		}
-	}
-	if (!t->dead)
-		wake = __pgf_want_wake(t, &arm);
+	if (!kept)
+		__pgf_count_lost(t, kind);
+	__pgf_want_grow(t);
+	wake = __pgf_want_wake(t, &arm);
 out_unlock:
 	spin_unlock(&t->lock);
 	pgf_after_write(t, wake, arm);
@@ -377,27 +414,29 @@ out_unlock:
  * @len: their total length in bytes
  * @nr: how many there are
  * @layout: they are a whole layout (a LAYOUT record and its MAPs)
+ * @gfp: how the buffer may grow for them (GFP_NOWAIT under the mmap
+ *       write lock)
  *
  * All of them are written or none: if they do not fit in the buffer at its
  * limit, all @nr are counted as lost and the reader is owed a layout;
  * fault records are dropped until it has one. A layout that is written
- * settles that debt.
+ * settles that debt. A change is written only while the trace is active
+ * (a stop may have come since it was built); a layout is the start's.
  *
- * Context: process context, &pgf_trace.mutex held.
+ * Context: process context, the traced mm's mmap lock held.
  * Return: true if the records were kept.
  */
 bool pgf_emit_regions(struct pgf_trace *t, const void *recs, size_t len,
-		      unsigned int nr, bool layout)
+		      unsigned int nr, bool layout, gfp_t gfp)
 {
 	bool kept = false, wake = false, arm = false;
 
-	lockdep_assert_held(&t->mutex);
 	spin_lock(&t->lock);
-	if (t->dead)
+	if (t->dead || (!layout && !t->active))
 		goto out_unlock;
 	for (;;) {
 		kept = __pgf_write_all(t, recs, len);
-		if (kept || !__pgf_grow(t) || t->dead)
+		if (kept || !__pgf_grow(t, gfp) || t->dead)
 			break;
 	}
 	if (kept && layout) {
@@ -406,6 +445,7 @@ bool pgf_emit_regions(struct pgf_trace *t, const void *recs, size_t len,
 		t->lost_other += nr;
 		t->need_layout = true;
 	}
+	__pgf_want_grow(t);
 	if (!t->dead)
 		wake = __pgf_want_wake(t, &arm);
 out_unlock:

@@ -190,17 +190,57 @@ static void pgf_test_grows_in_order(struct kunit *test)
 	for (n = 0; n < 100; n++) {
 		pgf_test_fault(t, &rec, n);
 		pgf_emit(t, &rec, PGF_KIND_FAULT);
+		flush_work(&t->grow_work);	/* the worker keeps up */
 	}
 	pgf_test_drain(test, t, &next, &lost);
 	for (; n < 7 * PAGE_SIZE / sizeof(rec); n++) {
 		pgf_test_fault(t, &rec, n);
 		pgf_emit(t, &rec, PGF_KIND_FAULT);
+		flush_work(&t->grow_work);
 	}
 	KUNIT_EXPECT_EQ(test, t->alloc, 8 * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, t->lost_faults, 0);
 	pgf_test_drain(test, t, &next, &lost);
 	KUNIT_EXPECT_EQ(test, next, n);
 	KUNIT_EXPECT_EQ(test, lost, 0);
+	pgf_trace_put(t);
+}
+
+/*
+ * The producer never allocates: with the worker held off, a ring that
+ * fills drops and counts records; the worker then grows it, in order.
+ */
+static void pgf_test_producer_never_grows(struct kunit *test)
+{
+	struct pgf_trace *t = pgf_test_trace(test, 8 * PAGE_SIZE);
+	u64 n, kept = 0, next = 0, lost = 0;
+	struct pgf_rec rec;
+
+	spin_lock(&t->lock);
+	t->growing = true;	/* as if a growth were under way */
+	spin_unlock(&t->lock);
+	for (n = 0; n < 2 * PAGE_SIZE / sizeof(rec); n++) {
+		pgf_test_fault(t, &rec, n);
+		kept += pgf_emit(t, &rec, PGF_KIND_FAULT);
+	}
+	KUNIT_EXPECT_EQ(test, t->alloc, PAGE_SIZE);
+	KUNIT_EXPECT_FALSE(test, t->grow_queued);
+	KUNIT_EXPECT_EQ(test, kept + t->lost_faults, n);
+	KUNIT_EXPECT_GT(test, t->lost_faults, 0);
+	spin_lock(&t->lock);
+	t->growing = false;
+	spin_unlock(&t->lock);
+	/* The next record asks the worker, which grows the ring. */
+	pgf_test_fault(t, &rec, n);
+	pgf_emit(t, &rec, PGF_KIND_FAULT);
+	KUNIT_EXPECT_TRUE(test, t->grow_queued);
+	flush_work(&t->grow_work);
+	KUNIT_EXPECT_EQ(test, t->alloc, 2 * PAGE_SIZE);
+	KUNIT_EXPECT_FALSE(test, t->grow_queued);
+	/* Every fault is there, kept or counted; the last one was lost. */
+	pgf_test_drain(test, t, &next, &lost);
+	KUNIT_EXPECT_EQ(test, next, n + 1);
+	KUNIT_EXPECT_EQ(test, lost, n + 1 - kept);
 	pgf_trace_put(t);
 }
 
@@ -254,9 +294,8 @@ static void pgf_test_regions_all_or_nothing(struct kunit *test)
 		pgf_emit(t, &rec, PGF_KIND_FAULT);
 	}
 	len = pgf_test_batch(test, t, recs, big, false);
-	mutex_lock(&t->mutex);
-	kept = pgf_emit_regions(t, recs, len, big, false);
-	mutex_unlock(&t->mutex);
+	t->active = true;	/* a change is recorded while tracing only */
+	kept = pgf_emit_regions(t, recs, len, big, false, GFP_KERNEL);
 	KUNIT_EXPECT_FALSE(test, kept);
 	KUNIT_EXPECT_EQ(test, t->lost_other, big);	/* every one counted */
 	KUNIT_EXPECT_TRUE(test, t->need_layout);
@@ -269,9 +308,7 @@ static void pgf_test_regions_all_or_nothing(struct kunit *test)
 
 	/* A layout that fits settles it; faults are kept again. */
 	len = pgf_test_batch(test, t, recs, 4, true);
-	mutex_lock(&t->mutex);
-	kept = pgf_emit_regions(t, recs, len, 4, true);
-	mutex_unlock(&t->mutex);
+	kept = pgf_emit_regions(t, recs, len, 4, true, GFP_KERNEL);
 	KUNIT_EXPECT_TRUE(test, kept);
 	KUNIT_EXPECT_FALSE(test, t->need_layout);
 	pgf_test_fault(t, &rec, next++);
@@ -334,6 +371,7 @@ static struct kunit_case pgf_test_cases[] = {
 	KUNIT_CASE(pgf_test_lost_before_next_record),
 	KUNIT_CASE(pgf_test_reserve_for_control),
 	KUNIT_CASE(pgf_test_grows_in_order),
+	KUNIT_CASE(pgf_test_producer_never_grows),
 	KUNIT_CASE(pgf_test_eof_when_dead_and_drained),
 	KUNIT_CASE(pgf_test_regions_all_or_nothing),
 	KUNIT_CASE(pgf_test_failed_fault_counts_as_other),

@@ -5,16 +5,11 @@
  *
  * DOC: pgfault_history regions
  *
- * The trace keeps a shadow of the regions it has told the reader about:
- * for each VMA its range, permissions, file offset, label, and an id that
- * is a sequence number (the VMA's address is kept only to recognise it
- * later and is never written out). Every change to the VMAs of an mm is
- * made under its mmap lock held for writing, whatever path makes it:
- * mmap, munmap, mremap, mprotect and madvise splits and merges, brk,
- * stack growth, MAP_FIXED over old mappings, userfaultfd registration.
- * So when a traced thread releases or downgrades that lock on its own mm
- * (pgfault_history_mm_unlocking()), the VMA tree is compared with the
- * shadow and the difference written as records:
+ * The trace keeps a shadow of the regions it has told the reader about
+ * (&struct pgf_shadow): for each VMA its range, permissions, file offset,
+ * label, and an id that is a sequence number (the VMA's address is kept
+ * only to recognise it later and is never written out), in two rbtrees,
+ * by address and by VMA. The records say what changed:
  *
  * - unmap ID: a VMA that is gone;
  * - change ID ...: the same VMA with a new range, permissions or label
@@ -24,23 +19,45 @@
  * A split shows as a change of the original and a map of the new part; a
  * merge as a change of the survivor and an unmap of the other, as mm does
  * them. The records of one lock hold are written together, unmaps first,
- * and nothing else can change the tree in between, so none is missed or
- * counted twice. A change made while the tracing thread is not the one
- * holding the lock (another process writing to this mm, a thread not yet
- * flagged) is recorded at the next release by a traced thread.
+ * then maps and changes in address order, all or none.
  *
- * The records of one lock hold are built into a batch first and go into
- * the trace together or not at all (pgf_emit_regions()).
+ * Where changes are noted: every change to the VMAs of an mm is made
+ * under its mmap lock held for writing, whatever path makes it (mmap,
+ * munmap, mremap, mprotect and madvise splits and merges, brk, stack
+ * growth, MAP_FIXED over old mappings, userfaultfd registration), and
+ * every such path write-locks each VMA it modifies, merges, detaches or
+ * removes with vma_start_write() (the per-VMA lock depends on it), and
+ * stores each VMA that appears or grows with vma_iter_store(). Those call
+ * pgfault_history_vma_write(), which, while a trace follows the mm, adds
+ * the VMA's extent to the few address ranges of &mm_struct.pgf (O(1);
+ * when all are in use, the new one joins the closest). So the ranges
+ * cover the old and the new extent of every VMA that changed.
+ *
+ * When a traced thread releases or downgrades the write lock of its own
+ * mm (pgfault_history_mm_unlocking()), only those ranges are compared:
+ * each is widened to whole regions on both sides, the VMAs in it are
+ * matched with the shadow's entries by identity, and the difference is
+ * written. The cost is O(k log n) for k VMAs changed among n, with no
+ * sleeping lock taken and no allocation that can reclaim or wait (the
+ * shadow's new entries and a larger record batch are GFP_NOWAIT; if they
+ * fail, the change is counted lost and the reader is owed a layout). A
+ * change another process makes to this mm (process_madvise(), a
+ * userfaultfd) is noted too, and recorded at the next release by a
+ * traced thread. Where two traces follow one mm, or a trace joined or
+ * left it since a trace last recorded it (&pgf_mm.epoch), the whole tree
+ * is compared once. With CONFIG_PGFAULT_HISTORY_DEBUG every update is
+ * checked against the whole VMA tree, and a difference (a path that
+ * changed a VMA unseen) is a WARN.
  *
  * LAYOUT N is followed by N map records that describe the whole address
  * space: it starts every trace (taken under the mmap lock before any fault
  * is recorded), and it is sent again, in full, after region records have
- * been lost (a full buffer, no memory): at the next change, or when the
- * reader has drained the buffer (pgf_resend_layout()). Until it is in the
- * trace, fault records are dropped and counted, so a reader can always
- * rebuild the layout and place every fault it is given. An exec record
- * means the old address space is gone; the new one is announced by map
- * records as it is built.
+ * been lost (a full buffer, no memory), when the reader has drained the
+ * buffer (pgf_resend_layout()); until then changes are only noted. Until
+ * it is in the trace, fault records are dropped and counted, so a reader
+ * can always rebuild the layout and place every fault it is given. An
+ * exec record means the old address space is gone; the new one is
+ * announced by map records as it is built.
  */
 #define pr_fmt(fmt) "pgfault: " fmt
 
@@ -50,9 +67,11 @@
 #include <linux/mm.h>
 #include <linux/mm_inline.h>
 #include <linux/mmap_lock.h>
+#include <linux/sched/mm.h>
 #include <linux/pgfault_history.h>
 #include <linux/pgfault_history_mm.h>
 #include <linux/slab.h>
+#include <linux/rbtree.h>
 #include <linux/sort.h>
 #include <linux/string.h>
 
@@ -78,7 +97,6 @@ static void pgf_region_of(struct pgf_region *r, struct vm_area_struct *vma)
 		r->label |= PGF_LABEL_HEAP;
 	if (!vma->vm_file && vma_is_initial_stack(vma))
 		r->label |= PGF_LABEL_STACK;
-	r->seen = false;
 }
 
 static bool pgf_region_same(const struct pgf_region *a,
@@ -123,39 +141,39 @@ static const char *pgf_region_name(struct vm_area_struct *vma, char *buf,
 	return "";
 }
 
-/*
- * The records of one change, built outside the trace's lock and written
- * together (pgf_emit_regions()).
- */
+/* The records of one change, built before they go into the trace. */
 struct pgf_batch {
-	void *buf;
-	size_t len, cap;
+	struct pgf_shadow *sh;	/* the buffer is sh->batch, kept */
+	size_t len;
 	unsigned int nr;
+	gfp_t gfp;
 	bool failed;		/* out of memory: the change is lost */
 };
 
 /* Room for @len more bytes; NULL (and the batch failed) if there is none. */
 static void *pgf_batch_add(struct pgf_batch *b, size_t len)
 {
+	struct pgf_shadow *sh = b->sh;
 	void *p;
 
 	if (b->failed)
 		return NULL;
-	if (b->len + len > b->cap) {
-		size_t cap = max3(b->cap * 2, b->len + len, (size_t)PAGE_SIZE);
+	if (b->len + len > sh->batch_cap) {
+		size_t cap = max3(sh->batch_cap * 2, b->len + len,
+				  (size_t)PAGE_SIZE);
 
-		p = kvmalloc(cap, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		p = kvmalloc(cap, b->gfp | __GFP_NOWARN);
 		if (!p) {
 			b->failed = true;
 			return NULL;
 		}
 		if (b->len)
-			memcpy(p, b->buf, b->len);
-		kvfree(b->buf);
-		b->buf = p;
-		b->cap = cap;
+			memcpy(p, sh->batch, b->len);
+		kvfree(sh->batch);
+		sh->batch = p;
+		sh->batch_cap = cap;
 	}
-	p = b->buf + b->len;
+	p = sh->batch + b->len;
 	b->len += len;
 	b->nr++;
 	return p;
@@ -164,14 +182,14 @@ static void *pgf_batch_add(struct pgf_batch *b, size_t len)
 /* Add a MAP or CHANGE record for @r. */
 static void pgf_region_add(struct pgf_trace *t, struct pgf_batch *b,
 			   enum pgf_rec_type type, const struct pgf_region *r,
-			   struct vm_area_struct *vma, char *path)
+			   struct vm_area_struct *vma)
 {
 	const struct inode *inode;
 	struct pgf_region_rec *rr;
 	const char *name;
 	size_t n, len;
 
-	name = pgf_region_name(vma, path, PATH_MAX);
+	name = pgf_region_name(vma, t->shadow.path, PATH_MAX);
 	n = strnlen(name, PATH_MAX - 1);
 	len = round_up(sizeof(*rr) + n + 1, PGF_REC_ALIGN);
 	rr = pgf_batch_add(b, len);
@@ -205,167 +223,758 @@ static void pgf_small_add(struct pgf_trace *t, struct pgf_batch *b,
 	rec->a = a;
 }
 
-static int pgf_cmp_vma(const void *a, const void *b)
-{
-	const struct pgf_region *x = *(const struct pgf_region * const *)a;
-	const struct pgf_region *y = *(const struct pgf_region * const *)b;
+/* ---- the shadow's trees ---------------------------------------------- */
 
-	return x->vma < y->vma ? -1 : x->vma > y->vma;
+#define pgf_addr_entry(node) rb_entry(node, struct pgf_region, by_addr)
+#define pgf_vma_entry(node) rb_entry(node, struct pgf_region, by_vma)
+
+static void pgf_insert_addr(struct pgf_shadow *sh, struct pgf_region *r)
+{
+	struct rb_node **p = &sh->by_addr.rb_node, *parent = NULL;
+
+	while (*p) {
+		parent = *p;
+		if (r->start < pgf_addr_entry(parent)->start)
+			p = &parent->rb_left;
+		else
+			p = &parent->rb_right;
+	}
+	rb_link_node(&r->by_addr, parent, p);
+	rb_insert_color(&r->by_addr, &sh->by_addr);
 }
 
-/* The old entry for @vma, by binary search in @by_vma. */
-static struct pgf_region *pgf_find(struct pgf_region **by_vma, unsigned int nr,
-				   const void *vma)
+static void pgf_insert_vma(struct pgf_shadow *sh, struct pgf_region *r)
 {
-	unsigned int lo = 0, hi = nr;
+	struct rb_node **p = &sh->by_vma.rb_node, *parent = NULL;
 
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (by_vma[mid]->vma == vma)
-			return by_vma[mid];
-		if (by_vma[mid]->vma < vma)
-			lo = mid + 1;
+	while (*p) {
+		parent = *p;
+		if (r->vma < pgf_vma_entry(parent)->vma)
+			p = &parent->rb_left;
 		else
-			hi = mid;
+			p = &parent->rb_right;
+	}
+	rb_link_node(&r->by_vma, parent, p);
+	rb_insert_color(&r->by_vma, &sh->by_vma);
+}
+
+/* The entry for @vma, or NULL. */
+static struct pgf_region *pgf_find_vma(struct pgf_shadow *sh, const void *vma)
+{
+	struct rb_node *n = sh->by_vma.rb_node;
+
+	while (n) {
+		struct pgf_region *r = pgf_vma_entry(n);
+
+		if (vma == r->vma)
+			return r;
+		n = vma < r->vma ? n->rb_left : n->rb_right;
 	}
 	return NULL;
 }
 
-/**
- * pgf_regions_sync() - tell the reader what changed in the address space
- * @t: the trace
- * @mm: the traced mm, its mmap lock held (for writing, or for reading
- *      when nobody can be writing)
- * @layout: send the whole layout (a LAYOUT record and a MAP per region)
- *          rather than the difference
- *
- * The records go into the trace together or not at all. If they are lost
- * (full buffer, no memory), they are counted and the reader is owed a
- * layout, which is sent instead of the next difference.
- *
- * Context: t->mutex held; may sleep (allocates).
+/* The first entry that ends above @addr, or NULL. */
+static struct pgf_region *pgf_first_after(struct pgf_shadow *sh,
+					  unsigned long addr)
+{
+	struct rb_node *n = sh->by_addr.rb_node;
+	struct pgf_region *found = NULL;
+
+	while (n) {
+		struct pgf_region *r = pgf_addr_entry(n);
+
+		if (r->end > addr) {
+			found = r;
+			n = n->rb_left;
+		} else {
+			n = n->rb_right;
+		}
+	}
+	return found;
+}
+
+static struct pgf_region *pgf_next(struct pgf_region *r)
+{
+	struct rb_node *n = rb_next(&r->by_addr);
+
+	return n ? pgf_addr_entry(n) : NULL;
+}
+
+static void pgf_remove(struct pgf_shadow *sh, struct pgf_region *r)
+{
+	rb_erase(&r->by_addr, &sh->by_addr);
+	rb_erase(&r->by_vma, &sh->by_vma);
+	sh->nr--;
+	kfree(r);
+}
+
+/* ---- what changed ------------------------------------------------------ */
+
+struct pgf_range {
+	unsigned long start, end;
+};
+
+/* Widen @r until no region, old or new, crosses its ends. */
+static void pgf_widen(struct pgf_shadow *sh, struct mm_struct *mm,
+		      struct pgf_range *r)
+{
+	struct vm_area_struct *vma;
+	struct pgf_region *old;
+	bool again;
+
+	do {
+		again = false;
+		old = pgf_first_after(sh, r->start);
+		if (old && old->start < r->start) {
+			r->start = old->start;
+			again = true;
+		}
+		vma = find_vma(mm, r->start);
+		if (vma && vma->vm_start < r->start) {
+			r->start = vma->vm_start;
+			again = true;
+		}
+		old = pgf_first_after(sh, r->end - 1);
+		if (old && old->start < r->end && old->end > r->end) {
+			r->end = old->end;
+			again = true;
+		}
+		vma = find_vma(mm, r->end - 1);
+		if (vma && vma->vm_start < r->end && vma->vm_end > r->end) {
+			r->end = vma->vm_end;
+			again = true;
+		}
+	} while (again);
+}
+
+static int pgf_cmp_range(const void *a, const void *b)
+{
+	const struct pgf_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Sort @rg and merge the ranges that overlap; returns how many remain. */
+static unsigned int pgf_merge_ranges(struct pgf_range *rg, unsigned int nr)
+{
+	unsigned int i;
+
+	sort(rg, nr, sizeof(*rg), pgf_cmp_range, NULL);
+	for (i = 1; i < nr; ) {
+		if (rg[i].start < rg[i - 1].end) {
+			rg[i - 1].end = max(rg[i - 1].end, rg[i].end);
+			memmove(&rg[i], &rg[i + 1], (nr - i - 1) * sizeof(*rg));
+			nr--;
+		} else {
+			i++;
+		}
+	}
+	return nr;
+}
+
+/*
+ * The ranges to compare, taken from @mm's notes (which are consumed), in
+ * address order; with @all, or when the notes cannot be trusted to be
+ * this trace's, the whole address space. Returns how many.
  */
-void pgf_regions_sync(struct pgf_trace *t, struct mm_struct *mm, bool layout)
+static unsigned int pgf_take_ranges(struct pgf_trace *t, struct mm_struct *mm,
+				    struct pgf_range *rg, bool all)
+{
+	struct pgf_mm *m = &mm->pgf;
+	int epoch = atomic_read(&m->epoch);
+	unsigned int nr, i;
+
+	if (m->nr == PGF_MM_ALL || atomic_read(&m->traces) > 1 ||
+	    t->shadow.epoch != epoch)
+		all = true;
+	t->shadow.epoch = epoch;
+	if (all) {
+		m->nr = 0;
+		rg[0].start = 0;
+		rg[0].end = ULONG_MAX;
+		return 1;
+	}
+	nr = m->nr;
+	for (i = 0; i < nr; i++) {
+		rg[i].start = m->start[i];
+		rg[i].end = m->end[i];
+	}
+	m->nr = 0;
+	return pgf_merge_ranges(rg, nr);
+}
+
+/* Widen every range to whole regions, old and new, and merge them. */
+static unsigned int pgf_widen_all(struct pgf_shadow *sh, struct mm_struct *mm,
+				  struct pgf_range *rg, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		pgf_widen(sh, mm, &rg[i]);
+	return pgf_merge_ranges(rg, nr);
+}
+
+/* ---- a small change: the usual case --------------------------------- */
+
+#define PGF_SMALL	16
+
+/* The regions, old and new, of a change of at most PGF_SMALL of each. */
+struct pgf_small {
+	struct pgf_region *old[PGF_SMALL];	/* in address order */
+	struct vm_area_struct *vma[PGF_SMALL];	/* in address order */
+	struct pgf_region *now[PGF_SMALL];	/* each VMA's entry, or new */
+	bool kept[PGF_SMALL];			/* old[i] matched a VMA */
+	unsigned int nr_old, nr_vma;
+};
+
+/*
+ * Gather the old entries and the VMAs in @rg, widening the ranges until
+ * no region crosses their ends. Most changes need no widening: the noted
+ * ranges are the extents of the VMAs that changed, old and new. One walk
+ * of each tree per range, rather than a lookup per region. Returns
+ * -E2BIG if there are more than PGF_SMALL of either.
+ */
+static int pgf_gather(struct pgf_shadow *sh, struct mm_struct *mm,
+		      struct pgf_range *rg, unsigned int *nr,
+		      struct pgf_small *c)
+{
+	struct vm_area_struct *vma;
+	struct vma_iterator vmi;
+	struct pgf_region *old;
+	unsigned long lo, hi;
+	bool widened;
+	unsigned int i;
+
+	do {
+		widened = false;
+		c->nr_old = 0;
+		c->nr_vma = 0;
+		for (i = 0; i < *nr; i++) {
+			lo = rg[i].start;
+			hi = rg[i].end;
+			for (old = pgf_first_after(sh, rg[i].start);
+			     old && old->start < rg[i].end; old = pgf_next(old)) {
+				if (c->nr_old == PGF_SMALL)
+					return -E2BIG;
+				c->old[c->nr_old++] = old;
+				lo = min(lo, old->start);
+				hi = max(hi, old->end);
+			}
+			vma_iter_init(&vmi, mm, rg[i].start);
+			for_each_vma_range(vmi, vma, rg[i].end) {
+				if (c->nr_vma == PGF_SMALL)
+					return -E2BIG;
+				c->vma[c->nr_vma++] = vma;
+				lo = min(lo, vma->vm_start);
+				hi = max(hi, vma->vm_end);
+			}
+			if (lo < rg[i].start || hi > rg[i].end) {
+				rg[i].start = lo;
+				rg[i].end = hi;
+				widened = true;
+			}
+		}
+		if (widened)
+			*nr = pgf_merge_ranges(rg, *nr);
+	} while (widened);
+	return 0;
+}
+
+/*
+ * Record and apply a small change (pgf_gather()). Returns -EAGAIN if a VMA
+ * is known to the shadow outside the ranges (never expected: the general
+ * path copes), -ENOMEM with the shadow untouched if memory ran out.
+ */
+static int pgf_update_small(struct pgf_trace *t, struct pgf_small *c,
+			    struct pgf_batch *b)
 {
 	struct pgf_shadow *sh = &t->shadow;
-	struct pgf_region *cur = NULL, **by_vma = NULL, *old;
-	struct pgf_batch b = { };
 	struct vm_area_struct *vma;
-	unsigned int nr = 0, cap, i;
+	u64 next_id = sh->next_id;
+	struct pgf_region *r, cur;
+	unsigned int i, j;
+
+	memset(c->kept, 0, sizeof(c->kept));
+	for (i = 0; i < c->nr_vma; i++) {
+		vma = c->vma[i];
+		c->now[i] = NULL;
+		for (j = 0; j < c->nr_old; j++) {
+			r = c->old[j];
+			if (!c->kept[j] && r->vma == vma && r->file == vma->vm_file) {
+				c->kept[j] = true;
+				c->now[i] = r;
+				break;
+			}
+		}
+		if (c->now[i])
+			continue;
+		r = pgf_find_vma(sh, vma);
+		for (j = 0; r && j < c->nr_old; j++)
+			if (c->old[j] == r)
+				r = NULL;
+		if (r)
+			return -EAGAIN;
+	}
+
+	for (j = 0; j < c->nr_old; j++)
+		if (!c->kept[j])
+			pgf_small_add(t, b, PGF_REC_UNMAP, c->old[j]->id);
+	for (i = 0; i < c->nr_vma; i++) {
+		vma = c->vma[i];
+		r = c->now[i];
+		if (r) {
+			pgf_region_of(&cur, vma);
+			cur.id = r->id;
+			if (!pgf_region_same(r, &cur))
+				pgf_region_add(t, b, PGF_REC_CHANGE, &cur, vma);
+			continue;
+		}
+		r = kmalloc(sizeof(*r), b->gfp | __GFP_NOWARN);
+		if (!r)
+			goto out_nomem;
+		pgf_region_of(r, vma);
+		r->id = ++next_id;
+		r->seen = false;
+		c->now[i] = r;
+		pgf_region_add(t, b, PGF_REC_MAP, r, vma);
+	}
+	if (b->failed)
+		goto out_nomem;
+
+	for (j = 0; j < c->nr_old; j++)
+		if (!c->kept[j])
+			pgf_remove(sh, c->old[j]);
+	for (i = 0; i < c->nr_vma; i++) {
+		vma = c->vma[i];
+		r = c->now[i];
+		if (r->id > sh->next_id) {
+			pgf_insert_addr(sh, r);
+			pgf_insert_vma(sh, r);
+			sh->nr++;
+		} else if (r->start != vma->vm_start) {
+			rb_erase(&r->by_addr, &sh->by_addr);
+			pgf_region_of(r, vma);
+			pgf_insert_addr(sh, r);
+		} else {
+			pgf_region_of(r, vma);
+		}
+	}
+	sh->next_id = next_id;
+	return 0;
+
+out_nomem:
+	for (i = 0; i < c->nr_vma; i++)
+		if (c->now[i] && c->now[i]->id > sh->next_id)
+			kfree(c->now[i]);
+	return -ENOMEM;
+}
+
+/* Unmap records for the entries in @r that no VMA matched. */
+static void pgf_add_unmaps(struct pgf_trace *t, struct pgf_batch *b,
+			   const struct pgf_range *r)
+{
+	struct pgf_region *old;
+
+	for (old = pgf_first_after(&t->shadow, r->start);
+	     old && old->start < r->end; old = pgf_next(old))
+		if (!old->seen)
+			pgf_small_add(t, b, PGF_REC_UNMAP, old->id);
+}
+
+/* Remove the entries in @r that no VMA matched. */
+static void pgf_remove_unseen(struct pgf_shadow *sh, const struct pgf_range *r)
+{
+	struct pgf_region *old, *next;
+
+	for (old = pgf_first_after(sh, r->start);
+	     old && old->start < r->end; old = next) {
+		next = pgf_next(old);
+		if (!old->seen)
+			pgf_remove(sh, old);
+	}
+}
+
+/*
+ * Compare the regions in @rg with the VMAs there and bring the shadow up
+ * to date. With @b, the difference is written into it; the new entries
+ * are allocated with @gfp. Returns false, the shadow untouched, if there
+ * was no memory.
+ */
+static bool pgf_update(struct pgf_trace *t, struct mm_struct *mm,
+		       struct pgf_range *rg, unsigned int nr,
+		       struct pgf_batch *b, gfp_t gfp)
+{
+	struct pgf_region *old, *r, *fresh = NULL, cur;
+	struct pgf_shadow *sh = &t->shadow;
+	struct vm_area_struct *vma;
 	u64 next_id = sh->next_id;
 	struct vma_iterator vmi;
-	char *path = NULL;
+	unsigned int i;
 
-	lockdep_assert_held(&t->mutex);
-	mmap_assert_locked(mm);
-	layout |= READ_ONCE(t->need_layout);
-
-	cap = mm->map_count;
-	cur = kvmalloc_array(max(cap, 1U), sizeof(*cur), GFP_KERNEL_ACCOUNT);
-	by_vma = kvmalloc_array(max(sh->nr, 1U), sizeof(*by_vma),
-				GFP_KERNEL_ACCOUNT);
-	path = kmalloc(PATH_MAX, GFP_KERNEL_ACCOUNT);
-	if (!cur || !by_vma || !path)
-		goto out_lost;
-
-	for (i = 0; i < sh->nr; i++)
-		by_vma[i] = &sh->v[i];
-	sort(by_vma, sh->nr, sizeof(*by_vma), pgf_cmp_vma, NULL);
-
-	/* Ids: a VMA the shadow knows keeps its id, unless its file changed. */
-	vma_iter_init(&vmi, mm, 0);
-	for_each_vma(vmi, vma) {
-		if (WARN_ON_ONCE(nr == cap))
-			break;
-		pgf_region_of(&cur[nr], vma);
-		old = pgf_find(by_vma, sh->nr, vma);
-		if (old && !old->seen && old->file == cur[nr].file) {
-			old->seen = true;
-			cur[nr].id = old->id;
-			cur[nr].seen = true;	/* here: "had an id before" */
-		} else {
-			cur[nr].id = ++next_id;
+	/* Match the VMAs with what the shadow knows of them. */
+	for (i = 0; i < nr; i++) {
+		vma_iter_init(&vmi, mm, rg[i].start);
+		for_each_vma_range(vmi, vma, rg[i].end) {
+			old = pgf_find_vma(sh, vma);
+			if (old && !old->seen && old->file == vma->vm_file)
+				old->seen = true;
 		}
-		nr++;
 	}
-
-	if (layout) {
-		pgf_small_add(t, &b, PGF_REC_LAYOUT, nr);
-		vma_iter_init(&vmi, mm, 0);
-		i = 0;
-		for_each_vma(vmi, vma) {
-			if (i == nr)
-				break;
-			pgf_region_add(t, &b, PGF_REC_MAP, &cur[i], vma, path);
-			i++;
-		}
-	} else {
-		for (i = 0; i < sh->nr; i++)
-			if (!sh->v[i].seen)
-				pgf_small_add(t, &b, PGF_REC_UNMAP, sh->v[i].id);
-		vma_iter_init(&vmi, mm, 0);
-		i = 0;
-		for_each_vma(vmi, vma) {
-			if (i == nr)
-				break;
-			if (!cur[i].seen) {
-				pgf_region_add(t, &b, PGF_REC_MAP, &cur[i], vma,
-					       path);
-			} else {
-				old = pgf_find(by_vma, sh->nr, vma);
-				if (!pgf_region_same(old, &cur[i]))
-					pgf_region_add(t, &b, PGF_REC_CHANGE,
-						       &cur[i], vma, path);
+	for (i = 0; b && i < nr; i++)
+		pgf_add_unmaps(t, b, &rg[i]);
+	for (i = 0; i < nr; i++) {
+		vma_iter_init(&vmi, mm, rg[i].start);
+		for_each_vma_range(vmi, vma, rg[i].end) {
+			old = pgf_find_vma(sh, vma);
+			if (old && old->seen) {
+				if (!b)
+					continue;
+				pgf_region_of(&cur, vma);
+				cur.id = old->id;
+				if (!pgf_region_same(old, &cur))
+					pgf_region_add(t, b, PGF_REC_CHANGE,
+						       &cur, vma);
+				continue;
 			}
-			i++;
+			r = kmalloc(sizeof(*r), gfp | __GFP_NOWARN);
+			if (!r)
+				goto out_nomem;
+			pgf_region_of(r, vma);
+			r->id = ++next_id;
+			r->seen = false;
+			r->next = fresh;
+			fresh = r;
+			if (b)
+				pgf_region_add(t, b, PGF_REC_MAP, r, vma);
 		}
 	}
-	if (b.failed)
-		goto out_lost;
-	if (b.nr)
-		pgf_emit_regions(t, b.buf, b.len, b.nr, layout);
-	for (i = 0; i < nr; i++)
-		cur[i].seen = false;
-	kvfree(sh->v);
-	sh->v = cur;
-	sh->nr = nr;
-	sh->next_id = next_id;
-	cur = NULL;
-	goto out_free;
+	if (b && b->failed)
+		goto out_nomem;
 
-out_lost:
-	/*
-	 * Out of memory: the change cannot be told. Count it as one lost
-	 * record, and owe the reader the whole layout.
-	 */
-	for (i = 0; i < sh->nr; i++)
-		sh->v[i].seen = false;
+	/* Apply: the gone first, then the changed, then the new. */
+	for (i = 0; i < nr; i++)
+		pgf_remove_unseen(sh, &rg[i]);
+	for (i = 0; i < nr; i++) {
+		vma_iter_init(&vmi, mm, rg[i].start);
+		for_each_vma_range(vmi, vma, rg[i].end) {
+			old = pgf_find_vma(sh, vma);
+			if (!old || !old->seen)
+				continue;
+			old->seen = false;
+			if (old->start == vma->vm_start) {
+				pgf_region_of(old, vma);
+				continue;
+			}
+			rb_erase(&old->by_addr, &sh->by_addr);
+			pgf_region_of(old, vma);
+			pgf_insert_addr(sh, old);
+		}
+	}
+	while (fresh) {
+		r = fresh;
+		fresh = r->next;
+		pgf_insert_addr(sh, r);
+		pgf_insert_vma(sh, r);
+		sh->nr++;
+	}
+	sh->next_id = next_id;
+	return true;
+
+out_nomem:
+	while (fresh) {
+		r = fresh;
+		fresh = r->next;
+		kfree(r);
+	}
+	for (i = 0; i < nr; i++) {
+		vma_iter_init(&vmi, mm, rg[i].start);
+		for_each_vma_range(vmi, vma, rg[i].end) {
+			old = pgf_find_vma(sh, vma);
+			if (old)
+				old->seen = false;
+		}
+	}
+	return false;
+}
+
+/* Lost: count it, and owe the reader the whole layout. */
+static void pgf_regions_lost(struct pgf_trace *t)
+{
 	spin_lock(&t->lock);
 	if (!t->dead) {
 		__pgf_count_lost(t, PGF_KIND_OTHER);
 		t->need_layout = true;
 	}
 	spin_unlock(&t->lock);
-out_free:
-	kvfree(b.buf);
-	kfree(path);
-	kvfree(by_vma);
-	kvfree(cur);
+}
+
+/* A batch of more than this is freed once written (a layout). */
+#define PGF_BATCH_KEEP		(64 * 1024)
+
+static void pgf_batch_done(struct pgf_shadow *sh)
+{
+	if (sh->batch_cap > PGF_BATCH_KEEP) {
+		kvfree(sh->batch);
+		sh->batch = NULL;
+		sh->batch_cap = 0;
+	}
+}
+
+#ifdef CONFIG_PGFAULT_HISTORY_DEBUG
+/* The shadow must now match the whole VMA tree. */
+static void pgf_check(struct pgf_trace *t, struct mm_struct *mm)
+{
+	struct pgf_shadow *sh = &t->shadow;
+	struct rb_node *n = rb_first(&sh->by_addr);
+	struct vm_area_struct *vma;
+	struct pgf_region cur, *old;
+	struct vma_iterator vmi;
+	unsigned int nr = 0;
+
+	vma_iter_init(&vmi, mm, 0);
+	for_each_vma(vmi, vma) {
+		old = n ? pgf_addr_entry(n) : NULL;
+		pgf_region_of(&cur, vma);
+		if (WARN(!old || old->vma != vma || old->file != cur.file ||
+			 !pgf_region_same(old, &cur),
+			 "pgfault: region %lx-%lx (prot %x) unrecorded, trace has %lx-%lx\n",
+			 cur.start, cur.end, cur.prot,
+			 old ? old->start : 0, old ? old->end : 0))
+			return;
+		n = rb_next(n);
+		nr++;
+	}
+	WARN(n || nr != sh->nr, "pgfault: %u regions recorded, %u VMAs\n",
+	     sh->nr, nr);
+}
+#else
+static inline void pgf_check(struct pgf_trace *t, struct mm_struct *mm) { }
+#endif
+
+/*
+ * Record the VMA changes noted in @mm. Under its mmap write lock: no
+ * sleeping lock, no allocation that can reclaim.
+ */
+static void pgf_regions_update(struct pgf_trace *t, struct mm_struct *mm)
+{
+	struct pgf_batch b = {
+		.sh = &t->shadow,
+		.gfp = GFP_NOWAIT | __GFP_ACCOUNT,
+	};
+	struct pgf_small *c = t->shadow.small;
+	struct pgf_range rg[PGF_MM_RANGES];
+	unsigned int nr;
+	int err;
+
+	mmap_assert_write_locked(mm);
+	if (READ_ONCE(t->need_layout)) {
+		/* The layout the reader is owed will tell it all. */
+		mm->pgf.nr = 0;
+		return;
+	}
+	nr = pgf_take_ranges(t, mm, rg, false);
+	err = pgf_gather(&t->shadow, mm, rg, &nr, c);
+	if (!err)
+		err = pgf_update_small(t, c, &b);
+	if (err == -E2BIG || err == -EAGAIN) {
+		/* Many regions: the general path, a lookup per region. */
+		b.len = 0;
+		b.nr = 0;
+		nr = pgf_widen_all(&t->shadow, mm, rg, nr);
+		err = pgf_update(t, mm, rg, nr, &b, b.gfp) ? 0 : -ENOMEM;
+	}
+	if (err) {
+		pgf_regions_lost(t);
+		return;
+	}
+	if (b.nr)
+		pgf_emit_regions(t, t->shadow.batch, b.len, b.nr, false,
+				 b.gfp);
+	pgf_batch_done(&t->shadow);
+	if (!READ_ONCE(t->need_layout))
+		pgf_check(t, mm);
+}
+
+/**
+ * pgf_regions_layout() - send the whole layout
+ * @t: the trace
+ * @mm: the traced mm, its mmap lock held for reading, and nobody else
+ *      recording it (t->mutex held)
+ *
+ * The shadow is brought up to date with the whole VMA tree (a VMA it knows
+ * keeps its id), then a LAYOUT record and a MAP per region go into the
+ * trace, together or not at all. If they are lost (full buffer, no
+ * memory), they are counted and the reader is still owed a layout.
+ *
+ * Context: may sleep (allocates).
+ */
+void pgf_regions_layout(struct pgf_trace *t, struct mm_struct *mm)
+{
+	struct pgf_shadow *sh = &t->shadow;
+	struct pgf_batch b = { .sh = sh, .gfp = GFP_KERNEL_ACCOUNT };
+	struct pgf_range rg[PGF_MM_RANGES];
+	struct vm_area_struct *vma;
+	struct pgf_region *r;
+	struct vma_iterator vmi;
+	unsigned int nr;
+
+	lockdep_assert_held(&t->mutex);
+	mmap_assert_locked(mm);
+	nr = pgf_take_ranges(t, mm, rg, true);
+	if (!pgf_update(t, mm, rg, nr, NULL, GFP_KERNEL_ACCOUNT))
+		goto out_lost;
+	pgf_small_add(t, &b, PGF_REC_LAYOUT, sh->nr);
+	vma_iter_init(&vmi, mm, 0);
+	for_each_vma(vmi, vma) {
+		r = pgf_find_vma(sh, vma);
+		if (WARN_ON_ONCE(!r))
+			goto out_lost;
+		pgf_region_add(t, &b, PGF_REC_MAP, r, vma);
+	}
+	if (b.failed)
+		goto out_lost;
+	pgf_emit_regions(t, sh->batch, b.len, b.nr, true, GFP_KERNEL_ACCOUNT);
+	pgf_batch_done(sh);
+	return;
+
+out_lost:
+	pgf_batch_done(sh);
+	pgf_regions_lost(t);
+}
+
+/**
+ * pgf_regions_init() - what a trace needs to record regions
+ * @t: the new trace
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int pgf_regions_init(struct pgf_trace *t)
+{
+	t->shadow.by_addr = RB_ROOT;
+	t->shadow.by_vma = RB_ROOT;
+	t->shadow.path = kmalloc(PATH_MAX, GFP_KERNEL_ACCOUNT);
+	t->shadow.small = kmalloc(sizeof(*t->shadow.small), GFP_KERNEL_ACCOUNT);
+	if (t->shadow.path && t->shadow.small)
+		return 0;
+	kfree(t->shadow.path);
+	kfree(t->shadow.small);
+	t->shadow.path = NULL;
+	t->shadow.small = NULL;
+	return -ENOMEM;
+}
+
+/**
+ * pgf_regions_bind() - follow the VMA changes of an mm
+ * @t: the trace
+ * @mm: the mm its process now uses, or NULL to follow none
+ * @all: the next update compares the whole tree (a new mm)
+ *
+ * Context: t->mutex held, and either @mm's mmap lock, or exec_update_lock
+ * held for writing by the exec that installed @mm.
+ */
+void pgf_regions_bind(struct pgf_trace *t, struct mm_struct *mm, bool all)
+{
+	struct mm_struct *old = t->mm;
+
+	lockdep_assert_held(&t->mutex);
+	if (old == mm)
+		return;
+	if (old) {
+		atomic_dec(&old->pgf.traces);
+		/* Another trace of this mm must now compare it all. */
+		atomic_inc(&old->pgf.epoch);
+		mmdrop(old);
+	}
+	t->mm = mm;
+	if (!mm)
+		return;
+	mmgrab(mm);
+	atomic_inc(&mm->pgf.traces);
+	atomic_inc(&mm->pgf.epoch);
+	if (all)
+		mm->pgf.nr = PGF_MM_ALL;
+}
+
+static void pgf_shadow_clear(struct pgf_shadow *sh)
+{
+	struct pgf_region *r, *n;
+
+	rbtree_postorder_for_each_entry_safe(r, n, &sh->by_addr, by_addr)
+		kfree(r);
+	sh->by_addr = RB_ROOT;
+	sh->by_vma = RB_ROOT;
+	sh->nr = 0;
 }
 
 /**
  * pgf_regions_reset() - forget the regions: the address space is gone
  * @t: the trace
  *
- * Context: t->mutex held.
+ * Context: t->mutex held, nobody recording the mm (an exec, the exit).
  */
 void pgf_regions_reset(struct pgf_trace *t)
 {
 	lockdep_assert_held(&t->mutex);
-	kvfree(t->shadow.v);
-	t->shadow.v = NULL;
-	t->shadow.nr = 0;
+	pgf_shadow_clear(&t->shadow);
+	kvfree(t->shadow.batch);
+	t->shadow.batch = NULL;
+	t->shadow.batch_cap = 0;
+}
+
+/**
+ * pgf_regions_free() - free what pgf_regions_init() and the shadow hold
+ * @t: the trace, no longer referenced
+ */
+void pgf_regions_free(struct pgf_trace *t)
+{
+	pgf_shadow_clear(&t->shadow);
+	kvfree(t->shadow.batch);
+	kfree(t->shadow.path);
+	kfree(t->shadow.small);
+	if (t->mm) {
+		atomic_dec(&t->mm->pgf.traces);
+		atomic_inc(&t->mm->pgf.epoch);
+		mmdrop(t->mm);
+	}
+}
+
+/*
+ * Add [@start, @end) to the noted ranges; when all are in use, widen the
+ * one that grows least.
+ */
+void __pgf_mm_changed(struct mm_struct *mm, unsigned long start,
+		      unsigned long end)
+{
+	struct pgf_mm *m = &mm->pgf;
+	unsigned long best_cost = ULONG_MAX, cost;
+	unsigned int i, best = 0;
+
+	mmap_assert_write_locked(mm);
+	if (m->nr == PGF_MM_ALL || start >= end)
+		return;
+	for (i = 0; i < m->nr; i++) {
+		if (start <= m->end[i] && end >= m->start[i]) {
+			m->start[i] = min(m->start[i], start);
+			m->end[i] = max(m->end[i], end);
+			return;
+		}
+	}
+	if (m->nr < PGF_MM_RANGES) {
+		m->start[m->nr] = start;
+		m->end[m->nr] = end;
+		m->nr++;
+		return;
+	}
+	for (i = 0; i < m->nr; i++) {
+		cost = start < m->start[i] ? m->start[i] - start : 0;
+		cost += end > m->end[i] ? end - m->end[i] : 0;
+		if (cost < best_cost) {
+			best_cost = cost;
+			best = i;
+		}
+	}
+	m->start[best] = min(m->start[best], start);
+	m->end[best] = max(m->end[best], end);
 }
 
 void __pgf_mm_unlocking(struct mm_struct *mm)
@@ -375,10 +984,11 @@ void __pgf_mm_unlocking(struct mm_struct *mm)
 	if (current->mm != mm)
 		return;
 	t = pgf_trace_of(current->signal);
-	if (!t || !READ_ONCE(t->active))
+	/* Written under t->mutex; an unlocked look suffices to compare. */
+	if (!t || data_race(t->mm) != mm || !READ_ONCE(t->active))
 		return;
-	mutex_lock(&t->mutex);
-	if (READ_ONCE(t->active))
-		pgf_regions_sync(t, mm, false);
-	mutex_unlock(&t->mutex);
+	if (!mm->pgf.nr && atomic_read(&mm->pgf.traces) == 1 &&
+	    atomic_read(&mm->pgf.epoch) == t->shadow.epoch)
+		return;		/* nothing changed */
+	pgf_regions_update(t, mm);
 }

@@ -156,6 +156,8 @@ def main():
         rec = [kv for n, kv in res if n == 'recpath']
         loop = [kv for n, kv in res if n == 'ftrace_loop']
         ev = [kv for n, kv in res if n == 'ftrace_event' and kv.get('ns')]
+        clk = [kv for n, kv in res if n == 'clock']
+        clk_ns = statistics.median(k['ns'] for k in clk) if clk else None
         rec_ns = statistics.median(k['ns'] for k in rec) if rec else None
         loop_ns = statistics.median(k['ns'] for k in loop) if loop else None
         ev_ns = statistics.median(k['ns'] for k in ev) if ev else None
@@ -170,6 +172,9 @@ def main():
                 ['ftrace event, TRACEPOINT_BENCHMARK\'s own average', fmt(ev_ns, 1),
                  ', '.join(fmt(k['ns'], 1) for k in ev) or
                  'reads 0: trace_clock_local() ticks in jiffies here'],
+                ['the clock a record reads, ktime_get_ns() alone, same loop', fmt(clk_ns, 1),
+                 ', '.join(f"{fmt(k['ns'], 1)} [{fmt(k['min'], 1)}–{fmt(k['max'], 1)}]"
+                           for k in clk)],
                 ['native anon write fault on the host (hostfault)', fmt(native_anon, 1), ''],
                 ['native zero-page read fault on the host', fmt(host.get('zero', {}).get('ns'), 1),
                  '']]
@@ -292,6 +297,19 @@ def main():
                       [[f"{fmt(m['trace'])} B", f"{fmt(m['buffer'])} B",
                         f"{fmt(m['regions'])} × {fmt(m['region_bytes'])} B",
                         f"{fmt(m['total'])} B ({m['total'] / 1024:.1f} KiB)"]])
+
+        # 6. region changes against the VMA count
+        vma = [kv for n, kv in res if n == 'vma']
+        if vma:
+            rep.p(f'### 6. Region changes, µs per pair, against the VMA count '
+                  f'({where}, tests/bench/vmabench)')
+            rep.p()
+            rep.table(['operation', 'VMAs', 'untraced', 'traced', 'traced ÷ untraced', 'lost'],
+                      [[kv['op'], fmt(kv['vmas']), fmt(kv['off_us'], 1), fmt(kv['traced_us'], 1),
+                        fmt(kv['ratio'], 2), fmt(kv['lost'])] for kv in vma])
+            worst = max(kv['ratio'] for kv in vma)
+            rep.goal(where, 'mmap+munmap and mprotect split: traced ≤ 1.5× untraced '
+                     'at 10, 1,000, 60,000 VMAs', f'worst {worst:.2f}×', worst <= 1.5)
 
     rep.p('## Goals')
     rep.p()

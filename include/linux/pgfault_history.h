@@ -16,6 +16,7 @@
 #include <linux/jump_label_ratelimit.h>
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
+#include <linux/rbtree.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -27,6 +28,8 @@
 
 struct cred;
 struct linux_binprm;
+struct mem_cgroup;
+struct pgf_small;
 struct pid;
 struct pid_namespace;
 
@@ -121,8 +124,14 @@ struct pgf_region_rec {
 	char name[];		/* path or [label], NUL-terminated, may be "" */
 };
 
-/* What the trace knows of one VMA, to tell what changed. */
+/*
+ * What the trace knows of one VMA, to tell what changed: in two trees of
+ * &struct pgf_shadow, by address and by the VMA's identity.
+ */
 struct pgf_region {
+	struct rb_node by_addr;
+	struct rb_node by_vma;
+	struct pgf_region *next;	/* a new region, during an update */
 	const void *vma;	/* identity only, never dereferenced or shown */
 	const void *file;
 	const void *anon_name;
@@ -130,14 +139,24 @@ struct pgf_region {
 	unsigned long start, end, pgoff;
 	u8 prot;		/* PGF_PROT_* */
 	u8 label;		/* heap, stack */
-	bool seen;
+	bool seen;		/* matched by a VMA, during an update */
 };
 
-/* The regions of the traced mm as the reader was last told them. */
+/*
+ * The regions of the traced mm as the reader was last told them, and what
+ * building the records of a change needs. Under the mmap lock of the mm
+ * held for writing, or for reading together with &pgf_trace.mutex.
+ */
 struct pgf_shadow {
-	struct pgf_region *v;	/* by address */
+	struct rb_root by_addr;
+	struct rb_root by_vma;
 	unsigned int nr;
 	u64 next_id;
+	int epoch;		/* &pgf_mm.epoch when last recorded */
+	char *path;		/* PATH_MAX bytes for a region's name */
+	struct pgf_small *small;	/* room to gather a small change */
+	void *batch;		/* the records of one change */
+	size_t batch_cap;
 };
 
 /* The largest record: a region with a PATH_MAX name. */
@@ -165,7 +184,8 @@ struct pgf_trace {
 	bool started;			/* a start record was written */
 	bool dead;			/* ended: nothing more will come */
 	bool need_layout;		/* fault records wait for a layout */
-	bool growing;			/* a producer is allocating */
+	bool growing;			/* the ring is being reallocated */
+	bool grow_queued;		/* grow_work pending (holds a ref) */
 	bool reader;			/* a file is reading */
 	bool reader_sleeps;		/* the reader waits for records */
 	bool wake_armed;		/* wake_timer pending (holds a ref) */
@@ -177,9 +197,12 @@ struct pgf_trace {
 	wait_queue_head_t wait;		/* the reader */
 	struct timer_list wake_timer;	/* deferred wake-up of the reader */
 	struct work_struct free_work;	/* the last put, where it cannot sleep */
+	struct work_struct grow_work;	/* grows the ring for the producers */
+	struct mem_cgroup *memcg;	/* the ring's growth is charged here */
 	struct pid_namespace *pid_ns;	/* thread ids are numbers in this one */
-	struct mutex mutex;		/* start, stop, exec, exit, regions */
-	struct pgf_shadow shadow;	/* under mutex */
+	struct mutex mutex;		/* start, stop, exec, exit, mm */
+	struct mm_struct *mm;		/* followed for VMA changes (mmgrab) */
+	struct pgf_shadow shadow;	/* see &struct pgf_shadow */
 };
 
 /* Between the files of mm/pgfault_history*.c */
@@ -211,7 +234,7 @@ struct pgf_buf *pgf_buf_alloc(size_t bytes, gfp_t gfp);
 bool pgf_emit(struct pgf_trace *t, const struct pgf_rec *src,
 	      enum pgf_kind kind);
 bool pgf_emit_regions(struct pgf_trace *t, const void *recs, size_t len,
-		      unsigned int nr, bool layout);
+		      unsigned int nr, bool layout, gfp_t gfp);
 void __pgf_control(struct pgf_trace *t, enum pgf_rec_type type, u8 flags,
 		   u64 a, u64 b);
 void __pgf_count_lost(struct pgf_trace *t, enum pgf_kind kind);
@@ -219,11 +242,14 @@ bool __pgf_write(struct pgf_trace *t, const struct pgf_rec *src,
 		 enum pgf_kind kind);
 void pgf_wake(struct pgf_trace *t, __poll_t mask);
 void pgf_wake_timer(struct timer_list *timer);
+void pgf_grow_work(struct work_struct *work);
 
 /* mm/pgfault_history_vma.c: regions */
-void pgf_regions_sync(struct pgf_trace *t, struct mm_struct *mm,
-		      bool layout);
+int pgf_regions_init(struct pgf_trace *t);
+void pgf_regions_layout(struct pgf_trace *t, struct mm_struct *mm);
+void pgf_regions_bind(struct pgf_trace *t, struct mm_struct *mm, bool all);
 void pgf_regions_reset(struct pgf_trace *t);
+void pgf_regions_free(struct pgf_trace *t);
 
 /* mm/pgfault_history.c, for fs/proc/pgfault_history.c */
 void pgf_trace_put(struct pgf_trace *t);

@@ -1,20 +1,65 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pgfault_history: the hook in the mmap write-lock release paths. Kept
- * apart from <linux/pgfault_history.h> because <linux/mmap_lock.h>, which
- * calls it, is included too early for that header's dependencies.
+ * pgfault_history: the hooks where VMAs change and where the mmap write
+ * lock is released. Kept apart from <linux/pgfault_history.h> because
+ * <linux/mmap_lock.h> and <linux/mm.h>, which call them, are included too
+ * early for that header's dependencies.
  */
 #ifndef _LINUX_PGFAULT_HISTORY_MM_H
 #define _LINUX_PGFAULT_HISTORY_MM_H
 
+#include <linux/atomic.h>
 #include <linux/jump_label_ratelimit.h>
-
-struct mm_struct;
+#include <linux/mm_types.h>
+#include <linux/string.h>
 
 #ifdef CONFIG_PGFAULT_HISTORY
 
 extern struct static_key_false_deferred pgf_tracing_key;
+void __pgf_mm_changed(struct mm_struct *mm, unsigned long start,
+		      unsigned long end);
 void __pgf_mm_unlocking(struct mm_struct *mm);
+
+/**
+ * pgfault_history_mm_changed() - VMAs in a range of an mm are changing
+ * @mm: the mm, write-locked
+ * @start: the first address of the range
+ * @end: the end of the range (exclusive)
+ *
+ * Called where the VMA tree is written. If a trace follows @mm, the range
+ * is noted (O(1)), to be compared with what the trace knows when the
+ * lock is released.
+ */
+static inline void pgfault_history_mm_changed(struct mm_struct *mm,
+					      unsigned long start,
+					      unsigned long end)
+{
+	if (static_branch_unlikely(&pgf_tracing_key.key) &&
+	    unlikely(atomic_read(&mm->pgf.traces)))
+		__pgf_mm_changed(mm, start, end);
+}
+
+/**
+ * pgfault_history_vma_write() - a VMA is about to change or be stored
+ * @vma: the VMA, its mm write-locked
+ *
+ * Called from vma_start_write(), which every path calls before it
+ * modifies, detaches or merges a VMA, and from the VMA tree stores, so
+ * both the old and the new extent of every VMA that changes are noted.
+ */
+static inline void pgfault_history_vma_write(struct vm_area_struct *vma)
+{
+	pgfault_history_mm_changed(vma->vm_mm, vma->vm_start, vma->vm_end);
+}
+
+/**
+ * pgfault_history_mm_init() - a new mm_struct: no trace follows it
+ * @mm: the mm, possibly copied from its parent's (dup_mm())
+ */
+static inline void pgfault_history_mm_init(struct mm_struct *mm)
+{
+	memset(&mm->pgf, 0, sizeof(mm->pgf));
+}
 
 /**
  * pgfault_history_mm_unlocking() - the mmap write lock is about to go
@@ -22,17 +67,24 @@ void __pgf_mm_unlocking(struct mm_struct *mm);
  *
  * Called from mmap_write_unlock() and mmap_write_downgrade(): every change
  * to the VMAs of @mm made under the lock is complete and visible. If the
- * current thread's process is traced and @mm is its own, the changes are
- * recorded.
+ * current thread's process is traced, @mm is its own and VMAs changed,
+ * the changes are recorded, at a cost that grows with what changed, not
+ * with the number of VMAs.
  */
 static inline void pgfault_history_mm_unlocking(struct mm_struct *mm)
 {
-	if (static_branch_unlikely(&pgf_tracing_key.key))
+	if (static_branch_unlikely(&pgf_tracing_key.key) &&
+	    unlikely(atomic_read(&mm->pgf.traces)))
 		__pgf_mm_unlocking(mm);
 }
 
 #else
 
+static inline void pgfault_history_mm_changed(struct mm_struct *mm,
+					      unsigned long start,
+					      unsigned long end) { }
+static inline void pgfault_history_vma_write(struct vm_area_struct *vma) { }
+static inline void pgfault_history_mm_init(struct mm_struct *mm) { }
 static inline void pgfault_history_mm_unlocking(struct mm_struct *mm) { }
 
 #endif /* CONFIG_PGFAULT_HISTORY */

@@ -132,10 +132,12 @@ TEST(file_opened_before_setuid_exec_sees_nothing_after)
 		become_user();
 		dup2(down[0], 0);
 		dup2(up[1], 1);
-		if (read(0, &c, 1) != 1)
+		/* Tell the parent the child is uid 1000's now. */
+		if (write(1, "u", 1) != 1 || read(0, &c, 1) != 1)
 			_exit(43);
 		run_helper("work");
 	}
+	ASSERT_EQ(read(up[0], &c, 1), 1);
 	/* Opened by uid 1000 while the child is still uid 1000's. */
 	pid_t opener = ASSERT_SYS(fork());
 

@@ -9,6 +9,7 @@
  * replays the trace up to each marker fault and compares, field by field.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -714,6 +715,207 @@ TEST(stack_growth_is_a_change)
 	EXPECT_EQ(u, 0);
 	EXPECT_GE(c, 0);	/* 0 if the stack was already deep enough */
 	free(trace);
+}
+
+/* ---- two processes, one mm ------------------------------------------- */
+
+/*
+ * C and B share one mm (B is C's clone(CLONE_VM) child, a process of its
+ * own) and both are traced: each trace must follow every change, whoever
+ * makes it. Then B's trace stops, and C's must still catch B's last
+ * change, made when only B's trace recorded it.
+ *
+ *   step 1  C: mprotect a page of X        |XXrXXXXX|
+ *   step 2  B: mmap Y, mprotect its half    Y: |YYyy|
+ *   step 3  C: munmap a page of Y           Y: |YY y|
+ *   step 4  B: mprotect another page of X  |XXrXrXXX|   B's trace knows it
+ *   step 5  C: snapshot S1 (B's trace is checked against it)
+ *   step 6  parent: stop B's trace
+ *   step 7  C: mmap Z; snapshot S2 (C's trace is checked against it)
+ */
+struct shared_mm {
+	volatile int step;
+	volatile pid_t b;
+	size_t len[2];
+	char maps[2][MAPS_MAX];
+};
+
+static struct shared_mm *smm;
+static char *sx, *sy;
+
+static void wait_step(int n)
+{
+	while (smm->step < n)
+		usleep(200);
+}
+
+static void snapshot(int i)
+{
+	int fd = open("/proc/self/maps", O_RDONLY);
+	ssize_t n;
+
+	smm->len[i] = 0;
+	while (fd >= 0 && (n = read(fd, smm->maps[i] + smm->len[i],
+				    MAPS_MAX - 1 - smm->len[i])) > 0)
+		smm->len[i] += n;
+	close(fd);
+}
+
+static int shared_b(void *arg)
+{
+	(void)arg;
+	wait_step(2);
+	sy = mmap(NULL, 4 * P, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (sy == MAP_FAILED || mprotect(sy + 2 * P, 2 * P, PROT_READ))
+		_exit(31);
+	smm->step = 3;
+	wait_step(4);
+	if (mprotect(sx + 4 * P, P, PROT_READ))
+		_exit(32);
+	smm->step = 5;
+	wait_step(8);
+	return 0;
+}
+
+static void shared_c(void)
+{
+	size_t stack_size = 256 * 1024;
+	char *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int status;
+	pid_t b;
+	void *z;
+
+	sx = mmap(NULL, 8 * P, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (stack == MAP_FAILED || sx == MAP_FAILED)
+		_exit(30);
+	b = clone(shared_b, stack + stack_size, CLONE_VM | SIGCHLD, NULL);
+	if (b < 0)
+		_exit(33);
+	smm->b = b;
+	wait_step(1);
+	if (mprotect(sx + 2 * P, P, PROT_READ))
+		_exit(34);
+	smm->step = 2;
+	wait_step(3);
+	if (munmap(sy + 2 * P, P))
+		_exit(35);
+	smm->step = 4;
+	wait_step(5);
+	snapshot(0);
+	smm->step = 6;
+	wait_step(7);
+	z = mmap(NULL, 3 * P, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (z == MAP_FAILED)
+		_exit(36);
+	snapshot(1);
+	smm->step = 8;
+	if (waitpid(b, &status, __WALL) != b || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		_exit(37);
+	_exit(0);
+}
+
+struct drain {
+	int fd;
+	char *buf;
+	size_t len, cap;
+};
+
+static void *drain_main(void *arg)
+{
+	struct drain *d = arg;
+	ssize_t n;
+
+	while ((n = read(d->fd, d->buf + d->len, d->cap - d->len - 1)) > 0)
+		d->len += n;
+	d->buf[d->len] = '\0';
+	return NULL;
+}
+
+/* Replay @trace up to (not including) the first record of @until. */
+static int replay_until(char *trace, enum pgft_type until, int snap,
+			unsigned long long *lost)
+{
+	FILE *f = fmemopen(trace, strlen(trace), "r");
+	struct pgft_space s = { 0 };
+	struct pgft_reader rd;
+	struct pgft_rec r;
+	bool found = false;
+	int ret = -1;
+
+	*lost = 0;
+	if (!f || pgft_open(&rd, f, "trace"))
+		return -1;
+	while (pgft_next(&rd, &r) > 0) {
+		if (r.type == until) {
+			found = true;
+			ret = compare(&s, smm->maps[snap], smm->len[snap], snap);
+			break;
+		}
+		if (r.type == PGFT_LOST)
+			*lost += r.n[0] + r.n[1];
+		pgft_apply(&s, &r);
+	}
+	if (!found)
+		ktap_diag("snapshot %d: the trace has no record %d", snap, until);
+	pgft_close(&rd);
+	pgft_space_free(&s);
+	fclose(f);
+	return ret;
+}
+
+TEST(two_processes_share_one_mm)
+{
+	struct drain dc = { .cap = 1 << 22 }, db = { .cap = 1 << 22 };
+	unsigned long long lost;
+	pthread_t tc, tb;
+	int status;
+	pid_t c;
+
+	smm = mmap(NULL, sizeof(*smm), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(smm != MAP_FAILED);
+	dc.buf = malloc(dc.cap);
+	db.buf = malloc(db.cap);
+	ASSERT_TRUE(dc.buf && db.buf);
+	c = fork();
+	if (c == 0)
+		shared_c();
+	ASSERT_GT(c, 0);
+	while (!smm->b)
+		usleep(200);
+	ASSERT_EQ(pgf_set_buffer_kb(16384), 0);
+	ASSERT_EQ(pgf_start(c), 0);
+	ASSERT_EQ(pgf_start(smm->b), 0);
+	pgf_set_buffer_kb(64);
+	dc.fd = pgf_open(c, 0);
+	db.fd = pgf_open(smm->b, 0);
+	ASSERT_GE(dc.fd, 0);
+	ASSERT_GE(db.fd, 0);
+	ASSERT_EQ(pthread_create(&tc, NULL, drain_main, &dc), 0);
+	ASSERT_EQ(pthread_create(&tb, NULL, drain_main, &db), 0);
+	smm->step = 1;
+	wait_step(6);
+	ASSERT_EQ(pgf_stop(smm->b), 0);
+	smm->step = 7;
+	ASSERT_EQ(waitpid(c, &status, 0), c);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	pthread_join(tc, NULL);
+	pthread_join(tb, NULL);
+	close(dc.fd);
+	close(db.fd);
+	/* B's trace up to its stop: everything up to step 4. */
+	EXPECT_EQ(replay_until(db.buf, PGFT_STOP, 0, &lost), 0);
+	EXPECT_EQ(lost, 0);
+	/* C's trace up to its exit: B's step 4 and C's step 7 included. */
+	EXPECT_EQ(replay_until(dc.buf, PGFT_EXIT, 1, &lost), 0);
+	EXPECT_EQ(lost, 0);
+	free(dc.buf);
+	free(db.buf);
+	munmap(smm, sizeof(*smm));
 }
 
 /* ---- the stream's start, exec and exit ---------------------------------- */

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pgfault_history: what an mm_struct carries for it. Kept apart, with no
+ * dependency but <linux/types.h>, because <linux/mm_types.h> includes it.
+ */
+#ifndef _LINUX_PGFAULT_HISTORY_TYPES_H
+#define _LINUX_PGFAULT_HISTORY_TYPES_H
+
+#include <linux/types.h>
+
+#ifdef CONFIG_PGFAULT_HISTORY
+
+/* Address ranges kept apart before the closest two are merged. */
+#define PGF_MM_RANGES		4
+/* pgf_mm.nr: everything may have changed (a new mm, an exec). */
+#define PGF_MM_ALL		(~0U)
+
+/**
+ * struct pgf_mm - the VMA changes of a traced mm not yet recorded
+ * @traces: how many traces follow this mm; changes are noted while > 0
+ * @epoch: counts the traces' comings and goings: a trace that sees it
+ *         moved since it last recorded this mm compares everything once
+ * @nr: ranges in use in @start and @end, or PGF_MM_ALL
+ * @start: where each range starts
+ * @end: where each range ends (exclusive)
+ *
+ * Every change to a VMA is made under the mmap lock held for writing, and
+ * noted here by the hooks in vma_start_write() and the VMA tree stores
+ * (see mm/pgfault_history_vma.c): the ranges cover every VMA that was
+ * modified, added or removed since a trace last recorded this mm. @nr and
+ * the ranges are written under the mmap write lock, or under the read
+ * lock by a trace that is recording the whole layout (nobody can be
+ * noting a change then).
+ */
+struct pgf_mm {
+	atomic_t traces;
+	atomic_t epoch;
+	unsigned int nr;
+	unsigned long start[PGF_MM_RANGES];
+	unsigned long end[PGF_MM_RANGES];
+};
+
+#endif /* CONFIG_PGFAULT_HISTORY */
+#endif /* _LINUX_PGFAULT_HISTORY_TYPES_H */

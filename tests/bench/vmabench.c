@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmabench - what tracing adds to a region change, as a function of the
+ * number of VMAs the process has.
+ *
+ *   vmabench [-v vmas,...] [-n pairs] [-r reps] [-b buffer_kb]
+ *
+ * For each VMA count V (default 10, 1000, 60000) the process maps V pages
+ * and mprotect()s every other one read-only, which leaves V VMAs (plus the
+ * dozen a static program has), then times two operations, `pairs` times
+ * each (default 300):
+ *   mmap    mmap() one anonymous page and munmap() it again (the page is
+ *           placed next to the others and merges with one: a merge and a
+ *           split, as an allocator's mmap does);
+ *   split   mprotect() one page in the middle of a 64-page read-write
+ *           mapping to read-only and back (a split into three, then a
+ *           merge into one).
+ * Untraced: nobody traces the process. Traced: the process writes "1" to
+ * its own /proc/self/pgfault_history and a reader thread reads the trace
+ * (128 KiB read()s, as tracepgfault does) until the stop record; starting
+ * and stopping (the layout, O(V) by nature) are outside the timed loop,
+ * which starts once the reader has read the whole layout.
+ * The buffer limit is set to `buffer_kb` (default 16384) so that the
+ * layout of 60,000 VMAs fits; it is put back afterwards.
+ * Untraced and traced batches alternate, `reps` times (default 7); the
+ * figures are the median µs per pair and the ratio of the medians.
+ *
+ * Output: "result vma op=OP vmas=V off_us=.. traced_us=.. ratio=.. lost=N"
+ * where lost is what the trace's "lost" lines counted (0 expected).
+ */
+#include <getopt.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include "pgf.h"
+#include "bench.h"
+
+#define MAXLIST	16
+#define SPLIT_PAGES 64
+
+static long psz;
+static long pairs = 300;
+static int reps = 7;
+static long buffer_kb = 16384;
+
+struct reader {
+	int fd;
+	unsigned long long lost, records;
+	long layout, maps;	/* the start's layout: announced, read */
+	atomic_int ready;	/* the whole layout has been read */
+	int failed;
+};
+
+/* Count "lost" lines; true once the stop record has been read. */
+static int scan(struct reader *r, const char *buf, size_t n)
+{
+	const char *p = buf, *end = buf + n;
+	int stopped = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+
+		if (!nl)
+			break;
+		r->records++;
+		if (!strncmp(p, "lost ", 5)) {
+			char *e;
+			unsigned long long a = strtoull(p + 5, &e, 10);
+
+			r->lost += a + strtoull(e, NULL, 10);
+		} else if (!strncmp(p, "stop ", 5) || !strncmp(p, "stop\n", 5)) {
+			stopped = 1;
+		} else if (!strncmp(p, "layout ", 7)) {
+			/* "layout TIME N" */
+			const char *n = strchr(p + 7, ' ');
+
+			r->layout = n ? strtol(n + 1, NULL, 10) : 0;
+			r->maps = 0;
+		} else if (!strncmp(p, "map ", 4) && r->layout >= 0 &&
+			   ++r->maps >= r->layout) {
+			atomic_store(&r->ready, 1);
+		}
+		p = nl + 1;
+	}
+	return stopped;
+}
+
+static void *reader_main(void *arg)
+{
+	static char buf[128 * 1024];
+	struct reader *r = arg;
+	size_t have = 0;
+
+	for (;;) {
+		ssize_t n = read(r->fd, buf + have, sizeof(buf) - have);
+		char *last;
+		size_t whole;
+
+		if (n <= 0) {
+			r->failed = 1;
+			return NULL;
+		}
+		have += n;
+		last = memrchr(buf, '\n', have);
+		if (!last)
+			continue;
+		whole = last + 1 - buf;
+		if (scan(r, buf, whole))
+			return NULL;
+		memmove(buf, buf + whole, have - whole);
+		have -= whole;
+	}
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "vmabench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+/* One batch of `pairs` operations; returns µs per pair. */
+static double batch(int op, char *split_area)
+{
+	double t0 = now();
+
+	for (long i = 0; i < pairs; i++) {
+		if (op == 0) {
+			void *p = mmap(NULL, psz, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (p == MAP_FAILED)
+				die("mmap");
+			if (munmap(p, psz))
+				die("munmap");
+		} else {
+			char *p = split_area + SPLIT_PAGES / 2 * psz;
+
+			if (mprotect(p, psz, PROT_READ))
+				die("mprotect");
+			if (mprotect(p, psz, PROT_READ | PROT_WRITE))
+				die("mprotect back");
+		}
+	}
+	return (now() - t0) * 1e6 / pairs;
+}
+
+static int count_vmas(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	int c, n = 0;
+
+	if (!f)
+		die("/proc/self/maps");
+	while ((c = getc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+static int measure(long vmas)
+{
+	static const char * const names[] = { "mmap", "split" };
+	double off[2][64], on[2][64];
+	unsigned long long lost = 0;
+	char *many, *split_area;
+	int have, status = 0;
+
+	many = mmap(NULL, vmas * psz, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (many == MAP_FAILED)
+		die("mmap of the VMAs");
+	for (long i = 1; i < vmas; i += 2)
+		if (mprotect(many + i * psz, psz, PROT_READ))
+			die("mprotect building the VMAs");
+	split_area = mmap(NULL, SPLIT_PAGES * psz, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (split_area == MAP_FAILED)
+		die("mmap of the split area");
+	have = count_vmas();
+
+	for (int rep = 0; rep < reps; rep++) {
+		struct reader r = { .layout = -1 };
+		pthread_t th;
+
+		for (int op = 0; op < 2; op++)
+			off[op][rep] = batch(op, split_area);
+
+		r.fd = pgf_open(getpid(), 0);
+		if (r.fd < 0)
+			die("open /proc/self/pgfault_history");
+		if (pgf_start(getpid()))
+			die("start tracing");
+		if (pthread_create(&th, NULL, reader_main, &r))
+			die("pthread_create");
+		/* The layout (O(VMAs), once) is read before the clock starts. */
+		while (!atomic_load(&r.ready) && !r.failed)
+			usleep(1000);
+		for (int op = 0; op < 2; op++)
+			on[op][rep] = batch(op, split_area);
+		if (pgf_stop(getpid()))
+			die("stop tracing");
+		pthread_join(th, NULL);
+		close(r.fd);
+		if (r.failed) {
+			fprintf(stderr, "vmabench: the reader failed before the stop record\n");
+			status = 1;
+		}
+		lost += r.lost;
+	}
+	for (int op = 0; op < 2; op++) {
+		double mo = median(off[op], reps), mt = median(on[op], reps);
+
+		printf("result vma op=%s vmas=%d off_us=%.2f traced_us=%.2f ratio=%.2f lost=%llu\n",
+		       names[op], have, mo, mt, mt / mo, lost);
+		printf("# %s at %d VMAs: untraced %.2f us/pair (%.2f..%.2f), traced %.2f (%.2f..%.2f)\n",
+		       names[op], have, mo, off[op][0], off[op][reps - 1],
+		       mt, on[op][0], on[op][reps - 1]);
+	}
+	fflush(stdout);
+	munmap(split_area, SPLIT_PAGES * psz);
+	munmap(many, vmas * psz);
+	return status;
+}
+
+static long read_buffer_kb(void)
+{
+	FILE *f = fopen("/proc/sys/vm/pgfault_history_buffer_kb", "r");
+	long kb = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &kb) != 1)
+			kb = -1;
+		fclose(f);
+	}
+	return kb;
+}
+
+static int parse_list(const char *s, long *v, long max)
+{
+	int n = 0;
+
+	while (*s) {
+		char *end;
+		long x = strtol(s, &end, 10);
+
+		if (end == s || x < 1 || x > max || n == MAXLIST ||
+		    (*end && *end != ','))
+			return -1;
+		v[n++] = x;
+		s = *end ? end + 1 : end;
+	}
+	return n;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: vmabench [-v vmas,...] [-n pairs] [-r reps] [-b kb]\n"
+		"  -v  VMA counts to measure at (default 10,1000,60000)\n"
+		"  -n  operations per batch (default 300)\n"
+		"  -r  batches per mode, 1..64 (default 7)\n"
+		"  -b  trace buffer limit in KiB while measuring (default 16384)\n"
+		"Prints the cost of an mmap+munmap pair and of an mprotect\n"
+		"split+merge, untraced and traced, at each VMA count.\n");
+}
+
+int main(int argc, char **argv)
+{
+	long vmas[MAXLIST] = { 10, 1000, 60000 };
+	int nv = 3, c, status = 0;
+	long old_kb;
+	char *end;
+
+	psz = sysconf(_SC_PAGESIZE);
+	while ((c = getopt(argc, argv, "v:n:r:b:h")) != -1) {
+		switch (c) {
+		case 'v':
+			nv = parse_list(optarg, vmas, 65000);
+			if (nv < 1) {
+				fprintf(stderr, "vmabench: -v wants counts 1..65000, comma-separated: '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'n':
+			pairs = strtol(optarg, &end, 10);
+			if (*end || pairs < 1 || pairs > 1000000) {
+				fprintf(stderr, "vmabench: -n wants 1..1000000: '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'r':
+			reps = strtol(optarg, &end, 10);
+			if (*end || reps < 1 || reps > 64) {
+				fprintf(stderr, "vmabench: -r wants 1..64: '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'b':
+			buffer_kb = strtol(optarg, &end, 10);
+			if (*end || buffer_kb < 4 || buffer_kb > 65536) {
+				fprintf(stderr, "vmabench: -b wants 4..65536: '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	old_kb = read_buffer_kb();
+	if (pgf_set_buffer_kb(buffer_kb))
+		die("vm.pgfault_history_buffer_kb");
+	for (int i = 0; i < nv; i++)
+		status |= measure(vmas[i]);
+	if (old_kb > 0)
+		pgf_set_buffer_kb(old_kb);
+	return status;
+}
