@@ -348,7 +348,8 @@ static void __pgf_want_grow(struct pgf_trace *t)
 		return;
 	t->grow_queued = true;
 	refcount_inc(&t->ref);
-	queue_work(system_wq, &t->grow_work);
+	/* Any CPU: the producer's may stay busy faulting until the tick. */
+	queue_work(system_unbound_wq, &t->grow_work);
 }
 
 /**

@@ -132,8 +132,13 @@ static int run(int traced, unsigned int kb, struct result *r)
 	return 0;
 }
 
-/* Storm with no reader into a buffer that holds it all; time the drain. */
-static int backlog(double *rate, unsigned long long *recs)
+/*
+ * Storm with no reader into a buffer that can hold it all; time the drain.
+ * The ring grows in a worker while the storm runs, so a few records may be
+ * lost on the way: counted and shown.
+ */
+static int backlog(double *rate, unsigned long long *recs,
+		   unsigned long long *lost)
 {
 	static char buf[128 * 1024];
 	struct result r = { 0 };
@@ -154,8 +159,9 @@ static int backlog(double *rate, unsigned long long *recs)
 		count(buf, n, &r);
 	*rate = r.faults / (now() - t0);
 	*recs = r.faults;
+	*lost = r.lost;
 	close(fd);
-	return r.lost ? -1 : 0;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -210,15 +216,17 @@ int main(int argc, char **argv)
 	}
 	{
 		double rate[REPS];
-		unsigned long long recs = 0;
+		unsigned long long recs = 0, lost = 0, l;
 
-		for (int i = 0; i < REPS; i++)
-			if (backlog(&rate[i], &recs)) {
+		for (int i = 0; i < REPS; i++) {
+			if (backlog(&rate[i], &recs, &l)) {
 				perror("pgf_drain: backlog");
 				return 1;
 			}
-		printf("reader capacity: %.0f records/s (backlog of %llu fault records, 128 KiB reads)\n",
-		       median(rate, REPS), recs);
+			lost += l;
+		}
+		printf("reader capacity: %.0f records/s (backlog of %llu fault records, 128 KiB reads; %llu lost over %d storms while the ring grew)\n",
+		       median(rate, REPS), recs, lost, REPS);
 	}
 	pgf_set_buffer_kb(64);
 	return 0;
