@@ -228,34 +228,24 @@ static void pgf_small_add(struct pgf_trace *t, struct pgf_batch *b,
 #define pgf_addr_entry(node) rb_entry(node, struct pgf_region, by_addr)
 #define pgf_vma_entry(node) rb_entry(node, struct pgf_region, by_vma)
 
+static bool pgf_less_addr(struct rb_node *a, const struct rb_node *b)
+{
+	return pgf_addr_entry(a)->start < pgf_addr_entry(b)->start;
+}
+
+static bool pgf_less_vma(struct rb_node *a, const struct rb_node *b)
+{
+	return pgf_vma_entry(a)->vma < pgf_vma_entry(b)->vma;
+}
+
 static void pgf_insert_addr(struct pgf_shadow *sh, struct pgf_region *r)
 {
-	struct rb_node **p = &sh->by_addr.rb_node, *parent = NULL;
-
-	while (*p) {
-		parent = *p;
-		if (r->start < pgf_addr_entry(parent)->start)
-			p = &parent->rb_left;
-		else
-			p = &parent->rb_right;
-	}
-	rb_link_node(&r->by_addr, parent, p);
-	rb_insert_color(&r->by_addr, &sh->by_addr);
+	rb_add(&r->by_addr, &sh->by_addr, pgf_less_addr);
 }
 
 static void pgf_insert_vma(struct pgf_shadow *sh, struct pgf_region *r)
 {
-	struct rb_node **p = &sh->by_vma.rb_node, *parent = NULL;
-
-	while (*p) {
-		parent = *p;
-		if (r->vma < pgf_vma_entry(parent)->vma)
-			p = &parent->rb_left;
-		else
-			p = &parent->rb_right;
-	}
-	rb_link_node(&r->by_vma, parent, p);
-	rb_insert_color(&r->by_vma, &sh->by_vma);
+	rb_add(&r->by_vma, &sh->by_vma, pgf_less_vma);
 }
 
 /* The entry for @vma, or NULL. */
