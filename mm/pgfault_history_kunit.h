@@ -114,6 +114,19 @@ static void pgf_test_full_counts_every_loss(struct kunit *test)
 	pgf_trace_put(t);
 }
 
+/* Emit faults 0, 1, ... until one is lost; returns how many were emitted. */
+static u64 pgf_test_fill(struct pgf_trace *t)
+{
+	struct pgf_rec rec;
+	u64 n;
+
+	for (n = 0; !t->lost_faults; n++) {
+		pgf_test_fault(t, &rec, n);
+		pgf_emit(t, &rec, PGF_KIND_FAULT);
+	}
+	return n;
+}
+
 static void pgf_test_lost_before_next_record(struct kunit *test)
 {
 	struct pgf_trace *t = pgf_test_trace(test, PAGE_SIZE);
@@ -125,10 +138,7 @@ static void pgf_test_lost_before_next_record(struct kunit *test)
 	bool eof;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	for (n = 0; !t->lost_faults; n++) {
-		pgf_test_fault(t, &rec, n);
-		pgf_emit(t, &rec, PGF_KIND_FAULT);
-	}
+	n = pgf_test_fill(t);
 	pgf_test_fault(t, &rec, n++);
 	pgf_emit(t, &rec, PGF_KIND_FAULT);
 	dropped = t->lost_faults;
@@ -158,10 +168,7 @@ static void pgf_test_reserve_for_control(struct kunit *test)
 	bool kept;
 	u64 n;
 
-	for (n = 0; !t->lost_faults; n++) {
-		pgf_test_fault(t, &rec, n);
-		pgf_emit(t, &rec, PGF_KIND_FAULT);
-	}
+	n = pgf_test_fill(t);
 	/*
 	 * Full for faults; a stop record and its LOST still fit, whatever
 	 * PAD the wrap needs.
@@ -326,10 +333,7 @@ static void pgf_test_failed_fault_counts_as_other(struct kunit *test)
 	struct pgf_rec rec;
 	u64 n;
 
-	for (n = 0; !t->lost_faults; n++) {
-		pgf_test_fault(t, &rec, n);
-		pgf_emit(t, &rec, PGF_KIND_FAULT);
-	}
+	n = pgf_test_fill(t);
 	/* /proc/<pid>/stat does not count a failed fault: nor does LOST. */
 	pgf_test_fault(t, &rec, n);
 	pgf_emit(t, &rec, PGF_KIND_OTHER);
@@ -343,14 +347,9 @@ static void pgf_test_end_always_fits(struct kunit *test)
 {
 	struct pgf_trace *t = pgf_test_trace(test, PAGE_SIZE);
 	struct pgf_exit_rec ex;
-	struct pgf_rec rec;
 	bool kept;
-	u64 n;
 
-	for (n = 0; !t->lost_faults; n++) {
-		pgf_test_fault(t, &rec, n);
-		pgf_emit(t, &rec, PGF_KIND_FAULT);
-	}
+	pgf_test_fill(t);
 	/* Started and stopped over and over on a full ring... */
 	spin_lock(&t->lock);
 	for (int i = 0; i < 100; i++)

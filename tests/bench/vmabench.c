@@ -252,6 +252,20 @@ static int parse_list(const char *s, long *v, long max)
 	return n;
 }
 
+/* A number lo..hi for option -@opt into @v; 0, or -1 with a message. */
+static int parse_num(const char *arg, char opt, long lo, long hi, long *v)
+{
+	char *end;
+	long x = strtol(arg, &end, 10);
+
+	if (end == arg || *end || x < lo || x > hi) {
+		fprintf(stderr, "vmabench: -%c wants %ld..%ld: '%s'\n", opt, lo, hi, arg);
+		return -1;
+	}
+	*v = x;
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -268,8 +282,7 @@ int main(int argc, char **argv)
 {
 	long vmas[MAXLIST] = { 10, 1000, 60000 };
 	int nv = 3, c, status = 0;
-	long old_kb;
-	char *end;
+	long old_kb, num;
 
 	psz = sysconf(_SC_PAGESIZE);
 	while ((c = getopt(argc, argv, "v:n:r:b:h")) != -1) {
@@ -282,25 +295,17 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'n':
-			pairs = strtol(optarg, &end, 10);
-			if (*end || pairs < 1 || pairs > 1000000) {
-				fprintf(stderr, "vmabench: -n wants 1..1000000: '%s'\n", optarg);
+			if (parse_num(optarg, 'n', 1, 1000000, &pairs))
 				return 2;
-			}
 			break;
 		case 'r':
-			reps = strtol(optarg, &end, 10);
-			if (*end || reps < 1 || reps > 64) {
-				fprintf(stderr, "vmabench: -r wants 1..64: '%s'\n", optarg);
+			if (parse_num(optarg, 'r', 1, 64, &num))
 				return 2;
-			}
+			reps = num;
 			break;
 		case 'b':
-			buffer_kb = strtol(optarg, &end, 10);
-			if (*end || buffer_kb < 4 || buffer_kb > 65536) {
-				fprintf(stderr, "vmabench: -b wants 4..65536: '%s'\n", optarg);
+			if (parse_num(optarg, 'b', 4, 65536, &buffer_kb))
 				return 2;
-			}
 			break;
 		case 'h':
 			usage(stdout);
