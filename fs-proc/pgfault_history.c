@@ -48,6 +48,7 @@ struct pgf_file {
 	struct mutex read_lock;		/* one read() at a time */
 	void *raw;			/* records taken, not yet formatted */
 	size_t raw_len, raw_off;
+	size_t text_raw;		/* in raw: the first record in text */
 	char *text;			/* formatted, not yet read */
 	size_t text_len, text_off;
 };
@@ -226,6 +227,7 @@ static void pgf_format(struct pgf_file *pf)
 	if (pf->text_off == pf->text_len) {
 		pf->text_off = 0;
 		pf->text_len = 0;
+		pf->text_raw = pf->raw_off;
 	}
 	while (pf->raw_off < pf->raw_len &&
 	       PGF_TEXT_SIZE - pf->text_len >= PGF_LINE_MAX) {
@@ -234,6 +236,27 @@ static void pgf_format(struct pgf_file *pf)
 					       PGF_TEXT_SIZE - pf->text_len);
 		pf->raw_off += r->len;
 	}
+}
+
+/*
+ * Where in raw the first record starts whose line has not been read: the
+ * lines of the records from text_raw to raw_off are in text, read up to
+ * text_off (whole lines only), so formatting them again tells which. Only
+ * when the file is closed: the text is not needed any more.
+ */
+static size_t pgf_unread_off(struct pgf_file *pf)
+{
+	size_t off = pf->text_raw, done = 0;
+	const struct pgf_rec *r;
+
+	while (off < pf->raw_off) {
+		r = pf->raw + off;
+		done += pgf_format_rec(r, pf->text, PGF_TEXT_SIZE);
+		if (done > pf->text_off)
+			break;
+		off += r->len;
+	}
+	return off;
 }
 
 /*
@@ -324,8 +347,16 @@ static int pgf_release(struct inode *inode, struct file *file)
 {
 	struct pgf_file *pf = file->private_data;
 
-	if (pf->trace)
+	if (pf->trace) {
+		/* What was taken and not read goes to the next reader. */
+		size_t off = pgf_unread_off(pf);
+
+		if (off < pf->raw_len &&
+		    pgf_unread(pf->trace, pf->raw, PGF_RAW_SIZE, off,
+			       pf->raw_len - off))
+			pf->raw = NULL;
 		pgf_reader_detach(pf->trace);
+	}
 	kvfree(pf->text);
 	kfree(pf->raw);
 	put_pid(pf->pid);

@@ -147,25 +147,36 @@ static void pgf_trace_free(struct work_struct *work)
 	pgf_regions_free(t);
 	mem_cgroup_put(t->memcg);
 	kvfree(t->buf);
+	kfree(t->unread);
 	put_pid_ns(t->pid_ns);
 	kfree(t);
 }
 
-static struct pgf_trace *pgf_trace_alloc(struct pid_namespace *ns)
+/*
+ * The size a trace's ring starts at (or its limit if that is less): room
+ * for a burst of 2,000 faults before the work item that grows the ring
+ * gets to run, as it may not on a busy CPU until the next tick.
+ */
+#define PGF_BUF_START	SZ_64K
+
+/* A trace whose ring starts at @start bytes and may grow to @limit. */
+static struct pgf_trace *pgf_trace_alloc(struct pid_namespace *ns,
+					 size_t start, size_t limit)
 {
 	struct pgf_trace *t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 
 	if (!t)
 		return NULL;
-	t->buf = pgf_buf_alloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT);
+	t->limit = max_t(size_t, PAGE_SIZE, limit);
+	start = clamp_t(size_t, start, PAGE_SIZE, t->limit);
+	t->buf = pgf_buf_alloc(start, GFP_KERNEL_ACCOUNT);
 	if (!t->buf)
 		goto out_free;
 	if (pgf_regions_init(t))
 		goto out_free_buf;
-	t->alloc = PAGE_SIZE;
+	t->alloc = start;
 	atomic_long_inc(&pgf_nr_traces);
-	atomic_long_add(PAGE_SIZE, &pgf_nr_buf_bytes);
-	t->limit = max_t(size_t, PAGE_SIZE, (size_t)READ_ONCE(pgf_buffer_kb) * SZ_1K);
+	atomic_long_add(start, &pgf_nr_buf_bytes);
 	t->pid_ns = get_pid_ns(ns);
 	spin_lock_init(&t->lock);
 	init_waitqueue_head(&t->wait);
@@ -252,11 +263,12 @@ static struct pgf_trace *pgf_trace_install(struct task_struct *task,
 					   struct pid_namespace *ns)
 {
 	struct signal_struct *sig = task->signal;
+	size_t limit = (size_t)READ_ONCE(pgf_buffer_kb) * SZ_1K;
 	struct pgf_trace *t, *fresh;
 	unsigned long flags;
 
 	lockdep_assert_held(&sig->exec_update_lock);
-	fresh = pgf_trace_alloc(ns);
+	fresh = pgf_trace_alloc(ns, PGF_BUF_START, limit);
 	if (!fresh)
 		return ERR_PTR(-ENOMEM);
 	if (!lock_task_sighand(task, &flags)) {

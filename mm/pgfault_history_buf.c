@@ -10,7 +10,7 @@
  * meta information (size, head, tail, bytes used) followed by a byte ring
  * of variable-length records (&struct pgf_rec, multiples of 8 bytes, never
  * split: a PAD record fills the end when one does not fit). It starts at
- * one page and doubles, up to the limit taken from the sysctl
+ * 64 KiB and doubles, up to the limit taken from the sysctl
  * vm.pgfault_history_buffer_kb (default 64) when tracing starts. Every
  * allocation is charged to the memory cgroup of the task that causes it
  * (the growth of the ring to the traced process's, from a work item).
@@ -48,8 +48,10 @@
  * records of one change, or a whole layout, go in together or not at all
  * (pgf_emit_regions()); while the reader lacks a layout, fault records
  * are dropped and counted, so every fault kept lies in a region the reader
- * knows. Nothing is lost silently: the records read plus the lost counts
- * equal what happened.
+ * knows. A reader takes records out in batches and formats them as it is
+ * read; what it took and did not read when it closes its file goes back in
+ * front of the ring for the next reader (pgf_unread()). Nothing is lost
+ * silently: the records read plus the lost counts equal what happened.
  */
 #define pr_fmt(fmt) "pgfault: " fmt
 
@@ -498,12 +500,40 @@ bool pgf_readable(struct pgf_trace *t)
 	bool ret;
 
 	spin_lock(&t->lock);
-	ret = t->buf->used || t->lost_faults || t->lost_other || t->dead;
+	ret = t->buf->used || t->unread_len || t->lost_faults ||
+	      t->lost_other || t->dead;
 	/* The caller is on t->wait: the next record must wake it. */
 	if (!ret)
 		t->reader_sleeps = true;
 	spin_unlock(&t->lock);
 	return ret;
+}
+
+/*
+ * Take whole records given back by a reader that closed (pgf_unread()):
+ * they come before everything in the ring. Returns the bytes taken; the
+ * ring is not to be read while some are left.
+ */
+static size_t __pgf_pop_unread(struct pgf_trace *t, void *out, size_t size)
+{
+	const struct pgf_rec *rec;
+	size_t n = 0;
+
+	lockdep_assert_held(&t->lock);
+	while (n < t->unread_len) {
+		rec = t->unread + n;
+		if (rec->len > size - n)
+			break;
+		n += rec->len;
+	}
+	memcpy(out, t->unread, n);
+	t->unread_len -= n;
+	memmove(t->unread, t->unread + n, t->unread_len);
+	if (!t->unread_len) {
+		kfree(t->unread);
+		t->unread = NULL;
+	}
+	return n;
 }
 
 /**
@@ -523,6 +553,11 @@ size_t pgf_pop(struct pgf_trace *t, void *out, size_t size, bool *eof)
 
 	spin_lock(&t->lock);
 	b = t->buf;
+	if (t->unread_len) {
+		done = __pgf_pop_unread(t, out, size);
+		if (t->unread_len)
+			goto out_unlock;
+	}
 	while (b->used) {
 		rec = (struct pgf_rec *)(b->data + b->tail);
 		if (rec->type != PGF_REC_PAD) {
@@ -548,7 +583,49 @@ size_t pgf_pop(struct pgf_trace *t, void *out, size_t size, bool *eof)
 		t->lost_other = 0;
 		done += sizeof(*rec);
 	}
-	*eof = t->dead && !b->used && !t->lost_faults && !t->lost_other;
+out_unlock:
+	*eof = t->dead && !b->used && !t->unread_len && !t->lost_faults &&
+	       !t->lost_other;
 	spin_unlock(&t->lock);
 	return done;
+}
+
+/**
+ * pgf_unread() - give back records a reader took but did not read
+ * @t: the trace, whose reader is closing its file
+ * @recs: a buffer from kmalloc() holding the records
+ * @cap: its size in bytes
+ * @off: where in it the first record not read starts
+ * @len: the bytes of records from there on, whole records
+ *
+ * A reader takes records out of the ring in batches and formats them as it
+ * is read; when it closes its file before reading them all, they go back in
+ * front of everything else, so that the next reader reads them first and
+ * nothing is lost. The trace keeps @recs for that (then the caller must not
+ * free it) unless it still holds records given back before, which the
+ * closing reader had not taken all of: then those are all it can hold in
+ * front of, and @recs stays the caller's.
+ *
+ * Return: true if the trace took @recs.
+ */
+bool pgf_unread(struct pgf_trace *t, void *recs, size_t cap, size_t off,
+		size_t len)
+{
+	bool taken = false;
+
+	spin_lock(&t->lock);
+	if (!t->unread_len) {
+		memmove(recs, recs + off, len);
+		t->unread = recs;
+		t->unread_cap = cap;
+		t->unread_len = len;
+		taken = true;
+	} else if (!WARN_ON_ONCE(len > t->unread_cap - t->unread_len)) {
+		/* They were taken from the ones given back: room for both. */
+		memmove(t->unread + len, t->unread, t->unread_len);
+		memcpy(t->unread, recs + off, len);
+		t->unread_len += len;
+	}
+	spin_unlock(&t->lock);
+	return taken;
 }

@@ -2,7 +2,8 @@
 /*
  * KUnit tests of the pgfault_history trace buffer: order, wrap-around,
  * growth, loss accounting and the LOST record, the control reserve, EOF,
- * region records all or nothing and the layout a loss calls for.
+ * region records all or nothing and the layout a loss calls for, records a
+ * closing reader gives back.
  * Included at the end of mm/pgfault_history.c, so they reach its statics.
  */
 
@@ -21,13 +22,13 @@ static void pgf_test_fault(struct pgf_trace *t, struct pgf_rec *rec, u64 n)
 	rec->b = ~n;
 }
 
-/* A trace of one page that may not grow. */
+/* A trace of one page that may grow to @limit bytes. */
 static struct pgf_trace *pgf_test_trace(struct kunit *test, size_t limit)
 {
-	struct pgf_trace *t = pgf_trace_alloc(task_active_pid_ns(current));
+	struct pgf_trace *t = pgf_trace_alloc(task_active_pid_ns(current),
+					      PAGE_SIZE, limit);
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
-	t->limit = limit;
 	return t;
 }
 
@@ -364,6 +365,57 @@ static void pgf_test_end_always_fits(struct kunit *test)
 	pgf_trace_put(t);
 }
 
+/* Emit faults @from to @to - 1. */
+static void pgf_test_emit(struct pgf_trace *t, u64 from, u64 to)
+{
+	struct pgf_rec rec;
+
+	for (; from < to; from++) {
+		pgf_test_fault(t, &rec, from);
+		pgf_emit(t, &rec, PGF_KIND_FAULT);
+	}
+}
+
+static void pgf_test_unread_comes_first(struct kunit *test)
+{
+	struct pgf_trace *t = pgf_test_trace(test, PAGE_SIZE);
+	size_t size = 2 * PGF_REC_MAX, rec = sizeof(struct pgf_rec);
+	void *mine = kunit_kmalloc(test, size, GFP_KERNEL);
+	void *given = kmalloc(size, GFP_KERNEL);
+	u64 next, lost = 0;
+	bool eof;
+
+	KUNIT_ASSERT_NOT_NULL(test, mine);
+	KUNIT_ASSERT_NOT_NULL(test, given);
+	pgf_test_emit(t, 0, 10);
+	KUNIT_ASSERT_EQ(test, pgf_pop(t, given, size, &eof), 10 * rec);
+	/* A reader read 0..2 and closed: 3..9 come before 10..14. */
+	KUNIT_ASSERT_TRUE(test, pgf_unread(t, given, size, 3 * rec, 7 * rec));
+	pgf_test_emit(t, 10, 15);
+	next = 3;
+	KUNIT_EXPECT_EQ(test, pgf_test_drain(test, t, &next, &lost), 12);
+	KUNIT_EXPECT_EQ(test, next, 15);
+	KUNIT_EXPECT_NULL(test, t->unread);
+
+	/* Given back again; the next reader takes a part and gives back some. */
+	given = kmalloc(size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, given);
+	KUNIT_ASSERT_EQ(test, pgf_pop(t, given, size, &eof), 0);
+	pgf_test_emit(t, 15, 25);
+	KUNIT_ASSERT_EQ(test, pgf_pop(t, given, size, &eof), 10 * rec);
+	KUNIT_ASSERT_TRUE(test, pgf_unread(t, given, size, 0, 10 * rec));
+	pgf_test_emit(t, 25, 26);
+	KUNIT_ASSERT_EQ(test, pgf_pop(t, mine, 4 * rec, &eof), 4 * rec);
+	KUNIT_EXPECT_EQ(test, ((struct pgf_rec *)mine)->a, 15);
+	/* ...it read 15 and 16 of them: 17..24 are still first, then 25. */
+	KUNIT_EXPECT_FALSE(test, pgf_unread(t, mine, size, 2 * rec, 2 * rec));
+	next = 17;
+	KUNIT_EXPECT_EQ(test, pgf_test_drain(test, t, &next, &lost), 9);
+	KUNIT_EXPECT_EQ(test, next, 26);
+	KUNIT_EXPECT_EQ(test, lost, 0);
+	pgf_trace_put(t);
+}
+
 static struct kunit_case pgf_test_cases[] = {
 	KUNIT_CASE(pgf_test_order_and_wrap),
 	KUNIT_CASE(pgf_test_full_counts_every_loss),
@@ -375,6 +427,7 @@ static struct kunit_case pgf_test_cases[] = {
 	KUNIT_CASE(pgf_test_regions_all_or_nothing),
 	KUNIT_CASE(pgf_test_failed_fault_counts_as_other),
 	KUNIT_CASE(pgf_test_end_always_fits),
+	KUNIT_CASE(pgf_test_unread_comes_first),
 	{},
 };
 

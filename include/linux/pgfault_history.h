@@ -193,6 +193,8 @@ struct pgf_trace {
 	u64 lost_other;
 	u64 nr_faults;			/* counted faults kept */
 	u64 total_lost_faults;
+	void *unread;			/* a closed reader's records, first */
+	size_t unread_len, unread_cap;
 	refcount_t ref;
 	wait_queue_head_t wait;		/* the reader */
 	struct timer_list wake_timer;	/* deferred wake-up of the reader */
@@ -265,6 +267,8 @@ void pgf_reader_detach(struct pgf_trace *t);
 int pgf_resend_layout(struct pgf_trace *t, struct pid *pid);
 bool pgf_readable(struct pgf_trace *t);
 size_t pgf_pop(struct pgf_trace *t, void *out, size_t size, bool *eof);
+bool pgf_unread(struct pgf_trace *t, void *recs, size_t cap, size_t off,
+		size_t len);
 
 extern const struct file_operations proc_pgfault_history_operations;
 
