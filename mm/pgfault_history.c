@@ -143,42 +143,46 @@ static void pgf_trace_free(struct work_struct *work)
 	struct pgf_trace *t = container_of(work, struct pgf_trace, free_work);
 
 	atomic_long_dec(&pgf_nr_traces);
-	atomic_long_sub(t->alloc, &pgf_nr_buf_bytes);
 	pgf_regions_free(t);
 	mem_cgroup_put(t->memcg);
-	kvfree(t->buf);
+	pgf_rings_free(t);
 	kfree(t->unread);
 	put_pid_ns(t->pid_ns);
 	kfree(t);
 }
 
 /*
- * The size a trace's ring starts at (or its limit if that is less): room
- * for a burst of 2,000 faults before the work item that grows the ring
- * gets to run, as it may not on a busy CPU until the next tick.
+ * The bytes the fault rings of a trace start at, shared among the CPUs (a
+ * page each at least; the limit at most): room for a burst of 2,000
+ * faults before the work item that grows a ring gets to run, as it may
+ * not on a busy CPU until the next tick. The control ring starts at a
+ * quarter of that.
  */
 #define PGF_BUF_START	SZ_64K
 
-/* A trace whose ring starts at @start bytes and may grow to @limit. */
+/*
+ * A trace whose fault rings start at @start bytes in all, and whose rings
+ * may each grow to @limit.
+ */
 static struct pgf_trace *pgf_trace_alloc(struct pid_namespace *ns,
 					 size_t start, size_t limit)
 {
 	struct pgf_trace *t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
+	size_t cpu_start, ctl_start;
 
 	if (!t)
 		return NULL;
 	t->limit = max_t(size_t, PAGE_SIZE, limit);
-	start = clamp_t(size_t, start, PAGE_SIZE, t->limit);
-	t->buf = pgf_buf_alloc(start, GFP_KERNEL_ACCOUNT);
-	if (!t->buf)
-		goto out_free;
-	if (pgf_regions_init(t))
-		goto out_free_buf;
-	t->alloc = start;
-	atomic_long_inc(&pgf_nr_traces);
-	atomic_long_add(start, &pgf_nr_buf_bytes);
-	t->pid_ns = get_pid_ns(ns);
+	cpu_start = clamp_t(size_t, start / num_possible_cpus(), PAGE_SIZE,
+			    t->limit);
+	ctl_start = clamp_t(size_t, start / 4, PAGE_SIZE, t->limit);
 	spin_lock_init(&t->lock);
+	if (pgf_rings_alloc(t, ctl_start, cpu_start))
+		goto out_free_rings;
+	if (pgf_regions_init(t))
+		goto out_free_rings;
+	atomic_long_inc(&pgf_nr_traces);
+	t->pid_ns = get_pid_ns(ns);
 	init_waitqueue_head(&t->wait);
 	timer_setup(&t->wake_timer, pgf_wake_timer, 0);
 	INIT_WORK(&t->free_work, pgf_trace_free);
@@ -187,9 +191,8 @@ static struct pgf_trace *pgf_trace_alloc(struct pid_namespace *ns,
 	refcount_set(&t->ref, 1);
 	return t;
 
-out_free_buf:
-	kvfree(t->buf);
-out_free:
+out_free_rings:
+	pgf_rings_free(t);
 	kfree(t->shadow.path);
 	kfree(t);
 	return NULL;
@@ -420,11 +423,15 @@ static bool __pgf_deactivate(struct pgf_trace *t, u8 reason)
 	lockdep_assert_held(&t->mutex);
 	spin_lock(&t->lock);
 	was = t->active;
-	if (was) {
-		WRITE_ONCE(t->active, false);
-		__pgf_control(t, PGF_REC_STOP, reason, 0, 0);
-	}
+	WRITE_ONCE(t->active, false);
 	spin_unlock(&t->lock);
+	if (was) {
+		/* The faults recorded so far, then the stop. */
+		pgf_rings_sync(t);
+		spin_lock(&t->lock);
+		__pgf_control(t, PGF_REC_STOP, reason, 0, 0);
+		spin_unlock(&t->lock);
+	}
 	/* Changes are no longer noted; a restart sends a new layout. */
 	pgf_regions_bind(t, NULL, false);
 	if (was)
@@ -519,7 +526,7 @@ void __pgf_record_fault(struct mm_struct *mm, unsigned long address,
 		rec.flags = result << PGF_FAULT_RESULT_SHIFT;
 		if (flags & FAULT_FLAG_WRITE)
 			rec.flags |= PGF_ACCESS_WRITE;
-		pgf_emit(t, &rec, kind);
+		pgf_emit_fault(t, &rec, kind);
 		return;
 	}
 
@@ -537,7 +544,7 @@ void __pgf_record_fault(struct mm_struct *mm, unsigned long address,
 		rec.b = instruction_pointer(regs);
 	else
 		rec.b = instruction_pointer(task_pt_regs(current));
-	pgf_emit(t, &rec, kind);
+	pgf_emit_fault(t, &rec, kind);
 }
 
 /* An ordinary exec: the exec record; the old address space is gone. */
@@ -556,8 +563,8 @@ static void pgf_exec_record(struct pgf_trace *t, struct linux_binprm *bprm)
 	if (!rec) {
 		/* The reader is owed the new address space in full. */
 		spin_lock(&t->lock);
-		__pgf_count_lost(t, PGF_KIND_OTHER);
-		t->need_layout = true;
+		__pgf_count_lost(&t->ctl, PGF_KIND_OTHER);
+		WRITE_ONCE(t->need_layout, true);
 		spin_unlock(&t->lock);
 		goto out_reset;
 	}
@@ -582,6 +589,9 @@ static void pgf_exec_end(struct pgf_trace *t, struct signal_struct *sig)
 	spin_lock(&t->lock);
 	was = t->active;
 	WRITE_ONCE(t->active, false);
+	spin_unlock(&t->lock);
+	pgf_rings_sync(t);
+	spin_lock(&t->lock);
 	if (t->started)
 		__pgf_control(t, PGF_REC_STOP, PGF_STOP_CREDENTIALS, 0, 0);
 	t->dead = true;
@@ -643,15 +653,16 @@ void __pgf_exit(struct task_struct *tsk)
 	spin_lock(&t->lock);
 	was = t->active;
 	WRITE_ONCE(t->active, false);
-	if (t->started && !t->dead) {
-		pgf_rec_init(t, &ex.rec, PGF_REC_EXIT, sizeof(ex));
-		ex.rec.a = (u32)code;
-		ex.rec.b = t->nr_faults;
-		ex.lost = t->total_lost_faults;
-		ex.regions = t->shadow.next_id;
-		if (!__pgf_write(t, &ex.rec, PGF_KIND_FINAL))
-			__pgf_count_lost(t, PGF_KIND_FINAL);
-	}
+	spin_unlock(&t->lock);
+	pgf_rings_sync(t);
+	pgf_rec_init(t, &ex.rec, PGF_REC_EXIT, sizeof(ex));
+	ex.rec.a = (u32)code;
+	pgf_fault_totals(t, &ex.rec.b, &ex.lost);
+	ex.regions = t->shadow.next_id;
+	spin_lock(&t->lock);
+	if (t->started && !t->dead &&
+	    !__pgf_write(&t->ctl, &ex.rec, PGF_KIND_FINAL, ktime_get_ns()))
+		__pgf_count_lost(&t->ctl, PGF_KIND_FINAL);
 	t->dead = true;
 	spin_unlock(&t->lock);
 	/* The shadow goes with the process, not with the last reader. */

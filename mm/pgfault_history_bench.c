@@ -109,7 +109,7 @@ static ssize_t pgf_bench_write(struct file *file, const char __user *ubuf,
 	struct pgf_trace *t = pgf_trace_of(current->signal);
 	char buf[32], *arg = buf;
 	bool ftrace = false, clock = false;
-	u64 kept, lost, ns;
+	u64 kept, lost, kept0, lost0, ns;
 	unsigned long n;
 	ssize_t ret;
 
@@ -144,17 +144,11 @@ static ssize_t pgf_bench_write(struct file *file, const char __user *ubuf,
 	ret = -ENODATA;		/* only a traced thread records */
 	if (!t || !READ_ONCE(t->active) || !current->mm)
 		goto out;
-	spin_lock(&t->lock);
-	kept = t->nr_faults;
-	lost = t->total_lost_faults;
-	spin_unlock(&t->lock);
-
+	pgf_fault_totals(t, &kept0, &lost0);
 	ns = pgf_bench_records(n);
-
-	spin_lock(&t->lock);
-	kept = t->nr_faults - kept;
-	lost = t->total_lost_faults - lost;
-	spin_unlock(&t->lock);
+	pgf_fault_totals(t, &kept, &lost);
+	kept -= kept0;
+	lost -= lost0;
 	scnprintf(pgf_bench_result, sizeof(pgf_bench_result),
 		  "records %lu ns %llu kept %llu lost %llu\n", n, ns, kept, lost);
 	ret = 0;

@@ -1,75 +1,95 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pgfault_history: the trace buffer, a byte ring of variable-length
- * records with one producer lock, written by the traced process and read
- * by the proc file.
+ * pgfault_history: the trace's rings of records, a ring of fault records
+ * per CPU and one of control and region records, written by the traced
+ * process and merged in time order by the reader of the proc file.
  *
  * DOC: pgfault_history trace buffer
  *
- * The buffer (&struct pgf_buf) is one allocation whose start holds the
- * meta information (size, head, tail, bytes used) followed by a byte ring
- * of variable-length records (&struct pgf_rec, multiples of 8 bytes, never
- * split: a PAD record fills the end when one does not fit). It starts at
- * 64 KiB and doubles, up to the limit taken from the sysctl
+ * A trace has a ring per possible CPU (&struct pgf_cpu) for the fault
+ * records of the threads running there, and a control ring
+ * (&pgf_trace.ctl) for start, stop, exec, exit and region records. Each
+ * ring (&struct pgf_ring) is a byte ring of variable-length records
+ * (&struct pgf_rec, multiples of 8 bytes, never split: a PAD record fills
+ * the end when one does not fit) in one allocation whose start holds the
+ * meta information (size, head, tail, bytes used). The CPU rings start at
+ * 64 KiB shared among the CPUs (a page at least), the control ring at 16
+ * KiB, and each doubles up to the limit taken from the sysctl
  * vm.pgfault_history_buffer_kb (default 64) when tracing starts. Every
  * allocation is charged to the memory cgroup of the task that causes it
- * (the growth of the ring to the traced process's, from a work item).
+ * (a ring's growth to the traced process's, from a work item).
  *
- * Locking: &pgf_trace.lock, a spinlock taken in process context only,
- * protects the buffer and the trace's state flags. Producers are the
- * faulting threads, the region code, start, stop, exec and exit; the
- * consumer is the reader of the proc file. Neither ever sleeps or touches
- * user memory with the lock held: the reader moves whole records into a
+ * Locking: a CPU's ring is under its own spinlock, which only the threads
+ * faulting on that CPU and the reader take: no lock is shared by the
+ * threads of a process in the fault path. The control ring and the
+ * trace's state flags are under &pgf_trace.lock. All are taken in process
+ * context only. Neither producers nor the reader ever sleep or touch user
+ * memory with a ring's lock held: the reader moves whole records into a
  * kernel buffer under the lock and formats and copies them out after
  * dropping it, so a reader that faults on its own buffer cannot deadlock
- * with a producer. A producer never allocates, frees or waits: when the
- * ring is half full, a work item (pgf_grow_work()) allocates the next
+ * with a producer. A fault producer never allocates, frees or waits: when
+ * its ring is half full, a work item (pgf_grow_work()) allocates the next
  * size outside the lock and moves the records over under it; records that
  * come while the ring is full before that are dropped and counted, as at
  * the limit. Region records, written where sleeping or GFP_NOWAIT is
- * allowed, may grow it themselves.
+ * allowed, may grow the control ring themselves.
+ *
+ * Order: a record's time is read under its ring's lock, as it is written,
+ * so each ring is in time order; the clock (CLOCK_MONOTONIC) is the same
+ * on every CPU. The reader (pgf_pop()) reads the clock, then looks at the
+ * first record of every ring under its lock: a record written to a ring
+ * after that has a later time, so the records up to the time read can be
+ * merged, oldest first, into one stream in time order; the rest wait for
+ * the next read. Records of the same time go control ring first, then by
+ * CPU. A fault in a region always follows the region's record, and a change
+ * to a region follows the faults in it before: the two are ordered by the
+ * mmap lock (or the VMA's lock), and so are their times. Stop, exec and
+ * exit mark the trace inactive and then take and release every CPU's lock
+ * (pgf_rings_sync()): no fault record comes after their record.
  *
  * Readers sleep on &pgf_trace.wait; producers wake them only when the
- * reader said it is about to sleep (a flag set under the lock by the wait
- * condition, after the reader queued itself), and then in batches: when
- * the ring is a quarter full, or one tick after the first record or loss
- * (a timer). No barrier in the fault path, no wake-up per record; a stop
- * and the end of the trace wake the reader at once.
+ * reader said it is about to sleep (a flag set under each ring's lock by
+ * the wait condition, after the reader queued itself), and then in
+ * batches: when the ring is a quarter full, or one tick after the first
+ * record or loss (a timer). No barrier in the fault path, no wake-up per
+ * record; a stop and the end of the trace wake the reader at once.
  *
- * When the buffer is full at the limit a record is dropped and counted:
- * records of faults that /proc/<pid>/stat counts apart from all others.
- * Before the next record that is kept, a LOST record carrying the exact
- * counts is written; if the loss is the last thing that happens, the
- * reader makes the LOST record itself once the ring is empty. A small
- * reserve at the end of the ring is kept for the control records (start,
- * stop, exit, lost), and a part of it for the last record alone, so the
- * end of a trace always shows. A buffer that fails to grow (no memory, or
- * the memory cgroup's limit) stays at its size. The region
+ * When a ring is full at the limit a record is dropped and counted, per
+ * ring: records of faults that /proc/<pid>/stat counts apart from all
+ * others. Before the next record that ring keeps, a LOST record carrying
+ * the exact counts is written; if the loss is the last thing that happens
+ * in it, the reader makes the LOST record itself once the ring is empty.
+ * A small reserve at the end of the control ring is kept for the control
+ * records (start, stop, exit, lost), and a part of it for the last record
+ * alone, so the end of a trace always shows. A ring that fails to grow
+ * (no memory, or the memory cgroup's limit) stays at its size. The region
  * records of one change, or a whole layout, go in together or not at all
  * (pgf_emit_regions()); while the reader lacks a layout, fault records
  * are dropped and counted, so every fault kept lies in a region the reader
  * knows. A reader takes records out in batches and formats them as it is
  * read; what it took and did not read when it closes its file goes back in
- * front of the ring for the next reader (pgf_unread()). Nothing is lost
+ * front of the rings for the next reader (pgf_unread()). Nothing is lost
  * silently: the records read plus the lost counts equal what happened.
  */
 #define pr_fmt(fmt) "pgfault: " fmt
 
 #include <linux/mm.h>
+#include <linux/percpu.h>
 #include <linux/sched/mm.h>
 #include <linux/pgfault_history.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 #include <linux/wait.h>
 
 /*
- * Bytes of the ring kept for the last record of a trace (an EXIT, or a
- * STOP for credentials) with the LOST before it, twice over for the PAD a
- * wrap may need in front of them; and as much again for the other control
- * records (start, stop), so that a trace started and stopped over and over
- * on a full ring cannot crowd its end out.
+ * Bytes of the control ring kept for the last record of a trace (an EXIT,
+ * or a STOP for credentials) with the LOST before it, twice over for the
+ * PAD a wrap may need in front of them; and as much again for the other
+ * control records (start, stop), so that a trace started and stopped over
+ * and over on a full ring cannot crowd its end out.
  */
 #define PGF_FINAL_RESERVE	(2 * (sizeof(struct pgf_rec) + sizeof(struct pgf_exit_rec)))
 #define PGF_RESERVE		(2 * PGF_FINAL_RESERVE)
@@ -77,14 +97,19 @@
 /* Bytes of buffers held by all traces, for /sys/kernel/debug/pgfault_history. */
 atomic_long_t pgf_nr_buf_bytes = ATOMIC_LONG_INIT(0);
 
-/**
- * pgf_buf_alloc() - allocate an empty ring
- * @bytes: its size, meta information included
- * @gfp: allocation flags
- *
- * Return: the ring, or NULL.
+/*
+ * The rings of a trace, the control ring first:
+ * for (cpu = -1, r = &t->ctl; r; r = pgf_next_ring(t, &cpu)).
+ * The ring after the one of @cpu (-1 for the control ring), or NULL.
  */
-struct pgf_buf *pgf_buf_alloc(size_t bytes, gfp_t gfp)
+static struct pgf_ring *pgf_next_ring(struct pgf_trace *t, int *cpu)
+{
+	*cpu = cpumask_next(*cpu, cpu_possible_mask);
+	return *cpu < nr_cpu_ids ? &per_cpu_ptr(t->cpu, *cpu)->ring : NULL;
+}
+
+/* An empty ring of @bytes, meta information included. */
+static struct pgf_buf *pgf_buf_alloc(size_t bytes, gfp_t gfp)
 {
 	struct pgf_buf *b = kvmalloc(bytes, gfp);
 
@@ -97,18 +122,120 @@ struct pgf_buf *pgf_buf_alloc(size_t bytes, gfp_t gfp)
 	return b;
 }
 
+static int pgf_ring_init(struct pgf_ring *r, spinlock_t *lock, size_t bytes)
+{
+	r->lock = lock;
+	r->buf = pgf_buf_alloc(bytes, GFP_KERNEL_ACCOUNT);
+	if (!r->buf)
+		return -ENOMEM;
+	r->alloc = bytes;
+	atomic_long_add(bytes, &pgf_nr_buf_bytes);
+	return 0;
+}
+
+/**
+ * pgf_rings_alloc() - allocate the rings of a new trace
+ * @t: the trace, its limit set
+ * @ctl_bytes: the control ring's first size
+ * @cpu_bytes: each CPU ring's first size
+ *
+ * Return: 0 or -ENOMEM; pgf_rings_free() frees what was allocated.
+ */
+int pgf_rings_alloc(struct pgf_trace *t, size_t ctl_bytes, size_t cpu_bytes)
+{
+	struct pgf_cpu *c;
+	int cpu;
+
+	t->cpu = alloc_percpu_gfp(struct pgf_cpu, GFP_KERNEL_ACCOUNT);
+	if (!t->cpu)
+		return -ENOMEM;
+	if (pgf_ring_init(&t->ctl, &t->lock, ctl_bytes))
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		c = per_cpu_ptr(t->cpu, cpu);
+		spin_lock_init(&c->lock);
+		if (pgf_ring_init(&c->ring, &c->lock, cpu_bytes))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * pgf_rings_free() - free the rings of a trace
+ * @t: the trace, no longer used
+ */
+void pgf_rings_free(struct pgf_trace *t)
+{
+	struct pgf_ring *r;
+	int cpu;
+
+	if (!t->cpu) {
+		kvfree(t->ctl.buf);
+		return;
+	}
+	for (cpu = -1, r = &t->ctl; r; r = pgf_next_ring(t, &cpu)) {
+		if (!r->buf)
+			continue;
+		atomic_long_sub(r->alloc, &pgf_nr_buf_bytes);
+		kvfree(r->buf);
+	}
+	free_percpu(t->cpu);
+}
+
+/**
+ * pgf_rings_sync() - wait for the fault records being written
+ * @t: the trace, just marked inactive (or dead)
+ *
+ * A fault producer checks that the trace is active under its CPU's lock:
+ * once every CPU's lock has been taken and released after the trace was
+ * marked inactive, no fault record can be written any more, and a record
+ * written after this has a later time than all of them.
+ */
+void pgf_rings_sync(struct pgf_trace *t)
+{
+	struct pgf_cpu *c;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		c = per_cpu_ptr(t->cpu, cpu);
+		spin_lock(&c->lock);
+		spin_unlock(&c->lock);
+	}
+}
+
+/**
+ * pgf_fault_totals() - the counted faults kept and lost, over all rings
+ * @t: the trace
+ * @kept: set to those kept
+ * @lost: set to those lost
+ */
+void pgf_fault_totals(struct pgf_trace *t, u64 *kept, u64 *lost)
+{
+	struct pgf_ring *r;
+	int cpu;
+
+	*kept = 0;
+	*lost = 0;
+	for (cpu = -1, r = &t->ctl; r; r = pgf_next_ring(t, &cpu)) {
+		spin_lock(r->lock);
+		*kept += r->nr_faults;
+		*lost += r->total_lost_faults;
+		spin_unlock(r->lock);
+	}
+}
+
 /* Room for @len more bytes, wrapping with a PAD record if needed. */
-static struct pgf_rec *__pgf_reserve(struct pgf_trace *t, u32 len,
+static struct pgf_rec *__pgf_reserve(struct pgf_ring *r, u32 len,
 				     enum pgf_kind kind)
 {
-	struct pgf_buf *b = t->buf;
+	struct pgf_buf *b = r->buf;
 	u32 room = b->size - b->used;
 	u32 keep = kind == PGF_KIND_FINAL ? 0 : kind == PGF_KIND_CONTROL ?
 		   PGF_FINAL_RESERVE : PGF_RESERVE;
 	u32 to_end, need;
 	struct pgf_rec *rec;
 
-	lockdep_assert_held(&t->lock);
+	lockdep_assert_held(r->lock);
 	room = room > keep ? room - keep : 0;
 	if (!b->used) {
 		b->head = 0;
@@ -152,66 +279,67 @@ static void __pgf_move(struct pgf_buf *to, const struct pgf_buf *from)
 }
 
 /*
- * Grow the buffer to the next size, allocating with @gfp. Called and
- * returns with t->lock held, drops it to allocate. Returns false if the
- * buffer cannot grow.
+ * Grow ring @r of @t to the next size, allocating with @gfp. Called and
+ * returns with its lock held, drops it to allocate. Returns false if the
+ * ring cannot grow.
  */
-static bool __pgf_grow(struct pgf_trace *t, gfp_t gfp)
+static bool __pgf_grow(struct pgf_trace *t, struct pgf_ring *r, gfp_t gfp)
 {
 	struct pgf_buf *nb, *old;
 	size_t want;
 
-	lockdep_assert_held(&t->lock);
-	if (t->growing || t->alloc >= t->limit)
+	lockdep_assert_held(r->lock);
+	if (r->growing || r->stuck || r->alloc >= t->limit)
 		return false;
-	want = min(t->alloc * 2, t->limit);
-	t->growing = true;
-	spin_unlock(&t->lock);
+	want = min(r->alloc * 2, t->limit);
+	r->growing = true;
+	spin_unlock(r->lock);
 	nb = pgf_buf_alloc(want, gfp | __GFP_NOWARN | __GFP_NORETRY);
-	spin_lock(&t->lock);
-	t->growing = false;
+	spin_lock(r->lock);
+	r->growing = false;
 	if (!nb && gfpflags_allow_blocking(gfp)) {
 		/*
-		 * No memory (or the memory cgroup's limit): the buffer stays
+		 * No memory (or the memory cgroup's limit): the ring stays
 		 * at this size, rather than every later record trying again.
 		 */
-		t->limit = t->alloc;
+		r->stuck = true;
 		return false;
 	}
 	if (!nb)
 		return false;	/* could not wait: a later record tries */
-	old = t->buf;
+	old = r->buf;
 	__pgf_move(nb, old);
-	t->buf = nb;
-	atomic_long_add(want - t->alloc, &pgf_nr_buf_bytes);
-	t->alloc = want;
-	spin_unlock(&t->lock);
+	r->buf = nb;
+	atomic_long_add(want - r->alloc, &pgf_nr_buf_bytes);
+	r->alloc = want;
+	spin_unlock(r->lock);
 	kvfree(old);
-	spin_lock(&t->lock);
+	spin_lock(r->lock);
 	return true;
 }
 
 /**
  * __pgf_count_lost() - count a record that was dropped
- * @t: the trace, its lock held
+ * @r: the ring it was for, its lock held
  * @kind: what the record counts as
  */
-void __pgf_count_lost(struct pgf_trace *t, enum pgf_kind kind)
+void __pgf_count_lost(struct pgf_ring *r, enum pgf_kind kind)
 {
-	lockdep_assert_held(&t->lock);
+	lockdep_assert_held(r->lock);
 	if (kind == PGF_KIND_FAULT) {
-		t->lost_faults++;
-		t->total_lost_faults++;
+		r->lost_faults++;
+		r->total_lost_faults++;
 	} else {
-		t->lost_other++;
+		r->lost_other++;
 	}
 }
 
 /**
- * __pgf_write() - write a record into the ring as it is
- * @t: the trace, its lock held
+ * __pgf_write() - write a record into a ring as it is, with its time
+ * @r: the ring, its lock held
  * @src: the record
  * @kind: what it counts as
+ * @time: its time, read under the lock
  *
  * The LOST record that a loss before it calls for goes first, in the same
  * reservation, so that either both are written or, when they do not fit,
@@ -219,23 +347,23 @@ void __pgf_count_lost(struct pgf_trace *t, enum pgf_kind kind)
  *
  * Return: false if nothing was written.
  */
-bool __pgf_write(struct pgf_trace *t, const struct pgf_rec *src,
-		 enum pgf_kind kind)
+bool __pgf_write(struct pgf_ring *r, const struct pgf_rec *src,
+		 enum pgf_kind kind, u64 time)
 {
-	u32 lost = t->lost_faults || t->lost_other ? sizeof(struct pgf_rec) : 0;
+	u32 lost = r->lost_faults || r->lost_other ? sizeof(struct pgf_rec) : 0;
 	struct pgf_rec *rec;
 
-	lockdep_assert_held(&t->lock);
-	rec = __pgf_reserve(t, lost + src->len, kind);
+	lockdep_assert_held(r->lock);
+	rec = __pgf_reserve(r, lost + src->len, kind);
 	if (!rec)
 		return false;
 	if (lost) {
 		*rec = (struct pgf_rec) {
-			.type = PGF_REC_LOST, .len = sizeof(*rec),
-			.a = t->lost_faults, .b = t->lost_other,
+			.type = PGF_REC_LOST, .len = sizeof(*rec), .time = time,
+			.a = r->lost_faults, .b = r->lost_other,
 		};
-		t->lost_faults = 0;
-		t->lost_other = 0;
+		r->lost_faults = 0;
+		r->lost_other = 0;
 		rec++;
 	}
 	/* Fault records, the bulk, are one fixed-size copy. */
@@ -243,30 +371,32 @@ bool __pgf_write(struct pgf_trace *t, const struct pgf_rec *src,
 		*rec = *src;
 	else
 		memcpy(rec, src, src->len);
+	rec->time = time;
 	if (kind == PGF_KIND_FAULT)
-		t->nr_faults++;
+		r->nr_faults++;
 	return true;
 }
 
-/* Write @nr records of @len bytes in all, all or none; the lock held. */
-static bool __pgf_write_all(struct pgf_trace *t, const void *recs, size_t len)
+/* Write records of @len bytes in all, all or none, at @time; lock held. */
+static bool __pgf_write_all(struct pgf_ring *r, const void *recs, size_t len,
+			    u64 time)
 {
-	struct pgf_buf *b = t->buf;
+	struct pgf_buf *b = r->buf;
 	u32 head = b->head, tail = b->tail, used = b->used;
-	u64 lost_faults = t->lost_faults, lost_other = t->lost_other;
-	const struct pgf_rec *r;
+	u64 lost_faults = r->lost_faults, lost_other = r->lost_other;
+	const struct pgf_rec *rec;
 	size_t off;
 
-	lockdep_assert_held(&t->lock);
-	for (off = 0; off < len; off += r->len) {
-		r = recs + off;
-		if (!__pgf_write(t, r, PGF_KIND_OTHER)) {
+	lockdep_assert_held(r->lock);
+	for (off = 0; off < len; off += rec->len) {
+		rec = recs + off;
+		if (!__pgf_write(r, rec, PGF_KIND_OTHER, time)) {
 			/* Undo: the reader cannot have seen any of it. */
 			b->head = head;
 			b->tail = tail;
 			b->used = used;
-			t->lost_faults = lost_faults;
-			t->lost_other = lost_other;
+			r->lost_faults = lost_faults;
+			r->lost_other = lost_other;
 			return false;
 		}
 	}
@@ -284,26 +414,28 @@ void pgf_wake(struct pgf_trace *t, __poll_t mask)
 }
 
 /*
- * Does a record just written (or dropped) need to wake the reader? Only if
- * the reader said it is going to sleep (pgf_readable() found nothing,
- * after it had queued itself on t->wait), and then not at once: when the
- * ring is a quarter full, or else one tick later (t->wake_timer, armed
- * once). So the fault path pays no memory barrier, and a reader that keeps
- * up is woken for batches, not once per record. @arm is set when the
- * caller must arm the timer; the reference it takes is the timer's.
+ * Does a record just written to (or dropped from) @r need to wake the
+ * reader? Only if the reader said it is going to sleep (pgf_readable()
+ * found nothing, after it had queued itself on t->wait), and then not at
+ * once: when the ring is a quarter full, or else one tick later
+ * (t->wake_timer, armed once for all rings). So the fault path pays no
+ * memory barrier, and a reader that keeps up is woken for batches, not
+ * once per record. @arm is set when the caller must arm the timer; the
+ * reference it takes is the timer's.
  */
-static bool __pgf_want_wake(struct pgf_trace *t, bool *arm)
+static bool __pgf_want_wake(struct pgf_trace *t, struct pgf_ring *r,
+			    bool *arm)
 {
-	lockdep_assert_held(&t->lock);
+	lockdep_assert_held(r->lock);
 	*arm = false;
-	if (!t->reader_sleeps)
+	if (!r->reader_sleeps)
 		return false;
-	if (t->buf->used >= t->buf->size / 4) {
-		t->reader_sleeps = false;
+	if (r->buf->used >= r->buf->size / 4) {
+		r->reader_sleeps = false;
 		return true;
 	}
-	if (!READ_ONCE(t->wake_armed)) {
-		WRITE_ONCE(t->wake_armed, true);
+	if (!test_bit(PGF_WAKE_ARMED, &t->bits) &&
+	    !test_and_set_bit(PGF_WAKE_ARMED, &t->bits)) {
 		refcount_inc(&t->ref);
 		*arm = true;
 	}
@@ -314,16 +446,16 @@ static bool __pgf_want_wake(struct pgf_trace *t, bool *arm)
  * pgf_wake_timer() - the deferred wake-up of the reader
  * @timer: &pgf_trace.wake_timer
  *
- * It runs in softirq context, where t->lock (taken with plain spin_lock()
- * in process context) must not be taken: it clears wake_armed before
- * waking, so a record written after the reader has woken and gone back to
- * sleep arms the timer again.
+ * It runs in softirq context, where the rings' locks (taken with plain
+ * spin_lock() in process context) must not be taken: it clears
+ * PGF_WAKE_ARMED before waking, so a record written after the reader has
+ * woken and gone back to sleep arms the timer again.
  */
 void pgf_wake_timer(struct timer_list *timer)
 {
 	struct pgf_trace *t = from_timer(t, timer, wake_timer);
 
-	WRITE_ONCE(t->wake_armed, false);
+	clear_bit(PGF_WAKE_ARMED, &t->bits);
 	pgf_wake(t, EPOLLIN | EPOLLRDNORM);
 	pgf_trace_put(t);
 }
@@ -338,24 +470,26 @@ static void pgf_after_write(struct pgf_trace *t, bool wake, bool arm)
 }
 
 /*
- * The ring is half full and may grow: have a work item grow it (once at a
- * time, holding a reference), so that the producer, a faulting thread,
- * never allocates or frees memory itself.
+ * Ring @r is half full and may grow: have the work item grow it (queued
+ * once at a time, holding a reference), so that the producer, a faulting
+ * thread, never allocates or frees memory itself.
  */
-static void __pgf_want_grow(struct pgf_trace *t)
+static void __pgf_want_grow(struct pgf_trace *t, struct pgf_ring *r)
 {
-	lockdep_assert_held(&t->lock);
-	if (t->grow_queued || t->growing || t->alloc >= t->limit || t->dead ||
-	    t->buf->used < t->buf->size / 2)
+	lockdep_assert_held(r->lock);
+	if (r->want_grow || r->growing || r->stuck || r->alloc >= t->limit ||
+	    r->buf->used < r->buf->size / 2 || READ_ONCE(t->dead))
 		return;
-	t->grow_queued = true;
+	r->want_grow = true;
+	if (test_and_set_bit(PGF_GROW_QUEUED, &t->bits))
+		return;
 	refcount_inc(&t->ref);
 	/* Any CPU: the producer's may stay busy faulting until the tick. */
 	queue_work(system_unbound_wq, &t->grow_work);
 }
 
 /**
- * pgf_grow_work() - grow a trace's ring, as a producer asked
+ * pgf_grow_work() - grow the rings of a trace, as producers asked
  * @work: &pgf_trace.grow_work
  *
  * Context: a worker; may sleep.
@@ -363,29 +497,88 @@ static void __pgf_want_grow(struct pgf_trace *t)
 void pgf_grow_work(struct work_struct *work)
 {
 	struct pgf_trace *t = container_of(work, struct pgf_trace, grow_work);
-
 	struct mem_cgroup *old = set_active_memcg(t->memcg);
+	struct pgf_ring *r;
+	int cpu;
 
-	spin_lock(&t->lock);
-	if (!t->dead)
-		__pgf_grow(t, GFP_KERNEL_ACCOUNT);
-	t->grow_queued = false;
-	spin_unlock(&t->lock);
+	/* A ring that asks from now on queues the work again. */
+	clear_bit(PGF_GROW_QUEUED, &t->bits);
+	for (cpu = -1, r = &t->ctl; r; r = pgf_next_ring(t, &cpu)) {
+		spin_lock(r->lock);
+		if (r->want_grow) {
+			r->want_grow = false;
+			if (!READ_ONCE(t->dead))
+				__pgf_grow(t, r, GFP_KERNEL_ACCOUNT);
+		}
+		spin_unlock(r->lock);
+	}
 	set_active_memcg(old);
 	pgf_trace_put(t);
 }
 
 /**
- * pgf_emit() - append a record to a trace
+ * __pgf_emit_to() - append a fault record to a CPU's ring
+ * @t: the trace
+ * @c: the ring, normally the current CPU's
+ * @src: the record
+ * @kind: what to count it as if it has to be dropped
+ *
+ * The record is written, with its time, if the trace is active, or counted
+ * as lost if the ring is full or the reader lacks a layout to place it in.
+ * It never allocates, frees or waits, and takes no lock but @c's: once the
+ * ring is half full, a work item grows it (pgf_grow_work()), up to the
+ * limit.
+ *
+ * Context: process context; no spinlock held (the mmap lock may be).
+ * Return: true if the record was kept.
+ */
+bool __pgf_emit_to(struct pgf_trace *t, struct pgf_cpu *c,
+		   const struct pgf_rec *src, enum pgf_kind kind)
+{
+	struct pgf_ring *r = &c->ring;
+	bool kept = false, wake = false, arm = false;
+
+	spin_lock(&c->lock);
+	/* Stop, exec and exit sync with this lock (pgf_rings_sync()). */
+	if (!READ_ONCE(t->active))
+		goto out_unlock;
+	if (!READ_ONCE(t->need_layout))
+		kept = __pgf_write(r, src, kind, ktime_get_ns());
+	if (!kept)
+		__pgf_count_lost(r, kind);
+	__pgf_want_grow(t, r);
+	wake = __pgf_want_wake(t, r, &arm);
+out_unlock:
+	spin_unlock(&c->lock);
+	pgf_after_write(t, wake, arm);
+	return kept;
+}
+
+/**
+ * pgf_emit_fault() - append a fault (or remote) record to a trace
  * @t: the trace
  * @src: the record
  * @kind: what to count it as if it has to be dropped
  *
- * Counts the record as lost if the ring is full; a fault record is also
- * dropped, and counted, while the reader lacks a layout to place it in.
- * It never allocates, frees or waits: once the ring is half full, a work
- * item grows it (pgf_grow_work()), up to the limit. Nothing is written to
- * a trace that has ended.
+ * Into the ring of the CPU the thread runs on (if it moves, the ring of
+ * the one it left: the lock, not the CPU, keeps the ring right).
+ *
+ * Return: true if the record was kept.
+ */
+bool pgf_emit_fault(struct pgf_trace *t, const struct pgf_rec *src,
+		    enum pgf_kind kind)
+{
+	return __pgf_emit_to(t, raw_cpu_ptr(t->cpu), src, kind);
+}
+
+/**
+ * pgf_emit() - append a record to a trace's control ring
+ * @t: the trace
+ * @src: the record
+ * @kind: what to count it as if it has to be dropped
+ *
+ * Counts the record as lost if the ring is full. Nothing is written to a
+ * trace that has ended.
  *
  * Context: process context; no spinlock held (the mmap lock may be).
  * Return: true if the record was kept.
@@ -398,12 +591,11 @@ bool pgf_emit(struct pgf_trace *t, const struct pgf_rec *src,
 	spin_lock(&t->lock);
 	if (t->dead)
 		goto out_unlock;
-	if (src->type != PGF_REC_FAULT || !t->need_layout)
-		kept = __pgf_write(t, src, kind);
+	kept = __pgf_write(&t->ctl, src, kind, ktime_get_ns());
 	if (!kept)
-		__pgf_count_lost(t, kind);
-	__pgf_want_grow(t);
-	wake = __pgf_want_wake(t, &arm);
+		__pgf_count_lost(&t->ctl, kind);
+	__pgf_want_grow(t, &t->ctl);
+	wake = __pgf_want_wake(t, &t->ctl, &arm);
 out_unlock:
 	spin_unlock(&t->lock);
 	pgf_after_write(t, wake, arm);
@@ -417,14 +609,15 @@ out_unlock:
  * @len: their total length in bytes
  * @nr: how many there are
  * @layout: they are a whole layout (a LAYOUT record and its MAPs)
- * @gfp: how the buffer may grow for them (GFP_NOWAIT under the mmap
+ * @gfp: how the ring may grow for them (GFP_NOWAIT under the mmap
  *       write lock)
  *
- * All of them are written or none: if they do not fit in the buffer at its
- * limit, all @nr are counted as lost and the reader is owed a layout;
- * fault records are dropped until it has one. A layout that is written
- * settles that debt. A change is written only while the trace is active
- * (a stop may have come since it was built); a layout is the start's.
+ * All of them are written or none, with one time: if they do not fit in
+ * the control ring at its limit, all @nr are counted as lost and the
+ * reader is owed a layout; fault records are dropped until it has one. A
+ * layout that is written settles that debt. A change is written only
+ * while the trace is active (a stop may have come since it was built); a
+ * layout is the start's.
  *
  * Context: process context, the traced mm's mmap lock held.
  * Return: true if the records were kept.
@@ -438,19 +631,19 @@ bool pgf_emit_regions(struct pgf_trace *t, const void *recs, size_t len,
 	if (t->dead || (!layout && !t->active))
 		goto out_unlock;
 	for (;;) {
-		kept = __pgf_write_all(t, recs, len);
-		if (kept || !__pgf_grow(t, gfp) || t->dead)
+		kept = __pgf_write_all(&t->ctl, recs, len, ktime_get_ns());
+		if (kept || !__pgf_grow(t, &t->ctl, gfp) || t->dead)
 			break;
 	}
 	if (kept && layout) {
-		t->need_layout = false;
+		WRITE_ONCE(t->need_layout, false);
 	} else if (!kept && !t->dead) {
-		t->lost_other += nr;
-		t->need_layout = true;
+		t->ctl.lost_other += nr;
+		WRITE_ONCE(t->need_layout, true);
 	}
-	__pgf_want_grow(t);
+	__pgf_want_grow(t, &t->ctl);
 	if (!t->dead)
-		wake = __pgf_want_wake(t, &arm);
+		wake = __pgf_want_wake(t, &t->ctl, &arm);
 out_unlock:
 	spin_unlock(&t->lock);
 	pgf_after_write(t, wake, arm);
@@ -465,8 +658,8 @@ out_unlock:
  * @a: its first value
  * @b: its second value
  *
- * Control records may use the reserve and never grow the buffer; the
- * last record of a trace (a STOP for credentials) may use all of it.
+ * Control records may use the reserve and never grow the ring; the last
+ * record of a trace (a STOP for credentials) may use all of it.
  */
 void __pgf_control(struct pgf_trace *t, enum pgf_rec_type type, u8 flags,
 		   u64 a, u64 b)
@@ -481,8 +674,8 @@ void __pgf_control(struct pgf_trace *t, enum pgf_rec_type type, u8 flags,
 	rec.flags = flags;
 	rec.a = a;
 	rec.b = b;
-	if (!__pgf_write(t, &rec, kind))
-		__pgf_count_lost(t, kind);
+	if (!__pgf_write(&t->ctl, &rec, kind, ktime_get_ns()))
+		__pgf_count_lost(&t->ctl, kind);
 }
 
 /**
@@ -491,28 +684,34 @@ void __pgf_control(struct pgf_trace *t, enum pgf_rec_type type, u8 flags,
  *
  * Context: the caller has queued itself on @t->wait (a wait condition, or
  * poll after poll_wait()): when nothing is there, the next record written
- * wakes it.
+ * to any ring wakes it.
  * Return: true if records (or a pending loss count) wait, or the trace has
  * ended (the reader gets EOF).
  */
 bool pgf_readable(struct pgf_trace *t)
 {
-	bool ret;
+	struct pgf_ring *r;
+	bool ret = false;
+	int cpu;
 
 	spin_lock(&t->lock);
-	ret = t->buf->used || t->unread_len || t->lost_faults ||
-	      t->lost_other || t->dead;
-	/* The caller is on t->wait: the next record must wake it. */
-	if (!ret)
-		t->reader_sleeps = true;
+	ret = t->unread_len || t->dead;
 	spin_unlock(&t->lock);
+	for (cpu = -1, r = &t->ctl; r; r = pgf_next_ring(t, &cpu)) {
+		spin_lock(r->lock);
+		if (r->buf->used || r->lost_faults || r->lost_other)
+			ret = true;
+		else	/* the caller is on t->wait: wake it */
+			r->reader_sleeps = true;
+		spin_unlock(r->lock);
+	}
 	return ret;
 }
 
 /*
  * Take whole records given back by a reader that closed (pgf_unread()):
- * they come before everything in the ring. Returns the bytes taken; the
- * ring is not to be read while some are left.
+ * they come before everything in the rings. Returns the bytes taken; the
+ * rings are not to be read while some are left.
  */
 static size_t __pgf_pop_unread(struct pgf_trace *t, void *out, size_t size)
 {
@@ -536,57 +735,171 @@ static size_t __pgf_pop_unread(struct pgf_trace *t, void *out, size_t size)
 	return n;
 }
 
-/**
- * pgf_pop() - take whole records out of the trace
- * @t: the trace
- * @out: kernel buffer for the records
- * @size: its size, at least PGF_REC_MAX bytes
- * @eof: set when the trace has ended and everything has been taken
- *
- * Return: the number of bytes of records copied to @out.
- */
-size_t pgf_pop(struct pgf_trace *t, void *out, size_t size, bool *eof)
+/* The first record of @r, past a PAD, or NULL; its lock held. */
+static struct pgf_rec *__pgf_first(struct pgf_ring *r)
 {
-	struct pgf_buf *b;
+	struct pgf_buf *b = r->buf;
+	struct pgf_rec *rec;
+
+	lockdep_assert_held(r->lock);
+	if (!b->used)
+		return NULL;
+	rec = (struct pgf_rec *)(b->data + b->tail);
+	if (rec->type != PGF_REC_PAD)
+		return rec;
+	/* A PAD is always followed by a record, at the start. */
+	b->used -= rec->len;
+	b->tail = 0;
+	return b->used ? (struct pgf_rec *)b->data : NULL;
+}
+
+/*
+ * The time of what comes first in @r: its first record; 0 for a loss with
+ * nothing kept after it (reported at once); U64_MAX if there is nothing.
+ */
+static u64 __pgf_peek(struct pgf_ring *r)
+{
+	struct pgf_rec *rec = __pgf_first(r);
+
+	if (rec)
+		return rec->time;
+	return r->lost_faults || r->lost_other ? 0 : U64_MAX;
+}
+
+/*
+ * Move the records of @r that come before (@until, @cpu) and are no later
+ * than @now into @out; then, if @r is empty and a loss is pending, the
+ * LOST record. Returns the bytes moved; its lock held.
+ */
+static size_t __pgf_pop_ring(struct pgf_ring *r, int cpu, u64 until,
+			     int until_cpu, u64 now, void *out, size_t size)
+{
+	struct pgf_buf *b = r->buf;
 	struct pgf_rec *rec;
 	size_t done = 0;
 
-	spin_lock(&t->lock);
-	b = t->buf;
-	if (t->unread_len) {
-		done = __pgf_pop_unread(t, out, size);
-		if (t->unread_len)
-			goto out_unlock;
-	}
-	while (b->used) {
-		rec = (struct pgf_rec *)(b->data + b->tail);
-		if (rec->type != PGF_REC_PAD) {
-			if (rec->len > size - done)
-				break;
-			memcpy(out + done, rec, rec->len);
-			done += rec->len;
-		}
+	while ((rec = __pgf_first(r))) {
+		if (rec->time > now || rec->time > until ||
+		    (rec->time == until && cpu > until_cpu))
+			break;
+		if (rec->len > size - done)
+			break;
+		memcpy(out + done, rec, rec->len);
+		done += rec->len;
 		b->tail += rec->len;
 		if (b->tail == b->size)
 			b->tail = 0;
 		b->used -= rec->len;
 	}
-	/* A loss with nothing kept after it: report it now. */
-	if (!b->used && (t->lost_faults || t->lost_other) &&
+	if (!b->used && (r->lost_faults || r->lost_other) &&
 	    size - done >= sizeof(*rec)) {
 		rec = out + done;
 		*rec = (struct pgf_rec) {
-			.type = PGF_REC_LOST, .len = sizeof(*rec),
-			.a = t->lost_faults, .b = t->lost_other,
+			.type = PGF_REC_LOST, .len = sizeof(*rec), .time = now,
+			.a = r->lost_faults, .b = r->lost_other,
 		};
-		t->lost_faults = 0;
-		t->lost_other = 0;
+		r->lost_faults = 0;
+		r->lost_other = 0;
 		done += sizeof(*rec);
 	}
-out_unlock:
-	*eof = t->dead && !b->used && !t->unread_len && !t->lost_faults &&
-	       !t->lost_other;
+	r->peek = __pgf_peek(r);
+	return done;
+}
+
+/*
+ * Merge the rings' records up to the clock into @out, oldest first, a run
+ * of one ring at a time up to the first record of another. Returns the
+ * bytes moved; sets @empty if no ring holds anything.
+ */
+static size_t pgf_merge(struct pgf_trace *t, void *out, size_t size,
+			bool *empty)
+{
+	int cpu, best_cpu, next_cpu;
+	struct pgf_ring *r, *best;
+	size_t done = 0, n;
+	u64 now, next;
+
+	/* A record written after its ring is looked at is later than now. */
+	now = ktime_get_ns();
+	for (cpu = -1, r = &t->ctl; r; r = pgf_next_ring(t, &cpu)) {
+		spin_lock(r->lock);
+		r->reader_sleeps = false;
+		r->peek = __pgf_peek(r);
+		spin_unlock(r->lock);
+	}
+	for (;;) {
+		best = NULL;
+		best_cpu = 0;
+		next = U64_MAX;
+		next_cpu = INT_MAX;
+		for (cpu = -1, r = &t->ctl; r; r = pgf_next_ring(t, &cpu)) {
+			if (r->peek > now)
+				continue;
+			if (!best || r->peek < best->peek) {
+				if (best) {
+					next = best->peek;
+					next_cpu = best_cpu;
+				}
+				best = r;
+				best_cpu = cpu;
+			} else if (r->peek < next) {
+				next = r->peek;
+				next_cpu = cpu;
+			}
+		}
+		if (!best)
+			break;
+		spin_lock(best->lock);
+		n = __pgf_pop_ring(best, best_cpu, next, next_cpu, now,
+				   out + done, size - done);
+		spin_unlock(best->lock);
+		if (!n)
+			break;		/* @out is full */
+		done += n;
+	}
+	*empty = true;
+	for (cpu = -1, r = &t->ctl; r; r = pgf_next_ring(t, &cpu))
+		*empty &= r->peek == U64_MAX;
+	return done;
+}
+
+/**
+ * pgf_pop() - take whole records out of the trace, in time order
+ * @t: the trace
+ * @out: kernel buffer for the records
+ * @size: its size, at least PGF_REC_MAX bytes
+ * @eof: set when the trace has ended and everything has been taken
+ *
+ * Records given back by a reader that closed come first. Then the rings
+ * are merged (pgf_merge()): the clock is read, the first record of each
+ * ring looked at under its lock, and the records no later than the clock
+ * taken, oldest first. If there were only records written after the clock
+ * was read, once more.
+ *
+ * Context: the trace's reader (one at a time).
+ * Return: the number of bytes of records copied to @out.
+ */
+size_t pgf_pop(struct pgf_trace *t, void *out, size_t size, bool *eof)
+{
+	size_t done = 0;
+	bool dead, empty;
+
+	*eof = false;
+	spin_lock(&t->lock);
+	dead = t->dead;
+	if (t->unread_len) {
+		done = __pgf_pop_unread(t, out, size);
+		if (t->unread_len) {
+			spin_unlock(&t->lock);
+			return done;
+		}
+	}
 	spin_unlock(&t->lock);
+	/* After dead was read: when it was set, nothing more comes. */
+	done += pgf_merge(t, out + done, size - done, &empty);
+	if (!done && !empty)
+		done = pgf_merge(t, out, size, &empty);
+	*eof = dead && empty;
 	return done;
 }
 
@@ -598,13 +911,13 @@ out_unlock:
  * @off: where in it the first record not read starts
  * @len: the bytes of records from there on, whole records
  *
- * A reader takes records out of the ring in batches and formats them as it
- * is read; when it closes its file before reading them all, they go back in
- * front of everything else, so that the next reader reads them first and
- * nothing is lost. The trace keeps @recs for that (then the caller must not
- * free it) unless it still holds records given back before, which the
- * closing reader had not taken all of: then those are all it can hold in
- * front of, and @recs stays the caller's.
+ * A reader takes records out of the rings in batches and formats them as
+ * it is read; when it closes its file before reading them all, they go
+ * back in front of everything else, so that the next reader reads them
+ * first and nothing is lost. The trace keeps @recs for that (then the
+ * caller must not free it) unless it still holds records given back
+ * before, which the closing reader had not taken all of: then those are
+ * all it can hold in front of, and @recs stays the caller's.
  *
  * Return: true if the trace took @recs.
  */

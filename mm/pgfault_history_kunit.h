@@ -22,14 +22,32 @@ static void pgf_test_fault(struct pgf_trace *t, struct pgf_rec *rec, u64 n)
 	rec->b = ~n;
 }
 
-/* A trace of one page that may grow to @limit bytes. */
+/* An active trace whose rings start at one page and may grow to @limit. */
 static struct pgf_trace *pgf_test_trace(struct kunit *test, size_t limit)
 {
 	struct pgf_trace *t = pgf_trace_alloc(task_active_pid_ns(current),
 					      PAGE_SIZE, limit);
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
+	WRITE_ONCE(t->active, true);
 	return t;
+}
+
+/* The tests' faults all go to one CPU's ring, the first's. */
+static struct pgf_cpu *pgf_test_cpu(struct pgf_trace *t)
+{
+	return per_cpu_ptr(t->cpu, cpumask_first(cpu_possible_mask));
+}
+
+static struct pgf_ring *pgf_test_ring(struct pgf_trace *t)
+{
+	return &pgf_test_cpu(t)->ring;
+}
+
+static bool pgf_test_emit_fault(struct pgf_trace *t, struct pgf_rec *rec,
+				enum pgf_kind kind)
+{
+	return __pgf_emit_to(t, pgf_test_cpu(t), rec, kind);
 }
 
 /* Pop everything; check fault records come as 0, 1, 2, ...; count them. */
@@ -67,6 +85,7 @@ static void pgf_test_order_and_wrap(struct kunit *test)
 {
 	struct pgf_trace *t = pgf_test_trace(test, PAGE_SIZE);
 	u64 written = 0, next = 0, lost = 0, got = 0;
+	struct pgf_ring *r = pgf_test_ring(t);
 	struct pgf_rec rec;
 	int round;
 
@@ -77,15 +96,16 @@ static void pgf_test_order_and_wrap(struct kunit *test)
 	for (round = 0; round < 50; round++) {
 		for (int i = 0; i < 40; i++) {
 			pgf_test_fault(t, &rec, written++);
-			spin_lock(&t->lock);
-			KUNIT_ASSERT_TRUE(test, __pgf_write(t, &rec, PGF_KIND_FAULT));
-			spin_unlock(&t->lock);
+			spin_lock(r->lock);
+			KUNIT_ASSERT_TRUE(test, __pgf_write(r, &rec, PGF_KIND_FAULT,
+							    ktime_get_ns()));
+			spin_unlock(r->lock);
 		}
 		got += pgf_test_drain(test, t, &next, &lost);
 	}
 	KUNIT_EXPECT_EQ(test, got, written);
 	KUNIT_EXPECT_EQ(test, lost, 0);
-	KUNIT_EXPECT_EQ(test, t->nr_faults, written);
+	KUNIT_EXPECT_EQ(test, r->nr_faults, written);
 	pgf_trace_put(t);
 }
 
@@ -98,20 +118,21 @@ static void pgf_test_full_counts_every_loss(struct kunit *test)
 	/* Four times what fits: the rest is lost, and counted. */
 	for (n = 0; n < 4 * PAGE_SIZE / sizeof(rec); n++) {
 		pgf_test_fault(t, &rec, n);
-		pgf_emit(t, &rec, PGF_KIND_FAULT);
+		pgf_test_emit_fault(t, &rec, PGF_KIND_FAULT);
 	}
-	KUNIT_EXPECT_EQ(test, t->alloc, PAGE_SIZE);	/* it did not grow */
-	KUNIT_EXPECT_GT(test, t->lost_faults, 0);
+	KUNIT_EXPECT_EQ(test, pgf_test_ring(t)->alloc, PAGE_SIZE);	/* it did not grow */
+	KUNIT_EXPECT_GT(test, pgf_test_ring(t)->lost_faults, 0);
 	/* Read some, then one more record: LOST comes right before it. */
 	got = pgf_test_drain(test, t, &next, &lost);
 	KUNIT_EXPECT_EQ(test, got + lost, n);
-	KUNIT_EXPECT_EQ(test, lost, t->total_lost_faults);
-	KUNIT_EXPECT_EQ(test, t->lost_faults, 0);	/* reported at the end */
+	KUNIT_EXPECT_EQ(test, lost, pgf_test_ring(t)->total_lost_faults);
+	KUNIT_EXPECT_EQ(test, pgf_test_ring(t)->lost_faults, 0);	/* reported at the end */
 	pgf_test_fault(t, &rec, next);
-	pgf_emit(t, &rec, PGF_KIND_FAULT);
+	pgf_test_emit_fault(t, &rec, PGF_KIND_FAULT);
 	KUNIT_EXPECT_EQ(test, pgf_test_drain(test, t, &next, &lost), 1);
 	KUNIT_EXPECT_EQ(test, next, n + 1);
-	KUNIT_EXPECT_EQ(test, t->nr_faults + t->total_lost_faults, n + 1);
+	KUNIT_EXPECT_EQ(test, pgf_test_ring(t)->nr_faults +
+			pgf_test_ring(t)->total_lost_faults, n + 1);
 	pgf_trace_put(t);
 }
 
@@ -121,9 +142,22 @@ static u64 pgf_test_fill(struct pgf_trace *t)
 	struct pgf_rec rec;
 	u64 n;
 
-	for (n = 0; !t->lost_faults; n++) {
+	for (n = 0; !pgf_test_ring(t)->lost_faults; n++) {
 		pgf_test_fault(t, &rec, n);
-		pgf_emit(t, &rec, PGF_KIND_FAULT);
+		pgf_test_emit_fault(t, &rec, PGF_KIND_FAULT);
+	}
+	return n;
+}
+
+/* Fill the control ring with records 0, 1, ... until one is lost. */
+static u64 pgf_test_fill_ctl(struct pgf_trace *t)
+{
+	struct pgf_rec rec;
+	u64 n;
+
+	for (n = 0; !t->ctl.lost_other; n++) {
+		pgf_test_fault(t, &rec, n);
+		pgf_emit(t, &rec, PGF_KIND_OTHER);
 	}
 	return n;
 }
@@ -141,14 +175,14 @@ static void pgf_test_lost_before_next_record(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	n = pgf_test_fill(t);
 	pgf_test_fault(t, &rec, n++);
-	pgf_emit(t, &rec, PGF_KIND_FAULT);
-	dropped = t->lost_faults;
+	pgf_test_emit_fault(t, &rec, PGF_KIND_FAULT);
+	dropped = pgf_test_ring(t)->lost_faults;
 	KUNIT_EXPECT_EQ(test, dropped, 2);
 	/* Make room by reading four records only (LOST + record + a PAD). */
 	got = pgf_pop(t, buf, 4 * sizeof(rec), &eof);
 	KUNIT_ASSERT_EQ(test, got, 4 * sizeof(rec));
 	pgf_test_fault(t, &rec, n);
-	pgf_emit(t, &rec, PGF_KIND_FAULT);
+	pgf_test_emit_fault(t, &rec, PGF_KIND_FAULT);
 	/* Now the ring ends with LOST(2) and then record n. */
 	got = pgf_pop(t, buf, size, &eof);
 	KUNIT_ASSERT_GE(test, got, 2 * sizeof(rec));
@@ -169,22 +203,22 @@ static void pgf_test_reserve_for_control(struct kunit *test)
 	bool kept;
 	u64 n;
 
-	n = pgf_test_fill(t);
+	n = pgf_test_fill_ctl(t);
 	/*
-	 * Full for faults; a stop record and its LOST still fit, whatever
-	 * PAD the wrap needs.
+	 * Full for region records; a stop record and its LOST still fit,
+	 * whatever PAD the wrap needs.
 	 */
 	spin_lock(&t->lock);
 	__pgf_control(t, PGF_REC_STOP, PGF_STOP_USER, 0, 0);
-	kept = !t->lost_faults && !t->lost_other;
+	kept = !t->ctl.lost_faults && !t->ctl.lost_other;
 	spin_unlock(&t->lock);
 	KUNIT_EXPECT_TRUE(test, kept);
-	/* Many more faults lost: they never eat the reserve. */
+	/* Many more lost: they never eat the reserve. */
 	for (int i = 0; i < 100; i++) {
 		pgf_test_fault(t, &rec, n++);
-		pgf_emit(t, &rec, PGF_KIND_FAULT);
+		pgf_emit(t, &rec, PGF_KIND_OTHER);
 	}
-	KUNIT_EXPECT_EQ(test, t->lost_faults, 100);
+	KUNIT_EXPECT_EQ(test, t->ctl.lost_other, 100);
 	pgf_trace_put(t);
 }
 
@@ -197,17 +231,17 @@ static void pgf_test_grows_in_order(struct kunit *test)
 	/* Read a little first, so the ring has wrapped when it grows. */
 	for (n = 0; n < 100; n++) {
 		pgf_test_fault(t, &rec, n);
-		pgf_emit(t, &rec, PGF_KIND_FAULT);
+		pgf_test_emit_fault(t, &rec, PGF_KIND_FAULT);
 		flush_work(&t->grow_work);	/* the worker keeps up */
 	}
 	pgf_test_drain(test, t, &next, &lost);
 	for (; n < 7 * PAGE_SIZE / sizeof(rec); n++) {
 		pgf_test_fault(t, &rec, n);
-		pgf_emit(t, &rec, PGF_KIND_FAULT);
+		pgf_test_emit_fault(t, &rec, PGF_KIND_FAULT);
 		flush_work(&t->grow_work);
 	}
-	KUNIT_EXPECT_EQ(test, t->alloc, 8 * PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, t->lost_faults, 0);
+	KUNIT_EXPECT_EQ(test, pgf_test_ring(t)->alloc, 8 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, pgf_test_ring(t)->lost_faults, 0);
 	pgf_test_drain(test, t, &next, &lost);
 	KUNIT_EXPECT_EQ(test, next, n);
 	KUNIT_EXPECT_EQ(test, lost, 0);
@@ -222,29 +256,32 @@ static void pgf_test_producer_never_grows(struct kunit *test)
 {
 	struct pgf_trace *t = pgf_test_trace(test, 8 * PAGE_SIZE);
 	u64 n, kept = 0, next = 0, lost = 0;
+	struct pgf_ring *r = pgf_test_ring(t);
 	struct pgf_rec rec;
 
-	spin_lock(&t->lock);
-	t->growing = true;	/* as if a growth were under way */
-	spin_unlock(&t->lock);
+	spin_lock(r->lock);
+	r->growing = true;	/* as if a growth were under way */
+	spin_unlock(r->lock);
 	for (n = 0; n < 2 * PAGE_SIZE / sizeof(rec); n++) {
 		pgf_test_fault(t, &rec, n);
-		kept += pgf_emit(t, &rec, PGF_KIND_FAULT);
+		kept += pgf_test_emit_fault(t, &rec, PGF_KIND_FAULT);
 	}
-	KUNIT_EXPECT_EQ(test, t->alloc, PAGE_SIZE);
-	KUNIT_EXPECT_FALSE(test, t->grow_queued);
-	KUNIT_EXPECT_EQ(test, kept + t->lost_faults, n);
-	KUNIT_EXPECT_GT(test, t->lost_faults, 0);
-	spin_lock(&t->lock);
-	t->growing = false;
-	spin_unlock(&t->lock);
+	KUNIT_EXPECT_EQ(test, pgf_test_ring(t)->alloc, PAGE_SIZE);
+	KUNIT_EXPECT_FALSE(test, test_bit(PGF_GROW_QUEUED, &t->bits));
+	KUNIT_EXPECT_EQ(test, kept + r->lost_faults, n);
+	KUNIT_EXPECT_GT(test, r->lost_faults, 0);
+	spin_lock(r->lock);
+	r->growing = false;
+	spin_unlock(r->lock);
 	/* The next record asks the worker, which grows the ring. */
 	pgf_test_fault(t, &rec, n);
-	pgf_emit(t, &rec, PGF_KIND_FAULT);
-	KUNIT_EXPECT_TRUE(test, t->grow_queued);
+	pgf_test_emit_fault(t, &rec, PGF_KIND_FAULT);
+	KUNIT_EXPECT_TRUE(test, r->want_grow ||
+			  test_bit(PGF_GROW_QUEUED, &t->bits) ||
+			  pgf_test_ring(t)->alloc > PAGE_SIZE);
 	flush_work(&t->grow_work);
-	KUNIT_EXPECT_EQ(test, t->alloc, 2 * PAGE_SIZE);
-	KUNIT_EXPECT_FALSE(test, t->grow_queued);
+	KUNIT_EXPECT_EQ(test, pgf_test_ring(t)->alloc, 2 * PAGE_SIZE);
+	KUNIT_EXPECT_FALSE(test, test_bit(PGF_GROW_QUEUED, &t->bits));
 	/* Every fault is there, kept or counted; the last one was lost. */
 	pgf_test_drain(test, t, &next, &lost);
 	KUNIT_EXPECT_EQ(test, next, n + 1);
@@ -260,7 +297,7 @@ static void pgf_test_eof_when_dead_and_drained(struct kunit *test)
 	bool eof;
 
 	pgf_test_fault(t, &rec, 0);
-	pgf_emit(t, &rec, PGF_KIND_FAULT);
+	pgf_test_emit_fault(t, &rec, PGF_KIND_FAULT);
 	KUNIT_EXPECT_EQ(test, pgf_pop(t, buf, sizeof(buf), &eof), sizeof(rec));
 	KUNIT_EXPECT_FALSE(test, eof);			/* alive: not the end */
 	KUNIT_EXPECT_FALSE(test, pgf_readable(t));
@@ -299,20 +336,20 @@ static void pgf_test_regions_all_or_nothing(struct kunit *test)
 	/* Three faults, then a change too big for the ring: nothing of it. */
 	for (int i = 0; i < 3; i++) {
 		pgf_test_fault(t, &rec, next++);
-		pgf_emit(t, &rec, PGF_KIND_FAULT);
+		pgf_test_emit_fault(t, &rec, PGF_KIND_FAULT);
 	}
 	len = pgf_test_batch(test, t, recs, big, false);
 	t->active = true;	/* a change is recorded while tracing only */
 	kept = pgf_emit_regions(t, recs, len, big, false, GFP_KERNEL);
 	KUNIT_EXPECT_FALSE(test, kept);
-	KUNIT_EXPECT_EQ(test, t->lost_other, big);	/* every one counted */
+	KUNIT_EXPECT_EQ(test, t->ctl.lost_other, big);	/* every one counted */
 	KUNIT_EXPECT_TRUE(test, t->need_layout);
-	KUNIT_EXPECT_EQ(test, t->buf->used, 3 * sizeof(rec));	/* undone */
+	KUNIT_EXPECT_EQ(test, t->ctl.buf->used, 0);	/* undone */
 
 	/* Owed a layout: faults cannot be placed, so they are dropped. */
 	pgf_test_fault(t, &rec, next++);
-	KUNIT_EXPECT_FALSE(test, pgf_emit(t, &rec, PGF_KIND_FAULT));
-	KUNIT_EXPECT_EQ(test, t->lost_faults, 1);
+	KUNIT_EXPECT_FALSE(test, pgf_test_emit_fault(t, &rec, PGF_KIND_FAULT));
+	KUNIT_EXPECT_EQ(test, pgf_test_ring(t)->lost_faults, 1);
 
 	/* A layout that fits settles it; faults are kept again. */
 	len = pgf_test_batch(test, t, recs, 4, true);
@@ -320,11 +357,11 @@ static void pgf_test_regions_all_or_nothing(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kept);
 	KUNIT_EXPECT_FALSE(test, t->need_layout);
 	pgf_test_fault(t, &rec, next++);
-	KUNIT_EXPECT_TRUE(test, pgf_emit(t, &rec, PGF_KIND_FAULT));
+	KUNIT_EXPECT_TRUE(test, pgf_test_emit_fault(t, &rec, PGF_KIND_FAULT));
 	next = 0;
 	KUNIT_EXPECT_EQ(test, pgf_test_drain(test, t, &next, &lost), 4);
 	KUNIT_EXPECT_EQ(test, lost, 1);
-	KUNIT_EXPECT_EQ(test, t->nr_faults + t->total_lost_faults, 5);
+	KUNIT_EXPECT_EQ(test, pgf_test_ring(t)->nr_faults + pgf_test_ring(t)->total_lost_faults, 5);
 	pgf_trace_put(t);
 }
 
@@ -337,10 +374,10 @@ static void pgf_test_failed_fault_counts_as_other(struct kunit *test)
 	n = pgf_test_fill(t);
 	/* /proc/<pid>/stat does not count a failed fault: nor does LOST. */
 	pgf_test_fault(t, &rec, n);
-	pgf_emit(t, &rec, PGF_KIND_OTHER);
-	KUNIT_EXPECT_EQ(test, t->lost_faults, 1);
-	KUNIT_EXPECT_EQ(test, t->lost_other, 1);
-	KUNIT_EXPECT_EQ(test, t->total_lost_faults, 1);
+	pgf_test_emit_fault(t, &rec, PGF_KIND_OTHER);
+	KUNIT_EXPECT_EQ(test, pgf_test_ring(t)->lost_faults, 1);
+	KUNIT_EXPECT_EQ(test, pgf_test_ring(t)->lost_other, 1);
+	KUNIT_EXPECT_EQ(test, pgf_test_ring(t)->total_lost_faults, 1);
 	pgf_trace_put(t);
 }
 
@@ -350,18 +387,18 @@ static void pgf_test_end_always_fits(struct kunit *test)
 	struct pgf_exit_rec ex;
 	bool kept;
 
-	pgf_test_fill(t);
+	pgf_test_fill_ctl(t);
 	/* Started and stopped over and over on a full ring... */
 	spin_lock(&t->lock);
 	for (int i = 0; i < 100; i++)
 		__pgf_control(t, i & 1 ? PGF_REC_STOP : PGF_REC_START, 0, 0, 0);
-	KUNIT_EXPECT_GT(test, t->lost_other, 0);
+	KUNIT_EXPECT_GT(test, t->ctl.lost_other, 0);
 	/* ...the last record still fits, with the LOST before it. */
 	pgf_rec_init(t, &ex.rec, PGF_REC_EXIT, sizeof(ex));
-	kept = __pgf_write(t, &ex.rec, PGF_KIND_FINAL);
+	kept = __pgf_write(&t->ctl, &ex.rec, PGF_KIND_FINAL, ktime_get_ns());
 	spin_unlock(&t->lock);
 	KUNIT_EXPECT_TRUE(test, kept);
-	KUNIT_EXPECT_EQ(test, t->lost_faults + t->lost_other, 0);
+	KUNIT_EXPECT_EQ(test, t->ctl.lost_faults + t->ctl.lost_other, 0);
 	pgf_trace_put(t);
 }
 
@@ -372,7 +409,7 @@ static void pgf_test_emit(struct pgf_trace *t, u64 from, u64 to)
 
 	for (; from < to; from++) {
 		pgf_test_fault(t, &rec, from);
-		pgf_emit(t, &rec, PGF_KIND_FAULT);
+		pgf_test_emit_fault(t, &rec, PGF_KIND_FAULT);
 	}
 }
 

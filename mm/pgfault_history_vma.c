@@ -692,8 +692,8 @@ static void pgf_regions_lost(struct pgf_trace *t)
 {
 	spin_lock(&t->lock);
 	if (!t->dead) {
-		__pgf_count_lost(t, PGF_KIND_OTHER);
-		t->need_layout = true;
+		__pgf_count_lost(&t->ctl, PGF_KIND_OTHER);
+		WRITE_ONCE(t->need_layout, true);
 	}
 	spin_unlock(&t->lock);
 }

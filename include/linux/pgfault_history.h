@@ -172,35 +172,58 @@ struct pgf_buf {
 };
 
 /*
- * One per traced process; see the DOC: in mm/pgfault_history.c for its
- * life and locks.
+ * A ring of records and what it counts, under *@lock: the trace's control
+ * ring (&pgf_trace.ctl, its lock &pgf_trace.lock) or one CPU's fault ring
+ * (&struct pgf_cpu). See the DOC: in mm/pgfault_history_buf.c.
  */
-struct pgf_trace {
-	spinlock_t lock;		/* buf and the state below, to ref */
+struct pgf_ring {
+	spinlock_t *lock;		/* the ring's, see above */
 	struct pgf_buf *buf;
 	size_t alloc;			/* bytes allocated for buf */
-	size_t limit;			/* most it may grow to */
-	bool active;			/* recording */
-	bool started;			/* a start record was written */
-	bool dead;			/* ended: nothing more will come */
-	bool need_layout;		/* fault records wait for a layout */
-	bool growing;			/* the ring is being reallocated */
-	bool grow_queued;		/* grow_work pending (holds a ref) */
-	bool reader;			/* a file is reading */
-	bool reader_sleeps;		/* the reader waits for records */
-	bool wake_armed;		/* wake_timer pending (holds a ref) */
 	u64 lost_faults;		/* dropped since the last LOST record */
 	u64 lost_other;
 	u64 nr_faults;			/* counted faults kept */
 	u64 total_lost_faults;
+	u64 peek;			/* the reader's: time of the first */
+	bool growing;			/* buf is being reallocated */
+	bool want_grow;			/* grow_work is to grow it */
+	bool stuck;			/* could not grow: stays at its size */
+	bool reader_sleeps;		/* the reader waits for records */
+};
+
+/* The ring of fault records of one CPU: its producers and the reader. */
+struct pgf_cpu {
+	spinlock_t lock;		/* ring; taken on this CPU and by the reader */
+	struct pgf_ring ring;
+};
+
+/* &pgf_trace.bits */
+#define PGF_GROW_QUEUED		0	/* grow_work pending (holds a ref) */
+#define PGF_WAKE_ARMED		1	/* wake_timer pending (holds a ref) */
+
+/*
+ * One per traced process; see the DOC: in mm/pgfault_history.c for its
+ * life and locks.
+ */
+struct pgf_trace {
+	spinlock_t lock;		/* ctl and the state below, to ref */
+	struct pgf_ring ctl;		/* control and region records */
+	struct pgf_cpu __percpu *cpu;	/* fault records, a ring per CPU */
+	size_t limit;			/* most a ring may grow to */
+	bool active;			/* recording */
+	bool started;			/* a start record was written */
+	bool dead;			/* ended: nothing more will come */
+	bool need_layout;		/* fault records wait for a layout */
+	bool reader;			/* a file is reading */
+	unsigned long bits;		/* PGF_GROW_QUEUED, PGF_WAKE_ARMED */
 	void *unread;			/* a closed reader's records, first */
 	size_t unread_len, unread_cap;
 	refcount_t ref;
 	wait_queue_head_t wait;		/* the reader */
 	struct timer_list wake_timer;	/* deferred wake-up of the reader */
 	struct work_struct free_work;	/* the last put, where it cannot sleep */
-	struct work_struct grow_work;	/* grows the ring for the producers */
-	struct mem_cgroup *memcg;	/* the ring's growth is charged here */
+	struct work_struct grow_work;	/* grows rings for the producers */
+	struct mem_cgroup *memcg;	/* the rings' growth is charged here */
 	struct pid_namespace *pid_ns;	/* thread ids are numbers in this one */
 	struct mutex mutex;		/* start, stop, exec, exit, mm */
 	struct mm_struct *mm;		/* followed for VMA changes (mmgrab) */
@@ -226,22 +249,28 @@ static inline void pgf_rec_init(const struct pgf_trace *t, struct pgf_rec *rec,
 		.type = type,
 		.len = len,
 		.tid = task_pid_nr_ns(current, t->pid_ns),
-		.time = ktime_get_ns(),
 	};
 }
 
-/* mm/pgfault_history_buf.c: the ring */
+/* mm/pgfault_history_buf.c: the rings */
 extern atomic_long_t pgf_nr_buf_bytes;
-struct pgf_buf *pgf_buf_alloc(size_t bytes, gfp_t gfp);
+int pgf_rings_alloc(struct pgf_trace *t, size_t ctl_bytes, size_t cpu_bytes);
+void pgf_rings_free(struct pgf_trace *t);
+void pgf_rings_sync(struct pgf_trace *t);
+void pgf_fault_totals(struct pgf_trace *t, u64 *kept, u64 *lost);
 bool pgf_emit(struct pgf_trace *t, const struct pgf_rec *src,
 	      enum pgf_kind kind);
+bool pgf_emit_fault(struct pgf_trace *t, const struct pgf_rec *src,
+		    enum pgf_kind kind);
+bool __pgf_emit_to(struct pgf_trace *t, struct pgf_cpu *c,
+		   const struct pgf_rec *src, enum pgf_kind kind);
 bool pgf_emit_regions(struct pgf_trace *t, const void *recs, size_t len,
 		      unsigned int nr, bool layout, gfp_t gfp);
 void __pgf_control(struct pgf_trace *t, enum pgf_rec_type type, u8 flags,
 		   u64 a, u64 b);
-void __pgf_count_lost(struct pgf_trace *t, enum pgf_kind kind);
-bool __pgf_write(struct pgf_trace *t, const struct pgf_rec *src,
-		 enum pgf_kind kind);
+void __pgf_count_lost(struct pgf_ring *r, enum pgf_kind kind);
+bool __pgf_write(struct pgf_ring *r, const struct pgf_rec *src,
+		 enum pgf_kind kind, u64 time);
 void pgf_wake(struct pgf_trace *t, __poll_t mask);
 void pgf_wake_timer(struct timer_list *timer);
 void pgf_grow_work(struct work_struct *work);
