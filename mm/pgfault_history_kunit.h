@@ -453,6 +453,35 @@ static void pgf_test_unread_comes_first(struct kunit *test)
 	pgf_trace_put(t);
 }
 
+/*
+ * Records written to the control ring and to two CPU rings (one on a
+ * uniprocessor), interleaved: read back as one stream in time order.
+ */
+static void pgf_test_merge_in_time_order(struct kunit *test)
+{
+	struct pgf_trace *t = pgf_test_trace(test, PAGE_SIZE);
+	unsigned int second = cpumask_next(cpumask_first(cpu_possible_mask),
+					   cpu_possible_mask);
+	struct pgf_cpu *c[2] = { pgf_test_cpu(t), pgf_test_cpu(t) };
+	u64 n, next = 0, lost = 0;
+	struct pgf_rec rec;
+
+	if (second < nr_cpu_ids)
+		c[1] = per_cpu_ptr(t->cpu, second);
+	for (n = 0; n < 60; n++) {
+		pgf_test_fault(t, &rec, n);
+		if (n % 3 == 0)
+			KUNIT_ASSERT_TRUE(test, pgf_emit(t, &rec, PGF_KIND_OTHER));
+		else
+			KUNIT_ASSERT_TRUE(test, __pgf_emit_to(t, c[n % 3 - 1], &rec,
+							      PGF_KIND_FAULT));
+	}
+	KUNIT_EXPECT_EQ(test, pgf_test_drain(test, t, &next, &lost), 60);
+	KUNIT_EXPECT_EQ(test, next, 60);
+	KUNIT_EXPECT_EQ(test, lost, 0);
+	pgf_trace_put(t);
+}
+
 static struct kunit_case pgf_test_cases[] = {
 	KUNIT_CASE(pgf_test_order_and_wrap),
 	KUNIT_CASE(pgf_test_full_counts_every_loss),
@@ -465,6 +494,7 @@ static struct kunit_case pgf_test_cases[] = {
 	KUNIT_CASE(pgf_test_failed_fault_counts_as_other),
 	KUNIT_CASE(pgf_test_end_always_fits),
 	KUNIT_CASE(pgf_test_unread_comes_first),
+	KUNIT_CASE(pgf_test_merge_in_time_order),
 	{},
 };
 

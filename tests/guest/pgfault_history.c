@@ -816,6 +816,13 @@ TEST(all_threads_recorded_with_their_tids)
 		ktap_diag("thread %d (tid %d): %d faults", i, tids[i], per[i]);
 		EXPECT_EQ(per[i], 8);
 	}
+	/* The CPUs' rings merged: the stream is in time order. */
+	for (size_t i = 1, last = 0; i < t.nr; i++) {
+		if (!strcmp(t.rec[i].type, "lost"))
+			continue;	/* no time */
+		EXPECT_GE(t.rec[i].time, t.rec[last].time);
+		last = i;
+	}
 	pgf_trace_free(&t);
 }
 
