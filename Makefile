@@ -81,7 +81,7 @@ RUNNER := python3 scripts/guest.py --arch $(GUEST_ARCH)
 comma := ,
 
 .PHONY: all kernel kernel-um kernel-x86 bench-kernels guest tools rootfs run shell \
-	demo test test-host test-guest bench bench-report checkpatch clean distclean \
+	demo test test-host test-guest bench bench-profile bench-report checkpatch clean distclean \
 	help FORCE
 
 all: kernel rootfs tools
@@ -95,6 +95,7 @@ help:
 	@echo "make bench-report    pgfreport throughput on a generated 10M-record trace"
 	@echo "make test            the whole test suite (host, UML, x86_64 QEMU); .ci/run calls this"
 	@echo "make bench           what tracing costs: UML and x86_64, benchmark kernels"
+	@echo "make bench-profile   where the record path's time goes (host perf on UML)"
 	@echo "make bench-kernels   build the four benchmark kernels only"
 	@echo "make kernel-um, make kernel-x86   one test kernel only"
 	@echo "make checkpatch      scripts/checkpatch.pl --strict on the kernel code"
@@ -246,6 +247,12 @@ demo: guest
 # x86_64), tests/bench in each, a report in build/bench/report.md.
 bench: $(BENCH_KERNELS) rootfs tools
 	@python3 scripts/bench.py --timeout $(TIMEOUT)
+
+# Where the record path's time goes: host perf sampling UML's kernel while
+# recbench runs the record path alone; ns per record per function.
+bench-profile: $(BUILD)/bench-um/linux rootfs tools
+	@scripts/host-deps.sh linux-perf
+	@python3 scripts/profile-recpath.py --timeout $(TIMEOUT)
 
 # Report tool throughput on a generated trace of BENCH_RECORDS faults.
 BENCH_RECORDS ?= 10000000

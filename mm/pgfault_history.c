@@ -494,7 +494,7 @@ void __pgf_record_fault(struct mm_struct *mm, unsigned long address,
 {
 	struct pgf_trace *t = pgf_trace_of(current->signal);
 	enum pgf_kind kind = PGF_KIND_FAULT;
-	struct pgf_rec rec;
+	struct pgf_rec rec __uninitialized;	/* pgf_rec_init() fills it */
 	u8 result;
 
 	/* Recorded once, when the retried fault completes. */

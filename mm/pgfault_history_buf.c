@@ -366,11 +366,21 @@ bool __pgf_write(struct pgf_ring *r, const struct pgf_rec *src,
 		r->lost_other = 0;
 		rec++;
 	}
-	/* Fault records, the bulk, are one fixed-size copy. */
-	if (src->len == sizeof(*src))
-		*rec = *src;
-	else
+	/*
+	 * Fault records, the bulk, are four word stores (a struct assignment
+	 * may be a "rep movs", slow to start, when optimising for size).
+	 */
+	if (src->len == sizeof(*src)) {
+		const u64 *from = (const u64 *)src;
+		u64 *to = (u64 *)rec;
+
+		to[0] = from[0];
+		to[1] = from[1];
+		to[2] = from[2];
+		to[3] = from[3];
+	} else {
 		memcpy(rec, src, src->len);
+	}
 	rec->time = time;
 	if (kind == PGF_KIND_FAULT)
 		r->nr_faults++;

@@ -218,16 +218,18 @@ def guest_argv(arch, kernel, jobdir, share, mem, interactive, quiet):
 
 
 def boot(jobdir, share=None, timeout=600, mem='768M', echo=True,
-         quiet=False, log_name=None, arch='um', kernel=None):
+         quiet=False, log_name=None, arch='um', kernel=None, prefix=None):
     """Boot non-interactively; return a Boot. Kills the guest on timeout.
 
     echo: True shows the whole console, 'job' only the job's own output
-    (and kernel messages printed meanwhile), False nothing."""
+    (and kernel messages printed meanwhile), False nothing.
+    prefix: a command that runs the guest (a profiler), as argv."""
     logdir = os.path.join(BUILD, 'logs')
     os.makedirs(logdir, exist_ok=True)
     log = os.path.join(logdir, (log_name or os.path.basename(jobdir)) + '.log')
     res = Boot(jobdir, log)
     argv, res.where = guest_argv(arch, kernel, jobdir, share, mem, False, quiet)
+    argv = (prefix or []) + argv
     env = dict(os.environ)
     # UML backs guest memory with a file there; tmpfs is fastest.
     if 'TMPDIR' not in env and os.path.isdir('/dev/shm'):

@@ -102,6 +102,9 @@ struct pgf_rec {
 	u8 data[];
 };
 
+/* No padding: pgf_rec_init() stores every byte. */
+static_assert(sizeof(struct pgf_rec) == 32);
+
 struct pgf_exit_rec {
 	struct pgf_rec rec;
 	u64 lost;		/* counted faults lost over the whole trace */
@@ -239,17 +242,27 @@ struct pgf_trace {
  * @type: its type
  * @len: its length in bytes, a multiple of PGF_REC_ALIGN
  *
- * The time is now and the thread is current. Inline, so that the fault
- * path's record is built in registers rather than cleared and copied.
+ * The thread is current; the time is set as the record is written. Every
+ * field is stored, one by one, so that a record on the stack may be
+ * __uninitialized (no clearing of it first, nor of the fields a compound
+ * literal leaves out: both cost a "rep stos" in the fault path).
  */
-static inline void pgf_rec_init(const struct pgf_trace *t, struct pgf_rec *rec,
-				enum pgf_rec_type type, u32 len)
+static __always_inline void pgf_rec_init(const struct pgf_trace *t,
+					 struct pgf_rec *rec,
+					 enum pgf_rec_type type, u32 len)
 {
-	*rec = (struct pgf_rec) {
-		.type = type,
-		.len = len,
-		.tid = task_pid_nr_ns(current, t->pid_ns),
-	};
+	rec->type = type;
+	rec->flags = 0;
+	rec->len = len;
+	/*
+	 * A trace read in the initial pid namespace, the usual case, numbers
+	 * threads by their global id: no lookup.
+	 */
+	rec->tid = t->pid_ns == &init_pid_ns ? current->pid :
+		   task_pid_nr_ns(current, t->pid_ns);
+	rec->time = 0;
+	rec->a = 0;
+	rec->b = 0;
 }
 
 /* mm/pgfault_history_buf.c: the rings */

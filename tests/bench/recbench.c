@@ -3,13 +3,14 @@
  * recbench - what one fault record costs in the kernel, and what a traced
  * process holds in kernel memory.
  *
- *   recbench [-n records] [-r reps] [-m]
+ *   recbench [-n records] [-r reps] [-m] [-P rounds]
  *
  * Needs a kernel built with CONFIG_PGFAULT_HISTORY_BENCHMARK. A child is
  * traced with a 64 MiB buffer; it writes a count N to
  * /sys/kernel/debug/pgfault_history_bench, which runs the kernel's fault
- * record path N times for it and times the loop. A warm-up round first
- * grows the buffer to its limit, and the parent drains it; the timed
+ * record path N times for it and times the loop. The child stays on one
+ * CPU (each CPU has its own ring); a warm-up round first grows that
+ * CPU's ring to its limit, and the parent drains it; the timed
  * rounds then write into a buffer that holds them all, with nobody reading
  * meanwhile (so a reader's work on the same CPU is not counted). At the
  * end the parent drains everything and checks that every record arrived:
@@ -25,6 +26,11 @@
  * "result ftrace_loop ns=..." in ns per record or event, and "result
  * clock ns=..." for one ktime_get_ns() alone, the clock a record reads.
  *
+ * -P rounds runs only the record path, rounds of N records each, for a
+ * profiler on the host (make bench-profile): the parent drains each round
+ * before the next, and prints "result profile records=<total> ns=<total
+ * in the loop>", so that samples can be turned into ns per record.
+ *
  * -m measures memory instead: a traced child at the default buffer limit
  * takes a fault storm and stays alive; the parent reads
  * /sys/kernel/debug/pgfault_history and /proc/<child>/maps and prints
@@ -32,6 +38,7 @@
  * total=<bytes>".
  */
 #include <getopt.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <time.h>
@@ -71,8 +78,24 @@ static int round_once(const char *what, unsigned long n, int out)
 
 static void child_step(int step, int out)
 {
+	/* 3: one round of the record path, for the profiler (-P) */
+	if (step == 3) {
+		if (round_once("", nrec, -1))
+			_exit(5);
+		return;
+	}
 	/* 1: warm-up, grows the buffer to its limit; 2: the timed rounds */
 	if (step == 1) {
+		/*
+		 * Each CPU has its own ring, grown as it fills: stay on the
+		 * CPU whose ring the warm-up grows.
+		 */
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		CPU_SET(sched_getcpu(), &one);
+		if (sched_setaffinity(0, sizeof(one), &one))
+			_exit(4);
 		if (round_once("", 1900000, -1))
 			_exit(4);
 		return;
@@ -232,6 +255,56 @@ static int recpath(void)
 	return 0;
 }
 
+/* -P: @rounds rounds of the record path alone, each drained before the next. */
+static int profile(int rounds)
+{
+	unsigned long long lost = 0, got = 0, total_ns = 0, n, t, kept, l;
+	struct puppet p;
+	char line[160];
+	FILE *f;
+	int fd;
+
+	if (access(BENCH_FILE, W_OK)) {
+		printf("skip profile: no %s\n", BENCH_FILE);
+		return 0;
+	}
+	if (pgf_set_buffer_kb(65536) || puppet_spawn(&p, child_step) ||
+	    pgf_start(p.pid)) {
+		perror("recbench: tracing the child");
+		return 1;
+	}
+	fd = pgf_open(p.pid, 0);
+	if (fd < 0 || puppet_step(&p, 1) || drain(fd, 1900000, &lost) + lost < 1900000) {
+		perror("recbench: warm-up");
+		return 1;
+	}
+	lost = 0;
+	printf("# profile: %d rounds of %lu records\n", rounds, nrec);
+	fflush(stdout);
+	for (int i = 0; i < rounds; i++) {
+		if (puppet_step(&p, 3)) {
+			perror("recbench: profile round");
+			return 1;
+		}
+		f = fopen(BENCH_FILE, "r");
+		if (!f || !fgets(line, sizeof(line), f) ||
+		    sscanf(line, "records %llu ns %llu kept %llu lost %llu",
+			   &n, &t, &kept, &l) != 4 || l || kept != n) {
+			fprintf(stderr, "recbench: profile round %d: '%s'\n", i, line);
+			return 1;
+		}
+		fclose(f);
+		total_ns += t;
+		got += drain(fd, nrec, &lost);
+	}
+	puppet_end(&p);
+	close(fd);
+	pgf_set_buffer_kb(64);
+	printf("result profile records=%llu ns=%llu lost=%llu\n",
+	       (unsigned long long)rounds * nrec, total_ns, lost);
+	return lost ? 1 : 0;
+}
+
 static void storm_step(int step, int out)
 {
 	long psz = 4096, pages = 16384;
@@ -312,15 +385,23 @@ static int memory(void)
 
 int main(int argc, char **argv)
 {
-	int opt, mem = 0;
+	int opt, mem = 0, prof = 0;
 
-	while ((opt = getopt(argc, argv, "n:r:mh")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:mP:h")) != -1) {
 		switch (opt) {
 		case 'n': nrec = strtoul(optarg, NULL, 10); break;
 		case 'r': reps = atoi(optarg); break;
 		case 'm': mem = 1; break;
+		case 'P':
+			prof = atoi(optarg);
+			if (prof < 1) {
+				fprintf(stderr, "recbench: -P needs a number of rounds >= 1\n");
+				return 2;
+			}
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-n records] [-r reps] [-m]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-n records] [-r reps] [-m] [-P rounds]\n",
+				argv[0]);
 			return opt == 'h' ? 0 : 2;
 		}
 	}
@@ -332,6 +413,8 @@ int main(int argc, char **argv)
 	}
 	if (mem)
 		return memory();
+	if (prof > 0)
+		return profile(prof);
 	printf("# recbench: %d rounds of %lu records, 64 MiB buffer, nobody reading while timed\n",
 	       reps, nrec);
 	return recpath();

@@ -3,7 +3,7 @@
  * vmabench - what tracing adds to a region change, as a function of the
  * number of VMAs the process has.
  *
- *   vmabench [-v vmas,...] [-n pairs] [-r reps] [-b buffer_kb]
+ *   vmabench [-v vmas,...] [-n pairs] [-r reps] [-b buffer_kb] [-d]
  *
  * For each VMA count V (default 10, 1000, 60000) the process maps V pages
  * and mprotect()s every other one read-only, which leaves V VMAs (plus the
@@ -16,10 +16,13 @@
  *           mapping to read-only and back (a split into three, then a
  *           merge into one).
  * Untraced: nobody traces the process. Traced: the process writes "1" to
- * its own /proc/self/pgfault_history and a reader thread reads the trace
- * (128 KiB read()s, as tracepgfault does) until the stop record; starting
+ * its own /proc/self/pgfault_history and a reader process (forked, not a
+ * thread: see reader_main()) reads the trace (128 KiB read()s, as
+ * tracepgfault does) until the stop record; starting
  * and stopping (the layout, O(V) by nature) are outside the timed loop,
- * which starts once the reader has read the whole layout.
+ * which starts once the reader has read the whole layout. With -d the
+ * reader reads nothing more until the timed loop is done: the traced
+ * process's own cost, without a reader's work on the other CPUs.
  * The buffer limit is set to `buffer_kb` (default 16384) so that the
  * layout of 60,000 VMAs fits; it is put back afterwards.
  * Untraced and traced batches alternate, `reps` times (default 7); the
@@ -29,9 +32,8 @@
  * where lost is what the trace's "lost" lines counted (0 expected).
  */
 #include <getopt.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include "pgf.h"
 #include "bench.h"
 
@@ -47,7 +49,7 @@ struct reader {
 	int fd;
 	unsigned long long lost, records;
 	long layout, maps;	/* the start's layout: announced, read */
-	atomic_int ready;	/* the whole layout has been read */
+	int ready;		/* the whole layout has been read */
 	int failed;
 };
 
@@ -78,18 +80,27 @@ static int scan(struct reader *r, const char *buf, size_t n)
 			r->maps = 0;
 		} else if (!strncmp(p, "map ", 4) && r->layout >= 0 &&
 			   ++r->maps >= r->layout) {
-			atomic_store(&r->ready, 1);
+			r->ready = 1;
 		}
 		p = nl + 1;
 	}
 	return stopped;
 }
 
-static void *reader_main(void *arg)
+/*
+ * The reader, a process of its own as tracepgfault is (a thread of the
+ * traced process would share its mm, and every munmap() and mprotect()
+ * would then flush the TLB of the reader's CPU too: a cost of threads,
+ * not of tracing). It reads until the stop record, says "ready" on @out
+ * once the whole layout is read, and at the end sends its counts.
+ */
+static int defer;		/* -d: the reader waits until the loop is done */
+
+static void reader_main(struct reader *r, int out, int go)
 {
 	static char buf[128 * 1024];
-	struct reader *r = arg;
 	size_t have = 0;
+	int said = 0;
 
 	for (;;) {
 		ssize_t n = read(r->fd, buf + have, sizeof(buf) - have);
@@ -98,7 +109,7 @@ static void *reader_main(void *arg)
 
 		if (n <= 0) {
 			r->failed = 1;
-			return NULL;
+			break;
 		}
 		have += n;
 		last = memrchr(buf, '\n', have);
@@ -106,10 +117,21 @@ static void *reader_main(void *arg)
 			continue;
 		whole = last + 1 - buf;
 		if (scan(r, buf, whole))
-			return NULL;
+			break;
+		if (r->ready && !said) {
+			said = 1;
+			if (write(out, "r", 1) != 1)
+				_exit(3);
+			if (defer && read(go, &said, 1) != 1)
+				_exit(3);
+			said = 1;
+		}
 		memmove(buf, buf + whole, have - whole);
 		have -= whole;
 	}
+	if (write(out, r, sizeof(*r)) != sizeof(*r))
+		_exit(3);
+	_exit(0);
 }
 
 static void die(const char *what)
@@ -180,7 +202,9 @@ static int measure(long vmas)
 
 	for (int rep = 0; rep < reps; rep++) {
 		struct reader r = { .layout = -1 };
-		pthread_t th;
+		int pipefd[2], dfd[2];
+		pid_t pid;
+		char c;
 
 		for (int op = 0; op < 2; op++)
 			off[op][rep] = batch(op, split_area);
@@ -190,17 +214,36 @@ static int measure(long vmas)
 			die("open /proc/self/pgfault_history");
 		if (pgf_start(getpid()))
 			die("start tracing");
-		if (pthread_create(&th, NULL, reader_main, &r))
-			die("pthread_create");
+		if (pipe(pipefd) || pipe(dfd))
+			die("pipe");
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (pid == 0) {
+			close(pipefd[0]);
+			close(dfd[1]);
+			reader_main(&r, pipefd[1], dfd[0]);
+		}
+		close(pipefd[1]);
+		close(r.fd);
 		/* The layout (O(VMAs), once) is read before the clock starts. */
-		while (!atomic_load(&r.ready) && !r.failed)
-			usleep(1000);
+		if (read(pipefd[0], &c, 1) != 1 || c != 'r') {
+			fprintf(stderr, "vmabench: the reader failed before the layout was read\n");
+			exit(1);
+		}
 		for (int op = 0; op < 2; op++)
 			on[op][rep] = batch(op, split_area);
+		if (write(dfd[1], "g", 1) != 1)
+			die("go");
+		close(dfd[0]);
+		close(dfd[1]);
 		if (pgf_stop(getpid()))
 			die("stop tracing");
-		pthread_join(th, NULL);
-		close(r.fd);
+		if (read(pipefd[0], &r, sizeof(r)) != sizeof(r))
+			r.failed = 1;
+		close(pipefd[0]);
+		if (waitpid(pid, NULL, 0) != pid)
+			die("waitpid");
 		if (r.failed) {
 			fprintf(stderr, "vmabench: the reader failed before the stop record\n");
 			status = 1;
@@ -269,11 +312,12 @@ static int parse_num(const char *arg, char opt, long lo, long hi, long *v)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: vmabench [-v vmas,...] [-n pairs] [-r reps] [-b kb]\n"
+		"usage: vmabench [-v vmas,...] [-n pairs] [-r reps] [-b kb] [-d]\n"
 		"  -v  VMA counts to measure at (default 10,1000,60000)\n"
 		"  -n  operations per batch (default 300)\n"
 		"  -r  batches per mode, 1..64 (default 7)\n"
 		"  -b  trace buffer limit in KiB while measuring (default 16384)\n"
+		"  -d  the reader waits until the timed loop is done\n"
 		"Prints the cost of an mmap+munmap pair and of an mprotect\n"
 		"split+merge, untraced and traced, at each VMA count.\n");
 }
@@ -285,7 +329,7 @@ int main(int argc, char **argv)
 	long old_kb, num;
 
 	psz = sysconf(_SC_PAGESIZE);
-	while ((c = getopt(argc, argv, "v:n:r:b:h")) != -1) {
+	while ((c = getopt(argc, argv, "v:n:r:b:dh")) != -1) {
 		switch (c) {
 		case 'v':
 			nv = parse_list(optarg, vmas, 65000);
@@ -306,6 +350,9 @@ int main(int argc, char **argv)
 		case 'b':
 			if (parse_num(optarg, 'b', 4, 65536, &buffer_kb))
 				return 2;
+			break;
+		case 'd':
+			defer = 1;
 			break;
 		case 'h':
 			usage(stdout);
