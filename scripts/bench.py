@@ -54,8 +54,10 @@ def boot(arch, flavour, timeout, mode=None, tag=''):
     kernel = os.path.join(guest.BUILD, KERNELS[(arch, flavour)])
     mode = mode or ('full' if flavour == 'patched' else 'vanilla')
     threads = THREADS[arch] if mode == 'full' else '1'
-    cmd = (f'/usr/lib/pgfault/run-bench {mode} {threads} > /tmp/b.out 2>&1; '
-           's=$?; cp /tmp/b.out /job/bench.out; cat /tmp/b.out; exit $s')
+    # Straight to the job directory on the host, so that a run that hangs
+    # shows how far it got (a few KiB, written between the measurements).
+    cmd = (f'/usr/lib/pgfault/run-bench {mode} {threads} > /job/bench.out 2>&1; '
+           's=$?; cat /job/bench.out; exit $s')
     jobdir = guest.new_job('run', cmd=cmd + '\n')
     print(f'# bench: {arch} {flavour} kernel {os.path.relpath(kernel, TOP)} {tag}', flush=True)
     res = guest.boot(jobdir, share=None, timeout=timeout, echo='job', quiet=True,
