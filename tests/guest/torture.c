@@ -6,8 +6,9 @@
  * unmap, protect, remap, fork, exec (themselves, busybox, a set-uid
  * program) and exit in every order, or are killed; meanwhile writers
  * start, stop and restart their traces, readers open, read, poll, close
- * and reopen them, and signals interrupt all of them. The buffer is 4 KiB,
- * so records are lost.
+ * and reopen them, and signals interrupt all of them. The buffer is 4 KiB
+ * and targets fault 1,024 pages at a time now and then, so records are
+ * lost (and the test fails if none were).
  *
  * Checked: every stream is well-formed (whole lines, each parses, the
  * header first); the records of a trace, read across many reader
@@ -33,6 +34,7 @@
 #define SELF		"/tmp/pgf-torture"
 #define SUID		"/tmp/pgf-torture-suid"
 #define SHM		"/tmp/pgf-torture-shm"
+#define BURST_PAGES	1024	/* 32 KiB of fault records: 8 full rings */
 
 /* Counters, shared by every process of the run. */
 enum {
@@ -154,7 +156,7 @@ static void target_ops(unsigned int seed, int main_thread)
 		int k = rnd(&seed, 8), n;
 		pid_t child;
 
-		switch (rnd(&seed, 9)) {
+		switch (rnd(&seed, 10)) {
 		case 0:
 		case 1:
 			if (map[k])
@@ -235,6 +237,27 @@ static void target_ops(unsigned int seed, int main_thread)
 			if (sbrk(PAGE) != (void *)-1)
 				count(OP_MMAP, 1);
 			break;
+		case 9: {
+			/*
+			 * A burst: more faults at once than the 4 KiB rings
+			 * hold, so that a reader that sleeps or is slow to
+			 * wake loses records (on every CPU count).
+			 */
+			size_t blen = BURST_PAGES * PAGE;
+			char *b = mmap(NULL, blen, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (b == MAP_FAILED)
+				break;
+			madvise(b, blen, MADV_NOHUGEPAGE);
+			for (size_t p = 0; p < BURST_PAGES; p++)
+				b[p * PAGE] = 1;
+			munmap(b, blen);
+			count(OP_MMAP, 1);
+			count(OP_MUNMAP, 1);
+			count(OP_FAULT_PAGES, BURST_PAGES);
+			break;
+		}
 		}
 	}
 	(void)main_thread;
