@@ -290,12 +290,42 @@ static struct pgf_region *pgf_next(struct pgf_region *r)
 	return n ? pgf_addr_entry(n) : NULL;
 }
 
+/*
+ * Entries removed from the shadow are kept, up to PGF_SPARE, for the next
+ * regions that appear: an mmap after a munmap (the usual churn) then
+ * neither allocates nor frees. They stay charged to the memory cgroup
+ * that paid for them.
+ */
+#define PGF_SPARE	16
+
+static struct pgf_region *pgf_region_alloc(struct pgf_shadow *sh, gfp_t gfp)
+{
+	struct pgf_region *r = sh->spare;
+
+	if (!r)
+		return kmalloc(sizeof(*r), gfp | __GFP_NOWARN);
+	sh->spare = r->next;
+	sh->nr_spare--;
+	return r;
+}
+
+static void pgf_region_free(struct pgf_shadow *sh, struct pgf_region *r)
+{
+	if (sh->nr_spare == PGF_SPARE) {
+		kfree(r);
+		return;
+	}
+	r->next = sh->spare;
+	sh->spare = r;
+	sh->nr_spare++;
+}
+
 static void pgf_remove(struct pgf_shadow *sh, struct pgf_region *r)
 {
 	rb_erase(&r->by_addr, &sh->by_addr);
 	rb_erase(&r->by_vma, &sh->by_vma);
 	sh->nr--;
-	kfree(r);
+	pgf_region_free(sh, r);
 }
 
 /* ---- what changed ------------------------------------------------------ */
@@ -519,7 +549,7 @@ static int pgf_update_small(struct pgf_trace *t, struct pgf_small *c,
 				pgf_region_add(t, b, PGF_REC_CHANGE, &cur, vma);
 			continue;
 		}
-		r = kmalloc(sizeof(*r), b->gfp | __GFP_NOWARN);
+		r = pgf_region_alloc(sh, b->gfp);
 		if (!r)
 			goto out_nomem;
 		pgf_region_of(r, vma);
@@ -555,7 +585,7 @@ static int pgf_update_small(struct pgf_trace *t, struct pgf_small *c,
 out_nomem:
 	for (i = 0; i < c->nr_vma; i++)
 		if (c->now[i] && c->now[i]->id > sh->next_id)
-			kfree(c->now[i]);
+			pgf_region_free(sh, c->now[i]);
 	return -ENOMEM;
 }
 
@@ -626,7 +656,7 @@ static bool pgf_update(struct pgf_trace *t, struct mm_struct *mm,
 						       &cur, vma);
 				continue;
 			}
-			r = kmalloc(sizeof(*r), gfp | __GFP_NOWARN);
+			r = pgf_region_alloc(sh, gfp);
 			if (!r)
 				goto out_nomem;
 			pgf_region_of(r, vma);
@@ -674,7 +704,7 @@ out_nomem:
 	while (fresh) {
 		r = fresh;
 		fresh = r->next;
-		kfree(r);
+		pgf_region_free(sh, r);
 	}
 	for (i = 0; i < nr; i++) {
 		vma_iter_init(&vmi, mm, rg[i].start);
@@ -891,6 +921,12 @@ static void pgf_shadow_clear(struct pgf_shadow *sh)
 
 	rbtree_postorder_for_each_entry_safe(r, n, &sh->by_addr, by_addr)
 		kfree(r);
+	while (sh->spare) {
+		r = sh->spare;
+		sh->spare = r->next;
+		kfree(r);
+	}
+	sh->nr_spare = 0;
 	sh->by_addr = RB_ROOT;
 	sh->by_vma = RB_ROOT;
 	sh->nr = 0;

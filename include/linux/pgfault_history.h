@@ -158,6 +158,8 @@ struct pgf_shadow {
 	int epoch;		/* &pgf_mm.epoch when last recorded */
 	char *path;		/* PATH_MAX bytes for a region's name */
 	struct pgf_small *small;	/* room to gather a small change */
+	struct pgf_region *spare;	/* removed entries kept for reuse */
+	unsigned int nr_spare;
 	void *batch;		/* the records of one change */
 	size_t batch_cap;
 };
