@@ -57,9 +57,15 @@ static const char * const pgf_access[] = { "r", "w", "x", "?" };
 static const char * const pgf_results[] = {
 	[PGF_RESULT_MINOR]	= "minor",
 	[PGF_RESULT_MAJOR]	= "major",
+	[PGF_RESULT_REREF]	= "reref",
 	[PGF_RESULT_SIGSEGV]	= "SIGSEGV",
 	[PGF_RESULT_SIGBUS]	= "SIGBUS",
 	[PGF_RESULT_OOM]	= "OOM",
+};
+
+static const char * const pgf_rearm_hows[] = {
+	[PGF_REARM_USER]	= "user",
+	[PGF_REARM_INTERVAL]	= "interval",
 };
 
 static const char * const pgf_stop_reasons[] = {
@@ -187,7 +193,10 @@ static int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
 	case PGF_REC_LOST:
 		return scnprintf(s, size, "lost %llu %llu\n", r->a, r->b);
 	case PGF_REC_START:
-		return scnprintf(s, size, "start %llu\n", r->time);
+		if (r->a)
+			return scnprintf(s, size, "start %llu interval=%llu\n",
+					 r->time, r->a);
+		return scnprintf(s, size, "start %llu first\n", r->time);
 	case PGF_REC_STOP:
 		return scnprintf(s, size, "stop %llu %s\n", r->time,
 				 pgf_name(pgf_stop_reasons,
@@ -213,6 +222,10 @@ static int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
 				 r->tid, pgf_access[r->flags & PGF_ACCESS_MASK],
 				 pgf_name(pgf_results, ARRAY_SIZE(pgf_results),
 					  r->flags >> PGF_FAULT_RESULT_SHIFT));
+	case PGF_REC_REARM:
+		return scnprintf(s, size, "rearm %llu %llu %s\n", r->time, r->a,
+				 pgf_name(pgf_rearm_hows,
+					  ARRAY_SIZE(pgf_rearm_hows), r->flags));
 	default:
 		WARN_ONCE(1, "unknown record type %u\n", r->type);
 		return 0;
@@ -365,15 +378,40 @@ static int pgf_release(struct inode *inode, struct file *file)
 }
 
 /*
- * A command: "1" starts, "0" stops. The file offset does not move, so one
+ * "1" or "1 interval=MS": the mode to start in; 0, or -EINVAL for
+ * anything else.
+ */
+static int pgf_parse_start(char *s, unsigned int *interval_ms)
+{
+	char *word;
+
+	*interval_ms = 0;
+	if (strcmp(strsep(&s, " "), "1"))
+		return -EINVAL;
+	while ((word = strsep(&s, " ")) != NULL) {
+		if (!*word)
+			continue;	/* more than one space */
+		if (*interval_ms || strncmp(word, "interval=", 9) ||
+		    kstrtouint(word + 9, 10, interval_ms) ||
+		    *interval_ms < PGF_INTERVAL_MIN_MS ||
+		    *interval_ms > PGF_INTERVAL_MAX_MS)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * A command: "1" starts ("1 interval=MS" in interval mode), "0" stops,
+ * "rearm" re-arms every page. The file offset does not move, so one
  * descriptor can be written any number of times.
  */
 static ssize_t pgf_write(struct file *file, const char __user *ubuf,
 			 size_t count, loff_t *ppos)
 {
 	struct pgf_file *pf = file->private_data;
+	unsigned int interval_ms = 0;
 	struct task_struct *task;
-	char kbuf[8], *s;
+	char kbuf[32], *s;
 	int err;
 
 	if (*ppos != 0 || count == 0 || count >= sizeof(kbuf))
@@ -382,15 +420,23 @@ static ssize_t pgf_write(struct file *file, const char __user *ubuf,
 		return -EFAULT;
 	kbuf[count] = '\0';
 	s = strim(kbuf);
-	if (strcmp(s, "0") && strcmp(s, "1"))
+	if (s[0] == '1') {
+		err = pgf_parse_start(s, &interval_ms);
+		if (err)
+			return err;
+	} else if (strcmp(s, "0") && strcmp(s, "rearm")) {
 		return -EINVAL;
+	}
 
 	task = get_pid_task(pf->pid, PIDTYPE_TGID);
 	if (!task)
 		return -ESRCH;
 	/* Checked again, with the opener's credentials, under exec_update_lock. */
 	if (s[0] == '1')
-		err = pgf_start(task, file->f_cred, pf->exec_gen, pf->ns);
+		err = pgf_start(task, file->f_cred, pf->exec_gen, pf->ns,
+				interval_ms);
+	else if (s[0] == 'r')
+		err = pgf_rearm(task, file->f_cred, pf->exec_gen);
 	else
 		err = pgf_stop(task, file->f_cred, pf->exec_gen);
 	put_task_struct(task);

@@ -147,6 +147,7 @@ static void pgf_trace_free(struct work_struct *work)
 	mem_cgroup_put(t->memcg);
 	pgf_rings_free(t);
 	kfree(t->unread);
+	put_pid(t->tgid);
 	put_pid_ns(t->pid_ns);
 	kfree(t);
 }
@@ -187,6 +188,7 @@ static struct pgf_trace *pgf_trace_alloc(struct pid_namespace *ns,
 	timer_setup(&t->wake_timer, pgf_wake_timer, 0);
 	INIT_WORK(&t->free_work, pgf_trace_free);
 	INIT_WORK(&t->grow_work, pgf_grow_work);
+	INIT_DELAYED_WORK(&t->rearm_work, pgf_rearm_work);
 	mutex_init(&t->mutex);
 	refcount_set(&t->ref, 1);
 	return t;
@@ -280,6 +282,7 @@ static struct pgf_trace *pgf_trace_install(struct task_struct *task,
 	}
 	t = sig->pgf_trace;
 	if (!t) {
+		fresh->tgid = get_pid(task_tgid(task));
 		/* The hooks read it without a lock: initialised first. */
 		smp_store_release(&sig->pgf_trace, fresh);
 		t = fresh;
@@ -312,9 +315,12 @@ static bool pgf_all_exited(struct signal_struct *sig)
 	return atomic_read(&sig->pgf_exits) == 1;
 }
 
-/* Start @t: the start record, the layout, then faults. Mutex held. */
+/*
+ * Start @t: the start record, the layout, then faults; in interval mode
+ * (@interval_ms), the re-arms. Mutex held.
+ */
 static int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
-			  struct mm_struct *mm)
+			  struct mm_struct *mm, unsigned int interval_ms)
 {
 	lockdep_assert_held(&t->mutex);
 	/* The trace is published: pairs with pgfault_history_exit(). */
@@ -328,12 +334,13 @@ static int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 		return -ESRCH;
 	}
 	if (READ_ONCE(t->active))
-		return -EALREADY;
+		return interval_ms == t->interval_ms ? -EALREADY : -EBUSY;
 	/* The ring grows in a worker, charged to the process's memcg. */
 	if (!t->memcg)
 		t->memcg = get_mem_cgroup_from_mm(mm);
+	t->interval_ms = interval_ms;
 	spin_lock(&t->lock);
-	__pgf_control(t, PGF_REC_START, 0, 0, 0);
+	__pgf_control(t, PGF_REC_START, 0, interval_ms, 0);
 	t->started = true;
 	spin_unlock(&t->lock);
 	/*
@@ -348,6 +355,7 @@ static int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 	WRITE_ONCE(t->active, true);
 	spin_unlock(&t->lock);
 	atomic_long_inc(&pgf_nr_active);
+	__pgf_interval_start(t);
 	return 0;
 }
 
@@ -357,22 +365,27 @@ static int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
  * @cred: the credentials of the file's opener
  * @exec_gen: the credential generation the file was opened in
  * @ns: the pid namespace thread ids are written in, if the trace is new
+ * @interval_ms: interval mode: re-arm every page this often; 0 for none
  *
- * Starting a traced process again does nothing. The first start makes the
- * trace; a restart after a stop continues the same stream.
+ * Starting a traced process again in the same mode does nothing; in
+ * another, -EBUSY (stop first). The first start makes the trace; a restart
+ * after a stop continues the same stream.
  *
  * Context: process context, may sleep.
  * Return: 0, -EACCES, -EINVAL (kernel thread), -ESRCH if the process has
- * exited or is exiting, -ENOMEM, -EINTR.
+ * exited or is exiting, -EBUSY, -EOPNOTSUPP (interval mode where pages
+ * cannot be re-armed), -ENOMEM, -EINTR.
  */
 int pgf_start(struct task_struct *task, const struct cred *cred,
-	      u32 exec_gen, struct pid_namespace *ns)
+	      u32 exec_gen, struct pid_namespace *ns, unsigned int interval_ms)
 {
 	struct signal_struct *sig = task->signal;
 	struct mm_struct *mm = NULL;
 	struct pgf_trace *t;
 	int err;
 
+	if (interval_ms && !pgf_rearm_supported())
+		return -EOPNOTSUPP;
 	/* Patches text at most once a second: no lock held here. */
 	static_branch_deferred_inc(&pgf_tracing_key);
 	err = down_read_killable(&sig->exec_update_lock);
@@ -393,7 +406,7 @@ int pgf_start(struct task_struct *task, const struct cred *cred,
 			goto out_put;
 	}
 	mutex_lock(&t->mutex);
-	err = __pgf_activate(t, sig, mm);
+	err = __pgf_activate(t, sig, mm, interval_ms);
 	mutex_unlock(&t->mutex);
 	if (mm)
 		mmap_read_unlock(mm);
@@ -474,6 +487,60 @@ int pgf_stop(struct task_struct *task, const struct cred *cred, u32 exec_gen)
 	return err;
 }
 
+/**
+ * pgf_rearm() - re-arm every page of a traced process ("rearm" written)
+ * @task: any thread of the process
+ * @cred: the writer's credentials, as for pgf_start()
+ * @exec_gen: the credential generation the file was opened under
+ *
+ * Anyone who may start tracing the process may re-arm it, the process
+ * itself included. When it returns, the next access to every page the
+ * process has mapped faults and is recorded; a REARM record with the
+ * number of pages re-armed follows the walk (faults of other threads
+ * during the walk may come just before it: a fault is a re-reference by
+ * its result, not by its place).
+ *
+ * Return: 0; -ESRCH if the process is not being traced or has no address
+ * space left; -EACCES, -EINVAL as pgf_start(); -EOPNOTSUPP if this kernel
+ * cannot re-arm pages; -EINTR.
+ */
+int pgf_rearm(struct task_struct *task, const struct cred *cred, u32 exec_gen)
+{
+	struct signal_struct *sig = task->signal;
+	struct mm_struct *mm = NULL;
+	unsigned long pages = 0;
+	struct pgf_trace *t;
+	int err;
+
+	if (!pgf_rearm_supported())
+		return -EOPNOTSUPP;
+	err = down_read_killable(&sig->exec_update_lock);
+	if (err)
+		return err;
+	err = __pgf_may_use(task, cred, exec_gen);
+	if (err)
+		goto out_unlock_exec;
+	t = pgf_trace_of(sig);
+	if (t && READ_ONCE(t->active))
+		mm = pgf_live_mm(task);
+	if (!mm) {
+		err = -ESRCH;
+		goto out_unlock_exec;
+	}
+	err = mmap_read_lock_killable(mm);
+	if (err)
+		goto out_put;
+	err = pgf_rearm_mm(mm, &pages);
+	mmap_read_unlock(mm);
+	if (!err)
+		pgf_rearm_record(t, mm, pages, PGF_REARM_USER);
+out_put:
+	mmput(mm);
+out_unlock_exec:
+	up_read(&sig->exec_update_lock);
+	return err;
+}
+
 /*
  * Was it the kernel touching user memory for the process? FAULT_FLAG_USER
  * tells on real hardware. UML resolves uaccess by faulting pages in with
@@ -510,10 +577,12 @@ void __pgf_record_fault(struct mm_struct *mm, unsigned long address,
 		result = PGF_RESULT_SIGSEGV;
 	else if ((ret & VM_FAULT_MAJOR) || (flags & FAULT_FLAG_TRIED))
 		result = PGF_RESULT_MAJOR;	/* as mm_account_fault() counts */
+	else if (ret & VM_FAULT_HINTING)
+		result = PGF_RESULT_REREF;	/* counted as minor */
 	else
 		result = PGF_RESULT_MINOR;
 	/* /proc/<pid>/stat counts successful faults only. */
-	if (result > PGF_RESULT_MAJOR)
+	if (result > PGF_RESULT_COUNTED_MAX)
 		kind = PGF_KIND_OTHER;
 
 	/*

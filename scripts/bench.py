@@ -313,6 +313,28 @@ def main():
             rep.goal(where, 'mmap+munmap and mprotect split: traced ≤ 1.5× untraced '
                      'at 10, 1,000, 60,000 VMAs', f'worst {worst:.2f}×', worst <= 1.5)
 
+        # 7. re-reference tracing
+        rr = [kv for n, kv in res if n == 'rearm']
+        walks = [kv for n, kv in res if n == 'rearmwalk']
+        if rr:
+            kv = rr[0]
+            rep.p(f'### 7. Re-reference tracing ({where}, tests/bench/rearmbench, '
+                  f'{fmt(kv["pages"])} pages)')
+            rep.p()
+            rep.table(['what', 'ns'],
+                      [['first-touch write fault, untraced', fmt(kv['minor_ns'], 1)],
+                       ['first-touch write fault, traced', fmt(kv['traced_minor_ns'], 1)],
+                       ['re-reference fault (re-armed page written), traced',
+                        fmt(kv['reref_ns'], 1)],
+                       ['"rearm", per page re-armed', fmt(kv['rearm_ns_per_page'], 1)]])
+        if walks:
+            rep.p('Page walks (one byte written per page), untraced and in interval mode:')
+            rep.p()
+            rep.table(['walk', 'mode', 'touches/s', 'slowdown', 'faults per run', 'lost'],
+                      [[kv['walk'], kv['mode'], fmt(kv['touches_per_s']),
+                        fmt(kv['slowdown'], 2), fmt(kv['faults']), fmt(kv['lost'])]
+                       for kv in walks])
+
     rep.p('## Goals')
     rep.p()
     rep.table(['where', 'goal', 'measured', ''], rep.goals)

@@ -172,7 +172,9 @@ static unsigned long page_size = 4096;
 
 static const char *result_name(enum pgft_result r)
 {
-	static const char * const n[] = { "minor", "major", "SIGSEGV", "SIGBUS", "OOM" };
+	static const char * const n[] = {
+		"minor", "major", "reref", "SIGSEGV", "SIGBUS", "OOM"
+	};
 
 	return n[r];
 }
@@ -376,7 +378,7 @@ static void json_rec(const struct pgft_rec *r)
 {
 	static const char * const types[] = {
 		"start", "fault", "lost", "exec", "stop", "exit", "layout", "map",
-		"change", "unmap", "remote",
+		"change", "unmap", "remote", "rearm",
 	};
 
 	printf("{\"type\":\"%s\"", types[r->type]);
@@ -415,6 +417,10 @@ static void json_rec(const struct pgft_rec *r)
 		break;
 	case PGFT_STOP:
 		printf(",\"reason\":");
+		json_str(r->text);
+		break;
+	case PGFT_REARM:
+		printf(",\"pages\":%llu,\"how\":", r->n[0]);
 		json_str(r->text);
 		break;
 	case PGFT_EXIT:
@@ -717,10 +723,10 @@ int main(int argc, char **argv)
 			break;
 		case PGFT_FAULT:
 			g = pgft_find(&as, rec.addr);
-			if (svg_path && rec.result <= PGFT_MAJOR)
+			if (svg_path && pgft_counted(rec.result))
 				svg_fault(&svg, g, rec.addr);
 			if (mode == TIMELINE) {
-				if (rec.result <= PGFT_MAJOR)
+				if (pgft_counted(rec.result))
 					tl_fault(&tl, rec.time, rec.addr / page_size);
 				break;
 			}
@@ -734,7 +740,7 @@ int main(int argc, char **argv)
 				break;
 			}
 			if (mode == REFS) {
-				if (rec.result <= PGFT_MAJOR) {
+				if (pgft_counted(rec.result)) {
 					if (rw)
 						printf("%llx %c\n", rec.addr & ~(page_size - 1ULL),
 						       rec.access == 'w' ? 'W' : 'R');
@@ -743,7 +749,7 @@ int main(int argc, char **argv)
 				}
 				break;
 			}
-			if (rec.result > PGFT_MAJOR) {
+			if (!pgft_counted(rec.result)) {
 				cur.failed++;
 				break;
 			}

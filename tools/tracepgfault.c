@@ -18,13 +18,22 @@
 #include <unistd.h>
 
 static const char usage[] =
-"Usage: tracepgfault [-q] OUTFILE COMMAND [ARG...]\n"
-"       tracepgfault [-q] -p PID OUTFILE\n"
+"Usage: tracepgfault [-q] [-i MS] OUTFILE COMMAND [ARG...]\n"
+"       tracepgfault [-q] [-i MS] -p PID OUTFILE\n"
 "\n"
 "Trace every page fault and address-space change of COMMAND (all its\n"
 "threads, across exec) or of the running process PID, and write the trace\n"
 "(the text of /proc/<pid>/pgfault_history) to OUTFILE; '-' is stdout.\n"
+"Without -i, a page faults the first time it is touched and not again:\n"
+"the trace holds first touches (and, after the program writes \"rearm\" to\n"
+"/proc/self/pgfault_history, the first touch of each page after that).\n"
 "\n"
+"  -i MS     interval mode: re-arm every page every MS milliseconds (1 to\n"
+"            3600000), so that its next touch faults again (\"reref\"): the\n"
+"            trace then holds, for each interval, the first reference to\n"
+"            each page in it, in order - the exact page-level working set\n"
+"            of every interval. Costs a fault per page used per interval,\n"
+"            and a walk of the page tables every MS ms\n"
 "  -p PID    attach to a running process: trace from now (the trace starts\n"
 "            with its current layout) until it exits or you press Ctrl-C,\n"
 "            which stops tracing and leaves a complete file\n"
@@ -34,12 +43,14 @@ static const char usage[] =
 "Exit status: COMMAND's (128+N if signal N killed it), 127 if it was not\n"
 "found, 126 if it could not be run; 0 after -p; 1 on our own errors.\n"
 "A one-line summary goes to stderr: faults, major faults, regions, lost\n"
-"records, wall time, and faults taken on other address spaces (reading\n"
-"another process's memory, the arguments of an exec), if any.\n"
+"records, wall time, and, if any, re-references and faults taken on other\n"
+"address spaces (reading another process's memory, the arguments of an\n"
+"exec).\n"
 "\n"
 "Examples:\n"
 "  tracepgfault ps.trace ps aux\n"
 "  tracepgfault - ./myprog | pgfreport -\n"
+"  tracepgfault -i 100 ws.trace ./myprog\n"
 "  tracepgfault -p 1234 server.trace\n";
 
 static volatile sig_atomic_t interrupted;
@@ -59,7 +70,7 @@ static double now(void)
 }
 
 struct totals {
-	unsigned long long faults, major, remote, lost, regions;
+	unsigned long long faults, major, reref, remote, lost, regions;
 	char partial[64];	/* an incomplete line carried to the next chunk */
 	size_t plen;
 };
@@ -72,6 +83,8 @@ static void count_line(struct totals *t, const char *l, size_t n)
 		t->faults++;
 		if (memmem(l, n, " major ", 7))
 			t->major++;
+		else if (memmem(l, n, " reref ", 7))
+			t->reref++;
 	} else if (n > 7 && !strncmp(l, "remote ", 7)) {
 		t->remote++;
 	} else if (n > 5 && !strncmp(l, "lost ", 5) &&
@@ -180,7 +193,7 @@ static int ctl(pid_t pid, const char *what)
 
 	snprintf(path, sizeof(path), "/proc/%d/pgfault_history", pid);
 	fd = open(path, O_WRONLY);
-	if (fd < 0 || write(fd, what, 1) != 1)
+	if (fd < 0 || write(fd, what, strlen(what)) != (ssize_t)strlen(what))
 		ret = -errno;
 	if (fd >= 0)
 		close(fd);
@@ -199,6 +212,8 @@ static void summary(const struct totals *t, double secs)
 	fprintf(stderr, "tracepgfault: %llu faults (%llu major), %llu regions, "
 		"%llu lost records, %.3f s", t->faults, t->major, t->regions,
 		t->lost, secs);
+	if (t->reref)
+		fprintf(stderr, "; %llu of the faults re-references", t->reref);
 	if (t->remote)
 		fprintf(stderr, "; %llu fault%s on other address spaces (exec arguments, another process's memory)",
 			t->remote, t->remote == 1 ? "" : "s");
@@ -210,6 +225,8 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_int };
 	struct totals t = { 0 };
 	bool quiet = false, attach = false;
+	char start[32] = "1";
+	long interval = 0;
 	int opt, out, fd, status = 0, err, ready[2], go[2], errpipe[2];
 	const char *outname;
 	pid_t pid = 0;
@@ -221,10 +238,20 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 
-	while ((opt = getopt_long(argc, argv, "+qp:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+qi:p:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'q':
 			quiet = true;
+			break;
+		case 'i':
+			errno = 0;
+			interval = strtol(optarg, &end, 10);
+			if (errno || *end || interval < 1 || interval > 3600000) {
+				fprintf(stderr, "tracepgfault: -i: '%s' is not a number of milliseconds from 1 to 3600000\n",
+					optarg);
+				return 1;
+			}
+			snprintf(start, sizeof(start), "1 interval=%ld", interval);
 			break;
 		case 'p':
 			errno = 0;
@@ -269,10 +296,12 @@ int main(int argc, char **argv)
 	if (attach) {
 		char path[64];
 
-		err = ctl(pid, "1");
+		err = ctl(pid, start);
 		if (err) {
 			fprintf(stderr, "tracepgfault: cannot trace process %d: %s\n",
-				pid, err == -ENOENT ? "no such process" : strerror(-err));
+				pid, err == -ENOENT ? "no such process" :
+				err == -EBUSY ? "already traced in another mode" :
+				strerror(-err));
 			return 1;
 		}
 		snprintf(path, sizeof(path), "/proc/%d/pgfault_history", pid);
@@ -311,7 +340,7 @@ int main(int argc, char **argv)
 		close(ready[0]);
 		close(go[1]);
 		close(errpipe[0]);
-		err = ctl(getpid(), "1");
+		err = ctl(getpid(), start);
 		if (write(ready[1], &err, sizeof(err)) != sizeof(err) || err)
 			_exit(1);
 		if (read(go[0], &c, 1) != 1)

@@ -45,7 +45,7 @@ enum pgf_rec_type {
 	PGF_REC_PAD,		/* filler at the end of the ring */
 	PGF_REC_FAULT,		/* a: address, b: user IP */
 	PGF_REC_LOST,		/* a: counted faults lost, b: other records lost */
-	PGF_REC_START,
+	PGF_REC_START,		/* a: interval ms (0: first touches only) */
 	PGF_REC_STOP,		/* flags: enum pgf_stop_reason */
 	PGF_REC_EXEC,		/* data: the path, NUL-terminated */
 	PGF_REC_EXIT,		/* a: wait status, b: faults, &pgf_exit_rec */
@@ -54,6 +54,7 @@ enum pgf_rec_type {
 	PGF_REC_UNMAP,		/* a: region id */
 	PGF_REC_LAYOUT,		/* a: number of MAP records that follow */
 	PGF_REC_REMOTE,		/* a fault on another mm; flags as a fault */
+	PGF_REC_REARM,		/* a: pages re-armed; flags: enum pgf_rearm_how */
 };
 
 /* pgf_rec.flags of a fault: access in bits 0-1, kernel mode, result. */
@@ -67,10 +68,23 @@ enum pgf_rec_type {
 enum pgf_result {
 	PGF_RESULT_MINOR,
 	PGF_RESULT_MAJOR,
+	PGF_RESULT_REREF,	/* a re-armed page made accessible again */
 	PGF_RESULT_SIGSEGV,
 	PGF_RESULT_SIGBUS,
 	PGF_RESULT_OOM,
 };
+
+/* The results /proc/<pid>/stat counts. */
+#define PGF_RESULT_COUNTED_MAX	PGF_RESULT_REREF
+
+enum pgf_rearm_how {
+	PGF_REARM_USER,		/* "rearm" written to the file */
+	PGF_REARM_INTERVAL,	/* interval mode's periodic re-arm */
+};
+
+/* Interval mode: re-arm every 1 ms to 1 hour. */
+#define PGF_INTERVAL_MIN_MS	1
+#define PGF_INTERVAL_MAX_MS	3600000
 
 enum pgf_stop_reason {
 	PGF_STOP_USER,
@@ -205,6 +219,8 @@ struct pgf_cpu {
 /* &pgf_trace.bits */
 #define PGF_GROW_QUEUED		0	/* grow_work pending (holds a ref) */
 #define PGF_WAKE_ARMED		1	/* wake_timer pending (holds a ref) */
+#define PGF_REARM_QUEUED	2	/* rearm_work pending (holds a ref) */
+#define PGF_REARM_PENDING	3	/* rearm_twork queued (holds a ref) */
 
 /*
  * One per traced process; see the DOC: in mm/pgfault_history.c for its
@@ -228,6 +244,10 @@ struct pgf_trace {
 	struct timer_list wake_timer;	/* deferred wake-up of the reader */
 	struct work_struct free_work;	/* the last put, where it cannot sleep */
 	struct work_struct grow_work;	/* grows rings for the producers */
+	unsigned int interval_ms;	/* interval mode; 0: off. Under mutex */
+	struct delayed_work rearm_work;	/* interval mode's clock */
+	struct callback_head rearm_twork; /* its re-arm, run by a thread */
+	struct pid *tgid;		/* the traced process */
 	struct mem_cgroup *memcg;	/* the rings' growth is charged here */
 	struct pid_namespace *pid_ns;	/* thread ids are numbers in this one */
 	struct mutex mutex;		/* start, stop, exec, exit, mm */
@@ -297,14 +317,24 @@ void pgf_regions_bind(struct pgf_trace *t, struct mm_struct *mm, bool all);
 void pgf_regions_reset(struct pgf_trace *t);
 void pgf_regions_free(struct pgf_trace *t);
 
+/* mm/pgfault_history_rearm.c: re-arming pages */
+bool pgf_rearm_supported(void);
+int pgf_rearm_mm(struct mm_struct *mm, unsigned long *pages);
+void pgf_rearm_record(struct pgf_trace *t, struct mm_struct *mm,
+		      unsigned long pages, u8 how);
+void __pgf_interval_start(struct pgf_trace *t);
+void pgf_rearm_work(struct work_struct *work);
+
 /* mm/pgfault_history.c, for fs/proc/pgfault_history.c */
 void pgf_trace_put(struct pgf_trace *t);
 int pgf_check_access(struct task_struct *task, const struct cred *cred,
 		     u32 *exec_gen);
 int pgf_start(struct task_struct *task, const struct cred *cred,
-	      u32 exec_gen, struct pid_namespace *ns);
+	      u32 exec_gen, struct pid_namespace *ns, unsigned int interval_ms);
 int pgf_stop(struct task_struct *task, const struct cred *cred,
 	     u32 exec_gen);
+int pgf_rearm(struct task_struct *task, const struct cred *cred,
+	      u32 exec_gen);
 int pgf_reader_attach(struct task_struct *task, const struct cred *cred,
 		      u32 exec_gen, struct pgf_trace **tp);
 void pgf_reader_detach(struct pgf_trace *t);

@@ -52,7 +52,7 @@ static int tally(int fd, struct counts *c)
 	if (!f || pgft_open(&rd, f, "trace"))
 		return -1;
 	while ((ret = pgft_next(&rd, &r)) > 0) {
-		bool ok = r.result == PGFT_MINOR || r.result == PGFT_MAJOR;
+		bool ok = pgft_counted(r.result);
 
 		if (due && r.type != PGFT_MAP) {
 			c->short_layouts++;	/* a layout cut short */

@@ -85,8 +85,13 @@ TEST(never_traced_read_is_esrch)
 
 TEST(bad_writes_are_refused)
 {
-	static const char * const bad[] = { "2", "abc", "", "10", "1 1", "01x",
-					    "1\n\n\n\n\n\n\n\n" };
+	static const char * const bad[] = {
+		"2", "abc", "", "10", "1 1", "01x", "rearmx", "rear", "1 interval",
+		"1 interval=", "1 interval=0", "1 interval=3600001",
+		"1 interval=10 interval=10", "1 interval=-5", "1 window",
+		"1 interval=0x10", "0 interval=10",
+		"1\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n",
+	};
 	struct puppet p;
 	char path[64], c;
 	int fd;
@@ -131,7 +136,7 @@ TEST(good_writes_and_repeats_are_harmless)
 	ASSERT_EQ(pgf_read_all(fd, &t), 0);
 	close(fd);
 	ktap_diag("header: %s", t.header);
-	ASSERT_EQ(strncmp(t.header, "pgfault_history 2 pid ", 22), 0);
+	ASSERT_EQ(strncmp(t.header, "pgfault_history 3 pid ", 22), 0);
 	/* start, stop, exit: one of each despite the repeats. */
 	EXPECT_EQ(pgf_count(&t, "start"), 1);
 	EXPECT_EQ(pgf_count(&t, "stop"), 1);

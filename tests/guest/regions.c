@@ -212,7 +212,7 @@ static int replay(char *trace, struct replay_result *res)
 			res->exit_seen = true;
 			res->regions = r.n[3];
 		}
-		if (r.type != PGFT_FAULT || r.result > PGFT_MAJOR)
+		if (r.type != PGFT_FAULT || !pgft_counted(r.result))
 			continue;
 		res->faults++;
 		if (!pgft_find(&s, r.addr)) {
@@ -988,7 +988,7 @@ TEST(exec_replaces_the_address_space)
 			maps_after++;
 			EXPECT_EQ(r.type, PGFT_MAP);
 		}
-		if (exec_seen && r.type == PGFT_FAULT && r.result <= PGFT_MAJOR) {
+		if (exec_seen && r.type == PGFT_FAULT && pgft_counted(r.result)) {
 			faults_after++;
 			outside += !pgft_find(&s, r.addr);
 		}

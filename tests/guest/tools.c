@@ -83,7 +83,7 @@ static void replay_file(const char *path, struct replayed *res)
 		res->exec_seen += r.type == PGFT_EXEC;
 		if (r.type == PGFT_EXIT)
 			res->exit_status = r.n[0];
-		if (r.type == PGFT_FAULT && r.result <= PGFT_MAJOR) {
+		if (r.type == PGFT_FAULT && pgft_counted(r.result)) {
 			res->faults++;
 			res->outside += !pgft_find(&s, r.addr);
 		}
@@ -167,7 +167,7 @@ TEST(dash_writes_the_trace_to_stdout)
 
 	RUN(&r, "tracepgfault", "-q", "-", "true");
 	EXPECT_EQ(r.status, 0);
-	EXPECT_EQ(strncmp(r.out, "pgfault_history 2 pid ", 22), 0);
+	EXPECT_EQ(strncmp(r.out, "pgfault_history 3 pid ", 22), 0);
 	EXPECT_TRUE(strstr(r.out, "\nexit ") != NULL);
 }
 

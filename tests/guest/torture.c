@@ -44,7 +44,8 @@ enum {
 	OP_START_OK, OP_START_ESRCH, OP_START_EACCES, OP_STOP_OK,
 	OP_OPEN_FAIL, OP_SESSIONS, OP_READS, OP_EAGAIN, OP_EINTR, OP_EBUSY,
 	OP_RECORDS, OP_LOST_FAULTS, OP_LOST_OTHER, OP_EOF_EXIT,
-	OP_EOF_CRED, OP_CHECKED, OP_SIGNALS, OP_NR
+	OP_EOF_CRED, OP_CHECKED, OP_SIGNALS, OP_REARM_OK, OP_START_EBUSY,
+	OP_NR
 };
 
 static const char * const op_names[OP_NR] = {
@@ -55,7 +56,7 @@ static const char * const op_names[OP_NR] = {
 	"open failed", "reader sessions", "reads", "EAGAIN", "EINTR", "EBUSY",
 	"records read", "lost faults", "lost other", "traces ended by exit",
 	"traces ended by credentials", "traces whose totals were checked",
-	"signals sent",
+	"signals sent", "rearm ok", "start EBUSY (other mode)",
 };
 
 struct slot {
@@ -433,18 +434,38 @@ static void writer(int s, unsigned int seed)
 			usleep(5000);
 			continue;
 		}
-		/* Several commands on one descriptor: 1 0 1 0 ... */
+		/*
+		 * Several commands on one descriptor: 1 0 1 0 ..., a start
+		 * now and then in interval mode, a rearm now and then.
+		 */
 		for (int i = 0; i < n; i++) {
 			bool on = !(i & 1);
+			char cmd[32] = "0";
+			size_t len;
 
-			if (write(fd, on ? "1" : "0", 1) == 1)
+			if (on && rnd(&seed, 3) == 0)
+				snprintf(cmd, sizeof(cmd), "1 interval=%u",
+					 1 + rnd(&seed, 20));
+			else if (on)
+				cmd[0] = '1';
+			len = strlen(cmd);
+			if (write(fd, cmd, len) == (ssize_t)len)
 				count(on ? OP_START_OK : OP_STOP_OK, 1);
 			else if (errno == ESRCH)
 				count(OP_START_ESRCH, 1);
 			else if (errno == EACCES)
 				count(OP_START_EACCES, 1);
+			else if (errno == EBUSY && on)
+				count(OP_START_EBUSY, 1);
 			else if (errno != EINTR)
 				fail("writer: write: %s", strerror(errno));
+			if (on && rnd(&seed, 3) == 0) {
+				if (write(fd, "rearm", 5) == 5)
+					count(OP_REARM_OK, 1);
+				else if (errno != ESRCH && errno != EACCES &&
+					 errno != EINTR)
+					fail("writer: rearm: %s", strerror(errno));
+			}
 			usleep(rnd(&seed, 20000));
 		}
 		close(fd);
@@ -460,7 +481,7 @@ static const char *check_line(char *line, struct pgft_rec *r)
 		[PGFT_LOST] = "lost", [PGFT_EXEC] = "exec", [PGFT_STOP] = "stop",
 		[PGFT_EXIT] = "exit", [PGFT_LAYOUT] = "layout", [PGFT_MAP] = "map",
 		[PGFT_CHANGE] = "change", [PGFT_UNMAP] = "unmap",
-		[PGFT_REMOTE] = "remote",
+		[PGFT_REMOTE] = "remote", [PGFT_REARM] = "rearm",
 	};
 
 	if (pgft_parse(line, r))
@@ -534,7 +555,7 @@ static void read_session(int s, unsigned int *seed)
 			line[linelen] = '\0';
 			linelen = 0;
 			if (!lines++) {
-				if (strncmp(line, "pgfault_history 2 pid ", 22))
+				if (strncmp(line, "pgfault_history 3 pid ", 22))
 					fail("reader: header \"%.80s\"", line);
 				continue;
 			}
@@ -545,7 +566,7 @@ static void read_session(int s, unsigned int *seed)
 				continue;
 			}
 			if ((r.type == PGFT_FAULT || r.type == PGFT_REMOTE) &&
-			    r.result <= PGFT_MAJOR)
+			    pgft_counted(r.result))
 				ok++;
 			if (r.type == PGFT_LOST) {
 				lost += r.n[0];

@@ -136,11 +136,36 @@ def truncated_trace_is_reported():
 
 @test
 def newer_version_is_refused_naming_both():
-    path = trace_file('pgfault_history 3 pid 1 page_size 4096\nstart 1\n')
+    path = trace_file('pgfault_history 4 pid 1 page_size 4096\nstart 1\n')
     rc, out, err = run(path)
     os.unlink(path)
-    assert rc == 1 and 'version 3' in err and 'versions 1 to 2' in err, err
+    assert rc == 1 and 'version 4' in err and 'versions 1 to 3' in err, err
     assert out == ''
+
+
+@test
+def version_3_rearm_and_reref_are_read():
+    # A re-reference fault counts as a successful fault (the map marks its
+    # page); "rearm" has no place on the map and shows in --json.
+    text = ('pgfault_history 3 pid 1 page_size 4096\nstart 1\n'
+            'layout 2 1\nmap 2 1 1000 4000 rw-p 0 00:00 0\n'
+            'fault 3 1 1000 w user minor 400\n'
+            'rearm 4 1 user\n'
+            'fault 5 1 3000 r user reref 400\n'
+            'exit 6 0 2 0 1\n')
+    path = trace_file(text)
+    rc, out, err = run(path)
+    assert rc == 0, err
+    assert '|X.X|' in out, out
+    rc, out, err = run('--json', path)
+    assert rc == 0, err
+    assert '{"type":"rearm","time":4,"pages":1,"how":"user"}' in out, out
+    assert '"result":"reref"' in out, out
+    bad = trace_file(text.replace('rearm 4 1 user', 'rearm 4 1'))
+    rc, _, err = run(bad)
+    os.unlink(path)
+    os.unlink(bad)
+    assert rc == 1 and ':6:' in err and 'malformed' in err, err
 
 
 @test

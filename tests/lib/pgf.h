@@ -43,6 +43,7 @@ static inline int pgf_ctl(pid_t pid, const char *s, size_t len)
 
 #define pgf_start(pid) pgf_ctl(pid, "1", 1)
 #define pgf_stop(pid) pgf_ctl(pid, "0", 1)
+#define pgf_rearm(pid) pgf_ctl(pid, "rearm", 5)
 
 static inline int pgf_open(pid_t pid, int flags)
 {
@@ -197,10 +198,11 @@ static inline int pgf_parse_line(const char *l, struct pgf_rec *r)
 		[PGFT_LOST] = "lost", [PGFT_EXEC] = "exec", [PGFT_STOP] = "stop",
 		[PGFT_EXIT] = "exit", [PGFT_LAYOUT] = "layout", [PGFT_MAP] = "map",
 		[PGFT_CHANGE] = "change", [PGFT_UNMAP] = "unmap",
-		[PGFT_REMOTE] = "remote",
+		[PGFT_REMOTE] = "remote", [PGFT_REARM] = "rearm",
 	};
 	static const char * const results[] = {
 		[PGFT_MINOR] = "minor", [PGFT_MAJOR] = "major",
+		[PGFT_REREF] = "reref",
 		[PGFT_SIGSEGV] = "SIGSEGV", [PGFT_SIGBUS] = "SIGBUS",
 		[PGFT_OOM] = "OOM",
 	};
@@ -316,7 +318,8 @@ static inline size_t pgf_ok_faults(const struct pgf_trace *t)
 		n += (!strcmp(t->rec[i].type, "fault") ||
 		      !strcmp(t->rec[i].type, "remote")) &&
 		     (!strcmp(t->rec[i].result, "minor") ||
-		      !strcmp(t->rec[i].result, "major"));
+		      !strcmp(t->rec[i].result, "major") ||
+		      !strcmp(t->rec[i].result, "reref"));
 	return n;
 }
 

@@ -150,6 +150,7 @@ int pgft_parse(char *line, struct pgft_rec *r)
 {
 	static const char * const results[] = {
 		[PGFT_MINOR] = "minor", [PGFT_MAJOR] = "major",
+		[PGFT_REREF] = "reref",
 		[PGFT_SIGSEGV] = "SIGSEGV", [PGFT_SIGBUS] = "SIGBUS",
 		[PGFT_OOM] = "OOM",
 	};
@@ -211,8 +212,20 @@ int pgft_parse(char *line, struct pgft_rec *r)
 		return num(&p, 10, &r->n[0]) || num(&p, 10, &r->n[1]) || p ? -1 : 0;
 	}
 	if (!strcmp(type, "start")) {
+		/* start T, and since version 3 start T MODE */
 		r->type = PGFT_START;
-		return num(&p, 10, &r->time) || p ? -1 : 0;
+		if (num(&p, 10, &r->time))
+			return -1;
+		if (!p)
+			return 0;
+		r->text = field(&p);
+		if (!r->text || p)
+			return -1;
+		if (!strcmp(r->text, "first"))
+			return 0;
+		return strncmp(r->text, "interval=", 9) ||
+		       strspn(r->text + 9, "0123456789") != strlen(r->text + 9) ||
+		       !r->text[9] ? -1 : 0;
 	}
 	if (!strcmp(type, "stop")) {
 		r->type = PGFT_STOP;
@@ -248,6 +261,14 @@ int pgft_parse(char *line, struct pgft_rec *r)
 			return -1;
 		r->result = v;
 		return 0;
+	}
+	if (!strcmp(type, "rearm")) {
+		/* rearm T PAGES HOW */
+		r->type = PGFT_REARM;
+		if (num(&p, 10, &r->time) || num(&p, 10, &r->n[0]) || !p)
+			return -1;
+		r->text = field(&p);
+		return !r->text || p ? -1 : 0;
 	}
 	if (!strcmp(type, "exit")) {
 		r->type = PGFT_EXIT;

@@ -28,16 +28,26 @@
 #include <stdio.h>
 
 /* The newest format version this code reads. */
-#define PGFT_VERSION 2
+#define PGFT_VERSION 3
 
 enum pgft_type {
 	PGFT_START, PGFT_FAULT, PGFT_LOST, PGFT_EXEC, PGFT_STOP, PGFT_EXIT,
 	PGFT_LAYOUT, PGFT_MAP, PGFT_CHANGE, PGFT_UNMAP, PGFT_REMOTE,
+	PGFT_REARM,
 };
 
 enum pgft_result {
-	PGFT_MINOR, PGFT_MAJOR, PGFT_SIGSEGV, PGFT_SIGBUS, PGFT_OOM,
+	PGFT_MINOR, PGFT_MAJOR, PGFT_REREF, PGFT_SIGSEGV, PGFT_SIGBUS, PGFT_OOM,
 };
+
+/*
+ * The results /proc/<pid>/stat counts (minor, major, and reref: a minor
+ * fault on a re-armed page, version 3).
+ */
+static inline bool pgft_counted(enum pgft_result result)
+{
+	return result <= PGFT_REREF;
+}
 
 struct pgft_rec {
 	enum pgft_type type;
@@ -53,9 +63,13 @@ struct pgft_rec {
 	unsigned int major, minor;
 	char perms[5];
 	const char *name;		/* "" if none; valid until pgft_next() */
-	/* lost: faults, other; exit: status, faults, lost, regions; layout */
+	/*
+	 * lost: faults, other; exit: status, faults, lost, regions; layout:
+	 * count; rearm: pages
+	 */
 	unsigned long long n[4];
-	const char *text;		/* exec path, stop reason */
+	/* exec path, stop reason, rearm how, start mode ("" before v3) */
+	const char *text;
 };
 
 struct pgft_reader {

@@ -10,7 +10,7 @@
  * was first started, 0 for a thread not seen there.
  *
  *   pgfault_history VERSION pid PID page_size BYTES
- *   start TIME
+ *   start TIME MODE
  *   fault TIME TID ADDR ACCESS MODE RESULT IP
  *   remote TIME TID ACCESS RESULT
  *   lost FAULTS OTHER
@@ -21,10 +21,12 @@
  *   map TIME ID START END PERMS OFFSET MAJOR:MINOR INODE [NAME]
  *   change TIME ID START END PERMS OFFSET MAJOR:MINOR INODE [NAME]
  *   unmap TIME ID
+ *   rearm TIME PAGES HOW
  *
  * ACCESS is r, w or x; MODE is user or kernel (the kernel touching user
- * memory on the process's behalf); RESULT is minor, major, or the signal
- * the fault raised (SIGSEGV, SIGBUS) or OOM. IP is the user instruction
+ * memory on the process's behalf); RESULT is minor, major, reref (a minor
+ * fault that only made a re-armed page accessible again: a re-reference),
+ * or the signal the fault raised (SIGSEGV, SIGBUS) or OOM. IP is the user instruction
  * pointer (for kernel-mode faults, where the system call was made), 0 when
  * unknown. "remote" is a fault a thread of the process took on another
  * address space (process_vm_readv(), ptrace, the new image's arguments
@@ -33,8 +35,8 @@
  * made the process non-dumpable: the trace ends there). "lost" counts
  * records dropped because the buffer was full, and comes before the next
  * record that was kept: FAULTS the fault and remote records of faults
- * that /proc/<pid>/stat counts (result minor or major), OTHER every other
- * record. So while traced, the minor and major fault and remote records
+ * that /proc/<pid>/stat counts (result minor, major or reref), OTHER every
+ * other record. So while traced, the counted fault and remote records
  * plus the lost FAULTS add up to what /proc/<pid>/stat counts; "exit"
  * gives the same two totals for the whole trace (FAULTS kept, LOST).
  *
@@ -49,13 +51,19 @@
  * /proc/<pid>/maps; NAME is absent for an anonymous unnamed region.
  * REGIONS in "exit" is how many region ids the trace handed out.
  *
+ * MODE is "first" (first touches, and re-references after "rearm") or
+ * "interval=MS" (every page re-armed every MS milliseconds). "rearm" says
+ * that PAGES present pages were re-armed (their next access faults again,
+ * with result reref); HOW is "user" ("rearm" written to the file) or
+ * "interval".
  * Version 2 added "remote" and the meaning of the lost counts above
- * (version 1 counted failed faults as FAULTS).
+ * (version 1 counted failed faults as FAULTS); version 3 the result reref,
+ * "rearm" and the MODE of "start".
  */
 #ifndef _UAPI_LINUX_PGFAULT_HISTORY_H
 #define _UAPI_LINUX_PGFAULT_HISTORY_H
 
-#define PGFAULT_HISTORY_VERSION		2
+#define PGFAULT_HISTORY_VERSION		3
 #define PGFAULT_HISTORY_MAGIC		"pgfault_history"
 
 #endif /* _UAPI_LINUX_PGFAULT_HISTORY_H */

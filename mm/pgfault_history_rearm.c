@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pgfault_history: re-arming the pages of a traced process, so that the
+ * next access to each faults again and is recorded (re-reference tracing).
+ *
+ * DOC: pgfault_history re-arming
+ *
+ * A page faults once and then stays mapped: a plain trace holds first
+ * touches. Re-arming a page makes its next access fault again without
+ * touching the page itself: nothing is unmapped, swapped, freed, copied or
+ * moved, and the fault that follows only makes the present page accessible
+ * once more. handle_mm_fault() reports such a fault with VM_FAULT_HINTING,
+ * and the trace records it with the result "reref".
+ *
+ * How a page is re-armed depends on who keeps its accessed bit
+ * (arch_has_hw_pte_young()):
+ *
+ * - Where software keeps it (UML: arch/um/kernel/tlb.c maps a page whose
+ *   PTE is not young without any access, execution included since a
+ *   patch of this series: an x86 host cannot map a page executable but not
+ *   readable), the PTE is made old, as page_idle
+ *   and DAMON do (ptep_clear_young_notify()); the folio is marked young
+ *   (folio_set_young()) so that reclaim still sees the reference the PTE
+ *   held. The next access faults, and handle_pte_fault() makes the PTE
+ *   young again.
+ * - Where the hardware sets it (x86), an old PTE does not fault: the PTE
+ *   is made PROT_NONE the way NUMA balancing's scanner does (pte_modify()
+ *   to PAGE_NONE under the PTE lock, as change_prot_numa()), keeping the
+ *   page, its dirty and accessed bits; do_numa_page() restores it at the
+ *   next access. With NUMA balancing disabled (kernel.numa_balancing=0)
+ *   that fault never migrates the page. This needs CONFIG_NUMA_BALANCING;
+ *   without it, re-arming is not supported (-EOPNOTSUPP).
+ *
+ * What is re-armed: every present page of every VMA that can be accessed,
+ * except VM_PFNMAP and VM_IO mappings (no page behind them, or a device's
+ * registers) and hugetlb mappings (their faults take another path). A
+ * transparent huge page mapped by a PMD has its mapping split into PTEs,
+ * as every page-table walker that works on PTEs does (the folio itself
+ * stays huge and in place); khugepaged may map it huge again later.
+ * Pages that are not present (swapped out, never touched) need no
+ * re-arming: their next access faults anyway.
+ *
+ * Locks: the mmap lock of the mm for reading, as task_numa_work() takes
+ * it, and each page table's lock in the walk; faults under a VMA's lock
+ * may run meanwhile and are ordered by the PTE lock. Secondary MMUs are
+ * told through the MMU notifiers. The walk yields the CPU between VMAs and
+ * every PGF_REARM_CHUNK of a VMA, and stops at a fatal signal.
+ *
+ * Who re-arms: a write of "rearm" (pgf_rearm(), in the writer's context),
+ * or, in interval mode ("1 interval=MS"), a running thread of the traced
+ * process on its way back to user mode (a task work queued by a delayed
+ * work item, &pgf_trace.rearm_work, every MS milliseconds; the worker
+ * itself when every thread sleeps): see pgf_interval_rearm(). The work
+ * item holds a reference to the trace while queued (PGF_REARM_QUEUED),
+ * and so does the task work (PGF_REARM_PENDING); whether the clock goes
+ * on is decided under &pgf_trace.mutex, where start and stop change the
+ * mode. Each re-arm is followed by a REARM record: its time (the end of
+ * the walk), the pages re-armed and who asked for it. Faults that other
+ * threads take while the walk runs may come before or after that record.
+ */
+#define pr_fmt(fmt) "pgfault: " fmt
+
+#include <linux/hugetlb.h>
+#include <linux/mm.h>
+#include <linux/mmu_notifier.h>
+#include <linux/page_idle.h>
+#include <linux/pagewalk.h>
+#include <linux/pgfault_history.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/task_work.h>
+#include <linux/workqueue.h>
+#include <asm/tlbflush.h>
+
+/* A VMA is walked this many bytes at a time, with a resched between. */
+#define PGF_REARM_CHUNK		(64UL * PMD_SIZE)
+
+/**
+ * pgf_rearm_supported() - can this kernel re-arm pages
+ *
+ * Return: true where the accessed bit is kept by software, or where the
+ * NUMA-hinting PROT_NONE mechanism is built in.
+ */
+bool pgf_rearm_supported(void)
+{
+	return !arch_has_hw_pte_young() || IS_ENABLED(CONFIG_NUMA_BALANCING);
+}
+
+static int pgf_rearm_pte(pte_t *ptep, unsigned long addr, unsigned long next,
+			 struct mm_walk *walk)
+{
+	struct vm_area_struct *vma = walk->vma;
+	unsigned long *pages = walk->private;
+	pte_t pte = ptep_get(ptep);
+	struct folio *folio;
+
+	if (!pte_present(pte))
+		return 0;
+	if (arch_has_hw_pte_young()) {
+#ifdef CONFIG_NUMA_BALANCING
+		pte_t old;
+
+		if (pte_protnone(pte))
+			return 0;
+		old = ptep_modify_prot_start(vma, addr, ptep);
+		ptep_modify_prot_commit(vma, addr, ptep, old,
+					pte_modify(old, PAGE_NONE));
+		(*pages)++;
+#endif
+		return 0;
+	}
+	if (!pte_young(pte))
+		return 0;
+	folio = vm_normal_folio(vma, addr, pte);
+	if (ptep_clear_young_notify(vma, addr, ptep)) {
+		if (folio)
+			folio_set_young(folio);
+		(*pages)++;
+	}
+	return 0;
+}
+
+/* Mappings left alone: see the DOC above. */
+static bool pgf_rearm_skip(struct vm_area_struct *vma)
+{
+	return (vma->vm_flags & (VM_PFNMAP | VM_IO)) ||
+	       is_vm_hugetlb_page(vma) || !vma_is_accessible(vma);
+}
+
+static const struct mm_walk_ops pgf_rearm_ops = {
+	.pte_entry	= pgf_rearm_pte,
+	.walk_lock	= PGWALK_RDLOCK,
+};
+
+/* Re-arm [@start, @end) of @vma; returns the pages re-armed. */
+static unsigned long pgf_rearm_range(struct vm_area_struct *vma,
+				     unsigned long start, unsigned long end)
+{
+	struct mmu_notifier_range range;
+	unsigned long pages = 0;
+
+	mmu_notifier_range_init(&range, MMU_NOTIFY_PROTECTION_VMA, 0,
+				vma->vm_mm, start, end);
+	mmu_notifier_invalidate_range_start(&range);
+	walk_page_range_vma(vma, start, end, &pgf_rearm_ops, &pages);
+	if (pages)
+		flush_tlb_range(vma, start, end);
+	mmu_notifier_invalidate_range_end(&range);
+	return pages;
+}
+
+/**
+ * pgf_rearm_mm() - re-arm every present page of an address space
+ * @mm: the address space, its mmap lock held for reading
+ * @pages: set to the number of pages re-armed
+ *
+ * When it returns, the next access to any page it re-armed faults, on
+ * every CPU.
+ *
+ * Return: 0, or -EINTR if a fatal signal stopped the walk (the pages
+ * re-armed so far stay so: harmless).
+ */
+int pgf_rearm_mm(struct mm_struct *mm, unsigned long *pages)
+{
+	VMA_ITERATOR(vmi, mm, 0);
+	struct vm_area_struct *vma;
+	unsigned long addr, end;
+
+	mmap_assert_locked(mm);
+	*pages = 0;
+	for_each_vma(vmi, vma) {
+		if (pgf_rearm_skip(vma))
+			continue;
+		for (addr = vma->vm_start; addr < vma->vm_end; addr = end) {
+			end = min(vma->vm_end,
+				  ALIGN(addr + 1, PGF_REARM_CHUNK));
+			*pages += pgf_rearm_range(vma, addr, end);
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			cond_resched();
+		}
+	}
+	return 0;
+}
+
+/**
+ * pgf_rearm_record() - write the REARM record of a re-arm
+ * @t: the trace
+ * @mm: the address space that was re-armed
+ * @pages: how many pages were
+ * @how: enum pgf_rearm_how
+ *
+ * Only while the trace still runs on @mm: a stop or an exec in between
+ * makes the record meaningless.
+ *
+ * Context: &pgf_trace.mutex not held.
+ */
+void pgf_rearm_record(struct pgf_trace *t, struct mm_struct *mm,
+		      unsigned long pages, u8 how)
+{
+	struct pgf_rec rec;
+
+	mutex_lock(&t->mutex);
+	if (READ_ONCE(t->active) && t->mm == mm) {
+		pgf_rec_init(t, &rec, PGF_REC_REARM, sizeof(rec));
+		rec.flags = how;
+		rec.a = pages;
+		pgf_emit(t, &rec, PGF_KIND_OTHER);
+	}
+	mutex_unlock(&t->mutex);
+}
+
+static void __pgf_interval_queue(struct pgf_trace *t)
+{
+	queue_delayed_work(system_unbound_wq, &t->rearm_work,
+			   msecs_to_jiffies(t->interval_ms));
+}
+
+/**
+ * __pgf_interval_start() - start interval mode's re-arms
+ * @t: the trace, just activated with @t->interval_ms set
+ *
+ * Context: &pgf_trace.mutex held.
+ */
+void __pgf_interval_start(struct pgf_trace *t)
+{
+	lockdep_assert_held(&t->mutex);
+	if (!t->interval_ms || test_and_set_bit(PGF_REARM_QUEUED, &t->bits))
+		return;		/* off, or the work will see the new state */
+	refcount_inc(&t->ref);
+	__pgf_interval_queue(t);
+}
+
+/* Re-arm current's mm for @t, then say so. */
+static void pgf_rearm_current(struct pgf_trace *t)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long pages = 0;
+
+	if (!mm || (current->flags & PF_EXITING) || !READ_ONCE(t->active) ||
+	    mmap_read_lock_killable(mm))
+		return;
+	pgf_rearm_mm(mm, &pages);
+	mmap_read_unlock(mm);
+	pgf_rearm_record(t, mm, pages, PGF_REARM_INTERVAL);
+}
+
+/* The task work: a thread of the process, on its way to user mode. */
+static void pgf_rearm_task_work(struct callback_head *head)
+{
+	struct pgf_trace *t = container_of(head, struct pgf_trace,
+					   rearm_twork);
+
+	pgf_rearm_current(t);
+	clear_bit(PGF_REARM_PENDING, &t->bits);
+	pgf_trace_put(t);
+}
+
+/*
+ * A thread of the process that is running or about to (preferred: it
+ * reaches user mode within a tick), else NULL if all of them sleep; with a
+ * reference.
+ */
+static struct task_struct *pgf_running_thread(struct pgf_trace *t)
+{
+	struct task_struct *p, *th, *found = NULL;
+
+	rcu_read_lock();
+	p = pid_task(t->tgid, PIDTYPE_TGID);
+	if (p) {
+		for_each_thread(p, th) {
+			if (th->mm == t->mm && !(th->flags & PF_EXITING) &&
+			    task_is_running(th)) {
+				found = th;
+				get_task_struct(found);
+				break;
+			}
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/*
+ * One interval's re-arm. A thread of the process does it, as
+ * task_numa_work() scans, when it next returns to user mode: it touches
+ * no page while it walks, so in a single-threaded process no fault falls
+ * between the walk and its REARM record. When every thread sleeps, no
+ * thread touches a page and the worker walks instead. If the last
+ * interval's re-arm has not run yet (its thread went to sleep in the
+ * kernel first), this one is skipped.
+ */
+static void pgf_interval_rearm(struct pgf_trace *t)
+{
+	struct mm_struct *mm = NULL;
+	struct task_struct *th;
+	unsigned long pages = 0;
+
+	mutex_lock(&t->mutex);
+	if (!READ_ONCE(t->active) || !t->mm ||
+	    test_and_set_bit(PGF_REARM_PENDING, &t->bits)) {
+		mutex_unlock(&t->mutex);
+		return;
+	}
+	th = pgf_running_thread(t);
+	if (th) {
+		int err;
+
+		refcount_inc(&t->ref);
+		init_task_work(&t->rearm_twork, pgf_rearm_task_work);
+		err = task_work_add(th, &t->rearm_twork, TWA_RESUME);
+		put_task_struct(th);
+		if (!err)
+			goto out_unlock;	/* queued: it clears the bit */
+		refcount_dec(&t->ref);		/* exiting; not the last */
+	}
+	if (mmget_not_zero(t->mm))
+		mm = t->mm;
+	clear_bit(PGF_REARM_PENDING, &t->bits);
+out_unlock:
+	mutex_unlock(&t->mutex);
+	if (!mm)
+		return;
+	mmap_read_lock(mm);
+	pgf_rearm_mm(mm, &pages);
+	mmap_read_unlock(mm);
+	pgf_rearm_record(t, mm, pages, PGF_REARM_INTERVAL);
+	mmput(mm);
+}
+
+/**
+ * pgf_rearm_work() - interval mode's clock: a re-arm every interval
+ * @work: &pgf_trace.rearm_work
+ */
+void pgf_rearm_work(struct work_struct *work)
+{
+	struct pgf_trace *t = container_of(to_delayed_work(work),
+					   struct pgf_trace, rearm_work);
+	bool again;
+
+	pgf_interval_rearm(t);
+	mutex_lock(&t->mutex);
+	again = READ_ONCE(t->active) && t->interval_ms;
+	if (again)
+		__pgf_interval_queue(t);
+	else
+		clear_bit(PGF_REARM_QUEUED, &t->bits);
+	mutex_unlock(&t->mutex);
+	if (!again)
+		pgf_trace_put(t);
+}

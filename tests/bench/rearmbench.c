@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rearmbench - what re-reference tracing costs.
+ *
+ *   rearmbench [-p pages] [-r reps] [-s seconds] [-i ms,...]
+ *
+ * 1. One fault: over `pages` pages (default 4096) of a fresh anonymous
+ *    mapping, the ns per page of a first-touch write untraced, the same
+ *    traced, a re-reference fault (the pages re-armed by writing "rearm",
+ *    then written again), and the walk alone (written a third time: no
+ *    fault); and the ns per re-armed page of the "rearm" write itself.
+ *    "reref_ns" is the re-reference pass less the walk alone.
+ * 2. A workload: a sequential and a random walk over the pages (one byte
+ *    written per page) for `seconds` (default 2) untraced and in interval
+ *    mode at each `ms` (default 10,100): page touches per second, and the
+ *    ratio untraced / traced (the slowdown).
+ * Medians of `reps` (default 5) runs. A reader process drains the trace
+ * (128 KiB reads, as tracepgfault) and counts what was lost.
+ *
+ * Output: "result rearm minor_ns=.. traced_minor_ns=.. reref_ns=..
+ * walk_ns=.. rearm_ns_per_page=.. pages=.." and "result rearmwalk
+ * walk=seq|rand mode=off|interval=MS touches_per_s=.. slowdown=..
+ * faults=.. lost=..".
+ */
+#include <getopt.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include "pgf.h"
+#include "bench.h"
+
+#define PAGE		4096UL
+#define MAXLIST		8
+
+static long pages = 4096;
+static int reps = 5;
+static double seconds = 2;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "rearmbench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+struct drain {
+	pid_t pid;
+	int res;		/* the reader's counts come back here */
+};
+
+/* A reader of our own trace, to the stop record; counts faults and lost. */
+static void drain_start(struct drain *d)
+{
+	int p[2], fd = pgf_open(getpid(), 0);
+
+	if (fd < 0 || pipe(p))
+		die("open the trace");
+	d->pid = fork();
+	if (d->pid < 0)
+		die("fork");
+	if (d->pid == 0) {
+		static char buf[128 * 1024];
+		unsigned long long c[2] = { 0, 0 }, a, b;
+		size_t have = 0;
+		int stopped = 0;
+
+		close(p[0]);
+		while (!stopped) {
+			ssize_t n = read(fd, buf + have, sizeof(buf) - have - 1);
+			char *l, *nl;
+
+			if (n <= 0)
+				break;
+			have += n;
+			buf[have] = '\0';
+			for (l = buf; (nl = strchr(l, '\n')); l = nl + 1) {
+				if (!strncmp(l, "fault ", 6))
+					c[0]++;
+				else if (sscanf(l, "lost %llu %llu", &a, &b) == 2)
+					c[1] += a;
+				else if (!strncmp(l, "stop ", 5))
+					stopped = 1;
+			}
+			have -= l - buf;
+			memmove(buf, l, have);
+		}
+		_exit(write(p[1], c, sizeof(c)) != sizeof(c));
+	}
+	close(fd);
+	close(p[1]);
+	d->res = p[0];
+}
+
+static void drain_end(struct drain *d, unsigned long long *faults,
+		      unsigned long long *lost)
+{
+	unsigned long long c[2] = { 0, 0 };
+
+	if (pgf_stop(getpid()))
+		die("stop");
+	if (read(d->res, c, sizeof(c)) != sizeof(c))
+		die("the reader's counts");
+	close(d->res);
+	waitpid(d->pid, NULL, 0);
+	*faults = c[0];
+	*lost = c[1];
+}
+
+static char *map_pages(void)
+{
+	char *m = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		die("mmap");
+	madvise(m, pages * PAGE, MADV_NOHUGEPAGE);
+	return m;
+}
+
+static double touch_all(char *m, char v)
+{
+	double t0 = now();
+
+	for (long i = 0; i < pages; i++)
+		m[i * PAGE] = v;
+	return (now() - t0) * 1e9 / pages;
+}
+
+/* Part 1: one fault of each kind, and the rearm write. */
+static void one_fault(void)
+{
+	double minor[32], tminor[32], reref[32], walk[32], rearm[32];
+	unsigned long long faults, lost = 0, l;
+	struct drain d;
+
+	for (int r = 0; r < reps; r++) {
+		char *m = map_pages();
+		double t0;
+
+		minor[r] = touch_all(m, 1);
+		munmap(m, pages * PAGE);
+
+		if (pgf_start(getpid()))
+			die("start tracing");
+		drain_start(&d);
+		m = map_pages();
+		tminor[r] = touch_all(m, 1);
+		t0 = now();
+		if (pgf_rearm(getpid()))
+			die("rearm");
+		rearm[r] = (now() - t0) * 1e9 / pages;
+		reref[r] = touch_all(m, 2);
+		walk[r] = touch_all(m, 3);
+		reref[r] -= walk[r];
+		drain_end(&d, &faults, &l);
+		lost += l;
+		munmap(m, pages * PAGE);
+	}
+	printf("result rearm minor_ns=%.1f traced_minor_ns=%.1f reref_ns=%.1f walk_ns=%.1f rearm_ns_per_page=%.1f pages=%ld lost=%llu\n",
+	       median(minor, reps), median(tminor, reps), median(reref, reps),
+	       median(walk, reps), median(rearm, reps), pages, lost);
+	printf("# one fault, ns (median of %d): first touch untraced %.1f, traced %.1f; re-reference %.1f (%.2fx a traced first touch); rearm %.1f per page\n",
+	       reps, median(minor, reps), median(tminor, reps),
+	       median(reref, reps), median(reref, reps) / median(tminor, reps),
+	       median(rearm, reps));
+}
+
+/* Page touches per second of a walk for `seconds`. */
+static double walk_rate(char *m, bool random)
+{
+	unsigned int seed = 1;
+	double t0 = now(), end = t0 + seconds;
+	unsigned long long n = 0;
+
+	while (now() < end) {
+		for (long i = 0; i < pages; i++) {
+			long p = random ? rand_r(&seed) % pages : i;
+
+			m[p * PAGE]++;
+		}
+		n += pages;
+	}
+	return n / (now() - t0);
+}
+
+static void workload(const long *ms, int nms)
+{
+	for (int kind = 0; kind < 2; kind++) {
+		double off[32], rate[MAXLIST][32];
+		unsigned long long faults[MAXLIST] = { 0 }, lost[MAXLIST] = { 0 };
+		const char *name = kind ? "rand" : "seq";
+
+		/* Modes interleaved within each repetition. */
+		for (int r = 0; r < reps; r++) {
+			char *m = map_pages();
+
+			touch_all(m, 1);
+			off[r] = walk_rate(m, kind);
+			for (int i = 0; i < nms; i++) {
+				char start[32];
+				unsigned long long f, l;
+				struct drain d;
+
+				snprintf(start, sizeof(start), "1 interval=%ld", ms[i]);
+				if (pgf_ctl(getpid(), start, strlen(start)))
+					die("start in interval mode");
+				drain_start(&d);
+				rate[i][r] = walk_rate(m, kind);
+				drain_end(&d, &f, &l);
+				faults[i] += f;
+				lost[i] += l;
+			}
+			munmap(m, pages * PAGE);
+		}
+		printf("result rearmwalk walk=%s mode=off touches_per_s=%.0f slowdown=1.00 faults=0 lost=0\n",
+		       name, median(off, reps));
+		for (int i = 0; i < nms; i++) {
+			double o = median(off, reps), t = median(rate[i], reps);
+
+			printf("result rearmwalk walk=%s mode=interval=%ld touches_per_s=%.0f slowdown=%.2f faults=%llu lost=%llu\n",
+			       name, ms[i], t, o / t, faults[i] / reps, lost[i]);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	long ms[MAXLIST] = { 10, 100 };
+	int nms = 2, opt;
+	char *s, *end;
+
+	while ((opt = getopt(argc, argv, "p:r:s:i:")) != -1) {
+		switch (opt) {
+		case 'p':
+			pages = strtol(optarg, NULL, 10);
+			break;
+		case 'r':
+			reps = atoi(optarg);
+			break;
+		case 's':
+			seconds = atof(optarg);
+			break;
+		case 'i':
+			nms = 0;
+			for (s = optarg; *s && nms < MAXLIST; s = *end ? end + 1 : end) {
+				ms[nms++] = strtol(s, &end, 10);
+				if (end == s)
+					break;
+			}
+			break;
+		default:
+			fprintf(stderr, "usage: rearmbench [-p pages] [-r reps] [-s seconds] [-i ms,...]\n");
+			return 2;
+		}
+	}
+	if (pages < 1 || reps < 1 || reps > 32 || seconds <= 0 || nms < 1) {
+		fprintf(stderr, "rearmbench: bad arguments\n");
+		return 2;
+	}
+	printf("# rearmbench: %ld pages, %d reps, %.1f s walks\n", pages, reps, seconds);
+	one_fault();
+	workload(ms, nms);
+	return 0;
+}

@@ -1,0 +1,694 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rearm - re-reference tracing: writing "rearm" makes the next access to
+ * every page of a traced process fault again ("reref" in the trace).
+ *
+ * Oracles: a known page-touch sequence inside a guarded region (the fault
+ * sequence of each phase is its first-touch order, with its access
+ * letters); /proc/<pid>/stat for the count of faults; a pattern read back
+ * for the contents of every kind of mapping; /proc/vmstat for migrations.
+ */
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include "ktap.h"
+#include "util.h"
+#include "pgf.h"
+
+#define PAGE		4096UL
+#define NP		64	/* pages in the oracle's region */
+#define FILE_PATH	"/tmp/pgf-rearm-file"
+
+static char *area;
+static unsigned int perm[NP];	/* phase 2's order: a permutation */
+
+static void make_perm(void)
+{
+	unsigned int seed = 12345;
+
+	for (unsigned int i = 0; i < NP; i++)
+		perm[i] = i;
+	for (unsigned int i = NP - 1; i > 0; i--) {
+		unsigned int j = rand_r(&seed) % (i + 1), x = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = x;
+	}
+}
+
+/*
+ * The region has a PROT_NONE guard page on each side, so that it is a VMA
+ * of its own and nothing else faults inside it.
+ * 1: map, send the address; 2: write every page in order; 3: read every
+ * page in perm[] order; 4: write the even pages; 5: "rearm" itself, then
+ * read page 0 and 1.
+ */
+static void oracle_steps(int step, int out)
+{
+	volatile char sink;
+	char *g;
+
+	switch (step) {
+	case 1:
+		g = mmap(NULL, (NP + 2) * PAGE, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (g == MAP_FAILED)
+			_exit(2);
+		area = g + PAGE;
+		if (mprotect(area, NP * PAGE, PROT_READ | PROT_WRITE))
+			_exit(2);
+		/* Page by page; fails without THP (UML), which is as good. */
+		madvise(area, NP * PAGE, MADV_NOHUGEPAGE);
+		if (write(out, &area, sizeof(area)) != sizeof(area))
+			_exit(2);
+		break;
+	case 2:
+		for (int i = 0; i < NP; i++)
+			area[i * PAGE] = 1;
+		break;
+	case 3:
+		for (int i = 0; i < NP; i++)
+			sink = area[perm[i] * PAGE];
+		(void)sink;
+		break;
+	case 4:
+		for (int i = 0; i < NP; i += 2)
+			area[i * PAGE] = 2;
+		break;
+	case 5:
+		if (pgf_rearm(getpid()))
+			_exit(5);
+		sink = area[0];
+		sink = area[PAGE];
+		(void)sink;
+		break;
+	}
+}
+
+static bool in_area(const struct pgf_rec *r)
+{
+	return !strcmp(r->type, "fault") && r->addr >= (unsigned long)area &&
+	       r->addr < (unsigned long)area + NP * PAGE;
+}
+
+/*
+ * The faults in the region after the @k-th rearm record (0: before the
+ * first) and before the next: their page numbers, access letters and
+ * results, in order. Returns how many.
+ */
+static int phase(const struct pgf_trace *t, int k, int *pg, char *acc,
+		 const char **res, int max)
+{
+	int seen = 0, n = 0;
+
+	for (size_t i = 0; i < t->nr; i++) {
+		const struct pgf_rec *r = &t->rec[i];
+
+		if (!strcmp(r->type, "rearm")) {
+			seen++;
+			continue;
+		}
+		if (seen != k || !in_area(r))
+			continue;
+		if (n < max) {
+			pg[n] = (r->addr - (unsigned long)area) / PAGE;
+			acc[n] = r->access;
+			res[n] = r->result;
+		}
+		n++;
+	}
+	return n;
+}
+
+static int fault_count(pid_t pid)
+{
+	struct pgf_stat st;
+
+	if (pgf_read_stat(pid, &st))
+		return -1;
+	return st.minflt + st.majflt;
+}
+
+/*
+ * Stop tracing the idle puppet, which had @before faults when tracing
+ * started, end it and read the trace into @t: every fault between start
+ * and stop is in it (/proc/<pid>/stat is the oracle), none lost.
+ */
+static void stop_and_read(struct puppet *p, int fd, int before,
+			  struct pgf_trace *t)
+{
+	int after = fault_count(p->pid);
+
+	ASSERT_EQ(pgf_stop(p->pid), 0);
+	puppet_end(p);
+	ASSERT_EQ(pgf_read_all(fd, t), 0);
+	close(fd);
+	EXPECT_EQ(pgf_lost_faults(t), 0);
+	EXPECT_EQ((long)pgf_ok_faults(t), after - before);
+}
+
+TEST(rearm_between_phases_gives_each_phase_first_touch_order)
+{
+	int pg[4 * NP], n, before, fd;
+	const char *res[4 * NP];
+	char acc[4 * NP];
+	struct pgf_trace t;
+	struct puppet p;
+	size_t rearms = 0;
+
+	make_perm();
+	ASSERT_SYS(puppet_spawn(&p, oracle_steps));
+	before = fault_count(p.pid);
+	ASSERT_EQ(pgf_start(p.pid), 0);
+	fd = ASSERT_SYS(pgf_open(p.pid, 0));
+	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
+	ASSERT_EQ(puppet_step(&p, 2), 0);
+	ASSERT_EQ(pgf_rearm(p.pid), 0);
+	ASSERT_EQ(puppet_step(&p, 3), 0);
+	ASSERT_EQ(pgf_rearm(p.pid), 0);
+	ASSERT_EQ(puppet_step(&p, 4), 0);
+	ASSERT_EQ(puppet_step(&p, 5), 0);
+	stop_and_read(&p, fd, before, &t);
+
+	for (size_t i = 0; i < t.nr; i++) {
+		if (strcmp(t.rec[i].type, "rearm"))
+			continue;
+		rearms++;
+		ktap_diag("rearm %zu: %llu pages", rearms, t.rec[i].a);
+		/* At least the region's pages, and "user" as the cause. */
+		EXPECT_GE(t.rec[i].a, rearms == 3 ? 1 : NP);
+		EXPECT_EQ(strcmp(t.rec[i].text, "user"), 0);
+	}
+	EXPECT_EQ(rearms, 3);
+
+	/* Phase 2: first touches, in order, written. */
+	n = phase(&t, 0, pg, acc, res, 4 * NP);
+	ASSERT_EQ(n, NP);
+	for (int i = 0; i < NP; i++) {
+		EXPECT_EQ(pg[i], i);
+		EXPECT_EQ(acc[i], 'w');
+		EXPECT_EQ(strcmp(res[i], "minor"), 0);
+	}
+	/* Phase 3, after a rearm: re-references, in perm[] order, read. */
+	n = phase(&t, 1, pg, acc, res, 4 * NP);
+	ASSERT_EQ(n, NP);
+	for (int i = 0; i < NP; i++) {
+		EXPECT_EQ(pg[i], (int)perm[i]);
+		EXPECT_EQ(acc[i], 'r');
+		EXPECT_EQ(strcmp(res[i], "reref"), 0);
+	}
+	/* Phase 4: the even pages, written, each once. */
+	n = phase(&t, 2, pg, acc, res, 4 * NP);
+	ASSERT_EQ(n, NP / 2);
+	for (int i = 0; i < NP / 2; i++) {
+		EXPECT_EQ(pg[i], 2 * i);
+		EXPECT_EQ(acc[i], 'w');
+		EXPECT_EQ(strcmp(res[i], "reref"), 0);
+	}
+	/* Phase 5: the process re-armed itself, then read pages 0 and 1. */
+	n = phase(&t, 3, pg, acc, res, 4 * NP);
+	ASSERT_EQ(n, 2);
+	EXPECT_EQ(pg[0], 0);
+	EXPECT_EQ(pg[1], 1);
+	EXPECT_EQ(strcmp(res[0], "reref"), 0);
+	EXPECT_EQ(strcmp(res[1], "reref"), 0);
+	pgf_trace_free(&t);
+}
+
+static void idle_steps(int step, int out)
+{
+	(void)step;
+	(void)out;
+}
+
+TEST(rearm_needs_a_running_trace_and_the_right_to_trace)
+{
+	struct puppet p;
+	pid_t child;
+	int status;
+
+	ASSERT_SYS(puppet_spawn(&p, idle_steps));
+	/* Never traced, then stopped: nothing to re-arm for. */
+	EXPECT_EQ(pgf_rearm(p.pid), -ESRCH);
+	ASSERT_EQ(pgf_start(p.pid), 0);
+	EXPECT_EQ(pgf_rearm(p.pid), 0);
+	ASSERT_EQ(pgf_stop(p.pid), 0);
+	EXPECT_EQ(pgf_rearm(p.pid), -ESRCH);
+	ASSERT_EQ(pgf_start(p.pid), 0);
+	/* Another user may not. */
+	child = fork();
+	if (child == 0) {
+		if (setgid(PGF_TEST_UID) || setuid(PGF_TEST_UID))
+			_exit(40);
+		_exit(pgf_rearm(p.pid) == -EACCES ? 0 : 1);
+	}
+	ASSERT_SYS(waitpid(child, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* Words that look like it are refused. */
+	EXPECT_EQ(pgf_ctl(p.pid, "rearmx", 6), -EINVAL);
+	EXPECT_EQ(pgf_ctl(p.pid, "rear", 4), -EINVAL);
+	EXPECT_EQ(pgf_ctl(p.pid, "rearm\n", 6), 0);
+	/* Exited but not reaped: no pages left to re-arm. */
+	{
+		unsigned char zero = 0;
+		struct pgf_stat st;
+
+		ASSERT_EQ(write(p.to, &zero, 1), 1);
+		for (int i = 0; i < 5000; i++) {
+			if (!pgf_read_stat(p.pid, &st) && st.state == 'Z')
+				break;
+			usleep(1000);
+		}
+		EXPECT_EQ(pgf_rearm(p.pid), -ESRCH);
+	}
+	puppet_end(&p);
+}
+
+/* ---- contents survive ---------------------------------------------------- */
+
+enum kind { ANON, SHARED_ANON, FILE_PRIVATE, FILE_SHARED, MLOCKED, READ_ONLY,
+	    HUGE, NR_KINDS };
+static const char * const kind_names[] = {
+	"private anonymous", "shared anonymous", "private file", "shared file",
+	"mlocked", "read-only", "transparent huge page",
+};
+
+#define KPAGES	512	/* 2 MiB: a huge page where THP is on */
+
+static char *maps[NR_KINDS];
+
+static unsigned char pattern(int kind, size_t off, int round)
+{
+	return (unsigned char)(kind * 31 + off / PAGE * 7 + off % 251 + round);
+}
+
+static char *map_kind(int k)
+{
+	size_t len = KPAGES * PAGE;
+	int fd = -1, flags = MAP_PRIVATE | MAP_ANONYMOUS;
+	char *m, *raw;
+
+	if (k == FILE_PRIVATE || k == FILE_SHARED) {
+		fd = open(FILE_PATH, O_RDWR | O_CREAT, 0600);
+		if (fd < 0 || ftruncate(fd, len))
+			return NULL;
+		flags = k == FILE_SHARED ? MAP_SHARED : MAP_PRIVATE;
+	} else if (k == SHARED_ANON) {
+		flags = MAP_SHARED | MAP_ANONYMOUS;
+	}
+	if (k == HUGE) {
+		/* 2 MiB aligned, so that a huge page can map it. */
+		raw = mmap(NULL, 2 * len, PROT_READ | PROT_WRITE, flags, -1, 0);
+		if (raw == MAP_FAILED)
+			return NULL;
+		m = (char *)(((unsigned long)raw + len - 1) & ~(len - 1));
+		madvise(m, len, MADV_HUGEPAGE);
+	} else {
+		m = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, fd, 0);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (m == MAP_FAILED)
+		return NULL;
+	if (k != HUGE)
+		madvise(m, len, MADV_NOHUGEPAGE);
+	for (size_t off = 0; off < len; off++)
+		m[off] = pattern(k, off, 0);
+	if (k == MLOCKED && mlock(m, len))
+		return NULL;
+	if (k == READ_ONLY && mprotect(m, len, PROT_READ))
+		return NULL;
+	return m;
+}
+
+/* Check every byte; on @round > 0, write the next pattern (not READ_ONLY). */
+static int check_kind(int k, int round)
+{
+	size_t len = KPAGES * PAGE;
+
+	for (size_t off = 0; off < len; off++)
+		if ((unsigned char)maps[k][off] != pattern(k, off, round))
+			return -1;
+	if (k != READ_ONLY)
+		for (size_t off = 0; off < len; off++)
+			maps[k][off] = pattern(k, off, round + 1);
+	return 0;
+}
+
+static int rounds_done;
+
+/* 1: map every kind; 2: check and rewrite all; 3: fork, the child checks. */
+static void contents_steps(int step, int out)
+{
+	unsigned char bad = 0;
+
+	switch (step) {
+	case 1:
+		for (int k = 0; k < NR_KINDS; k++) {
+			maps[k] = map_kind(k);
+			if (!maps[k])
+				bad = 100 + k;
+		}
+		if (write(out, &bad, 1) != 1)
+			_exit(2);
+		break;
+	case 2:
+		for (int k = 0; k < NR_KINDS; k++)
+			if (check_kind(k, k == READ_ONLY ? 0 : rounds_done))
+				bad = 1 + k;
+		rounds_done++;
+		if (write(out, &bad, 1) != 1)
+			_exit(2);
+		break;
+	case 3: {
+		pid_t child = fork();
+		int status;
+
+		if (child == 0) {
+			char path[64], c;
+			int fd;
+
+			/* The same data, and no trace of its own. */
+			for (int k = 0; k < NR_KINDS; k++) {
+				size_t len = KPAGES * PAGE;
+				int round = k == READ_ONLY ? 0 : rounds_done;
+
+				for (size_t off = 0; off < len; off++)
+					if ((unsigned char)maps[k][off] !=
+					    pattern(k, off, round))
+						_exit(1 + k);
+			}
+			pgf_path(path, sizeof(path), getpid());
+			fd = open(path, O_RDONLY);
+			if (fd < 0 || read(fd, &c, 1) != -1 || errno != ESRCH)
+				_exit(20);
+			_exit(0);
+		}
+		waitpid(child, &status, 0);
+		bad = WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+		if (write(out, &bad, 1) != 1)
+			_exit(2);
+		break;
+	}
+	}
+}
+
+static long vmstat(const char *name)
+{
+	char line[128];
+	long v = -1;
+	size_t n = strlen(name);
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ' ')
+			v = atol(line + n + 1);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+TEST(contents_survive_many_rearms_of_every_kind_of_mapping)
+{
+	long migrated = vmstat("numa_pages_migrated");
+	unsigned char bad;
+	struct puppet p;
+	size_t rerefs = 0;
+	int fd;
+
+	ASSERT_SYS(puppet_spawn(&p, contents_steps));
+	ASSERT_EQ(pgf_start(p.pid), 0);
+	fd = ASSERT_SYS(pgf_open(p.pid, O_NONBLOCK));
+	ASSERT_EQ(puppet_step_recv(&p, 1, &bad, 1), 0);
+	if (bad)
+		ktap_diag("mapping %s failed", kind_names[bad - 100]);
+	ASSERT_EQ(bad, 0);
+	for (int round = 0; round < 8; round++) {
+		ASSERT_EQ(pgf_rearm(p.pid), 0);
+		ASSERT_EQ(puppet_step_recv(&p, 2, &bad, 1), 0);
+		if (bad)
+			ktap_diag("round %d: %s changed", round, kind_names[bad - 1]);
+		ASSERT_EQ(bad, 0);
+		/* Keep the buffer from filling: the count is checked below. */
+		{
+			struct pgf_trace part;
+
+			pgf_read_all(fd, &part);
+			for (size_t i = 0; i < part.nr; i++)
+				rerefs += !strcmp(part.rec[i].result, "reref");
+			pgf_trace_free(&part);
+		}
+	}
+	ASSERT_EQ(pgf_rearm(p.pid), 0);
+	ASSERT_EQ(puppet_step_recv(&p, 3, &bad, 1), 0);
+	if (bad && bad <= NR_KINDS)
+		ktap_diag("the child saw %s changed", kind_names[bad - 1]);
+	EXPECT_EQ(bad, 0);
+	puppet_end(&p);
+	close(fd);
+	unlink(FILE_PATH);
+	/* Every round re-referenced every page of every kind (or lost them). */
+	ktap_diag("%zu re-reference faults read", rerefs);
+	EXPECT_GT(rerefs, 0);
+	/* Nothing moved: re-arming never migrates a page. */
+	if (migrated >= 0)
+		EXPECT_EQ(vmstat("numa_pages_migrated"), migrated);
+}
+
+/* ---- re-arming while threads change the mappings ---------------------- */
+
+#define STRESS_MAPS	4
+#define STRESS_PAGES	32
+
+static volatile int stop_stress;
+
+/* A thread's own mappings, filled with its pattern; checked as it goes. */
+static void *stress_thread(void *arg)
+{
+	unsigned int seed = (unsigned long)arg;
+	char *m[STRESS_MAPS] = { 0 };
+	size_t len[STRESS_MAPS] = { 0 };
+	unsigned char tag = seed & 0xff;
+	long bad = 0;
+
+	while (!stop_stress) {
+		int k = rand_r(&seed) % STRESS_MAPS;
+		char *x;
+
+		switch (rand_r(&seed) % 5) {
+		case 0:
+			if (m[k])
+				break;
+			len[k] = (1 + rand_r(&seed) % STRESS_PAGES) * PAGE;
+			m[k] = mmap(NULL, len[k], PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (m[k] == MAP_FAILED) {
+				m[k] = NULL;
+				break;
+			}
+			memset(m[k], tag, len[k]);
+			break;
+		case 1:
+			if (!m[k])
+				break;
+			for (size_t off = 0; off < len[k]; off += 512)
+				bad += (unsigned char)m[k][off] != tag;
+			break;
+		case 2:
+			if (!m[k])
+				break;
+			munmap(m[k], len[k]);
+			m[k] = NULL;
+			break;
+		case 3:
+			if (!m[k] || len[k] < 2 * PAGE)
+				break;
+			mprotect(m[k], PAGE, PROT_READ);
+			bad += (unsigned char)m[k][0] != tag;
+			mprotect(m[k], PAGE, PROT_READ | PROT_WRITE);
+			break;
+		case 4:
+			if (!m[k])
+				break;
+			x = mremap(m[k], len[k], len[k] + PAGE, MREMAP_MAYMOVE);
+			if (x == MAP_FAILED)
+				break;
+			m[k] = x;
+			memset(m[k] + len[k], tag, PAGE);
+			len[k] += PAGE;
+			break;
+		}
+	}
+	return (void *)bad;
+}
+
+static void stress_steps(int step, int out)
+{
+	pthread_t th[3];
+	long bad = 0;
+	void *ret;
+
+	if (step != 1)
+		return;
+	stop_stress = 0;
+	for (int i = 0; i < 3; i++)
+		pthread_create(&th[i], NULL, stress_thread,
+			       (void *)(unsigned long)(i * 77 + 1));
+	/* The parent re-arms meanwhile; it says when to stop by step 2. */
+	sleep(getenv("PGF_REARM_STRESS_SECONDS") ?
+	      atoi(getenv("PGF_REARM_STRESS_SECONDS")) : 3);
+	stop_stress = 1;
+	for (int i = 0; i < 3; i++) {
+		pthread_join(th[i], &ret);
+		bad += (long)ret;
+	}
+	if (write(out, &bad, sizeof(bad)) != sizeof(bad))
+		_exit(2);
+}
+
+TEST(rearm_while_threads_map_protect_unmap_and_remap)
+{
+	unsigned long long counts[2] = { 0, 0 };
+	pid_t rearmer, reader;
+	struct puppet p;
+	int fd, status, pipefd[2];
+	long bad = -1;
+
+	ASSERT_SYS(puppet_spawn(&p, stress_steps));
+	ASSERT_EQ(pgf_start(p.pid), 0);
+	fd = ASSERT_SYS(pgf_open(p.pid, 0));
+	ASSERT_SYS(pipe(pipefd));
+	/* A reader drains the trace to its end and counts. */
+	reader = fork();
+	if (reader == 0) {
+		struct pgf_trace t;
+
+		if (pgf_read_all(fd, &t))
+			_exit(1);
+		for (size_t i = 0; i < t.nr; i++)
+			counts[0] += !strcmp(t.rec[i].type, "rearm");
+		counts[1] = pgf_lost_faults(&t);
+		_exit(write(pipefd[1], counts, sizeof(counts)) != sizeof(counts));
+	}
+	close(fd);
+	close(pipefd[1]);
+	rearmer = fork();
+	if (rearmer == 0) {
+		while (pgf_rearm(p.pid) == 0)
+			;
+		_exit(0);
+	}
+	ASSERT_EQ(puppet_step_recv(&p, 1, &bad, sizeof(bad)), 0);
+	/* Every byte each thread wrote read back the same. */
+	EXPECT_EQ(bad, 0);
+	ASSERT_EQ(pgf_stop(p.pid), 0);
+	/* The re-armer ends (-ESRCH) once tracing stopped. */
+	ASSERT_SYS(waitpid(rearmer, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	puppet_end(&p);
+	ASSERT_EQ(read(pipefd[0], counts, sizeof(counts)), (ssize_t)sizeof(counts));
+	ASSERT_SYS(waitpid(reader, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ktap_diag("%llu rearms recorded, %llu faults lost", counts[0], counts[1]);
+	EXPECT_GT(counts[0], 0);
+}
+
+/* ---- interval mode ------------------------------------------------------- */
+
+#define IV_MS		40	/* the interval */
+#define PHASE_MS	400	/* each phase's length */
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/*
+ * 1: map the guarded region, send its address; 2: write pages 0-15 over
+ * and over for PHASE_MS, then pages 32-63 for PHASE_MS. Stores only: a
+ * read first would map the zero page and the write would fault again.
+ */
+static void phases_steps(int step, int out)
+{
+	char v = 0;
+	double end;
+
+	if (step == 1) {
+		oracle_steps(1, out);
+		return;
+	}
+	if (step != 2)
+		return;
+	for (end = now_ms() + PHASE_MS; now_ms() < end; v++)
+		for (int i = 0; i < 16; i++)
+			area[i * PAGE] = v;
+	for (end = now_ms() + PHASE_MS; now_ms() < end; v++)
+		for (int i = 32; i < 64; i++)
+			area[i * PAGE] = v;
+}
+
+TEST(interval_mode_gives_every_interval_its_working_set)
+{
+	int before, fd, intervals = 0, exact_a = 0, exact_b = 0;
+	unsigned long long seen = 0, a = 0xffffULL, b = 0xffffffff00000000ULL;
+	char start[32];
+	struct pgf_trace t;
+	struct puppet p;
+
+	ASSERT_SYS(puppet_spawn(&p, phases_steps));
+	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
+	before = fault_count(p.pid);
+	snprintf(start, sizeof(start), "1 interval=%d", IV_MS);
+	ASSERT_EQ(pgf_ctl(p.pid, start, strlen(start)), 0);
+	/* Again in the same mode: nothing; in another: EBUSY. */
+	ASSERT_EQ(pgf_ctl(p.pid, start, strlen(start)), 0);
+	EXPECT_EQ(pgf_start(p.pid), -EBUSY);
+	fd = ASSERT_SYS(pgf_open(p.pid, 0));
+	ASSERT_EQ(puppet_step(&p, 2), 0);
+	stop_and_read(&p, fd, before, &t);
+	ASSERT_GT(t.nr, 0);
+	snprintf(start, sizeof(start), "interval=%d", IV_MS);
+	EXPECT_EQ(strcmp(t.rec[0].type, "start"), 0);
+	EXPECT_EQ(strcmp(t.rec[0].text, start), 0);
+
+	/*
+	 * Between two interval re-arms, each page faults at most once (its
+	 * first reference), and only pages of the phases. An interval wholly
+	 * inside a phase holds exactly that phase's pages.
+	 */
+	for (size_t i = 0; i <= t.nr; i++) {
+		const struct pgf_rec *r = i < t.nr ? &t.rec[i] : NULL;
+		unsigned long pg;
+
+		if (!r || !strcmp(r->type, "rearm")) {
+			if (r)
+				EXPECT_EQ(strcmp(r->text, "interval"), 0);
+			intervals++;
+			exact_a += seen == a;
+			exact_b += seen == b;
+			seen = 0;
+			continue;
+		}
+		if (!in_area(r))
+			continue;
+		pg = (r->addr - (unsigned long)area) / PAGE;
+		if (seen & (1ULL << pg)) {
+			ktap_diag("page %lu faulted twice in interval %d: %c %s at %llu",
+				  pg, intervals, r->access, r->result, r->time);
+		}
+		EXPECT_TRUE(!(seen & (1ULL << pg)));
+		EXPECT_TRUE((a | b) & (1ULL << pg));
+		seen |= 1ULL << pg;
+	}
+	ktap_diag("%d intervals: %d with exactly phase A's pages, %d with B's",
+		  intervals, exact_a, exact_b);
+	EXPECT_GE(exact_a, 2);
+	EXPECT_GE(exact_b, 2);
+	pgf_trace_free(&t);
+}
+
+KTAP_MAIN()
