@@ -32,9 +32,10 @@ static const char usage[] =
 "                standing for several pages, shaded by how many of them\n"
 "                faulted: '.' none, ':' '-' '=' '+' '*' '#' more, 'X' all\n"
 "  --summary     per region: pages, pages touched, faults, major faults,\n"
-"                first touch (ms after the start, '-' if none); then\n"
-"                totals. A fault counts for the region that held its\n"
-"                address when it happened\n"
+"                re-references (faults on re-armed pages: \"reref\"), first\n"
+"                touch (ms after the start, '-' if none); then totals. A\n"
+"                fault counts for the region that held its address when\n"
+"                it happened\n"
 "  --timeline    per interval (--interval MS, default 10): faults, distinct\n"
 "                pages faulted, the working set (distinct pages faulted in\n"
 "                the last --window intervals, default 10) and the footprint\n"
@@ -44,7 +45,10 @@ static const char usage[] =
 "  --csv         every fault as CSV: time_ns,tid,address,access,mode,result,ip,region\n"
 "  --json        every record as a JSON object, one per line\n"
 "  --refs        the reference string: one page address per line, as\n"
-"                page-replacement simulators take it\n"
+"                page-replacement simulators take it, after a line\n"
+"                \"# mode M\" per start of tracing: M is \"first\" (first\n"
+"                touches, and re-references after a \"rearm\") or\n"
+"                \"interval=MS\" (each interval's first references)\n"
 "  --rw          with --refs: add R or W to each line\n"
 "  -h, --help    this help\n"
 "\n"
@@ -109,7 +113,7 @@ struct rstat {
 	unsigned long long id, start, end;
 	char perms[5];
 	char *name;
-	unsigned long long faults, major, first_ns;
+	unsigned long long faults, major, reref, first_ns;
 	bool touched, alive;
 };
 
@@ -117,7 +121,7 @@ struct space {
 	struct pageset pages;		/* pages that faulted */
 	struct rstat *r;		/* every region seen, by id */
 	size_t nr, cap;
-	unsigned long long faults, major, failed;
+	unsigned long long faults, major, reref, failed;
 };
 
 static struct rstat *rstat_of(struct space *sp, unsigned long long id)
@@ -217,9 +221,9 @@ static void report(struct space *sp, unsigned long long t0, long index)
 
 	qsort(sp->r, sp->nr, sizeof(*sp->r), cmp_start);
 	if (mode == SUMMARY)
-		printf("%-8s %-8s %5s %9s %9s %9s %7s %12s  %s\n", "# start", "end",
-		       "perms", "pages", "touched", "faults", "major",
-		       "first_ms", "region");
+		printf("%-8s %-8s %5s %9s %9s %9s %7s %9s %12s  %s\n", "# start",
+		       "end", "perms", "pages", "touched", "faults", "major",
+		       "rerefs", "first_ms", "region");
 	for (size_t i = 0; i < sp->nr; i++) {
 		struct rstat *r = &sp->r[i];
 		unsigned long long pages = (r->end - r->start) / page_size, t = 0;
@@ -238,8 +242,8 @@ static void report(struct space *sp, unsigned long long t0, long index)
 			mapped += pages;
 			alive++;
 		}
-		printf("%08llx %08llx %5s %9llu %9llu %9llu %7llu ", r->start,
-		       r->end, r->perms, pages, t, r->faults, r->major);
+		printf("%08llx %08llx %5s %9llu %9llu %9llu %7llu %9llu ", r->start,
+		       r->end, r->perms, pages, t, r->faults, r->major, r->reref);
 		if (r->touched)
 			printf("%12.3f", (r->first_ns - t0) / 1e6);
 		else
@@ -247,11 +251,15 @@ static void report(struct space *sp, unsigned long long t0, long index)
 		printf("  %s%s\n", r->name && *r->name ? r->name : "[anon]",
 		       r->alive ? "" : " (removed)");
 	}
-	if (mode == SUMMARY)
-		printf("# address space %ld: %llu regions at the end (%llu removed), "
-		       "%llu pages mapped, %llu touched, %llu faults (%llu major, "
-		       "%llu failed)\n", index, alive, sp->nr - alive, mapped,
-		       touched, sp->faults, sp->major, sp->failed);
+	if (mode != SUMMARY)
+		return;
+	printf("# address space %ld: %llu regions at the end (%llu removed), "
+	       "%llu pages mapped, %llu touched, %llu faults (%llu major, ",
+	       index, alive, sp->nr - alive, mapped, touched, sp->faults,
+	       sp->major);
+	if (sp->reref)
+		printf("%llu re-references, ", sp->reref);
+	printf("%llu failed)\n", sp->failed);
 }
 
 /* ---- --timeline ------------------------------------------------------ */
@@ -703,6 +711,9 @@ int main(int argc, char **argv)
 		}
 		if (rec.type == PGFT_LOST)
 			lost += rec.n[0] + rec.n[1];
+		if (rec.type == PGFT_START && mode == REFS)
+			/* What the references are: first touches, or more. */
+			printf("# mode %s\n", *rec.text ? rec.text : "first");
 		if (rec.type == PGFT_LAYOUT)
 			for (size_t i = 0; i < cur.nr; i++)
 				cur.r[i].alive = false;
@@ -755,6 +766,7 @@ int main(int argc, char **argv)
 			}
 			cur.faults++;
 			cur.major += rec.result == PGFT_MAJOR;
+			cur.reref += rec.result == PGFT_REREF;
 			ps_add(&cur.pages, rec.addr / page_size);
 			if (g) {
 				r = rstat_of(&cur, g->id);
@@ -763,6 +775,7 @@ int main(int argc, char **argv)
 				r->touched = true;
 				r->faults++;
 				r->major += rec.result == PGFT_MAJOR;
+				r->reref += rec.result == PGFT_REREF;
 			}
 			break;
 		default:

@@ -65,11 +65,14 @@ def summary_counts():
 def refs_and_rw():
     rc, out, _ = run('--refs', SEED)
     assert rc == 0
-    refs = out.split()
+    lines = out.splitlines()
+    # A version 1 trace: first touches.
+    assert lines[0] == '# mode first', lines[0]
+    refs = lines[1:]
     assert refs[:3] == ['8048000', '8049000', '804a000'], refs[:3]
     assert len(refs) == 20
     rc, out, _ = run('--refs', '--rw', SEED)
-    assert out.splitlines()[16] == '8057000 W', out.splitlines()[16]
+    assert out.splitlines()[17] == '8057000 W', out.splitlines()[17]
 
 
 @test
@@ -147,7 +150,7 @@ def newer_version_is_refused_naming_both():
 def version_3_rearm_and_reref_are_read():
     # A re-reference fault counts as a successful fault (the map marks its
     # page); "rearm" has no place on the map and shows in --json.
-    text = ('pgfault_history 3 pid 1 page_size 4096\nstart 1\n'
+    text = ('pgfault_history 3 pid 1 page_size 4096\nstart 1 first\n'
             'layout 2 1\nmap 2 1 1000 4000 rw-p 0 00:00 0\n'
             'fault 3 1 1000 w user minor 400\n'
             'rearm 4 1 user\n'
@@ -161,6 +164,23 @@ def version_3_rearm_and_reref_are_read():
     assert rc == 0, err
     assert '{"type":"rearm","time":4,"pages":1,"how":"user"}' in out, out
     assert '"result":"reref"' in out, out
+    rc, out, err = run('--summary', path)
+    assert rc == 0, err
+    region = out.splitlines()[1].split()
+    assert region[5:8] == ['2', '0', '1'], region  # faults, major, rerefs
+    assert '2 faults (0 major, 1 re-references, 0 failed)' in out, out
+    rc, out, err = run('--refs', path)
+    assert out.splitlines()[0] == '# mode first', out
+    iv = trace_file(text.replace('start 1 first', 'start 1 interval=100'))
+    rc, out, err = run('--refs', iv)
+    os.unlink(iv)
+    assert rc == 0 and out.splitlines()[0] == '# mode interval=100', (out, err)
+    for badstart in ('start 1 interval=', 'start 1 interval=x', 'start 1 last',
+                     'start 1 first x'):
+        b = trace_file(text.replace('start 1 first', badstart))
+        rc, _, err = run(b)
+        os.unlink(b)
+        assert rc == 1 and ':2:' in err, (badstart, err)
     bad = trace_file(text.replace('rearm 4 1 user', 'rearm 4 1'))
     rc, _, err = run(bad)
     os.unlink(path)
