@@ -66,6 +66,7 @@ static const char * const pgf_results[] = {
 static const char * const pgf_rearm_hows[] = {
 	[PGF_REARM_USER]	= "user",
 	[PGF_REARM_INTERVAL]	= "interval",
+	[PGF_REARM_WINDOW]	= "window",
 };
 
 static const char * const pgf_stop_reasons[] = {
@@ -196,6 +197,9 @@ static int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
 		if (r->a)
 			return scnprintf(s, size, "start %llu interval=%llu\n",
 					 r->time, r->a);
+		if (r->b)
+			return scnprintf(s, size, "start %llu window=%llu\n",
+					 r->time, r->b);
 		return scnprintf(s, size, "start %llu first\n", r->time);
 	case PGF_REC_STOP:
 		return scnprintf(s, size, "stop %llu %s\n", r->time,
@@ -377,31 +381,46 @@ static int pgf_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/* "NAME=N" with N in [@min, @max] into *@val; false if it is not that. */
+static bool pgf_parse_param(const char *word, const char *name,
+			    unsigned int min, unsigned int max,
+			    unsigned int *val)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(word, name, n) && word[n] == '=' &&
+	       !kstrtouint(word + n + 1, 10, val) && *val >= min && *val <= max;
+}
+
 /*
- * "1" or "1 interval=MS": the mode to start in; 0, or -EINVAL for
- * anything else.
+ * "1", "1 interval=MS" or "1 window=PAGES": the mode to start in; 0, or
+ * -EINVAL for anything else (one mode at most).
  */
-static int pgf_parse_start(char *s, unsigned int *interval_ms)
+static int pgf_parse_start(char *s, struct pgf_mode *mode)
 {
 	char *word;
 
-	*interval_ms = 0;
+	mode->interval_ms = 0;
+	mode->window = 0;
 	if (strcmp(strsep(&s, " "), "1"))
 		return -EINVAL;
 	while ((word = strsep(&s, " ")) != NULL) {
 		if (!*word)
 			continue;	/* more than one space */
-		if (*interval_ms || strncmp(word, "interval=", 9) ||
-		    kstrtouint(word + 9, 10, interval_ms) ||
-		    *interval_ms < PGF_INTERVAL_MIN_MS ||
-		    *interval_ms > PGF_INTERVAL_MAX_MS)
+		if (mode->interval_ms || mode->window)
+			return -EINVAL;
+		if (!pgf_parse_param(word, "interval", PGF_INTERVAL_MIN_MS,
+				     PGF_INTERVAL_MAX_MS, &mode->interval_ms) &&
+		    !pgf_parse_param(word, "window", PGF_WINDOW_MIN,
+				     PGF_WINDOW_MAX, &mode->window))
 			return -EINVAL;
 	}
 	return 0;
 }
 
 /*
- * A command: "1" starts ("1 interval=MS" in interval mode), "0" stops,
+ * A command: "1" starts ("1 interval=MS" in interval mode, "1 window=PAGES"
+ * in window mode), "0" stops,
  * "rearm" re-arms every page. The file offset does not move, so one
  * descriptor can be written any number of times.
  */
@@ -409,7 +428,7 @@ static ssize_t pgf_write(struct file *file, const char __user *ubuf,
 			 size_t count, loff_t *ppos)
 {
 	struct pgf_file *pf = file->private_data;
-	unsigned int interval_ms = 0;
+	struct pgf_mode mode = {};
 	struct task_struct *task;
 	char kbuf[32], *s;
 	int err;
@@ -421,7 +440,7 @@ static ssize_t pgf_write(struct file *file, const char __user *ubuf,
 	kbuf[count] = '\0';
 	s = strim(kbuf);
 	if (s[0] == '1') {
-		err = pgf_parse_start(s, &interval_ms);
+		err = pgf_parse_start(s, &mode);
 		if (err)
 			return err;
 	} else if (strcmp(s, "0") && strcmp(s, "rearm")) {
@@ -434,7 +453,7 @@ static ssize_t pgf_write(struct file *file, const char __user *ubuf,
 	/* Checked again, with the opener's credentials, under exec_update_lock. */
 	if (s[0] == '1')
 		err = pgf_start(task, file->f_cred, pf->exec_gen, pf->ns,
-				interval_ms);
+				&mode);
 	else if (s[0] == 'r')
 		err = pgf_rearm(task, file->f_cred, pf->exec_gen);
 	else

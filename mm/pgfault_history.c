@@ -20,6 +20,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/poll.h>
 #include <linux/ptrace.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -144,6 +145,7 @@ static void pgf_trace_free(struct work_struct *work)
 
 	atomic_long_dec(&pgf_nr_traces);
 	pgf_regions_free(t);
+	pgf_window_free(rcu_dereference_protected(t->window, true));
 	mem_cgroup_put(t->memcg);
 	pgf_rings_free(t);
 	kfree(t->unread);
@@ -189,6 +191,7 @@ static struct pgf_trace *pgf_trace_alloc(struct pid_namespace *ns,
 	INIT_WORK(&t->free_work, pgf_trace_free);
 	INIT_WORK(&t->grow_work, pgf_grow_work);
 	INIT_DELAYED_WORK(&t->rearm_work, pgf_rearm_work);
+	pgf_window_twork_init(t);
 	mutex_init(&t->mutex);
 	refcount_set(&t->ref, 1);
 	return t;
@@ -316,12 +319,16 @@ static bool pgf_all_exited(struct signal_struct *sig)
 }
 
 /*
- * Start @t: the start record, the layout, then faults; in interval mode
- * (@interval_ms), the re-arms. Mutex held.
+ * Start @t in @mode: the start record, the layout, then faults; in
+ * interval mode, the re-arms; in window mode, with the window *@wp (taken
+ * over) after a re-arm of every page. Mutex and @mm's mmap lock held.
  */
 static int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
-			  struct mm_struct *mm, unsigned int interval_ms)
+			  struct mm_struct *mm, const struct pgf_mode *mode,
+			  struct pgf_window **wp)
 {
+	unsigned long pages;
+
 	lockdep_assert_held(&t->mutex);
 	/* The trace is published: pairs with pgfault_history_exit(). */
 	smp_mb();
@@ -334,13 +341,15 @@ static int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 		return -ESRCH;
 	}
 	if (READ_ONCE(t->active))
-		return interval_ms == t->interval_ms ? -EALREADY : -EBUSY;
+		return mode->interval_ms == t->interval_ms &&
+		       mode->window == t->window_pages ? -EALREADY : -EBUSY;
 	/* The ring grows in a worker, charged to the process's memcg. */
 	if (!t->memcg)
 		t->memcg = get_mem_cgroup_from_mm(mm);
-	t->interval_ms = interval_ms;
+	t->interval_ms = mode->interval_ms;
+	t->window_pages = mode->window;
 	spin_lock(&t->lock);
-	__pgf_control(t, PGF_REC_START, 0, interval_ms, 0);
+	__pgf_control(t, PGF_REC_START, 0, mode->interval_ms, mode->window);
 	t->started = true;
 	spin_unlock(&t->lock);
 	/*
@@ -351,11 +360,24 @@ static int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 	 */
 	pgf_regions_bind(t, mm, false);
 	pgf_regions_layout(t, mm);
+	if (*wp) {
+		__pgf_window_set(t, *wp);
+		*wp = NULL;
+	}
 	spin_lock(&t->lock);
 	WRITE_ONCE(t->active, true);
 	spin_unlock(&t->lock);
 	atomic_long_inc(&pgf_nr_active);
 	__pgf_interval_start(t);
+	if (t->window_pages) {
+		/*
+		 * The window starts empty. Faults from now on are admitted;
+		 * one taken during the walk may see its page re-armed while
+		 * in the window: it faults once more, as a hit.
+		 */
+		pgf_rearm_mm(mm, &pages);
+		__pgf_rearm_record(t, pages, PGF_REARM_WINDOW);
+	}
 	return 0;
 }
 
@@ -365,7 +387,7 @@ static int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
  * @cred: the credentials of the file's opener
  * @exec_gen: the credential generation the file was opened in
  * @ns: the pid namespace thread ids are written in, if the trace is new
- * @interval_ms: interval mode: re-arm every page this often; 0 for none
+ * @mode: interval mode or window mode, or neither (both 0)
  *
  * Starting a traced process again in the same mode does nothing; in
  * another, -EBUSY (stop first). The first start makes the trace; a restart
@@ -373,19 +395,26 @@ static int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
  *
  * Context: process context, may sleep.
  * Return: 0, -EACCES, -EINVAL (kernel thread), -ESRCH if the process has
- * exited or is exiting, -EBUSY, -EOPNOTSUPP (interval mode where pages
- * cannot be re-armed), -ENOMEM, -EINTR.
+ * exited or is exiting, -EBUSY, -EOPNOTSUPP (interval or window mode where
+ * pages cannot be re-armed), -ENOMEM, -EINTR.
  */
 int pgf_start(struct task_struct *task, const struct cred *cred,
-	      u32 exec_gen, struct pid_namespace *ns, unsigned int interval_ms)
+	      u32 exec_gen, struct pid_namespace *ns,
+	      const struct pgf_mode *mode)
 {
 	struct signal_struct *sig = task->signal;
+	struct pgf_window *w = NULL;
 	struct mm_struct *mm = NULL;
 	struct pgf_trace *t;
 	int err;
 
-	if (interval_ms && !pgf_rearm_supported())
+	if ((mode->interval_ms || mode->window) && !pgf_rearm_supported())
 		return -EOPNOTSUPP;
+	if (mode->window) {
+		w = pgf_window_alloc(mode->window);
+		if (!w)
+			return -ENOMEM;
+	}
 	/* Patches text at most once a second: no lock held here. */
 	static_branch_deferred_inc(&pgf_tracing_key);
 	err = down_read_killable(&sig->exec_update_lock);
@@ -406,7 +435,7 @@ int pgf_start(struct task_struct *task, const struct cred *cred,
 			goto out_put;
 	}
 	mutex_lock(&t->mutex);
-	err = __pgf_activate(t, sig, mm, interval_ms);
+	err = __pgf_activate(t, sig, mm, mode, &w);
 	mutex_unlock(&t->mutex);
 	if (mm)
 		mmap_read_unlock(mm);
@@ -417,6 +446,7 @@ out_put:
 out_unlock_exec:
 	up_read(&sig->exec_update_lock);
 out_key:
+	pgf_window_free(w);	/* not taken over */
 	if (err == -EALREADY)
 		err = 0;
 	else if (!err)
@@ -447,6 +477,7 @@ static bool __pgf_deactivate(struct pgf_trace *t, u8 reason)
 	}
 	/* Changes are no longer noted; a restart sends a new layout. */
 	pgf_regions_bind(t, NULL, false);
+	__pgf_window_set(t, NULL);
 	if (was)
 		pgf_wake(t, EPOLLIN | EPOLLRDNORM);
 	return was;
@@ -530,6 +561,10 @@ int pgf_rearm(struct task_struct *task, const struct cred *cred, u32 exec_gen)
 	err = mmap_read_lock_killable(mm);
 	if (err)
 		goto out_put;
+	/* In window mode, the window starts again, empty. */
+	mutex_lock(&t->mutex);
+	__pgf_window_empty(t);
+	mutex_unlock(&t->mutex);
 	err = pgf_rearm_mm(mm, &pages);
 	mmap_read_unlock(mm);
 	if (!err)
@@ -614,6 +649,9 @@ void __pgf_record_fault(struct mm_struct *mm, unsigned long address,
 	else
 		rec.b = instruction_pointer(task_pt_regs(current));
 	pgf_emit_fault(t, &rec, kind);
+	/* Window mode: the page is accessible now. */
+	if (kind == PGF_KIND_FAULT && rcu_access_pointer(t->window))
+		__pgf_window_admit(t, address);
 }
 
 /* An ordinary exec: the exec record; the old address space is gone. */
@@ -645,6 +683,8 @@ out_reset:
 	/* The new one is announced by map records as it is built. */
 	pgf_regions_reset(t);
 	pgf_regions_bind(t, READ_ONCE(t->active) ? current->mm : NULL, true);
+	if (READ_ONCE(t->active))
+		__pgf_window_restart(t);
 	mutex_unlock(&t->mutex);
 	kfree(rec);
 }
@@ -667,6 +707,7 @@ static void pgf_exec_end(struct pgf_trace *t, struct signal_struct *sig)
 	spin_unlock(&t->lock);
 	pgf_regions_reset(t);
 	pgf_regions_bind(t, NULL, false);
+	__pgf_window_set(t, NULL);
 	mutex_unlock(&t->mutex);
 
 	spin_lock_irq(&current->sighand->siglock);
@@ -737,6 +778,7 @@ void __pgf_exit(struct task_struct *tsk)
 	/* The shadow goes with the process, not with the last reader. */
 	pgf_regions_reset(t);
 	pgf_regions_bind(t, NULL, false);
+	__pgf_window_set(t, NULL);
 	mutex_unlock(&t->mutex);
 
 	pgf_wake(t, EPOLLIN | EPOLLRDNORM | EPOLLHUP);

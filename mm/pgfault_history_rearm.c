@@ -57,6 +57,8 @@
  * mode. Each re-arm is followed by a REARM record: its time (the end of
  * the walk), the pages re-armed and who asked for it. Faults that other
  * threads take while the walk runs may come before or after that record.
+ * Window mode re-arms one page at a time (pgf_rearm_page()), as its
+ * window evicts them: see mm/pgfault_history_window.c.
  */
 #define pr_fmt(fmt) "pgfault: " fmt
 
@@ -185,6 +187,42 @@ int pgf_rearm_mm(struct mm_struct *mm, unsigned long *pages)
 }
 
 /**
+ * pgf_rearm_page() - re-arm one page, if it is present
+ * @mm: its address space, the mmap lock held for reading
+ * @addr: its address
+ *
+ * Return: 1 if the page was re-armed, else 0.
+ */
+unsigned long pgf_rearm_page(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *vma = vma_lookup(mm, addr);
+
+	mmap_assert_locked(mm);
+	if (!vma || pgf_rearm_skip(vma))
+		return 0;
+	return pgf_rearm_range(vma, addr, addr + PAGE_SIZE);
+}
+
+/**
+ * __pgf_rearm_record() - write the REARM record of a re-arm of @t->mm
+ * @t: the trace, active
+ * @pages: how many pages were re-armed
+ * @how: enum pgf_rearm_how
+ *
+ * Context: &pgf_trace.mutex held.
+ */
+void __pgf_rearm_record(struct pgf_trace *t, unsigned long pages, u8 how)
+{
+	struct pgf_rec rec;
+
+	lockdep_assert_held(&t->mutex);
+	pgf_rec_init(t, &rec, PGF_REC_REARM, sizeof(rec));
+	rec.flags = how;
+	rec.a = pages;
+	pgf_emit(t, &rec, PGF_KIND_OTHER);
+}
+
+/**
  * pgf_rearm_record() - write the REARM record of a re-arm
  * @t: the trace
  * @mm: the address space that was re-armed
@@ -199,15 +237,9 @@ int pgf_rearm_mm(struct mm_struct *mm, unsigned long *pages)
 void pgf_rearm_record(struct pgf_trace *t, struct mm_struct *mm,
 		      unsigned long pages, u8 how)
 {
-	struct pgf_rec rec;
-
 	mutex_lock(&t->mutex);
-	if (READ_ONCE(t->active) && t->mm == mm) {
-		pgf_rec_init(t, &rec, PGF_REC_REARM, sizeof(rec));
-		rec.flags = how;
-		rec.a = pages;
-		pgf_emit(t, &rec, PGF_KIND_OTHER);
-	}
+	if (READ_ONCE(t->active) && t->mm == mm)
+		__pgf_rearm_record(t, pages, how);
 	mutex_unlock(&t->mutex);
 }
 

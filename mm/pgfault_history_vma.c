@@ -901,15 +901,22 @@ void pgf_regions_bind(struct pgf_trace *t, struct mm_struct *mm, bool all)
 		return;
 	if (old) {
 		atomic_dec(&old->pgf.traces);
+		if (t->reref_bound)
+			atomic_dec(&old->pgf.rereference);
 		/* Another trace of this mm must now compare it all. */
 		atomic_inc(&old->pgf.epoch);
 		mmdrop(old);
 	}
 	t->mm = mm;
+	t->reref_bound = false;
 	if (!mm)
 		return;
 	mmgrab(mm);
 	atomic_inc(&mm->pgf.traces);
+	/* Re-reference modes see the first access to every page. */
+	t->reref_bound = t->interval_ms || t->window_pages;
+	if (t->reref_bound)
+		atomic_inc(&mm->pgf.rereference);
 	atomic_inc(&mm->pgf.epoch);
 	if (all)
 		mm->pgf.nr = PGF_MM_ALL;

@@ -31,6 +31,10 @@ static const char usage[] =
 "  --width N     fold a region of more than N pages into N characters, each\n"
 "                standing for several pages, shaded by how many of them\n"
 "                faulted: '.' none, ':' '-' '=' '+' '*' '#' more, 'X' all\n"
+"  --counts      shade the map by how many times each page faulted (its\n"
+"                references in a re-reference trace): '.' never, '1' to\n"
+"                '9' that many times, '+' ten or more; a folded column\n"
+"                shows the faults per page of its pages, rounded up\n"
 "  --summary     per region: pages, pages touched, faults, major faults,\n"
 "                re-references (faults on re-armed pages: \"reref\"), first\n"
 "                touch (ms after the start, '-' if none); then totals. A\n"
@@ -48,7 +52,9 @@ static const char usage[] =
 "                page-replacement simulators take it, after a line\n"
 "                \"# mode M\" per start of tracing: M is \"first\" (first\n"
 "                touches, and re-references after a \"rearm\") or\n"
-"                \"interval=MS\" (each interval's first references)\n"
+"                \"interval=MS\" (each interval's first references) or\n"
+"                \"window=PAGES\" (the references that miss in a FIFO\n"
+"                window of PAGES pages)\n"
 "  --rw          with --refs: add R or W to each line\n"
 "  -h, --help    this help\n"
 "\n"
@@ -58,53 +64,73 @@ static const char usage[] =
 "Examples:\n"
 "  tracepgfault ps.trace ps && pgfreport ps.trace\n"
 "  pgfreport --summary --width 64 big.trace\n"
+"  tracepgfault -w 64 w.trace ./myprog && pgfreport --counts w.trace\n"
 "  pgfreport --refs --rw ps.trace > ps.refs\n";
 
 /* ---- a set of page numbers (open addressing) ------------------------- */
 
 struct pageset {
 	uint64_t *v;		/* page + 1; 0 is empty */
+	uint32_t *n;		/* how many times each was added */
 	size_t cap, nr;
 };
 
-static bool ps_add(struct pageset *s, uint64_t page)
+/* Add @times to the count of @page; true if it is new. */
+static bool ps_add_n(struct pageset *s, uint64_t page, uint32_t times)
 {
 	size_t i;
 
 	if (2 * (s->nr + 1) > s->cap) {
-		struct pageset n = { calloc(s->cap ? 2 * s->cap : 1024, 8),
-				     s->cap ? 2 * s->cap : 1024, 0 };
+		size_t cap = s->cap ? 2 * s->cap : 1024;
+		struct pageset n = { calloc(cap, 8), calloc(cap, 4), cap, 0 };
 
-		if (!n.v) {
+		if (!n.v || !n.n) {
 			fprintf(stderr, "pgfreport: out of memory\n");
 			exit(1);
 		}
 		for (i = 0; i < s->cap; i++)
 			if (s->v[i])
-				ps_add(&n, s->v[i] - 1);
+				ps_add_n(&n, s->v[i] - 1, s->n[i]);
 		free(s->v);
+		free(s->n);
 		*s = n;
 	}
 	for (i = (page * 0x9e3779b97f4a7c15ULL) & (s->cap - 1); s->v[i];
-	     i = (i + 1) & (s->cap - 1))
-		if (s->v[i] == page + 1)
+	     i = (i + 1) & (s->cap - 1)) {
+		if (s->v[i] == page + 1) {
+			s->n[i] = s->n[i] > UINT32_MAX - times ? UINT32_MAX :
+				  s->n[i] + times;
 			return false;
+		}
+	}
 	s->v[i] = page + 1;
+	s->n[i] = times;
 	s->nr++;
 	return true;
 }
 
-static bool ps_has(const struct pageset *s, uint64_t page)
+static bool ps_add(struct pageset *s, uint64_t page)
+{
+	return ps_add_n(s, page, 1);
+}
+
+/* How many times @page was added; 0 if never. */
+static uint32_t ps_count(const struct pageset *s, uint64_t page)
 {
 	size_t i;
 
 	if (!s->cap)
-		return false;
+		return 0;
 	for (i = (page * 0x9e3779b97f4a7c15ULL) & (s->cap - 1); s->v[i];
 	     i = (i + 1) & (s->cap - 1))
 		if (s->v[i] == page + 1)
-			return true;
-	return false;
+			return s->n[i];
+	return 0;
+}
+
+static bool ps_has(const struct pageset *s, uint64_t page)
+{
+	return ps_count(s, page) != 0;
 }
 
 /* ---- what we keep per region and per address space -------------------- */
@@ -160,6 +186,7 @@ static void space_free(struct space *sp)
 		free(sp->r[i].name);
 	free(sp->r);
 	free(sp->pages.v);
+	free(sp->pages.n);
 	memset(sp, 0, sizeof(*sp));
 }
 
@@ -169,7 +196,7 @@ enum mode { MAP, SUMMARY, CSV, REFS, TIMELINE, JSON };
 
 static enum mode mode = MAP;
 static long want_space = -1, width;
-static bool rw;
+static bool rw, counts;
 static long interval_ms = 10, window = 10;
 static const char *svg_path;
 static unsigned long page_size = 4096;
@@ -194,11 +221,19 @@ static void map_line(struct space *sp, const struct rstat *r, const char *tag)
 	for (long c = 0; c < cols; c++) {
 		unsigned long long a = first + pages * c / cols;
 		unsigned long long b = first + pages * (c + 1) / cols;
-		unsigned long long hit = 0;
+		unsigned long long hit = 0, refs = 0;
 
-		for (unsigned long long p = a; p < b; p++)
-			hit += ps_has(&sp->pages, p);
-		if (b - a == 1 || !hit || hit == b - a)
+		for (unsigned long long p = a; p < b; p++) {
+			uint32_t n = ps_count(&sp->pages, p);
+
+			hit += n != 0;
+			refs += n;
+		}
+		if (counts) {
+			/* Faults per page of the column, rounded up. */
+			refs = (refs + (b - a) - 1) / (b - a);
+			putchar(!refs ? '.' : refs > 9 ? '+' : '0' + (int)refs);
+		} else if (b - a == 1 || !hit || hit == b - a)
 			putchar(!hit ? '.' : 'X');
 		else
 			putchar(shade[1 + (hit * 6 - 1) / (b - a)]);
@@ -604,6 +639,7 @@ int main(int argc, char **argv)
 		{ "csv", no_argument, NULL, 'c' },
 		{ "refs", no_argument, NULL, 'r' },
 		{ "rw", no_argument, NULL, 'R' },
+		{ "counts", no_argument, NULL, 'n' },
 		{ "timeline", no_argument, NULL, 't' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "window", required_argument, NULL, 'W' },
@@ -659,6 +695,7 @@ int main(int argc, char **argv)
 		case 'c': mode = CSV; break;
 		case 'r': mode = REFS; break;
 		case 'R': rw = true; break;
+		case 'n': counts = true; break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;

@@ -18,13 +18,13 @@
 #include <unistd.h>
 
 static const char usage[] =
-"Usage: tracepgfault [-q] [-i MS] OUTFILE COMMAND [ARG...]\n"
-"       tracepgfault [-q] [-i MS] -p PID OUTFILE\n"
+"Usage: tracepgfault [-q] [-i MS | -w PAGES] OUTFILE COMMAND [ARG...]\n"
+"       tracepgfault [-q] [-i MS | -w PAGES] -p PID OUTFILE\n"
 "\n"
 "Trace every page fault and address-space change of COMMAND (all its\n"
 "threads, across exec) or of the running process PID, and write the trace\n"
 "(the text of /proc/<pid>/pgfault_history) to OUTFILE; '-' is stdout.\n"
-"Without -i, a page faults the first time it is touched and not again:\n"
+"Without -i or -w, a page faults the first time it is touched and not again:\n"
 "the trace holds first touches (and, after the program writes \"rearm\" to\n"
 "/proc/self/pgfault_history, the first touch of each page after that).\n"
 "\n"
@@ -34,6 +34,13 @@ static const char usage[] =
 "            each page in it, in order - the exact page-level working set\n"
 "            of every interval. Costs a fault per page used per interval,\n"
 "            and a walk of the page tables every MS ms\n"
+"  -w PAGES  window mode: only the PAGES pages (16 to 1048576) touched\n"
+"            last stay accessible, first in, first out; every other touch\n"
+"            faults (\"reref\" once a page has been seen): the trace is the\n"
+"            sequence of references that miss in a FIFO window of PAGES\n"
+"            pages, what a cache or page replacement study needs beyond\n"
+"            first touches. Costs a fault per miss: little when the window\n"
+"            holds the working set, a fault per reference when it does not\n"
 "  -p PID    attach to a running process: trace from now (the trace starts\n"
 "            with its current layout) until it exits or you press Ctrl-C,\n"
 "            which stops tracing and leaves a complete file\n"
@@ -51,6 +58,7 @@ static const char usage[] =
 "  tracepgfault ps.trace ps aux\n"
 "  tracepgfault - ./myprog | pgfreport -\n"
 "  tracepgfault -i 100 ws.trace ./myprog\n"
+"  tracepgfault -w 1024 misses.trace ./myprog\n"
 "  tracepgfault -p 1234 server.trace\n";
 
 static volatile sig_atomic_t interrupted;
@@ -226,7 +234,7 @@ int main(int argc, char **argv)
 	struct totals t = { 0 };
 	bool quiet = false, attach = false;
 	char start[32] = "1";
-	long interval = 0;
+	long interval = 0, window = 0;
 	int opt, out, fd, status = 0, err, ready[2], go[2], errpipe[2];
 	const char *outname;
 	pid_t pid = 0;
@@ -238,7 +246,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 
-	while ((opt = getopt_long(argc, argv, "+qi:p:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+qi:w:p:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'q':
 			quiet = true;
@@ -252,6 +260,16 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			snprintf(start, sizeof(start), "1 interval=%ld", interval);
+			break;
+		case 'w':
+			errno = 0;
+			window = strtol(optarg, &end, 10);
+			if (errno || *end || window < 16 || window > 1048576) {
+				fprintf(stderr, "tracepgfault: -w: '%s' is not a number of pages from 16 to 1048576\n",
+					optarg);
+				return 1;
+			}
+			snprintf(start, sizeof(start), "1 window=%ld", window);
 			break;
 		case 'p':
 			errno = 0;
@@ -270,6 +288,10 @@ int main(int argc, char **argv)
 			fputs(usage, stderr);
 			return 1;
 		}
+	}
+	if (interval && window) {
+		fprintf(stderr, "tracepgfault: -i and -w are two modes: choose one\n");
+		return 1;
 	}
 	if (optind >= argc || (!attach && optind + 1 >= argc) ||
 	    (attach && optind + 1 != argc)) {

@@ -30,6 +30,7 @@ struct cred;
 struct linux_binprm;
 struct mem_cgroup;
 struct pgf_small;
+struct pgf_window;
 struct pid;
 struct pid_namespace;
 
@@ -45,7 +46,7 @@ enum pgf_rec_type {
 	PGF_REC_PAD,		/* filler at the end of the ring */
 	PGF_REC_FAULT,		/* a: address, b: user IP */
 	PGF_REC_LOST,		/* a: counted faults lost, b: other records lost */
-	PGF_REC_START,		/* a: interval ms (0: first touches only) */
+	PGF_REC_START,		/* a: interval ms, b: window pages (0: off) */
 	PGF_REC_STOP,		/* flags: enum pgf_stop_reason */
 	PGF_REC_EXEC,		/* data: the path, NUL-terminated */
 	PGF_REC_EXIT,		/* a: wait status, b: faults, &pgf_exit_rec */
@@ -80,11 +81,26 @@ enum pgf_result {
 enum pgf_rearm_how {
 	PGF_REARM_USER,		/* "rearm" written to the file */
 	PGF_REARM_INTERVAL,	/* interval mode's periodic re-arm */
+	PGF_REARM_WINDOW,	/* window mode emptied its window */
 };
 
 /* Interval mode: re-arm every 1 ms to 1 hour. */
 #define PGF_INTERVAL_MIN_MS	1
 #define PGF_INTERVAL_MAX_MS	3600000
+
+/*
+ * Window mode: 16 pages at least, so that any one instruction can have
+ * every page it needs at once (code, data and stack, each on both sides
+ * of a page boundary) and complete; 4 GiB of pages at most.
+ */
+#define PGF_WINDOW_MIN		16
+#define PGF_WINDOW_MAX		1048576
+
+/* How a trace records: first touches, interval mode or window mode. */
+struct pgf_mode {
+	unsigned int interval_ms;	/* re-arm every page this often */
+	unsigned int window;		/* keep this many pages accessible */
+};
 
 enum pgf_stop_reason {
 	PGF_STOP_USER,
@@ -221,6 +237,16 @@ struct pgf_cpu {
 #define PGF_WAKE_ARMED		1	/* wake_timer pending (holds a ref) */
 #define PGF_REARM_QUEUED	2	/* rearm_work pending (holds a ref) */
 #define PGF_REARM_PENDING	3	/* rearm_twork queued (holds a ref) */
+#define PGF_WINDOW_TWORK0	4	/* window_twork[i] queued (holds a ref) */
+
+/* Threads that may have a window re-arm queued at once. */
+#define PGF_WINDOW_TWORKS	4
+
+/* A task work of a trace: window mode's deferred re-arms. */
+struct pgf_twork {
+	struct callback_head head;
+	struct pgf_trace *t;
+};
 
 /*
  * One per traced process; see the DOC: in mm/pgfault_history.c for its
@@ -236,7 +262,7 @@ struct pgf_trace {
 	bool dead;			/* ended: nothing more will come */
 	bool need_layout;		/* fault records wait for a layout */
 	bool reader;			/* a file is reading */
-	unsigned long bits;		/* PGF_GROW_QUEUED, PGF_WAKE_ARMED */
+	unsigned long bits;		/* PGF_GROW_QUEUED and the others */
 	void *unread;			/* a closed reader's records, first */
 	size_t unread_len, unread_cap;
 	refcount_t ref;
@@ -247,6 +273,10 @@ struct pgf_trace {
 	unsigned int interval_ms;	/* interval mode; 0: off. Under mutex */
 	struct delayed_work rearm_work;	/* interval mode's clock */
 	struct callback_head rearm_twork; /* its re-arm, run by a thread */
+	unsigned int window_pages;	/* window mode; 0: off. Under mutex */
+	struct pgf_window __rcu *window; /* its window; written under mutex */
+	struct pgf_twork window_twork[PGF_WINDOW_TWORKS]; /* its re-arms */
+	bool reref_bound;		/* counted in mm->pgf.rereference */
 	struct pid *tgid;		/* the traced process */
 	struct mem_cgroup *memcg;	/* the rings' growth is charged here */
 	struct pid_namespace *pid_ns;	/* thread ids are numbers in this one */
@@ -320,17 +350,29 @@ void pgf_regions_free(struct pgf_trace *t);
 /* mm/pgfault_history_rearm.c: re-arming pages */
 bool pgf_rearm_supported(void);
 int pgf_rearm_mm(struct mm_struct *mm, unsigned long *pages);
+unsigned long pgf_rearm_page(struct mm_struct *mm, unsigned long addr);
 void pgf_rearm_record(struct pgf_trace *t, struct mm_struct *mm,
 		      unsigned long pages, u8 how);
+void __pgf_rearm_record(struct pgf_trace *t, unsigned long pages, u8 how);
 void __pgf_interval_start(struct pgf_trace *t);
 void pgf_rearm_work(struct work_struct *work);
+
+/* mm/pgfault_history_window.c: window mode */
+struct pgf_window *pgf_window_alloc(unsigned int k);
+void pgf_window_free(struct pgf_window *w);
+void __pgf_window_set(struct pgf_trace *t, struct pgf_window *w);
+void __pgf_window_empty(struct pgf_trace *t);
+void __pgf_window_restart(struct pgf_trace *t);
+void __pgf_window_admit(struct pgf_trace *t, unsigned long addr);
+void pgf_window_twork_init(struct pgf_trace *t);
 
 /* mm/pgfault_history.c, for fs/proc/pgfault_history.c */
 void pgf_trace_put(struct pgf_trace *t);
 int pgf_check_access(struct task_struct *task, const struct cred *cred,
 		     u32 *exec_gen);
 int pgf_start(struct task_struct *task, const struct cred *cred,
-	      u32 exec_gen, struct pid_namespace *ns, unsigned int interval_ms);
+	      u32 exec_gen, struct pid_namespace *ns,
+	      const struct pgf_mode *mode);
 int pgf_stop(struct task_struct *task, const struct cred *cred,
 	     u32 exec_gen);
 int pgf_rearm(struct task_struct *task, const struct cred *cred,

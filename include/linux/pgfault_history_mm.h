@@ -53,6 +53,23 @@ static inline void pgfault_history_vma_write(struct vm_area_struct *vma)
 }
 
 /**
+ * pgfault_history_no_fault_around() - must a fault map its own page only
+ * @mm: the mm of the fault
+ *
+ * Called by should_fault_around(). A trace of re-references (interval or
+ * window mode) must see the first access to every page, so while one
+ * follows @mm a read fault on a file maps no neighbouring pages, as
+ * userfaultfd asks for the same reason. Only time changes for the process.
+ *
+ * Return: true if fault-around is off for @mm.
+ */
+static inline bool pgfault_history_no_fault_around(struct mm_struct *mm)
+{
+	return static_branch_unlikely(&pgf_tracing_key.key) &&
+	       unlikely(atomic_read(&mm->pgf.rereference));
+}
+
+/**
  * pgfault_history_mm_init() - a new mm_struct: no trace follows it
  * @mm: the mm, possibly copied from its parent's (dup_mm())
  */
@@ -84,6 +101,11 @@ static inline void pgfault_history_mm_changed(struct mm_struct *mm,
 					      unsigned long start,
 					      unsigned long end) { }
 static inline void pgfault_history_vma_write(struct vm_area_struct *vma) { }
+static inline bool pgfault_history_no_fault_around(struct mm_struct *mm)
+{
+	return false;
+}
+
 static inline void pgfault_history_mm_init(struct mm_struct *mm) { }
 static inline void pgfault_history_mm_unlocking(struct mm_struct *mm) { }
 

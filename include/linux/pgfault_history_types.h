@@ -18,6 +18,8 @@
 /**
  * struct pgf_mm - the VMA changes of a traced mm not yet recorded
  * @traces: how many traces follow this mm; changes are noted while > 0
+ * @rereference: how many of them trace re-references (interval or window
+ *               mode): while > 0, a fault maps no page but its own
  * @epoch: counts the traces' comings and goings: a trace that sees it
  *         moved since it last recorded this mm compares everything once
  * @nr: ranges in use in @start and @end, or PGF_MM_ALL
@@ -34,6 +36,7 @@
  */
 struct pgf_mm {
 	atomic_t traces;
+	atomic_t rereference;
 	atomic_t epoch;
 	unsigned int nr;
 	unsigned long start[PGF_MM_RANGES];

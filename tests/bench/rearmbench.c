@@ -2,7 +2,7 @@
 /*
  * rearmbench - what re-reference tracing costs.
  *
- *   rearmbench [-p pages] [-r reps] [-s seconds] [-i ms,...]
+ *   rearmbench [-p pages] [-r reps] [-s seconds] [-i ms,...] [-w pages,...]
  *
  * 1. One fault: over `pages` pages (default 4096) of a fresh anonymous
  *    mapping, the ns per page of a first-touch write untraced, the same
@@ -12,14 +12,15 @@
  *    "reref_ns" is the re-reference pass less the walk alone.
  * 2. A workload: a sequential and a random walk over the pages (one byte
  *    written per page) for `seconds` (default 2) untraced and in interval
- *    mode at each `ms` (default 10,100): page touches per second, and the
+ *    mode at each `ms` (default 10,100) and in window mode with each window
+ *    of `pages` (default 64,1024,8192): page touches per second, and the
  *    ratio untraced / traced (the slowdown).
  * Medians of `reps` (default 5) runs. A reader process drains the trace
  * (128 KiB reads, as tracepgfault) and counts what was lost.
  *
  * Output: "result rearm minor_ns=.. traced_minor_ns=.. reref_ns=..
  * walk_ns=.. rearm_ns_per_page=.. pages=.." and "result rearmwalk
- * walk=seq|rand mode=off|interval=MS touches_per_s=.. slowdown=..
+ * walk=seq|rand mode=off|interval=MS|window=K touches_per_s=.. slowdown=..
  * faults=.. lost=..".
  */
 #include <getopt.h>
@@ -181,11 +182,16 @@ static double walk_rate(char *m, bool random)
 	return n / (now() - t0);
 }
 
-static void workload(const long *ms, int nms)
+/* The modes of part 2, as written after "1 ". */
+static char modes[2 * MAXLIST][32];
+static int nmodes;
+
+static void workload(void)
 {
 	for (int kind = 0; kind < 2; kind++) {
-		double off[32], rate[MAXLIST][32];
-		unsigned long long faults[MAXLIST] = { 0 }, lost[MAXLIST] = { 0 };
+		double off[32], rate[2 * MAXLIST][32];
+		unsigned long long faults[2 * MAXLIST] = { 0 };
+		unsigned long long lost[2 * MAXLIST] = { 0 };
 		const char *name = kind ? "rand" : "seq";
 
 		/* Modes interleaved within each repetition. */
@@ -194,14 +200,14 @@ static void workload(const long *ms, int nms)
 
 			touch_all(m, 1);
 			off[r] = walk_rate(m, kind);
-			for (int i = 0; i < nms; i++) {
-				char start[32];
+			for (int i = 0; i < nmodes; i++) {
+				char start[40];
 				unsigned long long f, l;
 				struct drain d;
 
-				snprintf(start, sizeof(start), "1 interval=%ld", ms[i]);
+				snprintf(start, sizeof(start), "1 %s", modes[i]);
 				if (pgf_ctl(getpid(), start, strlen(start)))
-					die("start in interval mode");
+					die(start);
 				drain_start(&d);
 				rate[i][r] = walk_rate(m, kind);
 				drain_end(&d, &f, &l);
@@ -212,22 +218,38 @@ static void workload(const long *ms, int nms)
 		}
 		printf("result rearmwalk walk=%s mode=off touches_per_s=%.0f slowdown=1.00 faults=0 lost=0\n",
 		       name, median(off, reps));
-		for (int i = 0; i < nms; i++) {
+		for (int i = 0; i < nmodes; i++) {
 			double o = median(off, reps), t = median(rate[i], reps);
 
-			printf("result rearmwalk walk=%s mode=interval=%ld touches_per_s=%.0f slowdown=%.2f faults=%llu lost=%llu\n",
-			       name, ms[i], t, o / t, faults[i] / reps, lost[i]);
+			printf("result rearmwalk walk=%s mode=%s touches_per_s=%.0f slowdown=%.2f faults=%llu lost=%llu\n",
+			       name, modes[i], t, o / t, faults[i] / reps, lost[i]);
 		}
 	}
 }
 
+/* A comma-separated list of numbers into @v; returns how many. */
+static int parse_list(const char *arg, long *v)
+{
+	const char *s = arg;
+	char *end;
+	int n = 0;
+
+	while (*s && n < MAXLIST) {
+		v[n] = strtol(s, &end, 10);
+		if (end == s || v[n] <= 0 || (*end && *end != ','))
+			return -1;
+		n++;
+		s = *end ? end + 1 : end;
+	}
+	return n;
+}
+
 int main(int argc, char **argv)
 {
-	long ms[MAXLIST] = { 10, 100 };
-	int nms = 2, opt;
-	char *s, *end;
+	long ms[MAXLIST] = { 10, 100 }, win[MAXLIST] = { 64, 1024, 8192 };
+	int nms = 2, nwin = 3, opt;
 
-	while ((opt = getopt(argc, argv, "p:r:s:i:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:r:s:i:w:")) != -1) {
 		switch (opt) {
 		case 'p':
 			pages = strtol(optarg, NULL, 10);
@@ -239,24 +261,27 @@ int main(int argc, char **argv)
 			seconds = atof(optarg);
 			break;
 		case 'i':
-			nms = 0;
-			for (s = optarg; *s && nms < MAXLIST; s = *end ? end + 1 : end) {
-				ms[nms++] = strtol(s, &end, 10);
-				if (end == s)
-					break;
-			}
+			nms = parse_list(optarg, ms);
+			break;
+		case 'w':
+			nwin = parse_list(optarg, win);
 			break;
 		default:
-			fprintf(stderr, "usage: rearmbench [-p pages] [-r reps] [-s seconds] [-i ms,...]\n");
+			fprintf(stderr, "usage: rearmbench [-p pages] [-r reps] [-s seconds] [-i ms,...] [-w pages,...]\n");
 			return 2;
 		}
 	}
-	if (pages < 1 || reps < 1 || reps > 32 || seconds <= 0 || nms < 1) {
+	if (pages < 1 || reps < 1 || reps > 32 || seconds <= 0 || nms < 0 ||
+	    nwin < 0) {
 		fprintf(stderr, "rearmbench: bad arguments\n");
 		return 2;
 	}
 	printf("# rearmbench: %ld pages, %d reps, %.1f s walks\n", pages, reps, seconds);
+	for (int i = 0; i < nms; i++)
+		snprintf(modes[nmodes++], sizeof(modes[0]), "interval=%ld", ms[i]);
+	for (int i = 0; i < nwin; i++)
+		snprintf(modes[nmodes++], sizeof(modes[0]), "window=%ld", win[i]);
 	one_fault();
-	workload(ms, nms);
+	workload();
 	return 0;
 }

@@ -38,8 +38,7 @@ static void make_perm(void)
 }
 
 /*
- * The region has a PROT_NONE guard page on each side, so that it is a VMA
- * of its own and nothing else faults inside it.
+ * The region is guarded (map_guarded()): nothing else faults inside it.
  * 1: map, send the address; 2: write every page in order; 3: read every
  * page in perm[] order; 4: write the even pages; 5: "rearm" itself, then
  * read page 0 and 1.
@@ -47,19 +46,12 @@ static void make_perm(void)
 static void oracle_steps(int step, int out)
 {
 	volatile char sink;
-	char *g;
 
 	switch (step) {
 	case 1:
-		g = mmap(NULL, (NP + 2) * PAGE, PROT_NONE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (g == MAP_FAILED)
+		area = map_guarded(NP);
+		if (!area)
 			_exit(2);
-		area = g + PAGE;
-		if (mprotect(area, NP * PAGE, PROT_READ | PROT_WRITE))
-			_exit(2);
-		/* Page by page; fails without THP (UML), which is as good. */
-		madvise(area, NP * PAGE, MADV_NOHUGEPAGE);
 		if (write(out, &area, sizeof(area)) != sizeof(area))
 			_exit(2);
 		break;
@@ -409,7 +401,8 @@ static long vmstat(const char *name)
 	return v;
 }
 
-TEST(contents_survive_many_rearms_of_every_kind_of_mapping)
+/* Rounds of "rearm" and a check of every byte, tracing in mode @start. */
+static void contents_rounds(const char *start)
 {
 	long migrated = vmstat("numa_pages_migrated");
 	unsigned char bad;
@@ -417,8 +410,9 @@ TEST(contents_survive_many_rearms_of_every_kind_of_mapping)
 	size_t rerefs = 0;
 	int fd;
 
+	rounds_done = 0;
 	ASSERT_SYS(puppet_spawn(&p, contents_steps));
-	ASSERT_EQ(pgf_start(p.pid), 0);
+	ASSERT_EQ(pgf_ctl(p.pid, start, strlen(start)), 0);
 	fd = ASSERT_SYS(pgf_open(p.pid, O_NONBLOCK));
 	ASSERT_EQ(puppet_step_recv(&p, 1, &bad, 1), 0);
 	if (bad)
@@ -454,6 +448,17 @@ TEST(contents_survive_many_rearms_of_every_kind_of_mapping)
 	/* Nothing moved: re-arming never migrates a page. */
 	if (migrated >= 0)
 		EXPECT_EQ(vmstat("numa_pages_migrated"), migrated);
+}
+
+TEST(contents_survive_many_rearms_of_every_kind_of_mapping)
+{
+	contents_rounds("1");
+}
+
+TEST(contents_survive_window_mode_of_every_kind_of_mapping)
+{
+	/* 16 pages accessible: every page is re-armed again and again. */
+	contents_rounds("1 window=16");
 }
 
 /* ---- re-arming while threads change the mappings ---------------------- */
@@ -547,7 +552,8 @@ static void stress_steps(int step, int out)
 		_exit(2);
 }
 
-TEST(rearm_while_threads_map_protect_unmap_and_remap)
+/* The stress, traced in mode @start. */
+static void stress_in_mode(const char *start)
 {
 	unsigned long long counts[2] = { 0, 0 };
 	pid_t rearmer, reader;
@@ -556,7 +562,7 @@ TEST(rearm_while_threads_map_protect_unmap_and_remap)
 	long bad = -1;
 
 	ASSERT_SYS(puppet_spawn(&p, stress_steps));
-	ASSERT_EQ(pgf_start(p.pid), 0);
+	ASSERT_EQ(pgf_ctl(p.pid, start, strlen(start)), 0);
 	fd = ASSERT_SYS(pgf_open(p.pid, 0));
 	ASSERT_SYS(pipe(pipefd));
 	/* A reader drains the trace to its end and counts. */
@@ -592,6 +598,17 @@ TEST(rearm_while_threads_map_protect_unmap_and_remap)
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	ktap_diag("%llu rearms recorded, %llu faults lost", counts[0], counts[1]);
 	EXPECT_GT(counts[0], 0);
+}
+
+TEST(rearm_while_threads_map_protect_unmap_and_remap)
+{
+	stress_in_mode("1");
+}
+
+TEST(window_mode_while_threads_map_protect_unmap_and_remap)
+{
+	/* Three threads evict from one window of 16 pages. */
+	stress_in_mode("1 window=16");
 }
 
 /* ---- interval mode ------------------------------------------------------- */

@@ -167,7 +167,7 @@ TEST(dash_writes_the_trace_to_stdout)
 
 	RUN(&r, "tracepgfault", "-q", "-", "true");
 	EXPECT_EQ(r.status, 0);
-	EXPECT_EQ(strncmp(r.out, "pgfault_history 3 pid ", 22), 0);
+	EXPECT_EQ(strncmp(r.out, "pgfault_history 4 pid ", 22), 0);
 	EXPECT_TRUE(strstr(r.out, "\nexit ") != NULL);
 }
 
@@ -183,6 +183,43 @@ TEST(bad_usage_and_help)
 	RUN(&r, "tracepgfault", "-p", "abc", "/tmp/x.trace");
 	EXPECT_EQ(r.status, 1);
 	EXPECT_TRUE(strstr(r.err, "not a process id") != NULL);
+	RUN(&r, "tracepgfault", "-w", "15", "/tmp/x.trace", "true");
+	EXPECT_EQ(r.status, 1);
+	EXPECT_TRUE(strstr(r.err, "from 16 to 1048576") != NULL);
+	RUN(&r, "tracepgfault", "-w", "16", "-i", "10", "/tmp/x.trace", "true");
+	EXPECT_EQ(r.status, 1);
+	EXPECT_TRUE(strstr(r.err, "choose one") != NULL);
+}
+
+TEST(window_mode_traces_the_misses_of_a_command)
+{
+	unsigned long long faults = 0, rerefs = 0;
+	struct pgf_trace t;
+	struct run r;
+	FILE *f;
+
+	/*
+	 * A shell loop over the same few commands: with 16 pages accessible
+	 * its pages fault again and again (reref); the start says the mode.
+	 */
+	RUN(&r, "tracepgfault", "-w", "16", "/tmp/w.trace", "/bin/sh", "-c",
+	    "for i in 1 2 3; do :; done");
+	EXPECT_EQ(r.status, 0);
+	f = fopen("/tmp/w.trace", "r");
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(pgf_read_all(fileno(f), &t), 0);
+	fclose(f);
+	unlink("/tmp/w.trace");
+	ASSERT_GT(t.nr, 0);
+	EXPECT_EQ(strcmp(t.rec[0].text, "window=16"), 0);
+	for (size_t i = 0; i < t.nr; i++) {
+		faults += !strcmp(t.rec[i].type, "fault");
+		rerefs += !strcmp(t.rec[i].result, "reref");
+	}
+	ktap_diag("%llu faults, %llu re-references", faults, rerefs);
+	EXPECT_GT(rerefs, 0);
+	/* The summary line counts them too. */
+	EXPECT_TRUE(strstr(r.err, "re-references") != NULL);
 }
 
 static pid_t spawn_sleeper(const char *script)

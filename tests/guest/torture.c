@@ -436,16 +436,20 @@ static void writer(int s, unsigned int seed)
 		}
 		/*
 		 * Several commands on one descriptor: 1 0 1 0 ..., a start
-		 * now and then in interval mode, a rearm now and then.
+		 * now and then in interval or window mode, a rearm now and
+		 * then.
 		 */
 		for (int i = 0; i < n; i++) {
 			bool on = !(i & 1);
 			char cmd[32] = "0";
 			size_t len;
 
-			if (on && rnd(&seed, 3) == 0)
+			if (on && rnd(&seed, 4) == 0)
 				snprintf(cmd, sizeof(cmd), "1 interval=%u",
 					 1 + rnd(&seed, 20));
+			else if (on && rnd(&seed, 3) == 0)
+				snprintf(cmd, sizeof(cmd), "1 window=%u",
+					 16 + rnd(&seed, 48));
 			else if (on)
 				cmd[0] = '1';
 			len = strlen(cmd);
@@ -555,7 +559,7 @@ static void read_session(int s, unsigned int *seed)
 			line[linelen] = '\0';
 			linelen = 0;
 			if (!lines++) {
-				if (strncmp(line, "pgfault_history 3 pid ", 22))
+				if (strncmp(line, "pgfault_history 4 pid ", 22))
 					fail("reader: header \"%.80s\"", line);
 				continue;
 			}

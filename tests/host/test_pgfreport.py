@@ -139,10 +139,10 @@ def truncated_trace_is_reported():
 
 @test
 def newer_version_is_refused_naming_both():
-    path = trace_file('pgfault_history 4 pid 1 page_size 4096\nstart 1\n')
+    path = trace_file('pgfault_history 5 pid 1 page_size 4096\nstart 1\n')
     rc, out, err = run(path)
     os.unlink(path)
-    assert rc == 1 and 'version 4' in err and 'versions 1 to 3' in err, err
+    assert rc == 1 and 'version 5' in err and 'versions 1 to 4' in err, err
     assert out == ''
 
 
@@ -186,6 +186,49 @@ def version_3_rearm_and_reref_are_read():
     os.unlink(path)
     os.unlink(bad)
     assert rc == 1 and ':6:' in err and 'malformed' in err, err
+
+
+@test
+def version_4_window_mode_and_the_map_of_counts():
+    # A window trace: page 1 faults three times, page 3 once, page 2
+    # never; --counts shows how often, the plain map that they did.
+    text = ('pgfault_history 4 pid 1 page_size 4096\nstart 1 window=16\n'
+            'layout 2 1\nmap 2 1 1000 5000 rw-p 0 00:00 0\n'
+            'rearm 3 7 window\n'
+            'fault 4 1 1000 w user minor 400\n'
+            'fault 5 1 3000 r user minor 400\n'
+            'fault 6 1 1000 r user reref 400\n'
+            'fault 7 1 1008 w user reref 400\n'
+            'exit 8 0 4 0 1\n')
+    path = trace_file(text)
+    rc, out, err = run(path)
+    assert rc == 0 and '|X.X.|' in out, (out, err)
+    rc, out, err = run('--counts', path)
+    assert rc == 0 and '|3.1.|' in out, (out, err)
+    # Folded: two columns of two pages, 3 and 1 faults -> 2 and 1 per page.
+    rc, out, err = run('--counts', '--width', '2', path)
+    assert rc == 0 and '|21|' in out, (out, err)
+    rc, out, err = run('--refs', path)
+    assert rc == 0 and out.splitlines()[0] == '# mode window=16', (out, err)
+    assert out.splitlines()[1:] == ['1000', '3000', '1000', '1000'], out
+    rc, out, err = run('--summary', path)
+    region = out.splitlines()[1].split()
+    assert region[4:8] == ['2', '4', '0', '2'], region  # touched .. rerefs
+    for badstart in ('start 1 window=', 'start 1 window=16x',
+                     'start 1 window=-1'):
+        b = trace_file(text.replace('start 1 window=16', badstart))
+        rc, _, err = run(b)
+        os.unlink(b)
+        assert rc == 1 and ':2:' in err, (badstart, err)
+    # Ten or more faults on a page: '+'.
+    many = text.replace('exit 8', ''.join(
+        f'fault {9 + i} 1 4000 r user reref 400\n' for i in range(10)) +
+        'exit 30')
+    m = trace_file(many)
+    rc, out, err = run('--counts', m)
+    os.unlink(m)
+    os.unlink(path)
+    assert rc == 0 and '|3.1+|' in out, (out, err)
 
 
 @test

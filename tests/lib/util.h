@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/types.h>
 
 /* The guest's second, unprivileged user (uml-rootfs/etc/passwd). */
@@ -54,6 +55,25 @@ static inline int is_uml(void)
 	if (f)
 		fclose(f);
 	return uml;
+}
+
+/*
+ * @pages read-write pages, anonymous and private, between two PROT_NONE
+ * guard pages: a VMA of their own, in which nothing else faults; no
+ * transparent huge page (madvise() fails without THP, as on UML: as
+ * good). NULL on failure.
+ */
+static inline char *map_guarded(size_t pages)
+{
+	char *g = mmap(NULL, (pages + 2) * 4096UL, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (g == MAP_FAILED)
+		return NULL;
+	if (mprotect(g + 4096UL, pages * 4096UL, PROT_READ | PROT_WRITE))
+		return NULL;
+	madvise(g + 4096UL, pages * 4096UL, MADV_NOHUGEPAGE);
+	return g + 4096UL;
 }
 
 #endif

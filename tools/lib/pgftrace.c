@@ -223,9 +223,12 @@ int pgft_parse(char *line, struct pgft_rec *r)
 			return -1;
 		if (!strcmp(r->text, "first"))
 			return 0;
-		return strncmp(r->text, "interval=", 9) ||
-		       strspn(r->text + 9, "0123456789") != strlen(r->text + 9) ||
-		       !r->text[9] ? -1 : 0;
+		/* interval=MS (version 3), window=PAGES (version 4) */
+		v = !strncmp(r->text, "interval=", 9) ? 9 :
+		    !strncmp(r->text, "window=", 7) ? 7 : 0;
+		return !v || !r->text[v] ||
+		       strspn(r->text + v, "0123456789") != strlen(r->text + v) ?
+		       -1 : 0;
 	}
 	if (!strcmp(type, "stop")) {
 		r->type = PGFT_STOP;

@@ -28,7 +28,7 @@
 #include <stdio.h>
 
 /* The newest format version this code reads. */
-#define PGFT_VERSION 3
+#define PGFT_VERSION 4
 
 enum pgft_type {
 	PGFT_START, PGFT_FAULT, PGFT_LOST, PGFT_EXEC, PGFT_STOP, PGFT_EXIT,

@@ -51,19 +51,22 @@
  * /proc/<pid>/maps; NAME is absent for an anonymous unnamed region.
  * REGIONS in "exit" is how many region ids the trace handed out.
  *
- * MODE is "first" (first touches, and re-references after "rearm") or
- * "interval=MS" (every page re-armed every MS milliseconds). "rearm" says
+ * MODE is "first" (first touches, and re-references after "rearm"),
+ * "interval=MS" (every page re-armed every MS milliseconds) or
+ * "window=PAGES" (at most PAGES pages accessible: the faults are the
+ * references that miss in a FIFO window of PAGES pages). "rearm" says
  * that PAGES present pages were re-armed (their next access faults again,
- * with result reref); HOW is "user" ("rearm" written to the file) or
- * "interval".
+ * with result reref); HOW is "user" ("rearm" written to the file),
+ * "interval", or "window" (the window was emptied: at the start, after an
+ * exec, or when evictions waiting for their re-arm overran it).
  * Version 2 added "remote" and the meaning of the lost counts above
  * (version 1 counted failed faults as FAULTS); version 3 the result reref,
- * "rearm" and the MODE of "start".
+ * "rearm" and the MODE of "start"; version 4 window mode.
  */
 #ifndef _UAPI_LINUX_PGFAULT_HISTORY_H
 #define _UAPI_LINUX_PGFAULT_HISTORY_H
 
-#define PGFAULT_HISTORY_VERSION		3
+#define PGFAULT_HISTORY_VERSION		4
 #define PGFAULT_HISTORY_MAGIC		"pgfault_history"
 
 #endif /* _UAPI_LINUX_PGFAULT_HISTORY_H */
