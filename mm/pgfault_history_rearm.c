@@ -59,6 +59,25 @@
  * threads take while the walk runs may come before or after that record.
  * Window mode re-arms one page at a time (pgf_rearm_page()), as its
  * window evicts them: see mm/pgfault_history_window.c.
+ *
+ * What the kernel itself does to a re-armed page, while interval or window
+ * mode follows the mm (&mm_struct.pgf.rereference):
+ *
+ * - mremap() moves PTEs as they are, so a re-armed page stays re-armed at
+ *   its new address; but a page accessible at the old address would be
+ *   accessible at the new one without its first access there being seen
+ *   (and, in window mode, without being in the window, so never re-armed
+ *   again). move_vma() re-arms the range it moved
+ *   (pgfault_history_moved()). A window keeps the old addresses; they
+ *   leave it in FIFO order as any other.
+ * - mprotect() would make a re-armed PTE accessible: on UML every
+ *   protection carries _PAGE_ACCESSED (the PTE becomes young), on x86 the
+ *   new protection replaces PROT_NONE. change_pte_range() keeps it old,
+ *   or PROT_NONE (pgfault_history_mprotect_pte()); do_numa_page() then
+ *   applies the VMA's new protection at the next access.
+ * - Migration, KSM merging and khugepaged collapsing map a page anew,
+ *   accessible: not followed (NUMA balancing, which migrates on its own
+ *   faults, stays off).
  */
 #define pr_fmt(fmt) "pgfault: " fmt
 
@@ -201,6 +220,30 @@ unsigned long pgf_rearm_page(struct mm_struct *mm, unsigned long addr)
 	if (!vma || pgf_rearm_skip(vma))
 		return 0;
 	return pgf_rearm_range(vma, addr, addr + PAGE_SIZE);
+}
+
+/**
+ * __pgf_rearm_moved() - re-arm the pages mremap() just moved
+ * @vma: the VMA they were moved into, its mm write-locked
+ * @start: the first address they were moved to
+ * @end: the end of that range (exclusive)
+ *
+ * See pgfault_history_moved(). No REARM record: the trace's region
+ * records say what moved, and each page's next access is a "reref" fault.
+ */
+void __pgf_rearm_moved(struct vm_area_struct *vma, unsigned long start,
+		       unsigned long end)
+{
+	unsigned long addr, next;
+
+	mmap_assert_write_locked(vma->vm_mm);
+	if (pgf_rearm_skip(vma))
+		return;
+	for (addr = start; addr < end; addr = next) {
+		next = min(end, ALIGN(addr + 1, PGF_REARM_CHUNK));
+		pgf_rearm_range(vma, addr, next);
+		cond_resched();
+	}
 }
 
 /**

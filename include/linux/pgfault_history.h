@@ -16,6 +16,8 @@
 #include <linux/jump_label_ratelimit.h>
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
+#include <linux/pgfault_history_mm.h>
+#include <linux/pgtable.h>
 #include <linux/rbtree.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
@@ -350,6 +352,8 @@ void pgf_regions_free(struct pgf_trace *t);
 /* mm/pgfault_history_rearm.c: re-arming pages */
 bool pgf_rearm_supported(void);
 int pgf_rearm_mm(struct mm_struct *mm, unsigned long *pages);
+void __pgf_rearm_moved(struct vm_area_struct *vma, unsigned long start,
+		       unsigned long end);
 unsigned long pgf_rearm_page(struct mm_struct *mm, unsigned long addr);
 void pgf_rearm_record(struct pgf_trace *t, struct mm_struct *mm,
 		      unsigned long pages, u8 how);
@@ -430,6 +434,53 @@ static inline void pgfault_history_fault(struct mm_struct *mm,
 }
 
 /**
+ * pgfault_history_moved() - mremap() moved the pages of a range
+ * @vma: the VMA they now belong to, its mm write-locked
+ * @start: the first address they were moved to
+ * @end: the end of that range (exclusive)
+ *
+ * Called by move_vma() once move_page_tables() has moved them all. While
+ * a trace of re-references (interval or window mode) follows the mm, the
+ * range is re-armed: a trace knows pages by address, and the first access
+ * at the new one must fault.
+ */
+static inline void pgfault_history_moved(struct vm_area_struct *vma,
+					 unsigned long start,
+					 unsigned long end)
+{
+	if (pgfault_history_no_fault_around(vma->vm_mm))
+		__pgf_rearm_moved(vma, start, end);
+}
+
+/**
+ * pgfault_history_mprotect_pte() - keep a re-armed PTE armed under mprotect()
+ * @vma: the VMA whose protection changes, its mm write-locked
+ * @old: a present PTE of it, before the change
+ * @pte: @old with the new protection
+ *
+ * Called by change_pte_range() when mprotect() gives a present PTE a new
+ * protection. A re-armed page is one whose PTE is old (where software
+ * keeps the accessed bit: UML's protections all carry _PAGE_ACCESSED) or
+ * PROT_NONE (where the hardware keeps it: a NUMA hint); the new protection
+ * would make it accessible unseen. While a trace of re-references follows
+ * the mm, the PTE stays old, or PROT_NONE with do_numa_page() applying the
+ * VMA's new protection at the next access. (With NUMA balancing off, the
+ * only other PROT_NONE PTEs of a traced mm are those of a PROT_NONE VMA:
+ * made accessible, each page faults once more, as after NUMA hinting.)
+ *
+ * Return: the PTE to install.
+ */
+static inline pte_t pgfault_history_mprotect_pte(struct vm_area_struct *vma,
+						 pte_t old, pte_t pte)
+{
+	if (!pgfault_history_no_fault_around(vma->vm_mm))
+		return pte;
+	if (arch_has_hw_pte_young())
+		return pte_protnone(old) ? pte_modify(pte, PAGE_NONE) : pte;
+	return pte_young(old) ? pte : pte_mkold(pte);
+}
+
+/**
  * pgfault_history_thread_created() - a new thread joined a process
  * @p: the new thread, past the last point where copy_process() can fail
  *
@@ -494,6 +545,15 @@ static inline void pgfault_history_fault(struct mm_struct *mm,
 					 unsigned long address,
 					 unsigned int flags, vm_fault_t ret,
 					 struct pt_regs *regs) { }
+static inline void pgfault_history_moved(struct vm_area_struct *vma,
+					 unsigned long start,
+					 unsigned long end) { }
+static inline pte_t pgfault_history_mprotect_pte(struct vm_area_struct *vma,
+						 pte_t old, pte_t pte)
+{
+	return pte;
+}
+
 static inline void pgfault_history_thread_created(struct task_struct *p) { }
 static inline void pgfault_history_exec(struct linux_binprm *bprm) { }
 static inline void pgfault_history_exit(struct task_struct *tsk) { }

@@ -3,6 +3,7 @@
  * rearmbench - what re-reference tracing costs.
  *
  *   rearmbench [-p pages] [-r reps] [-s seconds] [-i ms,...] [-w pages,...]
+ *              [-l stores,...]
  *
  * 1. One fault: over `pages` pages (default 4096) of a fresh anonymous
  *    mapping, the ns per page of a first-touch write untraced, the same
@@ -10,18 +11,23 @@
  *    then written again), and the walk alone (written a third time: no
  *    fault); and the ns per re-armed page of the "rearm" write itself.
  *    "reref_ns" is the re-reference pass less the walk alone.
- * 2. A workload: a sequential and a random walk over the pages (one byte
- *    written per page) for `seconds` (default 2) untraced and in interval
- *    mode at each `ms` (default 10,100) and in window mode with each window
- *    of `pages` (default 64,1024,8192): page touches per second, and the
- *    ratio untraced / traced (the slowdown).
+ * 2. A workload: a sequential and a random walk over the pages for
+ *    `seconds` (default 2) untraced and in interval mode at each `ms`
+ *    (default 10,100) and in window mode with each window of `pages`
+ *    (default 64,1024,8192): page visits per second, and the ratio
+ *    untraced / traced (the slowdown). Each visit writes `stores` bytes
+ *    of the page, evenly spaced (default 1 and 64, one per cache line):
+ *    the work a program does per page it reaches, over which a fault's
+ *    cost is spread. Each traced walk follows one untimed sequential pass
+ *    (the first reference to each page after the start faults in every
+ *    mode): the rates are steady states.
  * Medians of `reps` (default 5) runs. A reader process drains the trace
  * (128 KiB reads, as tracepgfault) and counts what was lost.
  *
  * Output: "result rearm minor_ns=.. traced_minor_ns=.. reref_ns=..
  * walk_ns=.. rearm_ns_per_page=.. pages=.." and "result rearmwalk
- * walk=seq|rand mode=off|interval=MS|window=K touches_per_s=.. slowdown=..
- * faults=.. lost=..".
+ * walk=seq|rand stores=S mode=off|interval=MS|window=K touches_per_s=..
+ * slowdown=.. faults=.. lost=.." (touches: page visits).
  */
 #include <getopt.h>
 #include <sys/mman.h>
@@ -164,9 +170,10 @@ static void one_fault(void)
 	       median(rearm, reps));
 }
 
-/* Page touches per second of a walk for `seconds`. */
-static double walk_rate(char *m, bool random)
+/* Page visits per second of a walk for `seconds`; @stores per visit. */
+static double walk_rate(char *m, bool random, long stores)
 {
+	unsigned long stride = PAGE / stores;
 	unsigned int seed = 1;
 	double t0 = now(), end = t0 + seconds;
 	unsigned long long n = 0;
@@ -174,8 +181,10 @@ static double walk_rate(char *m, bool random)
 	while (now() < end) {
 		for (long i = 0; i < pages; i++) {
 			long p = random ? rand_r(&seed) % pages : i;
+			volatile char *pg = m + p * PAGE;
 
-			m[p * PAGE]++;
+			for (long j = 0; j < stores; j++)
+				pg[j * stride]++;
 		}
 		n += pages;
 	}
@@ -186,7 +195,7 @@ static double walk_rate(char *m, bool random)
 static char modes[2 * MAXLIST][32];
 static int nmodes;
 
-static void workload(void)
+static void workload(long stores)
 {
 	for (int kind = 0; kind < 2; kind++) {
 		double off[32], rate[2 * MAXLIST][32];
@@ -199,7 +208,7 @@ static void workload(void)
 			char *m = map_pages();
 
 			touch_all(m, 1);
-			off[r] = walk_rate(m, kind);
+			off[r] = walk_rate(m, kind, stores);
 			for (int i = 0; i < nmodes; i++) {
 				char start[40];
 				unsigned long long f, l;
@@ -209,20 +218,27 @@ static void workload(void)
 				if (pgf_ctl(getpid(), start, strlen(start)))
 					die(start);
 				drain_start(&d);
-				rate[i][r] = walk_rate(m, kind);
+				/*
+				 * The first reference to each page after the
+				 * start faults in every mode: one pass, untimed,
+				 * so the rate is the mode's steady state.
+				 */
+				touch_all(m, 4);
+				rate[i][r] = walk_rate(m, kind, stores);
 				drain_end(&d, &f, &l);
 				faults[i] += f;
 				lost[i] += l;
 			}
 			munmap(m, pages * PAGE);
 		}
-		printf("result rearmwalk walk=%s mode=off touches_per_s=%.0f slowdown=1.00 faults=0 lost=0\n",
-		       name, median(off, reps));
+		printf("result rearmwalk walk=%s stores=%ld mode=off touches_per_s=%.0f slowdown=1.00 faults=0 lost=0\n",
+		       name, stores, median(off, reps));
 		for (int i = 0; i < nmodes; i++) {
 			double o = median(off, reps), t = median(rate[i], reps);
 
-			printf("result rearmwalk walk=%s mode=%s touches_per_s=%.0f slowdown=%.2f faults=%llu lost=%llu\n",
-			       name, modes[i], t, o / t, faults[i] / reps, lost[i]);
+			printf("result rearmwalk walk=%s stores=%ld mode=%s touches_per_s=%.0f slowdown=%.2f faults=%llu lost=%llu\n",
+			       name, stores, modes[i], t, o / t,
+			       faults[i] / reps, lost[i]);
 		}
 	}
 }
@@ -247,9 +263,10 @@ static int parse_list(const char *arg, long *v)
 int main(int argc, char **argv)
 {
 	long ms[MAXLIST] = { 10, 100 }, win[MAXLIST] = { 64, 1024, 8192 };
-	int nms = 2, nwin = 3, opt;
+	long st[MAXLIST] = { 1, 64 };
+	int nms = 2, nwin = 3, nst = 2, opt;
 
-	while ((opt = getopt(argc, argv, "p:r:s:i:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:r:s:i:w:l:")) != -1) {
 		switch (opt) {
 		case 'p':
 			pages = strtol(optarg, NULL, 10);
@@ -266,13 +283,16 @@ int main(int argc, char **argv)
 		case 'w':
 			nwin = parse_list(optarg, win);
 			break;
+		case 'l':
+			nst = parse_list(optarg, st);
+			break;
 		default:
-			fprintf(stderr, "usage: rearmbench [-p pages] [-r reps] [-s seconds] [-i ms,...] [-w pages,...]\n");
+			fprintf(stderr, "usage: rearmbench [-p pages] [-r reps] [-s seconds] [-i ms,...] [-w pages,...] [-l stores,...]\n");
 			return 2;
 		}
 	}
 	if (pages < 1 || reps < 1 || reps > 32 || seconds <= 0 || nms < 0 ||
-	    nwin < 0) {
+	    nwin < 0 || nst < 0) {
 		fprintf(stderr, "rearmbench: bad arguments\n");
 		return 2;
 	}
@@ -281,7 +301,15 @@ int main(int argc, char **argv)
 		snprintf(modes[nmodes++], sizeof(modes[0]), "interval=%ld", ms[i]);
 	for (int i = 0; i < nwin; i++)
 		snprintf(modes[nmodes++], sizeof(modes[0]), "window=%ld", win[i]);
+	for (int i = 0; i < nst; i++) {
+		if (st[i] > (long)PAGE || PAGE % st[i]) {
+			fprintf(stderr, "rearmbench: -l: stores per page divide %lu\n",
+				PAGE);
+			return 2;
+		}
+	}
 	one_fault();
-	workload();
+	for (int i = 0; i < nst; i++)
+		workload(st[i]);
 	return 0;
 }

@@ -14,6 +14,13 @@
  * glibc's rseq area first: the kernel reads it on the way back to user
  * mode after a preemption, a reference (a kernel-mode fault, admitted) at
  * a moment the simulation cannot know.
+ *
+ * Some cases run the loop twice, with a system call between that must
+ * leave the window as it is: an mremap() of the pages to a new address
+ * (the window knows pages by address: every moved page misses there) or
+ * an mprotect() that gives them a new protection (on x86_64 it must not
+ * make re-armed pages accessible). The faults between the two runs are
+ * admissions taken from the trace, as before the first.
  */
 #include <sys/mman.h>
 #include <sys/rseq.h>
@@ -66,29 +73,38 @@ asm(".text\n"
     "wloop_end:\n"
     ".balign 4096, 0xcc\n");
 
-static char *area;
+static char *area, *area2;	/* the region, and where BETWEEN_MOVE moves it */
+
+enum between { BETWEEN_NONE, BETWEEN_MOVE, BETWEEN_PROTECT };
 
 static struct {
 	unsigned long steps;
 	unsigned int seed, n, random;
 	unsigned int syscall_pages;	/* read() this many pages first */
+	enum between between;		/* a second run after this */
 } cfg;
 
 /*
- * 1: map the guarded region (map_guarded()), send its address;
+ * 1: map the guarded regions (map_guarded()), send their addresses;
  * 2: read() cfg.syscall_pages pages of /dev/zero into it (kernel-mode
- * faults), if any, then run the loop.
+ * faults), if any, then run the loop; then, for cfg.between, move the
+ * n pages to area2 or make them executable too, and run the loop again
+ * (on area2 if moved).
  */
 static void window_steps(int step, int out)
 {
+	char *where[2];
 	int fd;
 
 	switch (step) {
 	case 1:
 		area = map_guarded(NP);
-		if (!area)
+		area2 = map_guarded(NP);
+		if (!area || !area2)
 			_exit(2);
-		if (write(out, &area, sizeof(area)) != sizeof(area))
+		where[0] = area;
+		where[1] = area2;
+		if (write(out, where, sizeof(where)) != sizeof(where))
 			_exit(2);
 		break;
 	case 2:
@@ -110,6 +126,17 @@ static void window_steps(int step, int out)
 			close(fd);
 		}
 		wloop(area, cfg.steps, cfg.seed, cfg.n, cfg.random);
+		if (cfg.between == BETWEEN_MOVE) {
+			if (mremap(area, cfg.n * PAGE, cfg.n * PAGE,
+				   MREMAP_MAYMOVE | MREMAP_FIXED, area2) != area2)
+				_exit(5);
+			wloop(area2, cfg.steps, cfg.seed, cfg.n, cfg.random);
+		} else if (cfg.between == BETWEEN_PROTECT) {
+			if (mprotect(area, cfg.n * PAGE,
+				     PROT_READ | PROT_WRITE | PROT_EXEC))
+				_exit(5);
+			wloop(area, cfg.steps, cfg.seed, cfg.n, cfg.random);
+		}
 		break;
 	}
 }
@@ -173,10 +200,15 @@ static bool is_loop_ip(const struct pgf_rec *r)
 	       r->ip < (unsigned long)wloop_end;
 }
 
+static bool in_region(const char *base, unsigned long addr)
+{
+	return addr >= (unsigned long)base &&
+	       addr < (unsigned long)base + NP * PAGE;
+}
+
 static bool in_area(unsigned long addr)
 {
-	return addr >= (unsigned long)area &&
-	       addr < (unsigned long)area + NP * PAGE;
+	return in_region(area, addr) || in_region(area2, addr);
 }
 
 static bool counted(const struct pgf_rec *r)
@@ -191,25 +223,92 @@ static void page_name(unsigned long pg, char *s, size_t n)
 {
 	if (pg == (unsigned long)wloop)
 		snprintf(s, n, "C");
-	else if (in_area(pg))
+	else if (in_region(area, pg))
 		snprintf(s, n, "P%lu", (pg - (unsigned long)area) / PAGE);
+	else if (in_region(area2, pg))
+		snprintf(s, n, "Q%lu", (pg - (unsigned long)area2) / PAGE);
 	else
 		snprintf(s, n, "%lx", pg);
 }
 
 /*
- * Trace the loop under "1 window=@k" and compare its faults with the
- * simulation's. Returns the "rearm ... window" records seen.
+ * Admit to @f the faults of @t from record @from on, as the trace has
+ * them, up to the first fault of a run of the loop over @base (its code
+ * page or the region); its index goes to @stop. Returns the "rearm ...
+ * window" records met (each empties the window).
  */
-static int check_window(unsigned int k, unsigned long steps, unsigned int n,
-			unsigned int random, unsigned int syscall_pages)
+static int admit_traced(struct fifo *f, const struct pgf_trace *t,
+			size_t from, const char *base, size_t *stop)
+{
+	int windows = 0;
+	size_t i;
+
+	for (i = from; i < t->nr; i++) {
+		const struct pgf_rec *r = &t->rec[i];
+		unsigned long pg = r->addr & ~(PAGE - 1);
+
+		if (!strcmp(r->type, "rearm")) {
+			EXPECT_EQ(strcmp(r->text, "window"), 0);
+			windows++;
+			f->n = 0;	/* emptied: every page re-armed */
+			continue;
+		}
+		if (!counted(r))
+			continue;
+		if (is_loop_ip(r) && (pg == (unsigned long)wloop ||
+				      in_region(base, pg)))
+			break;
+		fifo_admit(f, pg);
+	}
+	*stop = i;
+	return windows;
+}
+
+/*
+ * One run of the loop over @base, simulated: the instructions before the
+ * store, then @steps stores; its faults are appended to @want.
+ */
+static int simulate_run(struct fifo *f, const char *base, unsigned long *want,
+			size_t *nwant, size_t max)
+{
+	unsigned long refs[2] = { (unsigned long)wloop, 0 };
+	unsigned int x = cfg.seed, sq = 0;
+
+	if (run_instr(f, refs, 1, want, nwant, max) < 0)
+		return -1;
+	for (unsigned long s = 0; s < cfg.steps; s++) {
+		unsigned int idx;
+
+		if (cfg.random) {
+			x = x * 1103515245u + 12345u;
+			idx = (x >> 16) & (cfg.n - 1);
+		} else {
+			idx = sq;
+			if (++sq == cfg.n)
+				sq = 0;
+		}
+		refs[1] = (unsigned long)base + idx * PAGE;
+		if (run_instr(f, refs, 2, want, nwant, max) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Trace the loop under "1 window=@k" and compare its faults with the
+ * simulation's; @between: run it again after that system call. Returns
+ * the "rearm ... window" records seen.
+ */
+static int check_window_runs(unsigned int k, unsigned long steps,
+			     unsigned int n, unsigned int random,
+			     unsigned int syscall_pages, enum between between)
 {
 	static unsigned long want[1 << 16], got[1 << 16], at[1 << 16];
-	size_t nwant = 0, ngot = 0, i, first = 0;
+	size_t nwant = 0, nwant1, ngot = 0, i, first = 0, second;
 	unsigned long code = (unsigned long)wloop;
-	unsigned int x, sq = 0;
 	static struct fifo f, f0;
 	int before, fd, windows = 0, foreign = 0;
+	char *where[2], *base2;
 	struct pgf_trace t;
 	struct puppet p;
 	char start[32];
@@ -219,8 +318,12 @@ static int check_window(unsigned int k, unsigned long steps, unsigned int n,
 	cfg.n = n;
 	cfg.random = random;
 	cfg.syscall_pages = syscall_pages;
+	cfg.between = between;
 	ASSERT_SYS(puppet_spawn(&p, window_steps));
-	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
+	ASSERT_EQ(puppet_step_recv(&p, 1, where, sizeof(where)), 0);
+	area = where[0];
+	area2 = where[1];
+	base2 = between == BETWEEN_MOVE ? area2 : area;
 	{
 		struct pgf_stat st;
 
@@ -251,46 +354,13 @@ static int check_window(unsigned int k, unsigned long steps, unsigned int n,
 	/* Before the loop: the trace's own faults fill the window. */
 	memset(&f, 0, sizeof(f));
 	f.k = k;
-	for (i = 0; i < t.nr; i++) {
-		const struct pgf_rec *r = &t.rec[i];
-
-		if (!strcmp(r->type, "rearm")) {
-			EXPECT_EQ(strcmp(r->text, "window"), 0);
-			windows++;
-			f.n = 0;	/* emptied: every page re-armed */
-			continue;
-		}
-		if (!counted(r))
-			continue;
-		if (is_loop_ip(r))
-			break;
-		fifo_admit(&f, r->addr & ~(PAGE - 1));
-	}
-	first = i;
+	windows += admit_traced(&f, &t, 0, area, &first);
 	f0 = f;
 	EXPECT_GE(windows, 1);
 
-	/* The loop, simulated: the instructions before the store, then it. */
-	{
-		unsigned long refs[2] = { code, 0 };
-
-		ASSERT_GE(run_instr(&f, refs, 1, want, &nwant, 1 << 16), 0);
-		x = cfg.seed;
-		for (unsigned long s = 0; s < steps; s++) {
-			unsigned int idx;
-
-			if (random) {
-				x = x * 1103515245u + 12345u;
-				idx = (x >> 16) & (n - 1);
-			} else {
-				idx = sq;
-				if (++sq == n)
-					sq = 0;
-			}
-			refs[1] = (unsigned long)area + idx * PAGE;
-			ASSERT_GE(run_instr(&f, refs, 2, want, &nwant, 1 << 16), 0);
-		}
-	}
+	/* The loop, simulated. */
+	ASSERT_EQ(simulate_run(&f, area, want, &nwant, 1 << 16), 0);
+	nwant1 = nwant;
 	/* The loop, traced: its faults on its code page and on the region. */
 	for (i = first; i < t.nr; i++) {
 		const struct pgf_rec *r = &t.rec[i];
@@ -316,6 +386,23 @@ static int check_window(unsigned int k, unsigned long steps, unsigned int n,
 			at[ngot] = i;
 		}
 		ngot++;
+	}
+	if (between != BETWEEN_NONE) {
+		/*
+		 * The second run, from the window the first left and the
+		 * faults the trace has between the two (the system call's
+		 * own, the code around it, the first run's return).
+		 */
+		ASSERT_GE(ngot, nwant1);
+		ASSERT_GT(nwant1, 0);
+		ASSERT_LT(nwant1, (size_t)1 << 16);
+		windows += admit_traced(&f, &t, at[nwant1 - 1] + 1, base2,
+					&second);
+		ASSERT_LT(second, t.nr);
+		ASSERT_EQ(simulate_run(&f, base2, want, &nwant, 1 << 16), 0);
+		ktap_diag("first run: %zu faults; second run, after %s: %zu",
+			  nwant1, between == BETWEEN_MOVE ? "mremap()" :
+			  "mprotect()", nwant - nwant1);
 	}
 	ktap_diag("K=%u, %s over %u pages, %lu steps: %zu faults simulated, %zu traced",
 		  k, random ? "random" : "sequential", n, steps, nwant, ngot);
@@ -357,6 +444,13 @@ static int check_window(unsigned int k, unsigned long steps, unsigned int n,
 	return windows;
 }
 
+static int check_window(unsigned int k, unsigned long steps, unsigned int n,
+			unsigned int random, unsigned int syscall_pages)
+{
+	return check_window_runs(k, steps, n, random, syscall_pages,
+				 BETWEEN_NONE);
+}
+
 TEST(sequential_loop_larger_than_the_window_misses_every_time)
 {
 	/* 48 pages through 16: every store misses, and so does C by turns. */
@@ -390,6 +484,27 @@ TEST(evictions_that_overrun_empty_the_window)
 	 * returns, and the loop starts from an empty window.
 	 */
 	EXPECT_GE(check_window(16, 2 * 40, 40, 0, 1200), 2);
+}
+
+TEST(pages_moved_by_mremap_miss_at_their_new_address)
+{
+	/*
+	 * The 16 pages the window holds are moved with the others: each
+	 * must fault at its new address, as a window of addresses says.
+	 */
+	check_window_runs(16, 2 * 48, 48, 0, 0, BETWEEN_MOVE);
+	check_window_runs(40, 1500, 64, 1, 0, BETWEEN_MOVE);
+}
+
+TEST(mprotect_keeps_evicted_pages_armed)
+{
+	/*
+	 * Adding PROT_EXEC gives every present PTE a new protection; the
+	 * 32 pages out of the window must still miss (on x86_64 a
+	 * PROT_NONE PTE would otherwise become accessible).
+	 */
+	check_window_runs(16, 2 * 48, 48, 0, 0, BETWEEN_PROTECT);
+	check_window_runs(40, 1500, 64, 1, 0, BETWEEN_PROTECT);
 }
 
 TEST(window_sizes_out_of_range_are_refused)
