@@ -62,8 +62,8 @@ TOOLLIB    := $(patsubst tools/lib/%.c,$(GUEST)/lib/%.o,$(wildcard tools/lib/*.c
 TOOLS      := $(patsubst tools/%.c,$(GUEST)/bin/%,$(wildcard tools/*.c))
 GUEST_TESTS := $(patsubst tests/guest/%.c,$(GUEST)/tests/%,$(wildcard tests/guest/*.c))
 SELFTESTS  := $(patsubst tests/selftest/%.c,$(GUEST)/selftests/%,$(wildcard tests/selftest/*.c))
-# gentrace and hostfault run on the host.
-HOST_BENCH := tests/bench/gentrace.c tests/bench/hostfault.c
+# gentrace, hostfault and mrcbench run on the host.
+HOST_BENCH := tests/bench/gentrace.c tests/bench/hostfault.c tests/bench/mrcbench.c
 BENCHES    := $(patsubst tests/bench/%.c,$(GUEST)/bench/%,$(filter-out $(HOST_BENCH),$(wildcard tests/bench/*.c)))
 GUEST_BINS := $(TOOLS) $(GUEST_TESTS) $(SELFTESTS) $(BENCHES)
 
@@ -72,7 +72,10 @@ GUEST_BINS := $(TOOLS) $(GUEST_TESTS) $(SELFTESTS) $(BENCHES)
 HOST       := $(BUILD)/host
 HOSTLIB    := $(patsubst tools/lib/%.c,$(HOST)/lib/%.o,$(wildcard tools/lib/*.c))
 HOST_TOOLS := $(patsubst tools/%.c,$(HOST)/bin/%,$(wildcard tools/*.c)) \
-	      $(HOST)/bin/gentrace $(HOST)/bin/hostfault
+	      $(HOST)/bin/gentrace $(HOST)/bin/hostfault $(HOST)/bin/mrcbench
+# Unit tests of the analyses in tools/lib, run on the host: scripts/run-tests.py
+# runs every build/host-tests/* as a host suite.
+HOST_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host-tests/%,$(wildcard tests/unit/*.c))
 
 # The guest run/shell/demo boot: ARCH=x86_64 (or x86) for QEMU, else UML.
 GUEST_ARCH := $(if $(filter x86_64 x86,$(ARCH)),x86_64,um)
@@ -201,8 +204,14 @@ $(HOST)/bin/gentrace $(HOST)/bin/hostfault: $(HOST)/bin/%: tests/bench/%.c | $(S
 $(HOST)/bin/%: tools/%.c $(HOSTLIB) | $(ST)/host-deps
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@ -lm
+$(HOST)/bin/mrcbench: tests/bench/mrcbench.c $(HOSTLIB) | $(ST)/host-deps
+	@mkdir -p $(@D)
+	gcc $(CPPFLAGS) -Itools $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@
+$(HOST_TESTS): $(BUILD)/host-tests/%: tests/unit/%.c $(HOSTLIB) | $(ST)/host-deps
+	@mkdir -p $(@D)
+	gcc $(CPPFLAGS) -Itools $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@
 
--include $(wildcard $(HOST)/*/*.d)
+-include $(wildcard $(HOST)/*/*.d $(BUILD)/host-tests/*.d)
 
 $(GUEST)/selftests/%: tests/selftest/%.c | $(ST)/host-deps
 	@mkdir -p $(@D)
@@ -213,7 +222,7 @@ $(GUEST)/bench/%: tests/bench/%.c | $(ST)/host-deps
 
 -include $(wildcard $(GUEST)/*/*.d)
 
-tools: $(TOOLS) $(HOST_TOOLS)
+tools: $(TOOLS) $(HOST_TOOLS) $(HOST_TESTS)
 
 $(INITRD): $(GUEST_BINS) $(wildcard uml-rootfs/* uml-rootfs/etc/*) \
 	   scripts/mkrootfs.sh | $(ST)/host-deps

@@ -4,6 +4,9 @@
 # pgfreport's throughput: generate a trace of N fault records (random
 # addresses over four regions, the worst case for locality), then time each
 # analysis on it, several runs, and print records per second and peak memory.
+# Then the cache analyses of tools/lib alone (mrcbench: the same addresses,
+# made in memory, no parsing): the LRU reuse-distance pass and FIFO, CLOCK
+# and OPT at their default sizes.
 #   bench-report.sh [N]
 set -euo pipefail
 n=${1:-10000000}
@@ -13,7 +16,7 @@ trap 'rm -f "$trace"' EXIT
 "$bin/gentrace" "$n" > "$trace"
 echo "pgfreport on $n fault records ($(du -h "$trace" | cut -f1)), median of 3 runs, this host:"
 printf '%-24s %10s %14s %12s\n' mode seconds records/s max_rss_MiB
-for mode in "--summary" "--width 100" "--refs" "--csv"; do
+for mode in "--summary" "--width 100" "--refs" "--csv" "--reuse" "--mrc"; do
 	times=()
 	rss=0
 	for i in 1 2 3; do
@@ -24,3 +27,5 @@ for mode in "--summary" "--width 100" "--refs" "--csv"; do
 	med=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 2p)
 	printf '%-24s %10s %14.0f %12.1f\n' "$mode" "$med" "$(echo "$n / $med" | bc -l)" "$(echo "$rss / 1024" | bc -l)"
 done
+echo
+"$bin/mrcbench" "$n"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pgfreport - render and analyse a pgfault_history trace: the per-region
- * fault map, a per-region summary, and exports for other tools.
+ * fault map, a per-region summary, miss-ratio curves and reuse distances
+ * (tools/lib/mrc.h, reuse.h), and exports for other tools.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -11,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/mrc.h"
 #include "lib/pgftrace.h"
+#include "lib/reuse.h"
 
 static const char usage[] =
 "Usage: pgfreport [OPTION...] [TRACE]\n"
@@ -56,7 +59,31 @@ static const char usage[] =
 "                \"window=PAGES\" (the references that miss in a FIFO\n"
 "                window of PAGES pages)\n"
 "  --rw          with --refs: add R or W to each line\n"
+"  --mrc         miss-ratio curves of the reference string (every counted\n"
+"                fault; page = address / page size): per cache size, the\n"
+"                miss ratio and the misses, cold ones included, of LRU\n"
+"                (exact, from the reuse distances), FIFO, CLOCK (second\n"
+"                chance: a load leaves the reference bit clear, a hit sets\n"
+"                it) and OPT (Belady's MIN; it goes through two temporary\n"
+"                files in $TMPDIR, 12 bytes per reference)\n"
+"  --sizes LIST  with --mrc: the cache sizes in pages, e.g. 16,64,256;\n"
+"                default: 1, 2, 4, ... below the footprint, then the\n"
+"                footprint\n"
+"  --reuse       the histogram of the references' LRU stack (reuse)\n"
+"                distances, the other pages referenced since the page's\n"
+"                previous reference, in log2 bins (0, 1, 2-3, 4-7, ...),\n"
+"                first references (cold) apart; \"cumulative\" is the share\n"
+"                of references at that distance or less: the hit ratio of\n"
+"                an LRU cache one page larger than the bin's top\n"
 "  -h, --help    this help\n"
+"\n"
+"--mrc and --reuse first say what kind of trace they read (\"# mode M\",\n"
+"as --refs does) and what that means: a first-touch trace holds nearly\n"
+"only cold misses (flat curves at the footprint, no reuse); a window=K\n"
+"trace lacks the references that hit its K-page FIFO window (sizes below\n"
+"K cannot be told); an interval=MS trace has each page's first reference\n"
+"in each interval. A trace is a subsequence of the program's references,\n"
+"so the LRU and OPT misses it gives are lower bounds of the program's.\n"
 "\n"
 "Exit status: 0; 1 on a bad trace (the report of everything before the\n"
 "bad line is still printed) or a bad option.\n"
@@ -65,7 +92,10 @@ static const char usage[] =
 "  tracepgfault ps.trace ps && pgfreport ps.trace\n"
 "  pgfreport --summary --width 64 big.trace\n"
 "  tracepgfault -w 64 w.trace ./myprog && pgfreport --counts w.trace\n"
-"  pgfreport --refs --rw ps.trace > ps.refs\n";
+"  pgfreport --refs --rw ps.trace > ps.refs\n"
+"  tracepgfault -w 64 w.trace ./myprog && pgfreport --mrc w.trace\n"
+"  pgfreport --mrc --sizes 16,64,256,1024 ws.trace\n"
+"  tracepgfault -i 10 ws.trace ./myprog && pgfreport --reuse ws.trace\n";
 
 /* ---- a set of page numbers (open addressing) ------------------------- */
 
@@ -192,7 +222,7 @@ static void space_free(struct space *sp)
 
 /* ---- options ------------------------------------------------------------ */
 
-enum mode { MAP, SUMMARY, CSV, REFS, TIMELINE, JSON };
+enum mode { MAP, SUMMARY, CSV, REFS, TIMELINE, JSON, MRC, REUSE };
 
 static enum mode mode = MAP;
 static long want_space = -1, width;
@@ -630,6 +660,204 @@ static int svg_write(struct svg *s, const char *path, const char *title)
 	return 0;
 }
 
+/* ---- --mrc, --reuse ------------------------------------------------------ */
+
+/*
+ * The reference string goes to the analyses in batches (tools/lib does
+ * them faster so); their memory is bounded by the distinct pages.
+ */
+#define CACHE_BATCH 256
+
+struct cache {
+	struct reuse lru;
+	struct mrc *sim[MRC_OPT + 1];	/* --mrc: FIFO, CLOCK, OPT */
+	uint64_t batch[CACHE_BATCH];
+	size_t nbatch;
+	/* What kind of trace: the start records' modes, each once. */
+	char **modes;
+	size_t nmodes, starts;
+	unsigned long long rerefs;
+	bool failed;
+};
+
+static uint64_t *sizes;
+static size_t nsizes;
+
+static void cache_flush(struct cache *c)
+{
+	if (!c->nbatch || c->failed)
+		return;
+	if (reuse_ref_batch(&c->lru, c->batch, c->nbatch)) {
+		fprintf(stderr, "pgfreport: out of memory for the reuse distances\n");
+		c->failed = true;
+	}
+	for (int p = MRC_FIFO; p <= MRC_OPT && c->sim[p]; p++)
+		if (!c->failed && mrc_ref_batch(c->sim[p], c->batch, c->nbatch)) {
+			fprintf(stderr, "pgfreport: %s: %s\n", mrc_policy_name(p),
+				strerror(errno));
+			c->failed = true;
+		}
+	c->nbatch = 0;
+}
+
+static void cache_ref(struct cache *c, uint64_t page)
+{
+	c->batch[c->nbatch++] = page;
+	if (c->nbatch == CACHE_BATCH)
+		cache_flush(c);
+}
+
+static void cache_start(struct cache *c, const char *text)
+{
+	const char *m = *text ? text : "first";
+
+	c->starts++;
+	for (size_t i = 0; i < c->nmodes; i++)
+		if (!strcmp(c->modes[i], m))
+			return;
+	c->modes = realloc(c->modes, (c->nmodes + 1) * sizeof(*c->modes));
+	if (!c->modes || !(c->modes[c->nmodes++] = strdup(m))) {
+		fprintf(stderr, "pgfreport: out of memory\n");
+		exit(1);
+	}
+}
+
+/* What kind of trace this is, and what that means for the analysis. */
+static void cache_kind(const struct cache *c)
+{
+	if (!c->starts)
+		printf("# mode first (the trace has no start record)\n");
+	for (size_t i = 0; i < (c->starts ? c->nmodes : 1); i++) {
+		const char *m = c->starts ? c->modes[i] : "first";
+
+		if (c->starts)
+			printf("# mode %s\n", m);
+		if (!strcmp(m, "first") && !c->rerefs)
+			printf("#   first touches only (a page faults again only for a "
+			       "write after a read): nearly every reference is a cold "
+			       "miss, so the curves sit at the footprint and show no "
+			       "reuse (trace with -w or -i for that)\n");
+		else if (!strcmp(m, "first"))
+			printf("#   first touches, and re-references after the program's "
+			       "rearm writes: reuse is seen only across a rearm\n");
+		else if (!strncmp(m, "window=", 7))
+			printf("#   the references that missed a FIFO window of %s pages "
+			       "(the hits are not in the trace): sizes below %s pages "
+			       "cannot be told\n", m + 7, m + 7);
+		else if (!strncmp(m, "interval=", 9))
+			printf("#   each page's first reference in each interval of %s ms: "
+			       "reuse within an interval is not seen\n", m + 9);
+	}
+	printf("# the references are a subsequence of the program's: LRU and OPT "
+	       "misses are lower bounds of its own, FIFO and CLOCK have no such "
+	       "bound\n");
+}
+
+static void cache_mrc(struct cache *c)
+{
+	struct mrc *fifo = c->sim[MRC_FIFO];
+	unsigned long long refs = c->lru.refs;
+
+	printf("# %llu references to %llu pages (%llu KiB); misses include the "
+	       "%llu cold ones\n", refs, (unsigned long long)reuse_pages(&c->lru),
+	       (unsigned long long)reuse_pages(&c->lru) * page_size / 1024,
+	       (unsigned long long)c->lru.cold);
+	printf("# %9s %14s %7s %7s %7s %7s %12s %12s %12s %12s\n", "size_pages",
+	       "size_bytes", "lru", "fifo", "clock", "opt", "lru_misses",
+	       "fifo_misses", "clock_misses", "opt_misses");
+	for (size_t i = 0; i < mrc_nr(fifo); i++) {
+		uint64_t size = mrc_size(fifo, i), miss[4];
+
+		miss[0] = reuse_lru_misses(&c->lru, size);
+		for (int p = MRC_FIFO; p <= MRC_OPT; p++)
+			miss[1 + p] = mrc_misses(c->sim[p], i);
+		printf("%12llu %14llu", (unsigned long long)size,
+		       (unsigned long long)size * page_size);
+		for (int k = 0; k < 4; k++)
+			printf(" %7.4f", refs ? (double)miss[k] / refs : 0.0);
+		for (int k = 0; k < 4; k++)
+			printf(" %12llu", (unsigned long long)miss[k]);
+		putchar('\n');
+	}
+}
+
+static void cache_reuse(struct cache *c)
+{
+	const struct reuse *r = &c->lru;
+	unsigned long long cum = 0;
+	unsigned int top = r->refs > r->cold ? reuse_bin(r->max_dist) : 0;
+
+	printf("# %llu references to %llu pages; %llu first references (cold misses)\n",
+	       (unsigned long long)r->refs, (unsigned long long)reuse_pages(r),
+	       (unsigned long long)r->cold);
+	printf("# %-20s %12s %7s %10s\n", "distance", "references", "share",
+	       "cumulative");
+	printf("%-22s %12llu %7.4f\n", "cold", (unsigned long long)r->cold,
+	       r->refs ? (double)r->cold / r->refs : 0.0);
+	for (unsigned int k = 0; r->refs > r->cold && k <= top; k++) {
+		char label[48];
+
+		if (reuse_bin_lo(k) == reuse_bin_hi(k))
+			snprintf(label, sizeof(label), "%llu",
+				 (unsigned long long)reuse_bin_lo(k));
+		else
+			snprintf(label, sizeof(label), "%llu-%llu",
+				 (unsigned long long)reuse_bin_lo(k),
+				 (unsigned long long)reuse_bin_hi(k));
+		cum += r->bins[k];
+		printf("%-22s %12llu %7.4f %10.4f\n", label,
+		       (unsigned long long)r->bins[k], (double)r->bins[k] / r->refs,
+		       (double)cum / r->refs);
+	}
+}
+
+/* "1,8,64" into sizes[], sorted, without repeats; 0 or -1. */
+static int parse_sizes(const char *arg)
+{
+	const char *p = arg;
+	char *end;
+
+	free(sizes);
+	sizes = NULL;
+	nsizes = 0;
+	for (;;) {
+		unsigned long long v;
+		uint64_t *n;
+
+		if (*p < '0' || *p > '9')
+			return -1;
+		errno = 0;
+		v = strtoull(p, &end, 10);
+		if (errno || !v || (*end && *end != ','))
+			return -1;
+		n = realloc(sizes, (nsizes + 1) * sizeof(*sizes));
+		if (!n)
+			return -1;
+		sizes = n;
+		sizes[nsizes++] = v;
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	/* Sort (insertion: lists are short) and drop repeats. */
+	for (size_t i = 1; i < nsizes; i++)
+		for (size_t j = i; j && sizes[j - 1] > sizes[j]; j--) {
+			uint64_t t = sizes[j];
+
+			sizes[j] = sizes[j - 1];
+			sizes[j - 1] = t;
+		}
+	for (size_t i = 1, k = 1; i <= nsizes; i++) {
+		if (i == nsizes) {
+			nsizes = k;
+			break;
+		}
+		if (sizes[i] != sizes[k - 1])
+			sizes[k++] = sizes[i];
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -645,12 +873,16 @@ int main(int argc, char **argv)
 		{ "window", required_argument, NULL, 'W' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "svg", required_argument, NULL, 'g' },
+		{ "mrc", no_argument, NULL, 'm' },
+		{ "reuse", no_argument, NULL, 'u' },
+		{ "sizes", required_argument, NULL, 'z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct space cur = { 0 }, chosen = { 0 };
 	struct timeline tl = { 0 };
 	struct svg svg = { 0 };
+	struct cache cache = { 0 };
 	struct pgft_space as = { 0 };
 	unsigned long long t0 = 0, lost = 0;
 	struct pgft_reader rd;
@@ -692,6 +924,15 @@ int main(int argc, char **argv)
 		case 'j': mode = JSON; break;
 		case 'g': svg_path = optarg; break;
 		case 'S': mode = SUMMARY; break;
+		case 'm': mode = MRC; break;
+		case 'u': mode = REUSE; break;
+		case 'z':
+			if (parse_sizes(optarg)) {
+				fprintf(stderr, "pgfreport: --sizes: '%s' is not a list of "
+					"positive numbers of pages, such as 1,8,64\n", optarg);
+				return 1;
+			}
+			break;
 		case 'c': mode = CSV; break;
 		case 'r': mode = REFS; break;
 		case 'R': rw = true; break;
@@ -723,6 +964,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	page_size = rd.page_size ? rd.page_size : 4096;
+	if (mode == MRC || mode == REUSE)
+		reuse_init(&cache.lru, 0);
+	for (int p = MRC_FIFO; mode == MRC && p <= MRC_OPT; p++) {
+		cache.sim[p] = mrc_new(p, sizes, nsizes);
+		if (!cache.sim[p]) {
+			fprintf(stderr, "pgfreport: %s%s: %s\n", mrc_policy_name(p),
+				p == MRC_OPT ? ": its temporary file" : "", strerror(errno));
+			return 1;
+		}
+	}
 	if (mode == CSV)
 		printf("time_ns,tid,address,access,mode,result,ip,region\n");
 
@@ -751,6 +1002,8 @@ int main(int argc, char **argv)
 		if (rec.type == PGFT_START && mode == REFS)
 			/* What the references are: first touches, or more. */
 			printf("# mode %s\n", *rec.text ? rec.text : "first");
+		if (rec.type == PGFT_START && (mode == MRC || mode == REUSE))
+			cache_start(&cache, rec.text);
 		if (rec.type == PGFT_LAYOUT)
 			for (size_t i = 0; i < cur.nr; i++)
 				cur.r[i].alive = false;
@@ -780,6 +1033,13 @@ int main(int argc, char **argv)
 			}
 			if (mode == JSON)
 				break;
+			if (mode == MRC || mode == REUSE) {
+				if (pgft_counted(rec.result)) {
+					cache.rerefs += rec.result == PGFT_REREF;
+					cache_ref(&cache, rec.addr / page_size);
+				}
+				break;
+			}
 			if (mode == CSV) {
 				printf("%llu,%d,%llx,%c,%s,%s,%llx,%s\n", rec.time, rec.tid,
 				       rec.addr, rec.access, rec.kernel ? "kernel" : "user",
@@ -831,6 +1091,31 @@ int main(int argc, char **argv)
 	}
 	if (svg_path && svg_write(&svg, svg_path, fname))
 		status = 1;
+	if (mode == MRC || mode == REUSE) {
+		cache_flush(&cache);
+		for (int p = MRC_FIFO; p <= MRC_OPT && cache.sim[p] && !cache.failed; p++)
+			if (mrc_end(cache.sim[p])) {
+				fprintf(stderr, "pgfreport: %s: %s\n", mrc_policy_name(p),
+					strerror(errno));
+				cache.failed = true;
+			}
+		if (cache.failed) {
+			status = 1;
+		} else {
+			cache_kind(&cache);
+			if (mode == MRC)
+				cache_mrc(&cache);
+			else
+				cache_reuse(&cache);
+		}
+		for (int p = MRC_FIFO; p <= MRC_OPT; p++)
+			mrc_free(cache.sim[p]);
+		for (size_t i = 0; i < cache.nmodes; i++)
+			free(cache.modes[i]);
+		free(cache.modes);
+		reuse_free(&cache.lru);
+		free(sizes);
+	}
 	if (mode == MAP || mode == SUMMARY) {
 		if (want_space < 0 || want_space == index) {
 			space_free(&chosen);

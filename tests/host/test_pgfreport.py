@@ -336,6 +336,187 @@ def svg_is_valid_with_the_expected_marks():
                 assert y0 <= float(m.get('y')) < y1, (m.attrib, y0, y1)
 
 
+# Belady's string 1 2 3 4 1 2 5 1 2 3 4 5 as pages 1 to 5 of one region.
+BELADY = [1, 2, 3, 4, 1, 2, 5, 1, 2, 3, 4, 5]
+
+
+def belady_trace(mode='window=16', result='minor'):
+    return ('pgfault_history 4 pid 1 page_size 4096\n'
+            f'start 1 {mode}\nlayout 2 1\nmap 2 1 1000 6000 rw-p 0 00:00 0\n' +
+            ''.join(f'fault {10 + i} 1 {p * 0x1000 + 8:x} r user '
+                    f'{"minor" if i < 5 else result} 400\n'
+                    for i, p in enumerate(BELADY)) +
+            'fault 30 1 9000 r user SIGSEGV 400\nremote 31 1 r minor\n'
+            'exit 40 0 13 0 1\n')
+
+
+@test
+def mrc_table_is_exact_on_beladys_string():
+    # Hand-checked (tests/unit/test_mrc.c derives CLOCK's): FIFO faults 9
+    # with 3 frames and 10 with 4; LRU 10 and 8; OPT 7 and 6; CLOCK 10
+    # and 8. The failed fault and the remote one are not references.
+    path = trace_file(belady_trace())
+    rc, out, err = run('--mrc', '--sizes', '5,4,3,2,1,4', path)
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0] == '# mode window=16', lines
+    assert 'sizes below 16 pages cannot be told' in lines[1], lines
+    assert '# 12 references to 5 pages (20 KiB); misses include the 5 cold ones' in lines, lines
+    head = [line for line in lines if line.startswith('# size_pages')]
+    assert head and head[0].split()[1:] == [
+        'size_pages', 'size_bytes', 'lru', 'fifo', 'clock', 'opt', 'lru_misses',
+        'fifo_misses', 'clock_misses', 'opt_misses'], head
+    rows = [line.split() for line in lines if not line.startswith('#')]
+    assert rows == [
+        ['1', '4096', '1.0000', '1.0000', '1.0000', '1.0000', '12', '12', '12', '12'],
+        ['2', '8192', '1.0000', '1.0000', '1.0000', '0.7500', '12', '12', '12', '9'],
+        ['3', '12288', '0.8333', '0.7500', '0.8333', '0.5833', '10', '9', '10', '7'],
+        ['4', '16384', '0.6667', '0.8333', '0.6667', '0.5000', '8', '10', '8', '6'],
+        ['5', '20480', '0.4167', '0.4167', '0.4167', '0.4167', '5', '5', '5', '5'],
+    ], rows
+    # Default sizes: 1, 2, 4 below the footprint, then the footprint.
+    rc, out, err = run('--mrc', path)
+    os.unlink(path)
+    rows = [line.split()[:2] + line.split()[6:] for line in out.splitlines()
+            if not line.startswith('#')]
+    assert rows == [['1', '4096', '12', '12', '12', '12'],
+                    ['2', '8192', '12', '12', '12', '9'],
+                    ['4', '16384', '8', '10', '8', '6'],
+                    ['5', '20480', '5', '5', '5', '5']], rows
+    # A bad line: the error names it, after the curves of what came before
+    # (1 2 3 4 1 2 5: 7 references, 5 pages).
+    lines = belady_trace().splitlines(keepends=True)
+    bad = trace_file(''.join(lines[:11]) + 'fault 17 1 zz r user minor 400\n' +
+                     ''.join(lines[11:]))
+    rc, out, err = run('--mrc', bad)
+    os.unlink(bad)
+    assert rc == 1 and f'{bad}:12: malformed' in err, err
+    assert '# 7 references to 5 pages (20 KiB); misses include the 5 cold ones' in out, out
+    rows = [line.split() for line in out.splitlines() if not line.startswith('#')]
+    assert rows[-1][6:] == ['5'] * 4 and rows[0][6:] == ['7'] * 4, rows
+
+
+@test
+def reuse_histogram_is_exact():
+    # Distances: 5 cold, then 3 3 (the second 1 and 2), 2 2, 4 4 4.
+    path = trace_file(belady_trace('interval=100', 'reref'))
+    rc, out, err = run('--reuse', path)
+    os.unlink(path)
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0] == '# mode interval=100', lines
+    assert 'reuse within an interval is not seen' in lines[1], lines
+    assert '# 12 references to 5 pages; 5 first references (cold misses)' in lines, lines
+    rows = [line.split() for line in lines if not line.startswith('#')]
+    assert rows == [['cold', '5', '0.4167'],
+                    ['0', '0', '0.0000', '0.0000'],
+                    ['1', '0', '0.0000', '0.0000'],
+                    ['2-3', '4', '0.3333', '0.3333'],
+                    ['4-7', '3', '0.2500', '0.5833']], rows
+
+
+@test
+def mrc_and_reuse_say_what_kind_of_trace():
+    # A first-touch trace: cold misses, flat curves.
+    rc, out, err = run('--mrc', SEED)
+    assert rc == 0, err
+    assert out.splitlines()[0] == '# mode first', out
+    assert 'first touches only' in out and 'show no reuse' in out, out
+    rows = [line.split() for line in out.splitlines() if not line.startswith('#')]
+    # 20 faults on 19 pages (one write after a read): 19 or 20 misses.
+    assert rows[-1][:2] == ['19', '77824'] and rows[-1][6:] == ['19'] * 4, rows
+    assert rows[0][6:] == ['19', '19', '19', '19'], rows
+    # First touches with the program's own rearm: re-references.
+    path = trace_file(belady_trace('first', 'reref'))
+    rc, out, err = run('--reuse', path)
+    os.unlink(path)
+    assert rc == 0 and 'across a rearm' in out, (out, err)
+    # A version 2 trace (no mode on start) is first-touch.
+    t = ('pgfault_history 2 pid 1 page_size 4096\nstart 1\nlayout 2 1\n'
+         'map 2 1 1000 3000 rw-p 0 00:00 0\nfault 3 1 1000 w user minor 400\n')
+    path = trace_file(t)
+    rc, out, err = run('--reuse', path)
+    assert rc == 0 and out.startswith('# mode first\n'), (out, err)
+    # No start record at all: said so.
+    nostart = trace_file(t.replace('start 1\n', ''))
+    rc, out, err = run('--mrc', nostart)
+    os.unlink(nostart)
+    assert rc == 0 and 'no start record' in out.splitlines()[0], (out, err)
+    # Two starts in two modes: both are named.
+    path2 = trace_file(t + 'stop 4 user\nstart 5 window=32\n'
+                       'fault 6 1 2000 r user minor 400\n')
+    rc, out, err = run('--mrc', path2)
+    os.unlink(path)
+    os.unlink(path2)
+    assert rc == 0, err
+    assert out.startswith('# mode first\n') and '# mode window=32\n' in out, out
+    assert 'below 32 pages cannot be told' in out, out
+
+
+@test
+def mrc_on_no_references_and_bad_sizes():
+    path = trace_file(HEADER + 'start 1\nlayout 1 1\nmap 1 1 1000 2000 rw-p 0 00:00 0\n'
+                      'fault 2 1 1000 r user SIGSEGV 0\n')
+    rc, out, err = run('--mrc', path)
+    assert rc == 0, err
+    assert '# 0 references to 0 pages (0 KiB)' in out, out
+    assert [line for line in out.splitlines() if not line.startswith('#')] == [], out
+    rc, out, err = run('--reuse', path)
+    assert rc == 0 and out.splitlines()[-1].split() == ['cold', '0', '0.0000'], out
+    for bad in ('0', 'x', '1,,2', '1,', '-4', ' 8', '4k', '99999999999999999999999'):
+        rc, out, err = run('--mrc', '--sizes', bad, path)
+        assert rc == 1 and '--sizes' in err and out == '', (bad, err)
+    os.unlink(path)
+    rc, out, _ = run('--help')
+    for opt in ('--mrc', '--reuse', '--sizes', 'pgfreport --mrc', 'pgfreport --reuse'):
+        assert opt in out, opt
+
+
+@test
+def mrc_names_an_unusable_temporary_directory():
+    env = dict(os.environ, TMPDIR='/nonexistent-pgfreport-test')
+    p = subprocess.run([os.path.join(BIN, 'pgfreport'), '--mrc', SEED],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       env=env, timeout=60)
+    assert p.returncode == 1 and 'opt' in p.stderr and 'No such file' in p.stderr, p.stderr
+    # --reuse needs no file.
+    p = subprocess.run([os.path.join(BIN, 'pgfreport'), '--reuse', SEED],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       env=env, timeout=60)
+    assert p.returncode == 0, p.stderr
+
+
+@test
+def mrc_on_a_large_trace_keeps_the_orders_it_must():
+    # No oracle for 300,000 random references, but what must hold: OPT
+    # misses no more than any policy; LRU and OPT (stack algorithms) miss
+    # no more at a larger size; the footprint row is the cold misses; the
+    # reuse histogram adds up.
+    gen = os.path.join(BIN, 'gentrace')
+    with tempfile.NamedTemporaryFile(suffix='.trace') as f:
+        subprocess.run([gen, '300000'], stdout=f, check=True)
+        rc, out, err = run('--mrc', f.name)
+        rc2, out2, err2 = run('--reuse', f.name)
+    assert rc == 0 and rc2 == 0, (err, err2)
+    info = [line for line in out.splitlines() if line.startswith('# 300000 references')]
+    assert info, out
+    pages = int(info[0].split()[4])
+    rows = [[int(x) for x in line.split()[:2] + line.split()[6:]]
+            for line in out.splitlines() if not line.startswith('#')]
+    assert [r[0] for r in rows] == [1 << i for i in range(len(rows) - 1)] + [pages], rows
+    for prev, row in zip([None] + rows, rows):
+        size, nbytes, lru, fifo, clock, opt = row
+        assert nbytes == size * 4096
+        assert opt <= min(lru, fifo, clock) and lru <= 300000, row
+        if prev:
+            assert lru <= prev[2] and opt <= prev[5], (prev, row)
+    assert rows[-1][2:] == [pages] * 4, rows[-1]
+    hist = [line.split() for line in out2.splitlines() if not line.startswith('#')]
+    assert sum(int(r[1]) for r in hist) == 300000, hist
+    assert hist[0] == ['cold', str(pages), f'{pages / 300000:.4f}'], hist[0]
+    assert hist[-1][3] == f'{1 - pages / 300000:.4f}', hist[-1]
+
+
 @test
 def large_generated_trace_is_counted_exactly():
     gen = os.path.join(BIN, 'gentrace')

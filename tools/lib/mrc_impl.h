@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mrc_impl.h - what mrc.c (sizes, the interface), mrc_ring.c (FIFO and
+ * CLOCK) and mrc_opt.c (OPT) share. Not for the tools: they use mrc.h.
+ */
+#ifndef PGFT_MRC_IMPL_H
+#define PGFT_MRC_IMPL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "mrc.h"
+#include "pageid.h"
+
+/* FIFO and CLOCK at one size: the pages in the order they were loaded. */
+struct mrc_ring {
+	uint32_t *slot;		/* ids; the oldest at hand */
+	uint32_t size, hand;
+};
+
+struct mrc {
+	enum mrc_policy policy;
+	bool grid;		/* default sizes: powers of two, then the footprint */
+	bool ended;
+	uint64_t *size, *misses;	/* ascending */
+	size_t nr, cap;
+	struct pgid_map ids;	/* page -> id, in order of first reference */
+	uint64_t refs;
+
+	/*
+	 * FIFO, CLOCK: one bit per size and page, words words per page:
+	 * bit i of page id's words is set while size i holds it. CLOCK
+	 * follows them with as many words of reference bits. (OPT keeps a
+	 * byte per page instead: mrc_opt.c.)
+	 */
+	uint64_t *mask;
+	size_t words, stride;	/* stride: words, or 2 * words for CLOCK */
+	uint32_t ids_cap;	/* pages the per-page arrays have room for */
+
+	/*
+	 * FIFO, CLOCK: sizes 0 .. spawned - 1 are simulated; each larger
+	 * one has held every page so far (it never had to evict), and is
+	 * set up as that when the footprint first goes past it.
+	 */
+	struct mrc_ring *ring;
+	size_t spawned;
+	uint64_t *again;	/* bitmap: pages referenced more than once */
+
+	/* OPT: the references as ids, on their way to a temporary file. */
+	FILE *ids_file;
+};
+
+/* Room for page ids below @n in the per-page arrays; 0 or -1. */
+int mrc_grow_pages(struct mrc *m, uint32_t n);
+
+int mrc_ring_ref(struct mrc *m, uint32_t id, bool fresh);
+void mrc_ring_free(struct mrc *m);
+
+/* An unlinked temporary file in $TMPDIR (default /tmp); NULL, errno. */
+FILE *mrc_tmpfile(void);
+
+int mrc_opt_ref(struct mrc *m, uint32_t id);
+int mrc_opt_end(struct mrc *m);
+void mrc_opt_free(struct mrc *m);
+
+#endif

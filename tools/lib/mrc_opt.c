@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrc_opt - OPT (Belady's MIN) at many sizes.
+ *
+ * MIN evicts the page whose next reference is farthest away, so it needs
+ * the future: the next use of every reference. Those are found by a
+ * backward pass over the reference string, which is not kept in memory
+ * (memory stays bounded by the footprint): mrc_ref() appends each
+ * reference's page id (4 bytes) to an unlinked temporary file; mrc_end()
+ * reads it back to front in chunks, with one "next use" per page, and
+ * writes each reference's next use (8 bytes, UINT64_MAX for never) to a
+ * second temporary file; then it reads both front to back and runs every
+ * size on them. The files are in $TMPDIR (default /tmp): 12 bytes per
+ * reference.
+ *
+ * Each size keeps its pages in a max-heap by next use. A hit does
+ * not look for the page's entry: its key is the current time, which no
+ * page in the cache can have any more once it is passed, so it is left
+ * in as a stale entry below every live one (live keys are in the future,
+ * stale ones in the past) and a new entry is pushed. The largest key is
+ * so always a live page's, the one MIN evicts. When stale entries make
+ * the heap twice the size plus a little, they are dropped in one sweep,
+ * O(1) per reference amortized.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "mrc_impl.h"
+
+#define OPT_CHUNK (1 << 16)	/* references per read of the files */
+#define OPT_NEVER UINT64_MAX
+#define OPT_BATCH 255		/* sizes per forward pass */
+#define OPT_ARITY 8		/* children a node: a cache line (fixed) */
+#define OPT_AHEAD 16		/* references whose page state is prefetched */
+
+FILE *mrc_tmpfile(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	FILE *f;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (snprintf(path, sizeof(path), "%s/pgft-mrc.XXXXXX", dir) >= (int)sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	fd = mkstemp(path);
+	if (fd < 0)
+		return NULL;
+	unlink(path);
+	f = fdopen(fd, "w+");
+	if (!f) {
+		close(fd);
+		return NULL;
+	}
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
+	return f;
+}
+
+int mrc_opt_ref(struct mrc *m, uint32_t id)
+{
+	if (fwrite_unlocked(&id, sizeof(id), 1, m->ids_file) != 1)
+		return -1;
+	return 0;
+}
+
+void mrc_opt_free(struct mrc *m)
+{
+	if (m->ids_file)
+		fclose(m->ids_file);
+	m->ids_file = NULL;
+}
+
+static int pread_all(int fd, void *buf, size_t len, off_t off)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, off);
+
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (!n)
+				errno = EIO;	/* the file is shorter than written */
+			return -1;
+		}
+		p += n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+static int pwrite_all(int fd, const void *buf, size_t len, off_t off)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+/*
+ * One size: an 8-ary max-heap of entries (next use << shift | page id),
+ * one 64-bit word each (the next use in the high bits, so entries order
+ * by it), with stale entries; the 8 entries of a node's children share a
+ * cache line.
+ */
+struct opt_heap {
+	void *mem;		/* what e points into */
+	uint64_t *e;
+	size_t n, cap;		/* entries, live and stale; room */
+	uint64_t size, used;	/* pages it holds at most; holds now */
+};
+
+/* How the entries of a batch are packed. */
+struct opt_pack {
+	unsigned int shift;	/* bits of the page id */
+	uint64_t never;		/* the next use of a page never used again */
+};
+
+static inline uint64_t opt_entry(const struct opt_pack *k, uint64_t next,
+				 uint32_t id)
+{
+	return (next == OPT_NEVER ? k->never : next) << k->shift | id;
+}
+
+static inline void heap_push(struct opt_heap *h, uint64_t e)
+{
+	size_t i = h->n++;
+
+	while (i) {
+		size_t p = (i - 1) / OPT_ARITY;
+
+		if (h->e[p] >= e)
+			break;
+		h->e[i] = h->e[p];
+		i = p;
+	}
+	h->e[i] = e;
+}
+
+/* The largest of the children from @c (all OPT_ARITY = 8, or to @n). */
+static inline size_t heap_max_child(const uint64_t *v, size_t c, size_t n,
+				    uint64_t *max)
+{
+	size_t best = c, end = c + OPT_ARITY < n ? c + OPT_ARITY : n;
+	uint64_t m = v[c];
+
+	if (end == c + OPT_ARITY) {
+		/*
+		 * The common case: a line of 8, as a tournament of pairs
+		 * without branches (which child wins is random).
+		 */
+		uint64_t m01 = v[c] > v[c + 1] ? v[c] : v[c + 1];
+		uint64_t m23 = v[c + 2] > v[c + 3] ? v[c + 2] : v[c + 3];
+		uint64_t m45 = v[c + 4] > v[c + 5] ? v[c + 4] : v[c + 5];
+		uint64_t m67 = v[c + 6] > v[c + 7] ? v[c + 6] : v[c + 7];
+		size_t i01 = v[c] > v[c + 1] ? 0 : 1;
+		size_t i23 = v[c + 2] > v[c + 3] ? 2 : 3;
+		size_t i45 = v[c + 4] > v[c + 5] ? 4 : 5;
+		size_t i67 = v[c + 6] > v[c + 7] ? 6 : 7;
+		uint64_t m03 = m01 > m23 ? m01 : m23;
+		uint64_t m47 = m45 > m67 ? m45 : m67;
+		size_t i03 = m01 > m23 ? i01 : i23;
+		size_t i47 = m45 > m67 ? i45 : i67;
+
+		*max = m03 > m47 ? m03 : m47;
+		return c + (m03 > m47 ? i03 : i47);
+	} else {
+		for (size_t j = c + 1; j < end; j++)
+			if (v[j] > m) {
+				m = v[j];
+				best = j;
+			}
+	}
+	*max = m;
+	return best;
+}
+
+static inline void heap_sift_down(struct opt_heap *h, size_t i, uint64_t e)
+{
+	size_t n = h->n;
+
+	for (;;) {
+		size_t c = OPT_ARITY * i + 1, best;
+		uint64_t max;
+
+		if (c >= n)
+			break;
+		best = heap_max_child(h->e, c, n, &max);
+		if (max <= e)
+			break;
+		h->e[i] = max;
+		i = best;
+	}
+	h->e[i] = e;
+}
+
+/*
+ * Put @e in place of the largest entry (a live page: see above); that
+ * page. One sift, short when the new page's next use is far away.
+ */
+static inline uint32_t heap_replace_top(struct opt_heap *h, uint64_t e,
+					const struct opt_pack *k)
+{
+	uint32_t top = (uint32_t)(h->e[0] & ((1ULL << k->shift) - 1));
+
+	heap_sift_down(h, 0, e);
+	return top;
+}
+
+/* Drop the stale entries (next uses up to @now) and rebuild the heap. */
+static void heap_purge(struct opt_heap *h, uint64_t now, const struct opt_pack *k)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < h->n; i++)
+		if (h->e[i] >> k->shift > now)
+			h->e[n++] = h->e[i];
+	h->n = n;
+	for (size_t i = n / OPT_ARITY + 1; i-- > 0;)
+		if (i < n)
+			heap_sift_down(h, i, h->e[i]);
+}
+
+/*
+ * Reference @t to page @id, next used at @next, at sizes 0 .. nb - 1 of
+ * a batch. MIN is a stack algorithm (Mattson et al., 1970): a page held
+ * at one size is held at every larger one, so where a page is held is
+ * one number, lvl[id]: it misses at the sizes below it and hits at the
+ * others (a byte per page: this stays in the CPU's cache where a bit per
+ * size and page would not). Pages never used again tie on their next
+ * use; their entries order them by id, the same at every size, so the
+ * priority is one total order and the inclusion holds for them too.
+ */
+static inline void opt_step(struct opt_heap *heap, uint64_t *misses, size_t nb,
+			    uint8_t *lvl, const struct opt_pack *k, uint64_t t,
+			    uint32_t id, uint64_t next)
+{
+	uint64_t e = opt_entry(k, next, id);
+	size_t miss = lvl[id];
+
+	lvl[id] = 0;
+	for (size_t j = 0; j < miss; j++) {
+		struct opt_heap *h = &heap[j];
+
+		misses[j]++;
+		if (h->used == h->size) {
+			/* Evict: the new page takes the top's place. */
+			uint32_t v = heap_replace_top(h, e, k);
+
+			if (lvl[v] <= j)
+				lvl[v] = j + 1;
+			continue;
+		}
+		h->used++;
+		heap_push(h, e);
+		if (h->n == h->cap)
+			heap_purge(h, t, k);
+	}
+	for (size_t j = miss; j < nb; j++) {
+		struct opt_heap *h = &heap[j];
+
+		heap_push(h, e);
+		if (h->n == h->cap)
+			heap_purge(h, t, k);
+	}
+}
+
+/*
+ * Run sizes @first .. @first + @nb - 1 over the two files: the ids in
+ * @fd, their next uses in @nfd.
+ */
+static int opt_batch(struct mrc *m, size_t first, size_t nb, int fd, int nfd,
+		     uint32_t *ids, uint64_t *nx)
+{
+	struct opt_heap *heap = calloc(nb, sizeof(*heap));
+	uint64_t n = m->refs, pages = m->ids.nr;
+	uint8_t *lvl = malloc(pages);
+	struct opt_pack k;
+	int ret = -1;
+
+	if (!heap || !lvl)
+		goto out;
+	/* mrc_opt_end() has checked that the next uses fit. */
+	k.shift = pages > 1 ? 64 - __builtin_clzll(pages - 1) : 1;
+	k.never = (1ULL << (64 - k.shift)) - 1;
+	memset(lvl, (int)nb, pages);	/* held nowhere yet */
+	for (size_t j = 0; j < nb; j++) {
+		heap[j].size = m->size[first + j];
+		heap[j].cap = 2 * heap[j].size + 64;
+		/*
+		 * e[1], and so every group of children, on a line
+		 * (aligned_alloc() takes whole lines).
+		 */
+		heap[j].mem = aligned_alloc(64, ((heap[j].cap + 8) * sizeof(uint64_t) +
+						 63) / 64 * 64);
+		if (!heap[j].mem)
+			goto out;
+		heap[j].e = (uint64_t *)heap[j].mem + 7;
+	}
+	for (uint64_t start = 0, len; start < n; start += len) {
+		len = n - start < OPT_CHUNK ? n - start : OPT_CHUNK;
+		if (pread_all(fd, ids, len * sizeof(*ids), start * sizeof(*ids)) ||
+		    pread_all(nfd, nx, len * sizeof(*nx), start * sizeof(*nx)))
+			goto out;
+		for (uint64_t j = 0; j < len; j++) {
+			if (j + OPT_AHEAD < len)
+				__builtin_prefetch(&lvl[ids[j + OPT_AHEAD]], 1);
+			opt_step(heap, m->misses + first, nb, lvl, &k, start + j,
+				 ids[j], nx[j]);
+		}
+	}
+	ret = 0;
+out:
+	if (heap) {
+		for (size_t j = 0; j < nb; j++)
+			free(heap[j].mem);
+		free(heap);
+	}
+	free(lvl);
+	return ret;
+}
+
+int mrc_opt_end(struct mrc *m)
+{
+	uint64_t n = m->refs, pages = m->ids.nr, *next = NULL, *nx = NULL;
+	size_t nsim = 0;
+	uint32_t *ids = NULL;
+	FILE *nf = NULL;
+	int fd, nfd, ret = -1;
+
+	while (nsim < m->nr && m->size[nsim] < pages)
+		nsim++;
+	if (!nsim)
+		return 0;		/* every size holds every page */
+	/*
+	 * A heap entry packs a next use (< n, or "never") and a page id in
+	 * 64 bits: n x pages must stay below 2^64 (10^12 references of
+	 * 10^7 pages still fit).
+	 */
+	if ((pages > 1 ? 64 - __builtin_clzll(pages - 1) : 1) +
+	    (64 - __builtin_clzll(n + 1)) > 64) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	if (fflush(m->ids_file))
+		return -1;
+	fd = fileno(m->ids_file);
+	nf = mrc_tmpfile();
+	ids = malloc(OPT_CHUNK * sizeof(*ids));
+	nx = malloc(OPT_CHUNK * sizeof(*nx));
+	next = malloc(pages * sizeof(*next));
+	if (!nf || !ids || !nx || !next)
+		goto out;
+	nfd = fileno(nf);
+
+	/* Backward: each reference's next use. */
+	for (uint64_t p = 0; p < pages; p++)
+		next[p] = OPT_NEVER;
+	for (uint64_t end = n, start; end; end = start) {
+		start = end > OPT_CHUNK ? end - OPT_CHUNK : 0;
+		if (pread_all(fd, ids, (end - start) * sizeof(*ids),
+			      start * sizeof(*ids)))
+			goto out;
+		for (uint64_t t = end; t-- > start;) {
+			uint32_t id = ids[t - start];
+
+			if (t >= start + OPT_AHEAD)
+				__builtin_prefetch(&next[ids[t - start - OPT_AHEAD]], 1);
+
+			nx[t - start] = next[id];
+			next[id] = t;
+		}
+		if (pwrite_all(nfd, nx, (end - start) * sizeof(*nx),
+			       start * sizeof(*nx)))
+			goto out;
+	}
+	free(next);
+	next = NULL;
+
+	/* Forward: the sizes, up to 255 at a time (lvl[] is a byte). */
+	for (size_t first = 0, nb; first < nsim; first += nb) {
+		nb = nsim - first < OPT_BATCH ? nsim - first : OPT_BATCH;
+		if (opt_batch(m, first, nb, fd, nfd, ids, nx))
+			goto out;
+	}
+	ret = 0;
+
+out:
+	free(next);
+	free(nx);
+	free(ids);
+	if (nf)
+		fclose(nf);
+	return ret;
+}

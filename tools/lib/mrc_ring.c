@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrc_ring - FIFO and CLOCK (second chance) at many sizes in one pass.
+ *
+ * Each size is a ring of page ids in the order they were loaded, the
+ * oldest at the hand. Which pages a size holds is one bit per page and
+ * size (m->mask), so one load tells at which sizes a reference hits, and
+ * only the sizes it misses at do any work: FIFO evicts the page at the
+ * hand and loads the new one in its place; CLOCK first moves the hand
+ * past the pages whose reference bit is set, clearing it (each hit sets
+ * at most one bit, so the sweeps are O(1) per reference, amortized).
+ *
+ * A size of C pages does nothing until the footprint first goes past C:
+ * until then it held every page, loaded in the order of their first
+ * references, which are the ids (pageid.h) 0 .. C - 1, with CLOCK's
+ * reference bit set on those referenced again since (m->again). So it is
+ * set up then, in O(C), and the default sizes can grow with the
+ * footprint, in a single pass.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include "mrc_impl.h"
+
+/* Size @i starts: it holds pages 0 .. size - 1, the hand at page 0. */
+static int ring_spawn(struct mrc *m, size_t i)
+{
+	struct mrc_ring *r = &m->ring[i];
+	uint32_t c = (uint32_t)m->size[i];
+	uint64_t b = 1ULL << (i % 64);
+	size_t k = i / 64;
+
+	r->slot = malloc((size_t)c * sizeof(*r->slot));
+	if (!r->slot)
+		return -1;
+	for (uint32_t id = 0; id < c; id++) {
+		uint64_t *w = &m->mask[(size_t)id * m->stride];
+
+		r->slot[id] = id;
+		w[k] |= b;
+		if (m->policy == MRC_CLOCK && (m->again[id / 64] >> (id % 64) & 1))
+			w[m->words + k] |= b;
+	}
+	r->size = c;
+	r->hand = 0;
+	m->misses[i] = c;	/* its cold misses so far */
+	m->spawned = i + 1;
+	return 0;
+}
+
+/* The bits of word @k that stand for simulated sizes. */
+static inline uint64_t live_bits(const struct mrc *m, size_t k)
+{
+	size_t lo = k * 64;
+
+	if (m->spawned >= lo + 64)
+		return ~0ULL;
+	if (m->spawned <= lo)
+		return 0;
+	return (1ULL << (m->spawned - lo)) - 1;
+}
+
+/*
+ * The page at the hand is the next one a miss looks at: start loading
+ * its bits now, so that they are in the CPU's cache by then (they are
+ * anywhere in a large array; the ring itself is read in order).
+ */
+static inline void prefetch_hand(const struct mrc *m, const struct mrc_ring *r)
+{
+	__builtin_prefetch(&m->mask[(size_t)r->slot[r->hand] * m->stride], 1);
+}
+
+static inline void fifo_miss(struct mrc *m, struct mrc_ring *r, uint64_t *w,
+			     size_t k, uint64_t b, uint32_t id)
+{
+	uint32_t v = r->slot[r->hand];
+
+	m->mask[(size_t)v * m->stride + k] &= ~b;
+	r->slot[r->hand] = id;
+	if (++r->hand == r->size)
+		r->hand = 0;
+	w[k] |= b;
+	prefetch_hand(m, r);
+}
+
+static inline void clock_miss(struct mrc *m, struct mrc_ring *r, uint64_t *w,
+			      size_t k, uint64_t b, uint32_t id)
+{
+	size_t ref = m->words + k;
+	uint32_t v;
+
+	for (;;) {
+		uint64_t *vw;
+
+		v = r->slot[r->hand];
+		vw = &m->mask[(size_t)v * m->stride];
+		if (!(vw[ref] & b)) {
+			vw[k] &= ~b;
+			break;
+		}
+		vw[ref] &= ~b;		/* a second chance */
+		if (++r->hand == r->size)
+			r->hand = 0;
+		prefetch_hand(m, r);
+	}
+	/* The new page's reference bit stays clear: it was evicted clear. */
+	r->slot[r->hand] = id;
+	if (++r->hand == r->size)
+		r->hand = 0;
+	w[k] |= b;
+	prefetch_hand(m, r);
+}
+
+int mrc_ring_ref(struct mrc *m, uint32_t id, bool fresh)
+{
+	uint64_t *w;
+
+	if (fresh) {
+		/* The footprint goes past id: the sizes equal to it start. */
+		while (m->spawned < m->nr && m->size[m->spawned] == id)
+			if (ring_spawn(m, m->spawned)) {
+				errno = ENOMEM;
+				return -1;
+			}
+		if (m->grid && m->size[m->nr - 1] <= id && m->nr < m->cap) {
+			m->size[m->nr] = 2 * m->size[m->nr - 1];
+			m->nr++;
+		}
+	} else if (m->policy == MRC_CLOCK) {
+		m->again[id / 64] |= 1ULL << (id % 64);
+	}
+	w = &m->mask[(size_t)id * m->stride];
+	for (size_t k = 0; k < m->words; k++) {
+		uint64_t live = live_bits(m, k), miss;
+
+		if (!live)
+			break;
+		miss = live & ~w[k];
+		if (m->policy == MRC_CLOCK) {
+			w[m->words + k] |= live & w[k];
+			while (miss) {
+				size_t i = k * 64 + __builtin_ctzll(miss);
+
+				miss &= miss - 1;
+				m->misses[i]++;
+				clock_miss(m, &m->ring[i], w, k, 1ULL << (i % 64), id);
+			}
+		} else {
+			while (miss) {
+				size_t i = k * 64 + __builtin_ctzll(miss);
+
+				miss &= miss - 1;
+				m->misses[i]++;
+				fifo_miss(m, &m->ring[i], w, k, 1ULL << (i % 64), id);
+			}
+		}
+	}
+	return 0;
+}
+
+void mrc_ring_free(struct mrc *m)
+{
+	if (!m->ring)
+		return;
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->ring[i].slot);
+	free(m->ring);
+	m->ring = NULL;
+}

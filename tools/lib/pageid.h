@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pageid - number pages densely in the order they are first seen.
+ *
+ * The cache analyses (reuse.c, mrc.c) keep per-page state in arrays
+ * indexed by these ids: id 0 is the first page referenced, id 1 the
+ * second new one, ..., so ids < N are the first N distinct pages, and
+ * the arrays grow with the footprint, never with the trace.
+ *
+ *	struct pgid_map m = { 0 };
+ *	int64_t id = pgid_get(&m, page);	// m.nr grows when new
+ *	...
+ *	pgid_free(&m);
+ */
+#ifndef PGFT_PAGEID_H
+#define PGFT_PAGEID_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+struct pgid_slot {
+	uint64_t key;		/* page + 1; 0 is an empty slot */
+	uint32_t id;
+	uint32_t val;		/* the caller's, 0 for a new page */
+};
+
+struct pgid_map {
+	struct pgid_slot *slot;	/* open addressing, linear probing */
+	size_t cap;		/* a power of two, or 0 */
+	unsigned int shift;	/* 64 - log2(cap) */
+	uint32_t nr;		/* ids handed out: 0 .. nr - 1 */
+};
+
+/* Fibonacci hashing: the top log2(cap) bits of the product. */
+static inline size_t pgid_hash(uint64_t key, unsigned int shift)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> shift);
+}
+
+/*
+ * Start loading @page's slot into the CPU's cache, for a lookup a few
+ * references later: batches of references hide the table's latency.
+ */
+static inline void pgid_prefetch(const struct pgid_map *m, uint64_t page)
+{
+	if (m->cap)
+		__builtin_prefetch(&m->slot[pgid_hash(page + 1, m->shift)]);
+}
+
+/* The largest page number a map takes (its key is page + 1). */
+#define PGID_PAGE_MAX (UINT64_MAX - 1)
+
+/*
+ * The id of @page: a new one (the old m->nr) if it was never seen.
+ * -1 when out of memory or out of ids (2^32 - 1 distinct pages).
+ */
+int64_t pgid_get(struct pgid_map *m, uint64_t page);
+
+/*
+ * The same, as its slot, whose val the caller may use (a page's state
+ * found by the same lookup); valid until the next call. NULL when out of
+ * memory or ids.
+ */
+struct pgid_slot *pgid_slot(struct pgid_map *m, uint64_t page);
+void pgid_free(struct pgid_map *m);
+
+#endif

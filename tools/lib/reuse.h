@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * reuse - exact LRU stack (reuse) distances at page granularity, their
+ * histogram, and the exact LRU miss-ratio curve derived from it.
+ *
+ * The reuse distance of a reference is the number of distinct other
+ * pages referenced since the previous reference to the same page; the
+ * first reference to a page has none (a cold miss, counted apart). An
+ * LRU cache of C pages hits exactly the references at distance < C
+ * (Mattson et al., 1970), so the whole LRU curve comes from one pass:
+ * misses(C) = cold + references at distance >= C.
+ *
+ *	struct reuse r;
+ *
+ *	reuse_init(&r, 0);
+ *	for each referenced page:
+ *		d = reuse_ref(&r, page);	// >= 0, REUSE_COLD, REUSE_NOMEM
+ *	misses = reuse_lru_misses(&r, 64);	// an LRU cache of 64 pages
+ *	reuse_free(&r);
+ *
+ * Method (after Bennett and Kruskal, 1975): every reference takes the
+ * next time slot, and a bitmap over the slots has a 1 at the slot of
+ * each page's most recent reference. The distance of a reference whose
+ * page was last referenced at slot s is the number of 1s after s: a
+ * Fenwick tree over the bitmap's 64-bit words counts the words before
+ * s's, a popcount the rest, so a reference costs O(log(T / 64)) for T
+ * slots, plus a hash lookup; the bitmap and the tree take 1/8 + 1/16
+ * byte per slot and stay in the CPU's cache. When the slots run out
+ * they are renumbered (the live ones become 0 .. pages - 1, in order),
+ * and the bitmap grows if fewer than half would be free: T stays within
+ * 4 x the distinct pages (or the 65,536 it starts with). With the hash
+ * table (16 bytes a slot, at most 3/4 full; the slot also holds the
+ * page's latest time slot) and the histogram (8 bytes per distance up
+ * to the footprint), memory is about 30 bytes per distinct page, never
+ * more with the trace's length.
+ *
+ * reuse_ref_batch() takes references in batches, to overlap the cache
+ * misses of the hash table and the histogram.
+ */
+#ifndef PGFT_REUSE_H
+#define PGFT_REUSE_H
+
+#include <stdint.h>
+#include "pageid.h"
+
+#define REUSE_COLD	(-1)	/* reuse_ref(): the page's first reference */
+#define REUSE_NOMEM	(-2)	/* reuse_ref(): out of memory */
+
+/* Log2 bins: bin 0 is distance 0, bin k >= 1 distances 2^(k-1) .. 2^k - 1. */
+#define REUSE_BINS 65
+
+struct reuse {
+	/*
+	 * page -> id, in order of first reference, and in the same hash
+	 * slot (val) the time slot of its most recent reference
+	 */
+	struct pgid_map ids;
+	uint64_t *hist;		/* hist[d]: references at distance d */
+	uint32_t ids_cap;	/* length of hist[] */
+	uint64_t *live;		/* bitmap of slots: a page's latest reference */
+	uint32_t *fw;		/* Fenwick tree of the 1s per word: fw[1 .. words] */
+	uint32_t cap, now;	/* slots; slots used */
+	uint32_t min_cap;
+	uint64_t bins[REUSE_BINS];
+	uint64_t refs, cold;	/* references; first references */
+	uint64_t max_dist;	/* the largest distance seen */
+	uint64_t compactions;	/* times the slots were renumbered */
+};
+
+/*
+ * Start empty. @min_slots: the slots to start with (0: a default); the
+ * tests make it tiny to force renumbering.
+ */
+void reuse_init(struct reuse *r, uint32_t min_slots);
+void reuse_free(struct reuse *r);
+
+/* Record a reference to @page: its distance, REUSE_COLD or REUSE_NOMEM. */
+int64_t reuse_ref(struct reuse *r, uint64_t page);
+
+/*
+ * Record @n references, in order: the same, faster (the memory
+ * latencies of several references overlap). 0 or REUSE_NOMEM (the
+ * references before the one that failed are recorded).
+ */
+int reuse_ref_batch(struct reuse *r, const uint64_t *pages, size_t n);
+
+/* Distinct pages referenced so far (the footprint). */
+static inline uint64_t reuse_pages(const struct reuse *r)
+{
+	return r->ids.nr;
+}
+
+/* The log2 bin of distance @d. */
+static inline unsigned int reuse_bin(uint64_t d)
+{
+	return d ? 64 - __builtin_clzll(d) : 0;
+}
+
+/* The smallest and largest distance of bin @k. */
+static inline uint64_t reuse_bin_lo(unsigned int k)
+{
+	return k ? 1ULL << (k - 1) : 0;
+}
+
+static inline uint64_t reuse_bin_hi(unsigned int k)
+{
+	return k ? (k == 64 ? UINT64_MAX : (1ULL << k) - 1) : 0;
+}
+
+/*
+ * Misses of an LRU cache of @size pages over the references so far,
+ * cold misses included: exact. O(footprint).
+ */
+uint64_t reuse_lru_misses(const struct reuse *r, uint64_t size);
+
+#endif
