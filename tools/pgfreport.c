@@ -158,9 +158,50 @@ static uint32_t ps_count(const struct pageset *s, uint64_t page)
 	return 0;
 }
 
-static bool ps_has(const struct pageset *s, uint64_t page)
+/* ---- page -> the region it last faulted in (open addressing) --------- */
+
+struct pagemark {
+	uint64_t *page;		/* page + 1; 0 is empty */
+	uint64_t *id;		/* the region's id */
+	size_t cap, nr;
+};
+
+/*
+ * Note that @page faulted in region @id; true if it had not yet faulted in
+ * that region (since it last faulted in another).
+ */
+static bool pm_mark(struct pagemark *m, uint64_t page, uint64_t id)
 {
-	return ps_count(s, page) != 0;
+	size_t i;
+
+	if (2 * (m->nr + 1) > m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 1024;
+		struct pagemark n = { calloc(cap, 8), calloc(cap, 8), cap, 0 };
+
+		if (!n.page || !n.id) {
+			fprintf(stderr, "pgfreport: out of memory\n");
+			exit(1);
+		}
+		for (i = 0; i < m->cap; i++)
+			if (m->page[i])
+				pm_mark(&n, m->page[i] - 1, m->id[i]);
+		free(m->page);
+		free(m->id);
+		*m = n;
+	}
+	for (i = (page * 0x9e3779b97f4a7c15ULL) & (m->cap - 1); m->page[i];
+	     i = (i + 1) & (m->cap - 1)) {
+		if (m->page[i] == page + 1) {
+			if (m->id[i] == id)
+				return false;
+			m->id[i] = id;
+			return true;
+		}
+	}
+	m->page[i] = page + 1;
+	m->id[i] = id;
+	m->nr++;
+	return true;
 }
 
 /* ---- what we keep per region and per address space -------------------- */
@@ -169,12 +210,17 @@ struct rstat {
 	unsigned long long id, start, end;
 	char perms[5];
 	char *name;
-	unsigned long long faults, major, reref, first_ns;
+	/*
+	 * All of them count what happened while the region held the
+	 * address: its faults, and the distinct pages that faulted in it.
+	 */
+	unsigned long long faults, major, reref, first_ns, pages_touched;
 	bool touched, alive;
 };
 
 struct space {
 	struct pageset pages;		/* pages that faulted */
+	struct pagemark where;		/* the region each last faulted in */
 	struct rstat *r;		/* every region seen, by id */
 	size_t nr, cap;
 	unsigned long long faults, major, reref, failed;
@@ -217,6 +263,8 @@ static void space_free(struct space *sp)
 	free(sp->r);
 	free(sp->pages.v);
 	free(sp->pages.n);
+	free(sp->where.page);
+	free(sp->where.id);
 	memset(sp, 0, sizeof(*sp));
 }
 
@@ -282,7 +330,7 @@ static int cmp_start(const void *a, const void *b)
 
 static void report(struct space *sp, unsigned long long t0, long index)
 {
-	unsigned long long touched = 0, mapped = 0, alive = 0;
+	unsigned long long mapped = 0, alive = 0;
 
 	qsort(sp->r, sp->nr, sizeof(*sp->r), cmp_start);
 	if (mode == SUMMARY)
@@ -291,7 +339,7 @@ static void report(struct space *sp, unsigned long long t0, long index)
 		       "rerefs", "first_ms", "region");
 	for (size_t i = 0; i < sp->nr; i++) {
 		struct rstat *r = &sp->r[i];
-		unsigned long long pages = (r->end - r->start) / page_size, t = 0;
+		unsigned long long pages = (r->end - r->start) / page_size;
 
 		if (!r->end)
 			continue;
@@ -299,16 +347,13 @@ static void report(struct space *sp, unsigned long long t0, long index)
 			map_line(sp, r, r->alive ? "" : " (removed)");
 			continue;
 		}
-		for (unsigned long long p = r->start / page_size;
-		     p < r->end / page_size; p++)
-			t += ps_has(&sp->pages, p);
 		if (r->alive) {
-			touched += t;
 			mapped += pages;
 			alive++;
 		}
 		printf("%08llx %08llx %5s %9llu %9llu %9llu %7llu %9llu ", r->start,
-		       r->end, r->perms, pages, t, r->faults, r->major, r->reref);
+		       r->end, r->perms, pages, r->pages_touched, r->faults,
+		       r->major, r->reref);
 		if (r->touched)
 			printf("%12.3f", (r->first_ns - t0) / 1e6);
 		else
@@ -320,8 +365,8 @@ static void report(struct space *sp, unsigned long long t0, long index)
 		return;
 	printf("# address space %ld: %llu regions at the end (%llu removed), "
 	       "%llu pages mapped, %llu touched, %llu faults (%llu major, ",
-	       index, alive, sp->nr - alive, mapped, touched, sp->faults,
-	       sp->major);
+	       index, alive, sp->nr - alive, mapped,
+	       (unsigned long long)sp->pages.nr, sp->faults, sp->major);
 	if (sp->reref)
 		printf("%llu re-references, ", sp->reref);
 	printf("%llu failed)\n", sp->failed);
@@ -1070,6 +1115,9 @@ int main(int argc, char **argv)
 				if (!r->touched)
 					r->first_ns = rec.time;
 				r->touched = true;
+				r->pages_touched += pm_mark(&cur.where,
+							    rec.addr / page_size,
+							    g->id);
 				r->faults++;
 				r->major += rec.result == PGFT_MAJOR;
 				r->reref += rec.result == PGFT_REREF;

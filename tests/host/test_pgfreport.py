@@ -58,7 +58,41 @@ def summary_counts():
     assert lines[2].split()[3:7] == ['22', '2', '2', '0'], lines[2]
     assert lines[3].endswith('[anon] (removed)'), lines[3]
     assert lines[4] == ('# address space 0: 2 regions at the end (1 removed), '
-                        '40 pages mapped, 18 touched, 20 faults (1 major, 0 failed)'), lines[4]
+                        '40 pages mapped, 19 touched, 20 faults (1 major, 0 failed)'), lines[4]
+
+
+@test
+def summary_counts_every_column_for_the_region_of_the_time():
+    # Region 1 faults on 3 pages (4 faults), then is split in two (ids 2
+    # and 3); region 2 faults again on one of those pages, twice. Every
+    # column, touched included, belongs to the region that held the
+    # address when the fault happened; the total is the distinct pages.
+    text = ('pgfault_history 4 pid 1 page_size 4096\nstart 1 first\n'
+            'layout 2 1\nmap 2 1 1000 5000 rw-p 0 00:00 0\n'
+            'fault 3 1 1000 w user minor 400\n'
+            'fault 4 1 2000 w user minor 400\n'
+            'fault 5 1 2008 w user minor 400\n'
+            'fault 6 1 4000 r user major 400\n'
+            'unmap 7 1\n'
+            'map 7 2 1000 3000 r--p 0 00:00 0\n'
+            'map 7 3 3000 5000 rw-p 2000 00:00 0\n'
+            'fault 8 1 2000 r user minor 400\n'
+            'fault 9 1 2000 w user minor 400\n'
+            'exit 10 0 6 0 3\n')
+    path = trace_file(text)
+    rc, out, err = run('--summary', path)
+    os.unlink(path)
+    assert rc == 0, err
+    rows = {l.split()[0] + '-' + l.split()[1]: l.split()[3:8]
+            for l in out.splitlines() if not l.startswith('#')}
+    # pages, touched, faults, major, rerefs
+    assert rows == {'00001000-00003000': ['2', '1', '2', '0', '0'],
+                    '00003000-00005000': ['2', '0', '0', '0', '0'],
+                    '00001000-00005000': ['4', '3', '4', '1', '0']}, out
+    assert '(removed)' in [l for l in out.splitlines() if '00005000' in l
+                           and l.startswith('00001000')][0], out
+    assert ('4 pages mapped, 3 touched, 6 faults (1 major, 0 failed)'
+            in out.splitlines()[-1]), out
 
 
 @test
