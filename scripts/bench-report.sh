@@ -16,7 +16,8 @@ trap 'rm -f "$trace"' EXIT
 "$bin/gentrace" "$n" > "$trace"
 echo "pgfreport on $n fault records ($(du -h "$trace" | cut -f1)), median of 3 runs, this host:"
 printf '%-24s %10s %14s %12s\n' mode seconds records/s max_rss_MiB
-for mode in "--summary" "--width 100" "--refs" "--csv" "--reuse" "--mrc"; do
+for mode in "--summary" "--width 100" "--refs" "--csv" "--reuse" "--mrc" \
+	    "--tlb" "--hot" "--wss" "--prefetch"; do
 	times=()
 	rss=0
 	for i in 1 2 3; do

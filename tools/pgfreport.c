@@ -12,9 +12,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "lib/lcs.h"
+#include "lib/hot.h"
 #include "lib/mrc.h"
 #include "lib/pgftrace.h"
+#include "lib/prefetch.h"
 #include "lib/reuse.h"
+#include "lib/tlb.h"
+#include "lib/wss.h"
 
 static const char usage[] =
 "Usage: pgfreport [OPTION...] [TRACE]\n"
@@ -59,6 +65,15 @@ static const char usage[] =
 "                \"window=PAGES\" (the references that miss in a FIFO\n"
 "                window of PAGES pages)\n"
 "  --rw          with --refs: add R or W to each line\n"
+"  --lcs FILE    also write the reference string (every counted fault) as\n"
+"                libCacheSim's oracleGeneral binary trace: 24-byte records\n"
+"                u32 time (s since the first record), u64 obj_id (page\n"
+"                number), u32 obj_size (page size), i64 next_access_vtime\n"
+"                (1-based index of the page's next reference, -1 if none),\n"
+"                little-endian; the next uses go through two temporary\n"
+"                files in $TMPDIR, 20 bytes per reference\n"
+"  --lcs-csv FILE  the same as CSV, with the header\n"
+"                time,obj_id,obj_size,next_access_vtime\n"
 "  --mrc         miss-ratio curves of the reference string (every counted\n"
 "                fault; page = address / page size): per cache size, the\n"
 "                miss ratio and the misses, cold ones included, of LRU\n"
@@ -75,11 +90,44 @@ static const char usage[] =
 "                first references (cold) apart; \"cumulative\" is the share\n"
 "                of references at that distance or less: the hit ratio of\n"
 "                an LRU cache one page larger than the bin's top\n"
+"  --tlb[=SPECS] TLB misses of the reference string, per TLB in SPECS\n"
+"                (default " TLB_DEFAULT_SPECS "): N, a fully associative\n"
+"                LRU TLB of N entries (exact, from the LRU curve), or N:W, N\n"
+"                entries in N/W sets of W ways, LRU in each set, page p in\n"
+"                set p mod N/W; one entry maps one page of the trace (4 KiB\n"
+"                here). Cache-line effects, huge pages and the page walk's\n"
+"                own caches are beyond a page trace\n"
+"  --hot[=N]     the N (default 20) pages with the most references (counted\n"
+"                faults), each with its share of all references, its region\n"
+"                and, in a file-backed region, its offset in the file\n"
+"                (region offset + address - start). A reference counts for\n"
+"                the region that held its address when it happened\n"
+"  --wss         Denning's working-set curve: for windows of tau = 1, 2, 4,\n"
+"                ... references (then all of them), the mean working-set\n"
+"                size s(tau) = (1/n) sum over references t of the distinct\n"
+"                pages among the tau references ending at t, in pages and\n"
+"                bytes, and the working-set fault rate (the share of\n"
+"                references whose page is not among the tau before them);\n"
+"                exact, from the gaps between a page's references:\n"
+"                n s(tau) = sum of min(tau, gap to the page's next\n"
+"                reference, or to the end of the trace + 1). --timeline\n"
+"                gives the working set per interval of time\n"
+"  --prefetch    how sequential the faults are, and what prefetching would\n"
+"                have saved: the share of faults on the previous fault's\n"
+"                page + 1 (overall, and per region after the region's\n"
+"                previous fault), runs of faults with the same stride by\n"
+"                length, and for N = 1, 2, 4, ... 64 the faults a next-N\n"
+"                prefetch avoids. The model: a trigger on page p brings in\n"
+"                p+1 .. p+N of p's region; a brought-in page stays until\n"
+"                its next fault, which is avoided; \"demand\" counts with\n"
+"                only the faults not avoided triggering (fault-around),\n"
+"                \"every\" with avoided ones triggering too (readahead)\n"
 "  -h, --help    this help\n"
 "\n"
-"--mrc and --reuse first say what kind of trace they read (\"# mode M\",\n"
-"as --refs does) and what that means: a first-touch trace holds nearly\n"
-"only cold misses (flat curves at the footprint, no reuse); a window=K\n"
+"--mrc, --reuse, --tlb, --hot, --wss and --prefetch first say what kind\n"
+"of trace they read (\"# mode M\", as --refs does) and what that means: a\n"
+"first-touch trace holds nearly only cold misses (flat curves at the\n"
+"footprint, no reuse, about one reference per page); a window=K\n"
 "trace lacks the references that hit its K-page FIFO window (sizes below\n"
 "K cannot be told); an interval=MS trace has each page's first reference\n"
 "in each interval. A trace is a subsequence of the program's references,\n"
@@ -95,7 +143,14 @@ static const char usage[] =
 "  pgfreport --refs --rw ps.trace > ps.refs\n"
 "  tracepgfault -w 64 w.trace ./myprog && pgfreport --mrc w.trace\n"
 "  pgfreport --mrc --sizes 16,64,256,1024 ws.trace\n"
-"  tracepgfault -i 10 ws.trace ./myprog && pgfreport --reuse ws.trace\n";
+"  pgfreport --lcs ws.oracleGeneral ws.trace >/dev/null   (then: cachesim\n"
+"      ws.oracleGeneral oracleGeneral lru,belady 64,256 --ignore-obj-size 1)\n"
+"  tracepgfault -i 10 ws.trace ./myprog && pgfreport --reuse ws.trace\n"
+"  pgfreport --tlb w.trace\n"
+"  pgfreport --tlb 32,64:4,1536:12,2048:16 w.trace\n"
+"  pgfreport --hot 50 w.trace\n"
+"  pgfreport --wss ws.trace\n"
+"  pgfreport --prefetch ps.trace\n";
 
 /* ---- a set of page numbers (open addressing) ------------------------- */
 
@@ -270,13 +325,15 @@ static void space_free(struct space *sp)
 
 /* ---- options ------------------------------------------------------------ */
 
-enum mode { MAP, SUMMARY, CSV, REFS, TIMELINE, JSON, MRC, REUSE };
+/* MRC and after: analyses of the reference string, with "# mode" lines. */
+enum mode { MAP, SUMMARY, CSV, REFS, TIMELINE, JSON, MRC, REUSE, TLB, HOT, WSS,
+	     PREFETCH };
 
 static enum mode mode = MAP;
 static long want_space = -1, width;
 static bool rw, counts;
 static long interval_ms = 10, window = 10;
-static const char *svg_path;
+static const char *svg_path, *lcs_path, *lcs_csv_path;
 static unsigned long page_size = 4096;
 
 static const char *result_name(enum pgft_result r)
@@ -793,9 +850,20 @@ static void cache_kind(const struct cache *c)
 			printf("#   each page's first reference in each interval of %s ms: "
 			       "reuse within an interval is not seen\n", m + 9);
 	}
-	printf("# the references are a subsequence of the program's: LRU and OPT "
-	       "misses are lower bounds of its own, FIFO and CLOCK have no such "
-	       "bound\n");
+	if (mode == HOT)
+		printf("# a page's references are its faults in the trace: one or two "
+		       "each in a first-touch trace, the returns after leaving the "
+		       "window or the interval in the others\n");
+	else if (mode == WSS)
+		printf("# the references are a subsequence of the program's: windows "
+		       "count the trace's references, not the program's\n");
+	else if (mode == PREFETCH)
+		printf("# every fault of the trace is a page the program needed and did "
+		       "not have: the faults a prefetch would have avoided, of these\n");
+	else
+		printf("# the references are a subsequence of the program's: LRU and "
+		       "OPT misses%s are lower bounds of its own, FIFO and CLOCK have "
+		       "no such bound\n", mode == TLB ? " (and every LRU TLB's)" : "");
 }
 
 static void cache_mrc(struct cache *c)
@@ -856,6 +924,276 @@ static void cache_reuse(struct cache *c)
 	}
 }
 
+/* ---- --tlb, --hot, --wss, --prefetch ------------------------------------ */
+
+static struct tlb_spec *tlb_specs;
+static size_t ntlb;
+static long hot_n = 20;
+
+/* The state of --tlb (beside cache.lru), --hot, --wss and --prefetch. */
+struct more {
+	struct tlb *tlb;		/* per spec; unused for a full one */
+	struct hot hot;
+	struct pgid_map regs;		/* (space, region id) -> tag - 1 */
+	struct hotreg {
+		char *name;
+		bool file;
+	} *reg;
+	struct wss wss;
+	struct prefetch pf;
+};
+
+static void more_init(struct more *m)
+{
+	if (mode == WSS)
+		wss_init(&m->wss);
+	if (mode == PREFETCH)
+		prefetch_init(&m->pf);
+	if (mode != TLB)
+		return;
+	m->tlb = calloc(ntlb, sizeof(*m->tlb));
+	for (size_t i = 0; m->tlb && i < ntlb; i++)
+		if (tlb_specs[i].ways && tlb_init(&m->tlb[i], tlb_specs[i].entries,
+						  tlb_specs[i].ways))
+			break;
+	for (size_t i = 0; i < ntlb; i++)
+		if (!m->tlb || (tlb_specs[i].ways && !m->tlb[i].way)) {
+			fprintf(stderr, "pgfreport: out of memory\n");
+			exit(1);
+		}
+}
+
+/*
+ * A reference to @addr; @g is the region that held it then, in address
+ * space @space (a region id names a region within its address space).
+ */
+static void more_ref(struct more *m, long space, const struct pgft_region *g,
+		     unsigned long long addr)
+{
+	uint64_t page = addr / page_size, tag = 0, off = UINT64_MAX;
+	int64_t id;
+
+	switch (mode) {
+	case TLB:
+		for (size_t i = 0; i < ntlb; i++)
+			if (m->tlb[i].way)
+				tlb_ref(&m->tlb[i], page);
+		return;
+	case WSS:
+		if (wss_ref(&m->wss, page))
+			break;
+		return;
+	case HOT:
+	case PREFETCH:
+		if (g) {
+			uint32_t had = m->regs.nr;
+
+			id = pgid_get(&m->regs, ((uint64_t)space << 44) ^ g->id);
+			if (id < 0)
+				break;
+			if (m->regs.nr != had) {
+				struct hotreg *v = realloc(m->reg, m->regs.nr * sizeof(*v));
+
+				if (!v || !(v[id].name = strdup(*g->name ? g->name : "[anon]")))
+					break;
+				v[id].file = g->inode || g->name[0] == '/';
+				m->reg = v;
+			}
+			tag = id + 1;
+			if (m->reg[id].file)
+				off = g->offset + (page * page_size - g->start);
+		}
+		if (mode == HOT ? hot_ref(&m->hot, page, tag, off) :
+		    prefetch_ref(&m->pf, page, tag, g ? g->end / page_size : page + 1))
+			break;
+		return;
+	default:
+		return;
+	}
+	fprintf(stderr, "pgfreport: out of memory\n");
+	exit(1);
+}
+
+static void tlb_report(const struct cache *c, const struct more *m)
+{
+	const struct reuse *r = &c->lru;
+
+	printf("# pages of %lu bytes, one TLB entry each, LRU replacement; ENTRIES:WAYS "
+	       "has ENTRIES/WAYS sets, page p in set p mod sets; \"full\": fully "
+	       "associative, exact from the LRU curve\n", page_size);
+	printf("# a page trace sees pages, not accesses: cache-line effects (and "
+	       "huge pages, the page walk's own caches, hits between two faults) "
+	       "are beyond it\n");
+	printf("# %llu references to %llu pages; misses include the %llu cold ones\n",
+	       (unsigned long long)r->refs, (unsigned long long)reuse_pages(r),
+	       (unsigned long long)r->cold);
+	printf("# %9s %6s %6s %14s %12s %10s\n", "entries", "ways", "sets",
+	       "reach_bytes", "misses", "miss_ratio");
+	for (size_t i = 0; i < ntlb; i++) {
+		const struct tlb_spec *s = &tlb_specs[i];
+		uint64_t miss = s->ways ? m->tlb[i].misses :
+			reuse_lru_misses(r, s->entries);
+		char ways[16] = "full";
+
+		if (s->ways)
+			snprintf(ways, sizeof(ways), "%u", s->ways);
+		printf("%11llu %6s %6llu %14llu %12llu %10.4f\n",
+		       (unsigned long long)s->entries, ways,
+		       (unsigned long long)(s->ways ? s->entries / s->ways : 1),
+		       (unsigned long long)s->entries * page_size,
+		       (unsigned long long)miss,
+		       r->refs ? (double)miss / r->refs : 0.0);
+	}
+}
+
+static void hot_report(const struct more *m)
+{
+	size_t want = (size_t)hot_n < m->hot.nr ? (size_t)hot_n : m->hot.nr;
+	struct hot_entry *top = malloc((want ? want : 1) * sizeof(*top));
+	unsigned long long cum = 0;
+	long n;
+
+	if (!top) {
+		fprintf(stderr, "pgfreport: out of memory\n");
+		exit(1);
+	}
+	n = hot_top(&m->hot, top, want);
+	printf("# %llu references to %zu pages in regions (a page whose address "
+	       "two regions held over the run is two); the %ld most referenced, "
+	       "each reference counted for the region that held its address then; "
+	       "file_offset: the page's offset in the region's file\n",
+	       (unsigned long long)m->hot.refs, m->hot.nr, n);
+	printf("# %4s %16s %10s %7s %10s %12s  %s\n", "rank", "page", "refs",
+	       "share", "cumulative", "file_offset", "region");
+	for (long i = 0; i < n; i++) {
+		const struct hot_entry *e = &top[i];
+		char off[24] = "-";
+
+		if (e->aux != UINT64_MAX)
+			snprintf(off, sizeof(off), "0x%llx", (unsigned long long)e->aux);
+		cum += e->refs;
+		printf("%6ld %16llx %10llu %7.4f %10.4f %12s  %s\n", i + 1,
+		       (unsigned long long)e->page * page_size,
+		       (unsigned long long)e->refs, (double)e->refs / m->hot.refs,
+		       (double)cum / m->hot.refs, off,
+		       e->tag ? m->reg[e->tag - 1].name : "-");
+	}
+	free(top);
+}
+
+static void wss_report(struct more *m)
+{
+	struct wss *w = &m->wss;
+	uint64_t n = w->refs;
+
+	wss_end(w);
+	printf("# Denning's working-set curve: s(tau), the mean over every reference "
+	       "t of the distinct pages among the tau references ending at t, exact "
+	       "from the gaps between references to a page (Denning & Schwartz "
+	       "1972); fault_rate: the share of references whose page is not "
+	       "among the tau before them\n");
+	printf("# tau counts this trace's references (its counted faults), not the "
+	       "program's; the working set per interval of time is --timeline's\n");
+	printf("# %llu references to %u pages\n", (unsigned long long)n, w->ids.nr);
+	printf("# %10s %12s %14s %10s\n", "tau_refs", "wss_pages", "wss_bytes",
+	       "fault_rate");
+	for (uint64_t tau = 1; n; tau = tau < n && tau * 2 > n ? n : tau * 2) {
+		double s = (double)wss_sum(w, tau) / n;
+
+		printf("%12llu %12.4f %14.0f %10.4f\n", (unsigned long long)tau, s,
+		       s * page_size, (double)wss_faults(w, tau) / n);
+		if (tau >= n)
+			break;
+	}
+}
+
+static void prefetch_report(struct more *m)
+{
+	struct prefetch *pf = &m->pf;
+	double n = pf->refs ? (double)pf->refs : 1;
+	uint64_t avoided = 0;
+	unsigned int top = 0;
+
+	prefetch_end(pf);
+	printf("# %llu faults; next-page (the previous fault's page + 1): %llu "
+	       "(%.4f)\n", (unsigned long long)pf->refs,
+	       (unsigned long long)pf->next_page, pf->next_page / n);
+	printf("# runs of faults with the same stride (page - the previous fault's "
+	       "page), by length in strides (a run of k spans k + 1 faults)\n");
+	printf("# %-20s %12s %12s\n", "run_strides", "runs", "of_faults");
+	for (unsigned int k = 1; k < PF_BINS; k++)
+		if (pf->runs[k])
+			top = k;
+	for (unsigned int k = 1; k <= top; k++) {
+		char label[48];
+
+		if (reuse_bin_lo(k) == reuse_bin_hi(k))
+			snprintf(label, sizeof(label), "%llu",
+				 (unsigned long long)reuse_bin_lo(k));
+		else
+			snprintf(label, sizeof(label), "%llu-%llu",
+				 (unsigned long long)reuse_bin_lo(k),
+				 (unsigned long long)reuse_bin_hi(k));
+		printf("%-22s %12llu %12.4f\n", label, (unsigned long long)pf->runs[k],
+		       pf->run_strides[k] / n);
+	}
+	printf("# per region (the region that held the address at the fault; "
+	       "next-page: after the previous fault in the same region)\n");
+	printf("# %10s %12s %10s  %s\n", "faults", "next_page", "share", "region");
+	for (size_t t = 0; t < pf->nreg; t++)
+		if (pf->reg[t].faults)
+			printf("%12llu %12llu %10.4f  %s\n",
+			       (unsigned long long)pf->reg[t].faults,
+			       (unsigned long long)pf->reg[t].next_page,
+			       (double)pf->reg[t].next_page / pf->reg[t].faults,
+			       t ? m->reg[t - 1].name : "-");
+	printf("# next-N prefetch: each trigger on page p brings in p+1 .. p+N of "
+	       "its region, kept until used; \"demand\": only the faults not "
+	       "avoided trigger (fault-around); \"every\": avoided ones too "
+	       "(readahead)\n");
+	printf("# %6s %14s %10s %14s %10s\n", "N", "avoided_demand", "share",
+	       "avoided_every", "share");
+	for (unsigned int k = 0, pn = 1; pn <= PF_MAX; pn++) {
+		avoided += pf->avoided_every[pn];
+		if (pn != prefetch_grid[k])
+			continue;
+		printf("%8u %14llu %10.4f %14llu %10.4f\n", pn,
+		       (unsigned long long)pf->avoided_demand[k],
+		       pf->avoided_demand[k] / n, (unsigned long long)avoided,
+		       avoided / n);
+		k++;
+	}
+}
+
+static void more_free(struct more *m)
+{
+	for (size_t i = 0; m->tlb && i < ntlb; i++)
+		tlb_free(&m->tlb[i]);
+	free(m->tlb);
+	for (uint32_t i = 0; i < m->regs.nr && m->reg; i++)
+		free(m->reg[i].name);
+	free(m->reg);
+	pgid_free(&m->regs);
+	hot_free(&m->hot);
+	wss_free(&m->wss);
+	prefetch_free(&m->pf);
+	free(tlb_specs);
+}
+
+/*
+ * The word after an option whose argument may be left out (--tlb
+ * [SPECS], --hot [N]), if it is made of @chars and names no file.
+ */
+static const char *opt_word(int argc, char **argv, const char *chars)
+{
+	const char *w = optind < argc ? argv[optind] : NULL;
+
+	if (!w || !*w || w[strspn(w, chars)] || !access(w, F_OK))
+		return NULL;
+	optind++;
+	return w;
+}
+
 /* "1,8,64" into sizes[], sorted, without repeats; 0 or -1. */
 static int parse_sizes(const char *arg)
 {
@@ -903,6 +1241,31 @@ static int parse_sizes(const char *arg)
 	return 0;
 }
 
+/* Write the --lcs and --lcs-csv files; 0, or 1 after an error message. */
+static int lcs_export(struct lcs *e, const char *fname)
+{
+	FILE *bin = NULL, *csv = NULL;
+	const char *bad = NULL;
+
+	if (lcs_path && !(bin = fopen(lcs_path, "wb")))
+		bad = lcs_path;
+	else if (lcs_csv_path && !(csv = fopen(lcs_csv_path, "w")))
+		bad = lcs_csv_path;
+	else if (lcs_write(e, bin, csv, page_size))
+		bad = lcs_path ? lcs_path : lcs_csv_path;
+	if (bin && fclose(bin) && !bad)
+		bad = lcs_path;
+	if (csv && fclose(csv) && !bad)
+		bad = lcs_csv_path;
+	if (bad) {
+		fprintf(stderr, "pgfreport: %s: %s\n", bad, strerror(errno));
+		return 1;
+	}
+	fprintf(stderr, "pgfreport: %llu references of %s written for libCacheSim\n",
+		(unsigned long long)lcs_count(e), fname);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -918,16 +1281,24 @@ int main(int argc, char **argv)
 		{ "window", required_argument, NULL, 'W' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "svg", required_argument, NULL, 'g' },
+		{ "lcs", required_argument, NULL, 'L' },
+		{ "lcs-csv", required_argument, NULL, 'C' },
 		{ "mrc", no_argument, NULL, 'm' },
 		{ "reuse", no_argument, NULL, 'u' },
 		{ "sizes", required_argument, NULL, 'z' },
+		{ "tlb", optional_argument, NULL, 'T' },
+		{ "hot", optional_argument, NULL, 'H' },
+		{ "wss", no_argument, NULL, 'D' },
+		{ "prefetch", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct space cur = { 0 }, chosen = { 0 };
 	struct timeline tl = { 0 };
 	struct svg svg = { 0 };
+	struct lcs *lcs = NULL;
 	struct cache cache = { 0 };
+	struct more more = { 0 };
 	struct pgft_space as = { 0 };
 	unsigned long long t0 = 0, lost = 0;
 	struct pgft_reader rd;
@@ -968,9 +1339,38 @@ int main(int argc, char **argv)
 		case 't': mode = TIMELINE; break;
 		case 'j': mode = JSON; break;
 		case 'g': svg_path = optarg; break;
+		case 'L': lcs_path = optarg; break;
+		case 'C': lcs_csv_path = optarg; break;
 		case 'S': mode = SUMMARY; break;
 		case 'm': mode = MRC; break;
 		case 'u': mode = REUSE; break;
+		case 'D': mode = WSS; break;
+		case 'P': mode = PREFETCH; break;
+		case 'T': {
+			const char *a = optarg ? optarg : opt_word(argc, argv, "0123456789:,");
+
+			mode = TLB;
+			free(tlb_specs);
+			if (tlb_parse(a ? a : TLB_DEFAULT_SPECS, &tlb_specs, &ntlb)) {
+				fprintf(stderr, "pgfreport: --tlb: '%s' is not a list of TLBs, "
+					"ENTRIES (fully associative) or ENTRIES:WAYS with WAYS "
+					"dividing ENTRIES, such as 64:4,1536:12\n", a);
+				return 1;
+			}
+			break;
+		}
+		case 'H': {
+			const char *a = optarg ? optarg : opt_word(argc, argv, "0123456789");
+
+			mode = HOT;
+			errno = 0;
+			if (a && ((hot_n = strtol(a, &end, 10)) < 1 || *end || errno)) {
+				fprintf(stderr, "pgfreport: --hot: '%s' is not a positive "
+					"number\n", a);
+				return 1;
+			}
+			break;
+		}
 		case 'z':
 			if (parse_sizes(optarg)) {
 				fprintf(stderr, "pgfreport: --sizes: '%s' is not a list of "
@@ -1008,9 +1408,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pgfreport: %s\n", rd.error);
 		return 1;
 	}
+	if (lcs_path || lcs_csv_path) {
+		lcs = lcs_new();
+		if (!lcs) {
+			fprintf(stderr, "pgfreport: --lcs: a temporary file: %s\n",
+				strerror(errno));
+			return 1;
+		}
+	}
 	page_size = rd.page_size ? rd.page_size : 4096;
-	if (mode == MRC || mode == REUSE)
+	if (mode == MRC || mode == REUSE || mode == TLB)
 		reuse_init(&cache.lru, 0);
+	more_init(&more);
 	for (int p = MRC_FIFO; mode == MRC && p <= MRC_OPT; p++) {
 		cache.sim[p] = mrc_new(p, sizes, nsizes);
 		if (!cache.sim[p]) {
@@ -1047,7 +1456,7 @@ int main(int argc, char **argv)
 		if (rec.type == PGFT_START && mode == REFS)
 			/* What the references are: first touches, or more. */
 			printf("# mode %s\n", *rec.text ? rec.text : "first");
-		if (rec.type == PGFT_START && (mode == MRC || mode == REUSE))
+		if (rec.type == PGFT_START && mode >= MRC)
 			cache_start(&cache, rec.text);
 		if (rec.type == PGFT_LAYOUT)
 			for (size_t i = 0; i < cur.nr; i++)
@@ -1071,6 +1480,14 @@ int main(int argc, char **argv)
 			g = pgft_find(&as, rec.addr);
 			if (svg_path && pgft_counted(rec.result))
 				svg_fault(&svg, g, rec.addr);
+			if (lcs && pgft_counted(rec.result) &&
+			    lcs_ref(lcs, rec.addr / page_size,
+				    (rec.time - t0) / 1000000000ULL)) {
+				fprintf(stderr, "pgfreport: --lcs: %s\n", strerror(errno));
+				lcs_free(lcs);
+				lcs = NULL;
+				status = 1;
+			}
 			if (mode == TIMELINE) {
 				if (pgft_counted(rec.result))
 					tl_fault(&tl, rec.time, rec.addr / page_size);
@@ -1078,10 +1495,12 @@ int main(int argc, char **argv)
 			}
 			if (mode == JSON)
 				break;
-			if (mode == MRC || mode == REUSE) {
+			if (mode >= MRC) {
 				if (pgft_counted(rec.result)) {
 					cache.rerefs += rec.result == PGFT_REREF;
-					cache_ref(&cache, rec.addr / page_size);
+					if (mode <= TLB)
+						cache_ref(&cache, rec.addr / page_size);
+					more_ref(&more, index, g, rec.addr);
 				}
 				break;
 			}
@@ -1139,7 +1558,10 @@ int main(int argc, char **argv)
 	}
 	if (svg_path && svg_write(&svg, svg_path, fname))
 		status = 1;
-	if (mode == MRC || mode == REUSE) {
+	if (lcs && lcs_export(lcs, fname))
+		status = 1;
+	lcs_free(lcs);
+	if (mode >= MRC) {
 		cache_flush(&cache);
 		for (int p = MRC_FIFO; p <= MRC_OPT && cache.sim[p] && !cache.failed; p++)
 			if (mrc_end(cache.sim[p])) {
@@ -1153,9 +1575,18 @@ int main(int argc, char **argv)
 			cache_kind(&cache);
 			if (mode == MRC)
 				cache_mrc(&cache);
-			else
+			else if (mode == REUSE)
 				cache_reuse(&cache);
+			else if (mode == TLB)
+				tlb_report(&cache, &more);
+			else if (mode == HOT)
+				hot_report(&more);
+			else if (mode == WSS)
+				wss_report(&more);
+			else if (mode == PREFETCH)
+				prefetch_report(&more);
 		}
+		more_free(&more);
 		for (int p = MRC_FIFO; p <= MRC_OPT; p++)
 			mrc_free(cache.sim[p]);
 		for (size_t i = 0; i < cache.nmodes; i++)

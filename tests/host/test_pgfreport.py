@@ -2,6 +2,7 @@
 """pgfreport on hand-made traces: exact expected output, including the
 seed's map shape; bad input; a generated large trace."""
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -507,6 +508,215 @@ def mrc_on_no_references_and_bad_sizes():
 
 
 @test
+def tlb_misses_are_exact_on_beladys_string():
+    # Fully associative: LRU's 10 and 8 at 3 and 4 entries. 4:2 is two
+    # sets of two ways: odd pages 1 3 1 5 1 3 5 miss 5 times, even
+    # pages 2 4 2 2 4 twice: 7. 2:1, two sets of one: 7 + 4 = 11.
+    path = trace_file(belady_trace())
+    rc, out, err = run('--tlb', '3,4,4:2,2:1', path)
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0] == '# mode window=16', lines
+    assert 'sizes below 16 pages cannot be told' in lines[1], lines
+    assert 'cache-line effects' in out and 'beyond it' in out, out
+    assert '# 12 references to 5 pages; misses include the 5 cold ones' in lines, lines
+    rows = [line.split() for line in lines if not line.startswith('#')]
+    assert rows == [['3', 'full', '1', '12288', '10', '0.8333'],
+                    ['4', 'full', '1', '16384', '8', '0.6667'],
+                    ['4', '2', '2', '16384', '7', '0.5833'],
+                    ['2', '1', '2', '8192', '11', '0.9167']], rows
+    # The default TLBs, and the list as --tlb=LIST.
+    rc, out, err = run('--tlb', path)
+    assert rc == 0, err
+    rows = [line.split()[:5] for line in out.splitlines() if not line.startswith('#')]
+    assert rows == [['64', 'full', '1', '262144', '5'], ['64', '4', '16', '262144', '5'],
+                    ['1536', 'full', '1', '6291456', '5'],
+                    ['1536', '12', '128', '6291456', '5']], rows
+    rc, out2, err = run('--tlb=3,4,4:2,2:1', path)
+    assert rc == 0 and [line.split() for line in out2.splitlines()
+                        if not line.startswith('#')][2][4] == '7', out2
+    for bad in ('0', '4:3', '4:8', '4:0', 'x', '4,', '4:2:1'):
+        rc, out, err = run(f'--tlb={bad}', path)
+        assert rc == 1 and '--tlb' in err and out == '', (bad, err)
+    os.unlink(path)
+
+
+HOT = '''pgfault_history 4 pid 1 page_size 4096
+start 1 window=16
+layout 2 2
+map 2 1 10000 14000 r-xp 2000 08:01 42 /lib/libc.so
+map 2 2 20000 22000 rw-p 0 00:00 0
+fault 3 1 11008 r user minor 0
+fault 4 1 11000 r user reref 0
+fault 5 1 20000 w user minor 0
+fault 6 1 13000 r user minor 0
+fault 7 1 11000 r user reref 0
+unmap 8 1
+map 9 3 10000 12000 r--p 0 08:01 77 /data/file
+fault 10 1 11000 r user minor 0
+fault 11 1 20000 r user reref 0
+fault 12 1 30000 r user minor 0
+fault 13 1 30000 r user SIGSEGV 0
+exit 14 0 9 0 2
+'''
+
+
+@test
+def hot_pages_with_region_and_file_offset():
+    # Page 11000 is libc's file offset 0x2000 + 0x1000 three times, then,
+    # once libc is unmapped, /data/file's offset 0x1000: each reference
+    # counts for the region that held the address when it happened. Ties
+    # by address. 30000 is in no region ('-'); the SIGSEGV is not a reference.
+    path = trace_file(HOT)
+    rc, out, err = run('--hot', path)
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0] == '# mode window=16', lines
+    assert '# 8 references to 5 pages in regions' in out, out
+    rows = [line.split() for line in lines if not line.startswith('#')]
+    assert rows == [
+        ['1', '11000', '3', '0.3750', '0.3750', '0x3000', '/lib/libc.so'],
+        ['2', '20000', '2', '0.2500', '0.6250', '-', '[anon]'],
+        ['3', '11000', '1', '0.1250', '0.7500', '0x1000', '/data/file'],
+        ['4', '13000', '1', '0.1250', '0.8750', '0x5000', '/lib/libc.so'],
+        ['5', '30000', '1', '0.1250', '1.0000', '-', '-'],
+    ], rows
+    for args in (['--hot', '2'], ['--hot=2']):
+        rc, out, err = run(*args, path)
+        assert rc == 0, err
+        assert [line.split()[2] for line in out.splitlines()
+                if not line.startswith('#')] == ['3', '2'], (args, out)
+    for bad in ('--hot=0', '--hot=x', '--hot=-1'):
+        rc, out, err = run(bad, path)
+        assert rc == 1 and '--hot' in err and out == '', (bad, err)
+    os.unlink(path)
+    # A first-touch trace says what its counts mean.
+    rc, out, err = run('--hot', '3', SEED)
+    assert rc == 0 and out.startswith('# mode first\n'), (out, err)
+    assert 'one or two each in a first-touch trace' in out, out
+    rows = [line.split() for line in out.splitlines() if not line.startswith('#')]
+    assert rows[0] == ['1', '8057000', '2', '0.1000', '0.1000', '0xf000', '/bin/ps'], rows
+
+
+@test
+def wss_curve_is_exact_on_beladys_string():
+    # s(tau) by the definition (every window of tau references counted):
+    # tau 1: 12/12; 2: 23/12; 4: 40/12; 8 and 12 (all): 48/12. Fault rate:
+    # pages not among the tau references before: 12, 12, 8, 5, 5 of 12.
+    path = trace_file(belady_trace())
+    rc, out, err = run('--wss', path)
+    os.unlink(path)
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0] == '# mode window=16', lines
+    assert "Denning's working-set curve" in out and '--timeline' in out, out
+    assert '# 12 references to 5 pages' in lines, lines
+    rows = [line.split() for line in lines if not line.startswith('#')]
+    assert rows == [['1', '1.0000', '4096', '1.0000'],
+                    ['2', '1.9167', '7851', '1.0000'],
+                    ['4', '3.3333', '13653', '0.6667'],
+                    ['8', '4.0000', '16384', '0.4167'],
+                    ['12', '4.0000', '16384', '0.4167']], rows
+    rc, out, _ = run('--help')
+    for opt in ('--tlb', '--hot', '--wss', 'pgfreport --tlb', 'pgfreport --hot',
+                'pgfreport --wss', 'beyond a page trace', '--timeline'):
+        assert opt in out, opt
+
+
+@test
+def tlb_hot_wss_on_no_references():
+    path = trace_file(HEADER + 'start 1\nlayout 1 1\nmap 1 1 1000 2000 rw-p 0 00:00 0\n'
+                      'fault 2 1 1000 r user SIGSEGV 0\n')
+    for opt in ('--tlb', '--hot', '--wss'):
+        rc, out, err = run(opt, path)
+        assert rc == 0 and out.startswith('# mode first\n'), (opt, out, err)
+        assert '# 0 references' in out, (opt, out)
+        if opt != '--tlb':
+            assert [line for line in out.splitlines() if not line.startswith('#')] == [], out
+    os.unlink(path)
+
+
+@test
+def tlb_hot_wss_on_a_large_trace():
+    # What must hold on 300,000 random references: the fully associative
+    # TLB is the LRU curve (--mrc) at its size; s(tau) grows with tau and
+    # is at most tau; the hot pages' counts fall and add up to at most all.
+    gen = os.path.join(BIN, 'gentrace')
+    with tempfile.NamedTemporaryFile(suffix='.trace') as f:
+        subprocess.run([gen, '300000'], stdout=f, check=True)
+        rc, tlb, err = run('--tlb', '64,1024,1024:8', f.name)
+        assert rc == 0, err
+        rc, mrc, err = run('--mrc', '--sizes', '64,1024', f.name)
+        assert rc == 0, err
+        rc, wss, err = run('--wss', f.name)
+        assert rc == 0, err
+        rc, hot, err = run('--hot', '100', f.name)
+        assert rc == 0, err
+    t = [line.split() for line in tlb.splitlines() if not line.startswith('#')]
+    m = [line.split() for line in mrc.splitlines() if not line.startswith('#')]
+    assert [t[0][4], t[1][4]] == [m[0][6], m[1][6]], (t, m)
+    assert int(t[2][4]) >= int(t[1][4]), t
+    w = [(int(r[0]), float(r[1])) for r in
+         (line.split() for line in wss.splitlines() if not line.startswith('#'))]
+    assert w[-1][0] == 300000, w
+    for (t0, s0), (t1, s1) in zip(w, w[1:]):
+        assert s0 <= s1 <= t1, w
+    refs = [int(line.split()[2]) for line in hot.splitlines() if not line.startswith('#')]
+    assert len(refs) == 100 and refs == sorted(refs, reverse=True), refs
+
+
+@test
+def prefetch_is_exact_on_a_hand_made_trace():
+    # Pages 10 11 12 13 20 22 24 5 6 of an anonymous region [0, 100),
+    # then pages 100 101 100 of /f (tests/unit/test_prefetch.c works the
+    # first nine by hand). Next-page: 11 12 13 6 101. Strides 1 1 1 | 7 |
+    # 2 2 | -19 | 1 | 94 | 1 | -1: six runs of 1, two of 2-3 (5 strides).
+    # /f: 100 brings in 101 (any N) and its region stops there; the
+    # second fault on 100 came after its own fault: not avoided.
+    pages = [10, 11, 12, 13, 20, 22, 24, 5, 6]
+    t = ('pgfault_history 4 pid 1 page_size 4096\nstart 1 window=8\nlayout 2 2\n'
+         'map 2 1 0 64000 rw-p 0 00:00 0\nmap 2 2 64000 66000 r--p 3000 08:01 5 /f\n' +
+         ''.join(f'fault {10 + i} 1 {p * 0x1000:x} r user minor 0\n'
+                 for i, p in enumerate(pages)) +
+         'fault 30 1 64000 r user minor 0\nfault 31 1 65000 r user minor 0\n'
+         'fault 32 1 64000 r user reref 0\nfault 33 1 99000 r user SIGSEGV 0\n')
+    path = trace_file(t)
+    rc, out, err = run('--prefetch', path)
+    os.unlink(path)
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0] == '# mode window=8', lines
+    assert '# 12 faults; next-page (the previous fault\'s page + 1): 5 (0.4167)' in lines, lines
+    rows = [line.split() for line in lines if not line.startswith('#')]
+    assert rows == [
+        ['1', '6', '0.5000'], ['2-3', '2', '0.4167'],
+        ['9', '4', '0.4444', '[anon]'], ['3', '1', '0.3333', '/f'],
+        ['1', '4', '0.3333', '5', '0.4167'],
+        ['2', '5', '0.4167', '7', '0.5833'],
+        ['4', '7', '0.5833', '7', '0.5833'],
+        ['8', '7', '0.5833', '8', '0.6667'],
+        ['16', '8', '0.6667', '8', '0.6667'],
+        ['32', '8', '0.6667', '8', '0.6667'],
+        ['64', '8', '0.6667', '8', '0.6667'],
+    ], rows
+    rc, out, _ = run('--help')
+    assert '--prefetch' in out and 'pgfreport --prefetch' in out and 'readahead' in out, out
+    # A large trace: avoided faults grow with N, every >= demand.
+    gen = os.path.join(BIN, 'gentrace')
+    with tempfile.NamedTemporaryFile(suffix='.trace') as f:
+        subprocess.run([gen, '100000'], stdout=f, check=True)
+        rc, out, err = run('--prefetch', f.name)
+    assert rc == 0, err
+    table = out[out.index('# next-N prefetch'):].splitlines()
+    rows = [[int(line.split()[i]) for i in (0, 1, 3)] for line in table
+            if not line.startswith('#')]
+    assert [r[0] for r in rows] == [1, 2, 4, 8, 16, 32, 64], rows
+    for a, b in zip(rows, rows[1:]):
+        assert b[2] >= a[2], rows
+    assert all(r[2] >= r[1] for r in rows), rows
+
+
+@test
 def mrc_names_an_unusable_temporary_directory():
     env = dict(os.environ, TMPDIR='/nonexistent-pgfreport-test')
     p = subprocess.run([os.path.join(BIN, 'pgfreport'), '--mrc', SEED],
@@ -561,5 +771,43 @@ def large_generated_trace_is_counted_exactly():
     last = out.splitlines()[-1]
     assert '300000 faults' in last, last
 
+
+
+@test
+def lcs_exports_the_reference_string_for_libcachesim():
+    # Counted faults only (the SIGSEGV is not a reference); time in
+    # seconds since the first record; next use counted from 1, -1 never.
+    text = ('pgfault_history 4 pid 1 page_size 4096\nstart 1000000000 first\n'
+            'layout 1000000000 1\nmap 1000000000 1 1000 5000 rw-p 0 00:00 0\n'
+            'fault 1000000001 1 1000 w user minor 400\n'
+            'fault 2000000001 1 2000 w user minor 400\n'
+            'fault 2500000001 1 1008 r user reref 400\n'
+            'fault 3000000001 1 3000 w user SIGSEGV 400\n'
+            'fault 4000000001 1 3000 w user minor 400\n'
+            'fault 4000000002 1 2000 r user reref 400\n'
+            'exit 5000000000 0 5 0 1\n')
+    path = trace_file(text)
+    d = tempfile.mkdtemp()
+    binp, csvp = os.path.join(d, 'p.bin'), os.path.join(d, 'p.csv')
+    rc, out, err = run('--lcs', binp, '--lcs-csv', csvp, '--summary', path)
+    assert rc == 0, err
+    assert '5 references' in err and out.startswith('# start'), (out, err)
+    with open(csvp) as f:
+        assert f.read() == ('time,obj_id,obj_size,next_access_vtime\n'
+                            '0,1,4096,3\n1,2,4096,5\n1,1,4096,-1\n'
+                            '3,3,4096,-1\n3,2,4096,-1\n'), csvp
+    with open(binp, 'rb') as f:
+        data = f.read()
+    assert len(data) == 5 * 24, len(data)
+    recs = [struct.unpack('<IQIq', data[i:i + 24]) for i in range(0, len(data), 24)]
+    assert recs == [(0, 1, 4096, 3), (1, 2, 4096, 5), (1, 1, 4096, -1),
+                    (3, 3, 4096, -1), (3, 2, 4096, -1)], recs
+    # A file that cannot be written: an error naming it, exit 1.
+    rc, out, err = run('--lcs', os.path.join(d, 'no', 'such', 'dir'), path)
+    assert rc == 1 and 'no/such/dir' in err, (rc, err)
+    for p in (binp, csvp):
+        os.unlink(p)
+    os.rmdir(d)
+    os.unlink(path)
 
 main()

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wss - Denning's working-set curve: the mean working-set size s(tau)
+ * against the window tau, in references, exact, in one pass.
+ *
+ * W(t, tau) is the set of distinct pages among references t - tau + 1
+ * .. t (fewer at the start), and s(tau) = (1/n) sum_{t=1..n} |W(t, tau)|
+ * for n references. A page is in W(t, tau) once for every window that
+ * holds at least one of its references; count each window for the
+ * page's last reference in it, the reference at u: u lies in it (t - tau
+ * < u <= t) and the page's next reference, at u + g (the forward gap g;
+ * infinite after its last reference), does not (t < u + g). So reference
+ * u counts in the windows ending at t = u .. u + min(tau, g, n - u + 1) - 1:
+ *
+ *   n s(tau) = sum_{u: finite g} min(tau, g_u)
+ *            + sum_{u: a page's last reference} min(tau, n - u + 1)
+ *
+ * (as Denning and Schwartz, "Properties of the working-set model",
+ * CACM 15(3), 1972, derive s(tau) from the interreference intervals; this
+ * is the exact finite-trace form, with the end of the trace as above).
+ * For tau on a grid of powers of two, min(tau, g) needs only, per grid
+ * interval (2^(j-1), 2^j], the count and the sum of the gaps in it:
+ * n s(2^k) = sum_{j <= k} sum_j + 2^k sum_{j > k} count_j. The end terms
+ * are binned the same way when the trace ends (wss_end()), and tau >= n
+ * takes every gap whole. The same bins give the working-set fault rate
+ * m(tau): the share of references whose page is not in the window of
+ * the tau references before it (first references, and backward gaps
+ * greater than tau).
+ *
+ * Memory: a page -> id map (pageid.h) and the time of each page's last
+ * reference: about 24 bytes per distinct page, never more with the
+ * trace's length; a reference costs a hash lookup.
+ *
+ *	struct wss w;
+ *
+ *	wss_init(&w);
+ *	for each referenced page:
+ *		wss_ref(&w, page);
+ *	wss_end(&w);
+ *	s = (double)wss_sum(&w, 64) / w.refs;	// s(64)
+ *	wss_free(&w);
+ */
+#ifndef PGFT_WSS_H
+#define PGFT_WSS_H
+
+#include <stdint.h>
+#include "pageid.h"
+
+/* Gap bins: 0 holds gap 1, j >= 1 the gaps 2^(j-1) + 1 .. 2^j. */
+#define WSS_BINS 65
+
+struct wss {
+	struct pgid_map ids;
+	uint64_t *last;		/* last[id]: time (1, 2, ...) of its last reference */
+	uint32_t last_cap;
+	uint64_t refs, cold;
+	uint64_t cnt[WSS_BINS], sum[WSS_BINS];	/* finite gaps */
+	uint64_t ecnt[WSS_BINS], esum[WSS_BINS];	/* end terms (wss_end()) */
+	uint64_t total;		/* the sum of every gap and end term */
+	int ended;
+};
+
+void wss_init(struct wss *w);
+void wss_free(struct wss *w);
+
+/* Record a reference to @page; 0, or -1 when out of memory. */
+int wss_ref(struct wss *w, uint64_t page);
+
+/* After the last reference: add the pages' end terms. */
+void wss_end(struct wss *w);
+
+/*
+ * After wss_end(): n s(tau), the sum over every reference t of the
+ * distinct pages in the window of @tau references ending at t. Exact
+ * for @tau a power of two or >= the references; UINT64_MAX otherwise.
+ */
+uint64_t wss_sum(const struct wss *w, uint64_t tau);
+
+/*
+ * The references whose page was not referenced in the @tau references
+ * before them (first references included): n m(tau). Same @tau rule.
+ */
+uint64_t wss_faults(const struct wss *w, uint64_t tau);
+
+#endif
