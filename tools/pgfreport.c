@@ -894,6 +894,15 @@ static void cache_mrc(struct cache *c)
 	}
 }
 
+/* The label of log2 bin @k of reuse.h: "0", "1", "2-3", "4-7", ... */
+static void bin_label(char *buf, size_t n, unsigned int k)
+{
+	if (reuse_bin_lo(k) == reuse_bin_hi(k))
+		snprintf(buf, n, "%llu", (unsigned long long)reuse_bin_lo(k));
+	else
+		snprintf(buf, n, "%llu-%llu", (unsigned long long)reuse_bin_lo(k),
+			 (unsigned long long)reuse_bin_hi(k));
+}
 static void cache_reuse(struct cache *c)
 {
 	const struct reuse *r = &c->lru;
@@ -910,13 +919,7 @@ static void cache_reuse(struct cache *c)
 	for (unsigned int k = 0; r->refs > r->cold && k <= top; k++) {
 		char label[48];
 
-		if (reuse_bin_lo(k) == reuse_bin_hi(k))
-			snprintf(label, sizeof(label), "%llu",
-				 (unsigned long long)reuse_bin_lo(k));
-		else
-			snprintf(label, sizeof(label), "%llu-%llu",
-				 (unsigned long long)reuse_bin_lo(k),
-				 (unsigned long long)reuse_bin_hi(k));
+		bin_label(label, sizeof(label), k);
 		cum += r->bins[k];
 		printf("%-22s %12llu %7.4f %10.4f\n", label,
 		       (unsigned long long)r->bins[k], (double)r->bins[k] / r->refs,
@@ -1127,13 +1130,7 @@ static void prefetch_report(struct more *m)
 	for (unsigned int k = 1; k <= top; k++) {
 		char label[48];
 
-		if (reuse_bin_lo(k) == reuse_bin_hi(k))
-			snprintf(label, sizeof(label), "%llu",
-				 (unsigned long long)reuse_bin_lo(k));
-		else
-			snprintf(label, sizeof(label), "%llu-%llu",
-				 (unsigned long long)reuse_bin_lo(k),
-				 (unsigned long long)reuse_bin_hi(k));
+		bin_label(label, sizeof(label), k);
 		printf("%-22s %12llu %12.4f\n", label, (unsigned long long)pf->runs[k],
 		       pf->run_strides[k] / n);
 	}
