@@ -6,11 +6,13 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include "genaddr.h"
 
 int main(int argc, char **argv)
 {
 	unsigned long long n = argc > 1 ? strtoull(argv[1], NULL, 10) : 0;
-	unsigned long long t = 1000000, x = 88172645463325252ULL;
+	unsigned long long t = 1000000;
+	unsigned long long x = GENADDR_SEED;
 	static char buf[1 << 20];
 
 	if (!n) {
@@ -24,18 +26,8 @@ int main(int argc, char **argv)
 	printf("map %llu 3 7f0000000000 7f0040000000 rw-p 0 00:00 0\n", t);
 	printf("map %llu 4 7ffff0000000 7ffff0100000 rw-p 0 00:00 0 [stack]\n", t);
 	for (unsigned long long i = 0; i < n; i++) {
-		unsigned long long base, span, addr;
+		unsigned long long addr = genaddr_next(&x);
 
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		switch (x & 3) {
-		case 0: base = 0x400000; span = 0x80000; break;
-		case 1: base = 0x10000000; span = 0x40000000; break;
-		case 2: base = 0x7f0000000000ULL; span = 0x40000000; break;
-		default: base = 0x7ffff0000000ULL; span = 0x100000; break;
-		}
-		addr = base + (x >> 8) % span;
 		t += 50 + (x & 255);
 		printf("fault %llu %d %llx %c user %s %llx\n", t, 1 + (int)(x >> 60),
 		       addr, (x & 4) ? 'w' : 'r', (x & 0xff0) ? "minor" : "major",

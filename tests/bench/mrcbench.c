@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/resource.h>
+#include "genaddr.h"
 #include "lib/mrc.h"
 #include "lib/reuse.h"
 
@@ -54,22 +55,10 @@ static void report(const char *what, unsigned long long sizes,
 /* gentrace's addresses, as page numbers. */
 static void generate(uint64_t *refs, uint64_t n)
 {
-	uint64_t x = 88172645463325252ULL;
+	unsigned long long x = GENADDR_SEED;
 
-	for (uint64_t i = 0; i < n; i++) {
-		uint64_t base, span;
-
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		switch (x & 3) {
-		case 0: base = 0x400000; span = 0x80000; break;
-		case 1: base = 0x10000000; span = 0x40000000; break;
-		case 2: base = 0x7f0000000000ULL; span = 0x40000000; break;
-		default: base = 0x7ffff0000000ULL; span = 0x100000; break;
-		}
-		refs[i] = (base + (x >> 8) % span) / 4096;
-	}
+	for (uint64_t i = 0; i < n; i++)
+		refs[i] = genaddr_next(&x) / 4096;
 }
 
 static long max_rss_mib(void)
