@@ -194,7 +194,7 @@ $(GUEST)/bin/%: tools/%.c $(TOOLLIB) | $(ST)/host-deps
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB) -o $@ $(GUEST_LDFLAGS) -lm
 $(GUEST)/tests/%: tests/guest/%.c $(TOOLLIB) | $(ST)/host-deps
 	@mkdir -p $(@D)
-	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB) -o $@ $(GUEST_LDFLAGS)
+	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB) -o $@ $(GUEST_LDFLAGS) -lm
 $(HOSTLIB): $(HOST)/lib/%.o: tools/lib/%.c | $(ST)/host-deps
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP -c $< -o $@
@@ -206,10 +206,10 @@ $(HOST)/bin/%: tools/%.c $(HOSTLIB) | $(ST)/host-deps
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@ -lm
 $(HOST)/bin/mrcbench: tests/bench/mrcbench.c $(HOSTLIB) | $(ST)/host-deps
 	@mkdir -p $(@D)
-	gcc $(CPPFLAGS) -Itools $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@
+	gcc $(CPPFLAGS) -Itools $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@ -lm
 $(HOST_TESTS): $(BUILD)/host-tests/%: tests/unit/%.c $(HOSTLIB) | $(ST)/host-deps
 	@mkdir -p $(@D)
-	gcc $(CPPFLAGS) -Itools $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@
+	gcc $(CPPFLAGS) -Itools $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@ -lm
 
 -include $(wildcard $(HOST)/*/*.d $(BUILD)/host-tests/*.d)
 

@@ -14,6 +14,7 @@ pkgs=(
 	time                      # benchmarks: /usr/bin/time
 	busybox-static            # the guest's userland
 	qemu-system-x86           # the x86_64 guest
+	librsvg2-bin              # host tests: rsvg-convert renders the charts
 	"$@"
 )
 

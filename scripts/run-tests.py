@@ -21,9 +21,10 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def host_suites():
-    """Host test programs: tests/host/*.py (not helpers) and build/host-tests/*."""
+    """Host test programs: tests/host/*.py (not the *lib.py helpers) and
+    build/host-tests/*."""
     py = sorted(p for p in glob.glob(os.path.join(TOP, 'tests/host/*.py'))
-                if not os.path.basename(p).startswith('ktaplib'))
+                if not os.path.basename(p).endswith('lib.py'))
     bins = sorted(p for p in glob.glob(os.path.join(TOP, 'build/host-tests/*'))
                   if os.access(p, os.X_OK) and not p.endswith('.d'))
     return py + bins

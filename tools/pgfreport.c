@@ -6,17 +6,21 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "lib/lcs.h"
+#include "lib/heatmap.h"
 #include "lib/hot.h"
+#include "lib/lcs.h"
 #include "lib/mrc.h"
 #include "lib/pgftrace.h"
+#include "lib/plots.h"
 #include "lib/prefetch.h"
 #include "lib/reuse.h"
 #include "lib/tlb.h"
@@ -53,8 +57,21 @@ static const char usage[] =
 "                pages faulted, the working set (distinct pages faulted in\n"
 "                the last --window intervals, default 10) and the footprint\n"
 "                (distinct pages faulted so far)\n"
-"  --svg FILE    also draw the time x address heatmap into FILE: fault\n"
-"                order across, the regions that faulted down, labelled\n"
+"  --svg FILE    also draw the time x address heatmap into FILE (SVG):\n"
+"                time since the trace's start across (--svg-x order:\n"
+"                the faults in order), and down a band per region that\n"
+"                faulted, highest addresses at the top, its height its\n"
+"                share of the faults, labelled with its name, range and\n"
+"                share; a cell's colour is its faults on a log scale,\n"
+"                whose legend is beside the plot\n"
+"  --svg-x time|order  the heatmap's x axis (default: time)\n"
+"  --plot FILE   with --mrc, --reuse, --timeline or --wss: also draw the\n"
+"                analysis as an SVG chart into FILE: the miss-ratio\n"
+"                curves of every policy on a log2 size axis in pages and\n"
+"                bytes (the sizes a window=K trace cannot tell shaded),\n"
+"                the reuse-distance histogram with the LRU hit ratio,\n"
+"                the working set, pages per interval and footprint over\n"
+"                time, or Denning's curve on log2 axes\n"
 "  --csv         every fault as CSV: time_ns,tid,address,access,mode,result,ip,region\n"
 "  --json        every record as a JSON object, one per line\n"
 "  --refs        the reference string: one page address per line, as\n"
@@ -89,7 +106,10 @@ static const char usage[] =
 "                previous reference, in log2 bins (0, 1, 2-3, 4-7, ...),\n"
 "                first references (cold) apart; \"cumulative\" is the share\n"
 "                of references at that distance or less: the hit ratio of\n"
-"                an LRU cache one page larger than the bin's top\n"
+"                an LRU cache one page larger than the bin's top; then\n"
+"                per region (the one that held the address at the\n"
+"                reference): references, cold ones, and the references\n"
+"                in each bin\n"
 "  --tlb[=SPECS] TLB misses of the reference string, per TLB in SPECS\n"
 "                (default " TLB_DEFAULT_SPECS "): N, a fully associative\n"
 "                LRU TLB of N entries (exact, from the LRU curve), or N:W, N\n"
@@ -150,7 +170,11 @@ static const char usage[] =
 "  pgfreport --tlb 32,64:4,1536:12,2048:16 w.trace\n"
 "  pgfreport --hot 50 w.trace\n"
 "  pgfreport --wss ws.trace\n"
-"  pgfreport --prefetch ps.trace\n";
+"  pgfreport --prefetch ps.trace\n"
+"  pgfreport --mrc --plot mrc.svg w.trace\n"
+"  pgfreport --reuse --plot reuse.svg w.trace\n"
+"  pgfreport --timeline --interval 5 --plot wss.svg ws.trace\n"
+"  pgfreport --svg heat.svg --svg-x order ps.trace\n";
 
 /* ---- a set of page numbers (open addressing) ------------------------- */
 
@@ -333,7 +357,8 @@ static enum mode mode = MAP;
 static long want_space = -1, width;
 static bool rw, counts;
 static long interval_ms = 10, window = 10;
-static const char *svg_path, *lcs_path, *lcs_csv_path;
+static const char *svg_path, *plot_path, *lcs_path, *lcs_csv_path;
+static bool svg_by_order;
 static unsigned long page_size = 4096;
 
 static const char *result_name(enum pgft_result r)
@@ -476,6 +501,9 @@ struct timeline {
 	long long cur;			/* current interval, -1 before any */
 	unsigned long long faults, distinct, ws, t0;
 	unsigned long long *ring;	/* pages whose last fault is interval i */
+	/* With --plot, the rows: interval start (ns), pages, working set, footprint */
+	double *row[4];
+	size_t nrow, caprow;
 };
 
 static void tl_print(struct timeline *tl)
@@ -483,6 +511,23 @@ static void tl_print(struct timeline *tl)
 	printf("%10.1f %10llu %10llu %12llu %12llu\n",
 	       (double)tl->cur * interval_ms, tl->faults, tl->distinct, tl->ws,
 	       (unsigned long long)tl->last.nr);
+	if (!plot_path)
+		return;
+	if (tl->nrow == tl->caprow) {
+		tl->caprow = tl->caprow ? 2 * tl->caprow : 256;
+		for (int k = 0; k < 4; k++) {
+			tl->row[k] = realloc(tl->row[k], tl->caprow * sizeof(double));
+			if (!tl->row[k]) {
+				fprintf(stderr, "pgfreport: out of memory\n");
+				exit(1);
+			}
+		}
+	}
+	tl->row[0][tl->nrow] = (double)tl->cur * interval_ms * 1e6;
+	tl->row[1][tl->nrow] = (double)tl->distinct;
+	tl->row[2][tl->nrow] = (double)tl->ws;
+	tl->row[3][tl->nrow] = (double)tl->last.nr;
+	tl->nrow++;
 }
 
 /* Move to interval @iv, printing the ones that end (empty ones too). */
@@ -608,160 +653,6 @@ static void json_rec(const struct pgft_rec *r)
 	puts("}");
 }
 
-/* ---- --svg ------------------------------------------------------------- */
-
-/*
- * Faults are binned as they stream: COLS columns of `per` faults each
- * (when the columns fill up, neighbours merge and `per` doubles), and per
- * region that faulted, SUB rows over its address range. Memory is bounded
- * by COLS x SUB x regions, whatever the trace length.
- */
-#define SVG_COLS 600
-#define SVG_SUB 32
-
-struct svg_band {
-	unsigned long long id, start, end;
-	char *name;
-	unsigned int *cell;		/* [SVG_COLS][SVG_SUB] */
-};
-
-struct svg {
-	struct svg_band *b;
-	size_t nr, cap;
-	unsigned long long per, n;	/* faults per column, faults seen */
-};
-
-static void svg_fault(struct svg *s, const struct pgft_region *g,
-		      unsigned long long addr)
-{
-	struct svg_band *b = NULL;
-	unsigned long long col, sub;
-
-	if (!g)
-		return;
-	if (!s->per)
-		s->per = 1;
-	if (s->n / s->per >= SVG_COLS) {	/* merge column pairs */
-		for (size_t i = 0; i < s->nr; i++)
-			for (size_t c = 0; c < SVG_COLS; c++)
-				for (size_t k = 0; k < SVG_SUB; k++) {
-					unsigned int v = s->b[i].cell[c * SVG_SUB + k];
-
-					s->b[i].cell[c * SVG_SUB + k] = 0;
-					s->b[i].cell[(c / 2) * SVG_SUB + k] += v;
-				}
-		s->per *= 2;
-	}
-	for (size_t i = 0; i < s->nr; i++)
-		if (s->b[i].id == g->id) {
-			b = &s->b[i];
-			break;
-		}
-	if (!b) {
-		if (s->nr == s->cap) {
-			s->cap = s->cap ? 2 * s->cap : 16;
-			s->b = realloc(s->b, s->cap * sizeof(*s->b));
-			if (!s->b)
-				exit(1);
-		}
-		b = &s->b[s->nr++];
-		b->id = g->id;
-		b->cell = calloc(SVG_COLS * SVG_SUB, sizeof(*b->cell));
-		b->name = NULL;
-		if (!b->cell)
-			exit(1);
-	}
-	b->start = g->start;
-	b->end = g->end;
-	free(b->name);
-	b->name = strdup(*g->name ? g->name : "[anon]");
-	col = s->n / s->per;
-	sub = (addr - g->start) * SVG_SUB / (g->end - g->start);
-	b->cell[col * SVG_SUB + (sub < SVG_SUB ? sub : SVG_SUB - 1)]++;
-	s->n++;
-}
-
-static int cmp_band(const void *a, const void *b)
-{
-	const struct svg_band *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-static int svg_write(struct svg *s, const char *path, const char *title)
-{
-	const int left = 260, top = 40, plotw = 1200, bandh = SVG_SUB * 3 + 4,
-		  gap = 6;
-	/* The columns in use fill the width, however short the trace. */
-	size_t used = s->per ? (s->n + s->per - 1) / s->per : 1;
-	double colw = (double)plotw / (used ? used : 1);
-	unsigned int max = 1;
-	FILE *f = fopen(path, "w");
-	int h;
-
-	if (!f) {
-		fprintf(stderr, "pgfreport: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	qsort(s->b, s->nr, sizeof(*s->b), cmp_band);
-	for (size_t i = 0; i < s->nr; i++)
-		for (size_t k = 0; k < SVG_COLS * SVG_SUB; k++)
-			if (s->b[i].cell[k] > max)
-				max = s->b[i].cell[k];
-	h = top + (int)s->nr * (bandh + gap) + 50;
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		"font-family=\"monospace\" font-size=\"11\">\n"
-		"<title>page faults: time x address</title>\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-		"<text x=\"%d\" y=\"20\" font-size=\"13\">", left + plotw + 20,
-		h, left);
-	for (const char *c = title; *c; c++)
-		fputs(*c == '<' ? "&lt;" : *c == '&' ? "&amp;" : (char[2]){ *c, 0 }, f);
-	fprintf(f, ": %llu faults, %llu per column</text>\n", s->n, s->per);
-	for (size_t i = 0; i < s->nr; i++) {
-		struct svg_band *b = &s->b[i];
-		int y = top + (int)i * (bandh + gap);
-
-		fprintf(f, "<g class=\"region\"><rect x=\"%d\" y=\"%d\" width=\"%d\" "
-			"height=\"%d\" fill=\"#f4f4f4\"/>\n<text x=\"4\" y=\"%d\">",
-			left, y, plotw, bandh, y + bandh / 2);
-		for (const char *c = b->name; *c && c - b->name < 24; c++)
-			fputs(*c == '<' ? "&lt;" : *c == '&' ? "&amp;" : (char[2]){ *c, 0 }, f);
-		fprintf(f, "</text>\n<text x=\"4\" y=\"%d\" fill=\"#666\">%llx-%llx</text>\n",
-			y + bandh / 2 + 12, b->start, b->end);
-		for (size_t c = 0; c < SVG_COLS; c++)
-			for (size_t k = 0; k < SVG_SUB; k++) {
-				unsigned int v = b->cell[c * SVG_SUB + k];
-				int shade;
-
-				if (!v)
-					continue;
-				/* Darker for more faults, on a log scale. */
-				shade = 200 - (int)(200.0 * log2(1 + v) / log2(1 + max));
-				fprintf(f, "<rect class=\"fault\" x=\"%.1f\" y=\"%d\" "
-					"width=\"%.1f\" height=\"3\" "
-					"fill=\"rgb(%d,%d,255)\"/>\n",
-					left + c * colw, y + 2 + (SVG_SUB - 1 - (int)k) * 3,
-					colw < 2 ? 2 : colw, shade, shade);
-			}
-		fputs("</g>\n", f);
-	}
-	fprintf(f, "<text x=\"%d\" y=\"%d\">fault order (virtual time) &#8594;</text>\n"
-		"<text x=\"4\" y=\"%d\">regions by address, low addresses at the "
-		"bottom of each band</text>\n</svg>\n", left, h - 28, h - 10);
-	for (size_t i = 0; i < s->nr; i++) {
-		free(s->b[i].cell);
-		free(s->b[i].name);
-	}
-	free(s->b);
-	if (fclose(f)) {
-		fprintf(stderr, "pgfreport: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /* ---- --mrc, --reuse ------------------------------------------------------ */
 
 /*
@@ -770,11 +661,20 @@ static int svg_write(struct svg *s, const char *path, const char *title)
  */
 #define CACHE_BATCH 256
 
+/* --reuse per region: the histogram of the references to each. */
+struct reuse_reg {
+	uint64_t refs, cold, bins[REUSE_BINS];
+};
+
 struct cache {
 	struct reuse lru;
 	struct mrc *sim[MRC_OPT + 1];	/* --mrc: FIFO, CLOCK, OPT */
 	uint64_t batch[CACHE_BATCH];
+	uint64_t tag[CACHE_BATCH];	/* --reuse: their regions' tags */
+	int64_t dist[CACHE_BATCH];
 	size_t nbatch;
+	struct reuse_reg *reg;		/* by tag */
+	size_t nreg;
 	/* What kind of trace: the start records' modes, each once. */
 	char **modes;
 	size_t nmodes, starts;
@@ -789,9 +689,32 @@ static void cache_flush(struct cache *c)
 {
 	if (!c->nbatch || c->failed)
 		return;
-	if (reuse_ref_batch(&c->lru, c->batch, c->nbatch)) {
+	if (reuse_ref_batch_dist(&c->lru, c->batch, c->nbatch,
+				 mode == REUSE ? c->dist : NULL)) {
 		fprintf(stderr, "pgfreport: out of memory for the reuse distances\n");
 		c->failed = true;
+	}
+	for (size_t i = 0; mode == REUSE && !c->failed && i < c->nbatch; i++) {
+		struct reuse_reg *g;
+
+		if (c->tag[i] >= c->nreg) {
+			size_t n = c->tag[i] + 1 > 2 * c->nreg ? c->tag[i] + 1 : 2 * c->nreg;
+
+			g = realloc(c->reg, n * sizeof(*g));
+			if (!g) {
+				fprintf(stderr, "pgfreport: out of memory\n");
+				exit(1);
+			}
+			memset(g + c->nreg, 0, (n - c->nreg) * sizeof(*g));
+			c->reg = g;
+			c->nreg = n;
+		}
+		g = &c->reg[c->tag[i]];
+		g->refs++;
+		if (c->dist[i] == REUSE_COLD)
+			g->cold++;
+		else
+			g->bins[reuse_bin(c->dist[i])]++;
 	}
 	for (int p = MRC_FIFO; p <= MRC_OPT && c->sim[p]; p++)
 		if (!c->failed && mrc_ref_batch(c->sim[p], c->batch, c->nbatch)) {
@@ -802,8 +725,10 @@ static void cache_flush(struct cache *c)
 	c->nbatch = 0;
 }
 
-static void cache_ref(struct cache *c, uint64_t page)
+/* A reference to @page, in the region tagged @tag (--reuse). */
+static void cache_ref(struct cache *c, uint64_t page, uint64_t tag)
 {
+	c->tag[c->nbatch] = tag;
 	c->batch[c->nbatch++] = page;
 	if (c->nbatch == CACHE_BATCH)
 		cache_flush(c);
@@ -824,52 +749,151 @@ static void cache_start(struct cache *c, const char *text)
 	}
 }
 
-/* What kind of trace this is, and what that means for the analysis. */
-static void cache_kind(const struct cache *c)
+/* Lines that say what kind of trace this is: "# " lines, and charts' notes. */
+#define NOTES 12
+
+struct notes {
+	char line[NOTES][360];
+	const char *ptr[NOTES];
+	size_t n;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+note(struct notes *n, const char *fmt, ...)
 {
+	va_list ap;
+
+	if (n->n == NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(n->line[n->n], sizeof(n->line[0]), fmt, ap);
+	va_end(ap);
+	n->ptr[n->n] = n->line[n->n];
+	n->n++;
+}
+
+/* What kind of trace this is, and what that means for the analysis. */
+static void cache_kind(const struct cache *c, struct notes *n, enum mode an)
+{
+	n->n = 0;
 	if (!c->starts)
-		printf("# mode first (the trace has no start record)\n");
+		note(n, "mode first (the trace has no start record)");
 	for (size_t i = 0; i < (c->starts ? c->nmodes : 1); i++) {
 		const char *m = c->starts ? c->modes[i] : "first";
 
+		if (n->n >= NOTES - 2) {
+			note(n, "(and %zu more modes)", c->nmodes - i);
+			break;
+		}
 		if (c->starts)
-			printf("# mode %s\n", m);
+			note(n, "mode %s", m);
 		if (!strcmp(m, "first") && !c->rerefs)
-			printf("#   first touches only (a page faults again only for a "
-			       "write after a read): nearly every reference is a cold "
-			       "miss, so the curves sit at the footprint and show no "
-			       "reuse (trace with -w or -i for that)\n");
+			note(n, "  first touches only (a page faults again only for a "
+			     "write after a read): nearly every reference is a cold "
+			     "miss, %s show no reuse (trace with -w or -i for that)",
+			     an >= MRC ? "so the curves sit at the footprint and" :
+			     "the faults");
 		else if (!strcmp(m, "first"))
-			printf("#   first touches, and re-references after the program's "
-			       "rearm writes: reuse is seen only across a rearm\n");
+			note(n, "  first touches, and re-references after the program's "
+			     "rearm writes: reuse is seen only across a rearm");
 		else if (!strncmp(m, "window=", 7))
-			printf("#   the references that missed a FIFO window of %s pages "
-			       "(the hits are not in the trace): sizes below %s pages "
-			       "cannot be told\n", m + 7, m + 7);
+			note(n, "  the references that missed a FIFO window of %s pages "
+			     "(the hits are not in the trace): sizes below %s pages "
+			     "cannot be told", m + 7, m + 7);
 		else if (!strncmp(m, "interval=", 9))
-			printf("#   each page's first reference in each interval of %s ms: "
-			       "reuse within an interval is not seen\n", m + 9);
+			note(n, "  each page's first reference in each interval of %s ms: "
+			     "reuse within an interval is not seen", m + 9);
 	}
-	if (mode == HOT)
-		printf("# a page's references are its faults in the trace: one or two "
-		       "each in a first-touch trace, the returns after leaving the "
-		       "window or the interval in the others\n");
-	else if (mode == WSS)
-		printf("# the references are a subsequence of the program's: windows "
-		       "count the trace's references, not the program's\n");
-	else if (mode == PREFETCH)
-		printf("# every fault of the trace is a page the program needed and did "
-		       "not have: the faults a prefetch would have avoided, of these\n");
-	else
-		printf("# the references are a subsequence of the program's: LRU and "
-		       "OPT misses%s are lower bounds of its own, FIFO and CLOCK have "
-		       "no such bound\n", mode == TLB ? " (and every LRU TLB's)" : "");
+	if (an == HOT)
+		note(n, "a page's references are its faults in the trace: one or two "
+		     "each in a first-touch trace, the returns after leaving the "
+		     "window or the interval in the others");
+	else if (an == WSS)
+		note(n, "the references are a subsequence of the program's: windows "
+		     "count the trace's references, not the program's");
+	else if (an == PREFETCH)
+		note(n, "every fault of the trace is a page the program needed and did "
+		     "not have: the faults a prefetch would have avoided, of these");
+	else if (an == TIMELINE)
+		note(n, "a page counts in an interval when it faults in it: the "
+		     "working set holds the pages that faulted in the window, so a "
+		     "first-touch trace shows new pages, not the pages in use");
+	else if (an >= MRC)
+		note(n, "the references are a subsequence of the program's: LRU and "
+		     "OPT misses%s are lower bounds of its own, FIFO and CLOCK have "
+		     "no such bound", an == TLB ? " (and every LRU TLB's)" : "");
 }
 
-static void cache_mrc(struct cache *c)
+static void print_notes(const struct notes *n)
+{
+	for (size_t i = 0; i < n->n; i++)
+		printf("# %s\n", n->line[i]);
+}
+
+/* The largest K of the trace's window=K modes: sizes below it are blind. */
+static uint64_t cache_blind(const struct cache *c)
+{
+	uint64_t k = 0;
+
+	for (size_t i = 0; i < c->nmodes; i++)
+		if (!strncmp(c->modes[i], "window=", 7) &&
+		    strtoull(c->modes[i] + 7, NULL, 10) > k)
+			k = strtoull(c->modes[i] + 7, NULL, 10);
+	return k;
+}
+
+/* ---- --plot, --svg ---------------------------------------------------- */
+
+static struct notes notes;
+static char plot_title[160];
+
+/* Title and notes of a chart of @what. */
+static struct plot_text plot_text(const char *what, const char *fname)
+{
+	char *copy = strdup(fname);
+
+	snprintf(plot_title, sizeof(plot_title), "%s: %s", what,
+		 copy ? basename(copy) : fname);
+	free(copy);
+	return (struct plot_text){ plot_title, notes.ptr, notes.n, page_size };
+}
+
+static FILE *svg_open(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		fprintf(stderr, "pgfreport: %s: %s\n", path, strerror(errno));
+	return f;
+}
+
+/* Close an SVG file: 0, or 1 after saying why it could not be written. */
+static int svg_close(FILE *f, const char *path)
+{
+	bool bad = ferror(f);
+
+	if (fclose(f) || bad) {
+		fprintf(stderr, "pgfreport: %s: %s\n", path,
+			errno ? strerror(errno) : "write error");
+		return 1;
+	}
+	return 0;
+}
+
+static int cache_mrc(struct cache *c, const char *fname)
 {
 	struct mrc *fifo = c->sim[MRC_FIFO];
 	unsigned long long refs = c->lru.refs;
+	size_t n = mrc_nr(fifo);
+	uint64_t *miss_at = calloc(4 * (n ? n : 1), sizeof(*miss_at));
+	uint64_t *size_at = calloc(n ? n : 1, sizeof(*size_at));
+	const uint64_t *curve[4];
+	int ret = 0;
+
+	if (!miss_at || !size_at) {
+		fprintf(stderr, "pgfreport: out of memory\n");
+		exit(1);
+	}
 
 	printf("# %llu references to %llu pages (%llu KiB); misses include the "
 	       "%llu cold ones\n", refs, (unsigned long long)reuse_pages(&c->lru),
@@ -888,22 +912,33 @@ static void cache_mrc(struct cache *c)
 		       (unsigned long long)size * page_size);
 		for (int k = 0; k < 4; k++)
 			printf(" %7.4f", refs ? (double)miss[k] / refs : 0.0);
-		for (int k = 0; k < 4; k++)
+		for (int k = 0; k < 4; k++) {
 			printf(" %12llu", (unsigned long long)miss[k]);
+			miss_at[k * n + i] = miss[k];
+		}
 		putchar('\n');
+		size_at[i] = size;
 	}
+	for (int k = 0; k < 4; k++)
+		curve[k] = miss_at + k * n;
+	if (plot_path) {
+		FILE *f = svg_open(plot_path);
+		struct plot_text t = plot_text("Miss-ratio curves", fname);
+
+		if (f) {
+			plot_mrc(f, &t, size_at, n, curve, refs, cache_blind(c));
+			ret = svg_close(f, plot_path);
+		} else {
+			ret = 1;
+		}
+	}
+	free(miss_at);
+	free(size_at);
+	return ret;
 }
 
-/* The label of log2 bin @k of reuse.h: "0", "1", "2-3", "4-7", ... */
-static void bin_label(char *buf, size_t n, unsigned int k)
-{
-	if (reuse_bin_lo(k) == reuse_bin_hi(k))
-		snprintf(buf, n, "%llu", (unsigned long long)reuse_bin_lo(k));
-	else
-		snprintf(buf, n, "%llu-%llu", (unsigned long long)reuse_bin_lo(k),
-			 (unsigned long long)reuse_bin_hi(k));
-}
-static void cache_reuse(struct cache *c)
+
+static int cache_reuse(struct cache *c, const char *fname)
 {
 	const struct reuse *r = &c->lru;
 	unsigned long long cum = 0;
@@ -919,12 +954,22 @@ static void cache_reuse(struct cache *c)
 	for (unsigned int k = 0; r->refs > r->cold && k <= top; k++) {
 		char label[48];
 
-		bin_label(label, sizeof(label), k);
+		reuse_bin_label(label, sizeof(label), k);
 		cum += r->bins[k];
 		printf("%-22s %12llu %7.4f %10.4f\n", label,
 		       (unsigned long long)r->bins[k], (double)r->bins[k] / r->refs,
 		       (double)cum / r->refs);
 	}
+	if (plot_path) {
+		FILE *f = svg_open(plot_path);
+		struct plot_text t = plot_text("Reuse distances", fname);
+
+		if (!f)
+			return 1;
+		plot_reuse(f, &t, r);
+		return svg_close(f, plot_path);
+	}
+	return 0;
 }
 
 /* ---- --tlb, --hot, --wss, --prefetch ------------------------------------ */
@@ -967,14 +1012,43 @@ static void more_init(struct more *m)
 }
 
 /*
+ * The tag of region @g of address space @space (a region id names a
+ * region within its address space): 1, 2, ... in order of first sight;
+ * 0 without a region.
+ */
+static uint64_t region_tag(struct more *m, long space, const struct pgft_region *g)
+{
+	uint32_t had = m->regs.nr;
+	int64_t id;
+
+	if (!g)
+		return 0;
+	id = pgid_get(&m->regs, ((uint64_t)space << 44) ^ g->id);
+	if (id >= 0 && m->regs.nr != had) {
+		struct hotreg *v = realloc(m->reg, m->regs.nr * sizeof(*v));
+
+		if (v)
+			m->reg = v;
+		if (!v || !(v[id].name = strdup(*g->name ? g->name : "[anon]")))
+			id = -1;
+		else
+			v[id].file = g->inode || g->name[0] == '/';
+	}
+	if (id < 0) {
+		fprintf(stderr, "pgfreport: out of memory\n");
+		exit(1);
+	}
+	return id + 1;
+}
+
+/*
  * A reference to @addr; @g is the region that held it then, in address
- * space @space (a region id names a region within its address space).
+ * space @space.
  */
 static void more_ref(struct more *m, long space, const struct pgft_region *g,
 		     unsigned long long addr)
 {
 	uint64_t page = addr / page_size, tag = 0, off = UINT64_MAX;
-	int64_t id;
 
 	switch (mode) {
 	case TLB:
@@ -988,24 +1062,9 @@ static void more_ref(struct more *m, long space, const struct pgft_region *g,
 		return;
 	case HOT:
 	case PREFETCH:
-		if (g) {
-			uint32_t had = m->regs.nr;
-
-			id = pgid_get(&m->regs, ((uint64_t)space << 44) ^ g->id);
-			if (id < 0)
-				break;
-			if (m->regs.nr != had) {
-				struct hotreg *v = realloc(m->reg, m->regs.nr * sizeof(*v));
-
-				if (!v || !(v[id].name = strdup(*g->name ? g->name : "[anon]")))
-					break;
-				v[id].file = g->inode || g->name[0] == '/';
-				m->reg = v;
-			}
-			tag = id + 1;
-			if (m->reg[id].file)
-				off = g->offset + (page * page_size - g->start);
-		}
+		tag = region_tag(m, space, g);
+		if (tag && m->reg[tag - 1].file)
+			off = g->offset + (page * page_size - g->start);
 		if (mode == HOT ? hot_ref(&m->hot, page, tag, off) :
 		    prefetch_ref(&m->pf, page, tag, g ? g->end / page_size : page + 1))
 			break;
@@ -1015,6 +1074,43 @@ static void more_ref(struct more *m, long space, const struct pgft_region *g,
 	}
 	fprintf(stderr, "pgfreport: out of memory\n");
 	exit(1);
+}
+
+/* --reuse: the histogram of each region's references. */
+static void reuse_regions(const struct cache *c, const struct more *m)
+{
+	unsigned int top = 0;
+
+	if (!c->lru.refs)
+		return;
+	for (size_t t = 0; t < c->nreg; t++)
+		for (unsigned int k = 0; k < REUSE_BINS; k++)
+			if (c->reg[t].bins[k] && k > top)
+				top = k;
+	printf("# per region (the region that held the address at the reference): "
+	       "references, cold ones, then the references per distance bin; the "
+	       "distances are the whole string's (other pages of every region)\n");
+	printf("# %10s %10s", "references", "cold");
+	for (unsigned int k = 0; k <= top; k++) {
+		char label[48];
+
+		reuse_bin_label(label, sizeof(label), k);
+		printf(" %10s", label);
+	}
+	printf("  region\n");
+	/* Tag 0, the references outside any region, last. */
+	for (size_t i = 1; i <= c->nreg; i++) {
+		size_t t = i % c->nreg;
+		const struct reuse_reg *g = &c->reg[t];
+
+		if (!g->refs)
+			continue;
+		printf("%12llu %10llu", (unsigned long long)g->refs,
+		       (unsigned long long)g->cold);
+		for (unsigned int k = 0; k <= top; k++)
+			printf(" %10llu", (unsigned long long)g->bins[k]);
+		printf("  %s\n", t ? m->reg[t - 1].name : "-");
+	}
 }
 
 static void tlb_report(const struct cache *c, const struct more *m)
@@ -1084,7 +1180,7 @@ static void hot_report(const struct more *m)
 	free(top);
 }
 
-static void wss_report(struct more *m)
+static int wss_report(struct more *m, const char *fname)
 {
 	struct wss *w = &m->wss;
 	uint64_t n = w->refs;
@@ -1108,6 +1204,16 @@ static void wss_report(struct more *m)
 		if (tau >= n)
 			break;
 	}
+	if (plot_path) {
+		FILE *f = svg_open(plot_path);
+		struct plot_text t = plot_text("Working-set curve", fname);
+
+		if (!f)
+			return 1;
+		plot_wss(f, &t, w);
+		return svg_close(f, plot_path);
+	}
+	return 0;
 }
 
 static void prefetch_report(struct more *m)
@@ -1130,7 +1236,7 @@ static void prefetch_report(struct more *m)
 	for (unsigned int k = 1; k <= top; k++) {
 		char label[48];
 
-		bin_label(label, sizeof(label), k);
+		reuse_bin_label(label, sizeof(label), k);
 		printf("%-22s %12llu %12.4f\n", label, (unsigned long long)pf->runs[k],
 		       pf->run_strides[k] / n);
 	}
@@ -1238,6 +1344,41 @@ static int parse_sizes(const char *arg)
 	return 0;
 }
 
+/* --timeline --plot: the working set over time. */
+static int timeline_plot(struct timeline *tl, const struct cache *c,
+			 const char *fname)
+{
+	FILE *f = svg_open(plot_path);
+	struct plot_text t;
+	char label[96];
+
+	if (!f)
+		return 1;
+	cache_kind(c, &notes, TIMELINE);
+	snprintf(label, sizeof(label), "working set (pages faulted in the last "
+		 "%ld intervals)", window);
+	t = plot_text("Working set over time", fname);
+	plot_timeline(f, &t, tl->row[0], tl->row[1], tl->row[2], tl->row[3],
+		      tl->nrow, label);
+	return svg_close(f, plot_path);
+}
+
+/* --svg: the time x address heatmap. */
+static int heat_report(struct heatmap *h, const struct cache *c,
+		       const char *fname)
+{
+	FILE *f = svg_open(svg_path);
+	struct notes kind = { 0 };
+	struct plot_text t;
+
+	if (!f)
+		return 1;
+	cache_kind(c, &kind, MAP);
+	t = plot_text("Page faults, time x address", fname);
+	heat_write(h, f, t.title, kind.ptr, kind.n);
+	return svg_close(f, svg_path);
+}
+
 /* Write the --lcs and --lcs-csv files; 0, or 1 after an error message. */
 static int lcs_export(struct lcs *e, const char *fname)
 {
@@ -1278,6 +1419,8 @@ int main(int argc, char **argv)
 		{ "window", required_argument, NULL, 'W' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "svg", required_argument, NULL, 'g' },
+		{ "svg-x", required_argument, NULL, 'X' },
+		{ "plot", required_argument, NULL, 'p' },
 		{ "lcs", required_argument, NULL, 'L' },
 		{ "lcs-csv", required_argument, NULL, 'C' },
 		{ "mrc", no_argument, NULL, 'm' },
@@ -1292,7 +1435,7 @@ int main(int argc, char **argv)
 	};
 	struct space cur = { 0 }, chosen = { 0 };
 	struct timeline tl = { 0 };
-	struct svg svg = { 0 };
+	struct heatmap heat;
 	struct lcs *lcs = NULL;
 	struct cache cache = { 0 };
 	struct more more = { 0 };
@@ -1336,6 +1479,15 @@ int main(int argc, char **argv)
 		case 't': mode = TIMELINE; break;
 		case 'j': mode = JSON; break;
 		case 'g': svg_path = optarg; break;
+		case 'p': plot_path = optarg; break;
+		case 'X':
+			if (strcmp(optarg, "time") && strcmp(optarg, "order")) {
+				fprintf(stderr, "pgfreport: --svg-x: '%s' is neither "
+					"'time' nor 'order'\n", optarg);
+				return 1;
+			}
+			svg_by_order = !strcmp(optarg, "order");
+			break;
 		case 'L': lcs_path = optarg; break;
 		case 'C': lcs_csv_path = optarg; break;
 		case 'S': mode = SUMMARY; break;
@@ -1391,6 +1543,13 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return 1;
 	}
+	if (plot_path && mode != MRC && mode != REUSE && mode != TIMELINE &&
+	    mode != WSS) {
+		fprintf(stderr, "pgfreport: --plot draws the chart of --mrc, --reuse, "
+			"--timeline or --wss: give one of them (--svg draws the "
+			"heatmap)\n");
+		return 1;
+	}
 	if (optind < argc && strcmp(argv[optind], "-")) {
 		fname = argv[optind];
 		f = fopen(fname, "r");
@@ -1414,6 +1573,7 @@ int main(int argc, char **argv)
 		}
 	}
 	page_size = rd.page_size ? rd.page_size : 4096;
+	heat_init(&heat, !svg_by_order);
 	if (mode == MRC || mode == REUSE || mode == TLB)
 		reuse_init(&cache.lru, 0);
 	more_init(&more);
@@ -1453,7 +1613,7 @@ int main(int argc, char **argv)
 		if (rec.type == PGFT_START && mode == REFS)
 			/* What the references are: first touches, or more. */
 			printf("# mode %s\n", *rec.text ? rec.text : "first");
-		if (rec.type == PGFT_START && mode >= MRC)
+		if (rec.type == PGFT_START)
 			cache_start(&cache, rec.text);
 		if (rec.type == PGFT_LAYOUT)
 			for (size_t i = 0; i < cur.nr; i++)
@@ -1475,8 +1635,16 @@ int main(int argc, char **argv)
 			break;
 		case PGFT_FAULT:
 			g = pgft_find(&as, rec.addr);
-			if (svg_path && pgft_counted(rec.result))
-				svg_fault(&svg, g, rec.addr);
+			if (pgft_counted(rec.result))
+				cache.rerefs += rec.result == PGFT_REREF;
+			if (svg_path && g && pgft_counted(rec.result) &&
+			    heat_fault(&heat, ((uint64_t)index << 44) ^ g->id,
+				       g->start, g->end, g->name,
+				       rec.time > t0 ? rec.time - t0 : 0,
+				       rec.addr)) {
+				fprintf(stderr, "pgfreport: out of memory\n");
+				return 1;
+			}
 			if (lcs && pgft_counted(rec.result) &&
 			    lcs_ref(lcs, rec.addr / page_size,
 				    (rec.time - t0) / 1000000000ULL)) {
@@ -1494,9 +1662,10 @@ int main(int argc, char **argv)
 				break;
 			if (mode >= MRC) {
 				if (pgft_counted(rec.result)) {
-					cache.rerefs += rec.result == PGFT_REREF;
 					if (mode <= TLB)
-						cache_ref(&cache, rec.addr / page_size);
+						cache_ref(&cache, rec.addr / page_size,
+							  mode == REUSE ?
+							  region_tag(&more, index, g) : 0);
 					more_ref(&more, index, g, rec.addr);
 				}
 				break;
@@ -1547,14 +1716,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pgfreport: %s\n", rd.error);
 		status = 1;
 	}
-	if (mode == TIMELINE && tl.ring) {
+	if (mode == TIMELINE && tl.ring)
 		tl_print(&tl);
+	if (mode == TIMELINE && plot_path)
+		status |= timeline_plot(&tl, &cache, fname);
+	if (mode == TIMELINE) {
 		free(tl.ring);
 		free(tl.last.key);
 		free(tl.last.val);
+		for (int k = 0; k < 4; k++)
+			free(tl.row[k]);
 	}
-	if (svg_path && svg_write(&svg, svg_path, fname))
-		status = 1;
+	if (svg_path)
+		status |= heat_report(&heat, &cache, fname);
+	heat_free(&heat);
 	if (lcs && lcs_export(lcs, fname))
 		status = 1;
 	lcs_free(lcs);
@@ -1569,17 +1744,20 @@ int main(int argc, char **argv)
 		if (cache.failed) {
 			status = 1;
 		} else {
-			cache_kind(&cache);
+			cache_kind(&cache, &notes, mode);
+			print_notes(&notes);
 			if (mode == MRC)
-				cache_mrc(&cache);
+				status |= cache_mrc(&cache, fname);
 			else if (mode == REUSE)
-				cache_reuse(&cache);
+				status |= cache_reuse(&cache, fname);
+			if (mode == REUSE)
+				reuse_regions(&cache, &more);
 			else if (mode == TLB)
 				tlb_report(&cache, &more);
 			else if (mode == HOT)
 				hot_report(&more);
 			else if (mode == WSS)
-				wss_report(&more);
+				status |= wss_report(&more, fname);
 			else if (mode == PREFETCH)
 				prefetch_report(&more);
 		}
@@ -1589,6 +1767,7 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < cache.nmodes; i++)
 			free(cache.modes[i]);
 		free(cache.modes);
+		free(cache.reg);
 		reuse_free(&cache.lru);
 		free(sizes);
 	}

@@ -347,28 +347,34 @@ def json_lines_parse():
 
 @test
 def svg_is_valid_with_the_expected_marks():
+    # The heatmap's structure; tests/host/test_plots.py renders it.
     import xml.etree.ElementTree as ET
     ns = '{http://www.w3.org/2000/svg}'
     with tempfile.TemporaryDirectory() as d:
         svg = os.path.join(d, 'seed.svg')
-        rc, out, err = run('--svg', svg, SEED)
+        rc, out, err = run('--svg', svg, '--svg-x', 'order', SEED)
         assert rc == 0 and out.startswith('Region:'), err
         root = ET.parse(svg).getroot()
     assert root.tag == ns + 'svg'
-    marks = [r for r in root.iter(ns + 'rect') if r.get('class') == 'fault']
-    texts = [t.text for t in root.iter(ns + 'text')]
-    assert len(marks) == 20, len(marks)      # one column per fault here
-    assert '/bin/ps' in texts and '[stack]' in texts and '[anon]' in texts, texts
-    assert any('20 faults' in (t or '') for t in texts), texts
-    # /bin/ps band: its 17 marks lie within the band's rectangle.
+    texts = [t.text or '' for t in root.iter(ns + 'text')]
+    assert any(t.startswith('/bin/ps ') for t in texts), texts
+    assert any(t.startswith('[stack] ') for t in texts), texts
+    assert any(t.startswith('20 faults in 3 regions') for t in texts), texts
+    # Every band's cells lie within the band; a cell per fault across
+    # (fault order, 20 faults: one column each), so widths add up to 20.
     bands = [g for g in root.iter(ns + 'g') if g.get('class') == 'region']
-    assert len(bands) == 3
+    assert sorted(int(g.get('data-faults')) for g in bands) == [1, 2, 17], \
+        [g.attrib for g in bands]
+    cols = 0
     for g in bands:
-        bg = g.find(ns + 'rect')
+        bg = next(r for r in g.iter(ns + 'rect') if r.get('class') == 'band')
         y0, y1 = float(bg.get('y')), float(bg.get('y')) + float(bg.get('height'))
+        colw = float(bg.get('width')) / 20
         for m in g.iter(ns + 'rect'):
-            if m.get('class') == 'fault':
-                assert y0 <= float(m.get('y')) < y1, (m.attrib, y0, y1)
+            if m.get('class') == 'cell':
+                assert y0 - 0.01 <= float(m.get('y')) < y1, (m.attrib, y0, y1)
+                cols += round(float(m.get('width')) / colw)
+    assert cols == 20, cols
 
 
 # Belady's string 1 2 3 4 1 2 5 1 2 3 4 5 as pages 1 to 5 of one region.
@@ -443,11 +449,39 @@ def reuse_histogram_is_exact():
     assert 'reuse within an interval is not seen' in lines[1], lines
     assert '# 12 references to 5 pages; 5 first references (cold misses)' in lines, lines
     rows = [line.split() for line in lines if not line.startswith('#')]
+    # The histogram, then the one region's: every reference is in it.
     assert rows == [['cold', '5', '0.4167'],
                     ['0', '0', '0.0000', '0.0000'],
                     ['1', '0', '0.0000', '0.0000'],
                     ['2-3', '4', '0.3333', '0.3333'],
-                    ['4-7', '3', '0.2500', '0.5833']], rows
+                    ['4-7', '3', '0.2500', '0.5833'],
+                    ['12', '5', '0', '0', '4', '3', '[anon]']], rows
+
+
+@test
+def reuse_histogram_per_region():
+    # A: pages 1, 2; B: page 16, named. References A1 B16 A1 A2 B16 A1:
+    # distances cold, cold, 1, cold, 2, 2. A has 4 references (2 cold,
+    # one at 1, one at 2); B 2 (1 cold, one at 2). A fault outside any
+    # region is a reference of none ('-').
+    t = ('pgfault_history 4 pid 1 page_size 4096\nstart 1 window=16\n'
+         'layout 2 2\nmap 2 1 1000 3000 rw-p 0 00:00 0\n'
+         'map 2 2 10000 12000 r--p 0 08:01 7 /lib/b.so\n' +
+         ''.join(f'fault {10 + i} 1 {a:x} r user minor 400\n' for i, a in
+                 enumerate([0x1000, 0x10000, 0x1008, 0x2000, 0x10010, 0x1000,
+                            0x50000])))
+    path = trace_file(t)
+    rc, out, err = run('--reuse', path)
+    os.unlink(path)
+    assert rc == 0, err
+    lines = out.splitlines()
+    i = next(k for k, line in enumerate(lines) if line.startswith('# per region'))
+    assert lines[i + 1].split() == ['#', 'references', 'cold', '0', '1', '2-3',
+                                    'region'], lines[i + 1]
+    assert [line.split() for line in lines[i + 2:]] == [
+        ['4', '2', '0', '1', '1', '[anon]'],
+        ['2', '1', '0', '0', '1', '/lib/b.so'],
+        ['1', '1', '0', '0', '0', '-']], lines[i:]
 
 
 @test
@@ -755,10 +789,19 @@ def mrc_on_a_large_trace_keeps_the_orders_it_must():
         if prev:
             assert lru <= prev[2] and opt <= prev[5], (prev, row)
     assert rows[-1][2:] == [pages] * 4, rows[-1]
-    hist = [line.split() for line in out2.splitlines() if not line.startswith('#')]
+    lines = out2.splitlines()
+    cut = next(i for i, line in enumerate(lines) if line.startswith('# per region'))
+    hist = [line.split() for line in lines[:cut] if not line.startswith('#')]
     assert sum(int(r[1]) for r in hist) == 300000, hist
     assert hist[0] == ['cold', str(pages), f'{pages / 300000:.4f}'], hist[0]
     assert hist[-1][3] == f'{1 - pages / 300000:.4f}', hist[-1]
+    # The regions' histograms add up to the whole one, bin by bin.
+    regs = [line.split() for line in lines[cut + 2:]]
+    assert len(regs) >= 3, regs
+    assert sum(int(r[0]) for r in regs) == 300000, regs
+    assert sum(int(r[1]) for r in regs) == pages, regs
+    for k, h in enumerate(hist[1:]):
+        assert sum(int(r[2 + k]) for r in regs) == int(h[1]), (k, h, regs)
 
 
 @test

@@ -218,4 +218,33 @@ TEST(batches_match_single_references)
 	free(refs);
 }
 
+/* reuse_ref_batch_dist() gives each reference's distance, as reuse_ref(). */
+TEST(batch_distances_are_each_references)
+{
+	uint64_t x = 5, *refs;
+	int64_t *dist;
+	size_t n = 50000;
+	struct reuse one, many;
+
+	refs = malloc(n * sizeof(*refs));
+	dist = malloc(n * sizeof(*dist));
+	ASSERT_TRUE(refs != NULL && dist != NULL);
+	for (size_t t = 0; t < n; t++)
+		refs[t] = naive_rand(&x) % 3000;
+	reuse_init(&one, 0);
+	reuse_init(&many, 64);
+	for (size_t t = 0, len = 1; t < n; t += len, len = len % 257 + 1) {
+		if (len > n - t)
+			len = n - t;
+		ASSERT_EQ(reuse_ref_batch_dist(&many, refs + t, len, dist + t), 0);
+	}
+	for (size_t t = 0; t < n; t++)
+		ASSERT_EQ(dist[t], reuse_ref(&one, refs[t]));
+	EXPECT_EQ(many.cold, one.cold);
+	reuse_free(&one);
+	reuse_free(&many);
+	free(refs);
+	free(dist);
+}
+
 KTAP_MAIN()

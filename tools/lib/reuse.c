@@ -3,6 +3,7 @@
  * reuse - exact LRU stack distances: a bitmap of time slots with a
  * Fenwick tree over its words, renumbered when full. See reuse.h.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "reuse.h"
@@ -214,6 +215,12 @@ int64_t reuse_ref(struct reuse *r, uint64_t page)
 
 int reuse_ref_batch(struct reuse *r, const uint64_t *pages, size_t n)
 {
+	return reuse_ref_batch_dist(r, pages, n, NULL);
+}
+
+int reuse_ref_batch_dist(struct reuse *r, const uint64_t *pages, size_t n,
+			 int64_t *dist)
+{
 	uint64_t d[REUSE_BATCH];
 
 	for (size_t i = 0; i < n; i += REUSE_BATCH) {
@@ -225,6 +232,8 @@ int reuse_ref_batch(struct reuse *r, const uint64_t *pages, size_t n)
 			if (i + j + REUSE_AHEAD < n)
 				pgid_prefetch(&r->ids, pages[i + j + REUSE_AHEAD]);
 			v = reuse_dist(r, pages[i + j]);
+			if (dist)
+				dist[i + j] = v;
 			if (v == REUSE_NOMEM) {
 				while (k)
 					reuse_count(r, d[--k]);
@@ -246,4 +255,13 @@ uint64_t reuse_lru_misses(const struct reuse *r, uint64_t size)
 	for (uint64_t d = size; d <= r->max_dist && d < r->ids.nr; d++)
 		misses += r->hist[d];
 	return misses;
+}
+
+void reuse_bin_label(char *buf, size_t n, unsigned int k)
+{
+	if (reuse_bin_lo(k) == reuse_bin_hi(k))
+		snprintf(buf, n, "%llu", (unsigned long long)reuse_bin_lo(k));
+	else
+		snprintf(buf, n, "%llu-%llu", (unsigned long long)reuse_bin_lo(k),
+			 (unsigned long long)reuse_bin_hi(k));
 }

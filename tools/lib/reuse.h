@@ -40,6 +40,7 @@
 #ifndef PGFT_REUSE_H
 #define PGFT_REUSE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "pageid.h"
 
@@ -84,6 +85,10 @@ int64_t reuse_ref(struct reuse *r, uint64_t page);
  */
 int reuse_ref_batch(struct reuse *r, const uint64_t *pages, size_t n);
 
+/* The same, with each reference's distance (or REUSE_COLD) in @dist[]. */
+int reuse_ref_batch_dist(struct reuse *r, const uint64_t *pages, size_t n,
+			 int64_t *dist);
+
 /* Distinct pages referenced so far (the footprint). */
 static inline uint64_t reuse_pages(const struct reuse *r)
 {
@@ -106,6 +111,9 @@ static inline uint64_t reuse_bin_hi(unsigned int k)
 {
 	return k ? (k == 64 ? UINT64_MAX : (1ULL << k) - 1) : 0;
 }
+
+/* The label of bin @k: "0", "1", "2-3", "4-7", ... */
+void reuse_bin_label(char *buf, size_t n, unsigned int k);
 
 /*
  * Misses of an LRU cache of @size pages over the references so far,

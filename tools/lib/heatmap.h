@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * heatmap - the time x address heatmap of a fault string, as SVG.
+ *
+ * Across: real time (ns since the trace's start) or fault order. Down:
+ * one band per region that faulted, its height its share of the faults
+ * (at least a few pixels), highest addresses at the top, and in a band
+ * HEAT_ROWS rows over the region's address range, low addresses at its
+ * bottom. A cell's colour is the number of faults in it, on a log scale
+ * whose legend is drawn beside the plot.
+ *
+ * Faults are binned as they stream: HEAT_COLS columns of `per` x units
+ * (ns or faults) each; when a fault falls past the last column, columns
+ * merge in pairs and `per` doubles. Memory is HEAT_COLS x HEAT_ROWS
+ * counters per region that faulted, whatever the trace's length.
+ *
+ *	struct heatmap h;
+ *
+ *	heat_init(&h, true);			// x: time
+ *	for each fault:
+ *		heat_fault(&h, region_key, start, end, name, t_ns, addr);
+ *	heat_write(&h, f, title, notes, nnotes);
+ *	heat_free(&h);
+ */
+#ifndef PGFT_HEATMAP_H
+#define PGFT_HEATMAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "pageid.h"
+
+#define HEAT_COLS 512
+#define HEAT_ROWS 32
+
+struct heat_band {
+	uint64_t start, end;	/* the region's range at its latest fault */
+	char *name;
+	uint64_t faults;
+	uint32_t *cell;		/* [HEAT_COLS][HEAT_ROWS] */
+};
+
+struct heatmap {
+	bool by_time;		/* x: ns since the start, or fault order */
+	uint64_t per;		/* x units per column */
+	uint64_t xmax;		/* the largest x seen */
+	uint64_t n;		/* faults */
+	struct pgid_map keys;	/* region key -> band */
+	struct heat_band *b;
+	size_t cap;
+};
+
+void heat_init(struct heatmap *h, bool by_time);
+void heat_free(struct heatmap *h);
+
+/*
+ * A fault on @addr in the region @key (the caller's: unique per region
+ * and address space), which spans @start .. @end and is called @name,
+ * @t ns after the trace's start. 0, or -1 when out of memory.
+ */
+int heat_fault(struct heatmap *h, uint64_t key, uint64_t start, uint64_t end,
+	       const char *name, uint64_t t, uint64_t addr);
+
+/* Draw it, with @title and @nnotes note lines under it. */
+void heat_write(struct heatmap *h, FILE *f, const char *title,
+		const char *const *notes, size_t nnotes);
+
+#endif
