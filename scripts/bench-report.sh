@@ -12,12 +12,13 @@ set -euo pipefail
 n=${1:-10000000}
 bin=build/host/bin
 trace=$(mktemp --tmpdir pgf-bench.XXXXXX.trace)
-trap 'rm -f "$trace"' EXIT
+trap 'rm -f "$trace" "$trace.svg"' EXIT
 "$bin/gentrace" "$n" > "$trace"
 echo "pgfreport on $n fault records ($(du -h "$trace" | cut -f1)), median of 3 runs, this host:"
 printf '%-24s %10s %14s %12s\n' mode seconds records/s max_rss_MiB
 for mode in "--summary" "--width 100" "--refs" "--csv" "--reuse" "--mrc" \
-	    "--tlb" "--hot" "--wss" "--prefetch"; do
+	    "--tlb" "--hot" "--wss" "--prefetch" "--refs --svg $trace.svg" \
+	    "--mrc --plot $trace.svg"; do
 	times=()
 	rss=0
 	for i in 1 2 3; do
@@ -26,7 +27,7 @@ for mode in "--summary" "--width 100" "--refs" "--csv" "--reuse" "--mrc" \
 		rss=${out#* }
 	done
 	med=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 2p)
-	printf '%-24s %10s %14.0f %12.1f\n' "$mode" "$med" "$(echo "$n / $med" | bc -l)" "$(echo "$rss / 1024" | bc -l)"
+	printf '%-24s %10s %14.0f %12.1f\n' "${mode//$trace.svg/F.svg}" "$med" "$(echo "$n / $med" | bc -l)" "$(echo "$rss / 1024" | bc -l)"
 done
 echo
 "$bin/mrcbench" "$n"

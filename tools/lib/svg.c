@@ -216,6 +216,18 @@ static size_t ticks(const struct svg_axis *a, double *t, size_t max)
 	return n;
 }
 
+/*
+ * A grid line across the plot area from (@x0, @y0) to (@x1, @y1), and the
+ * tick from there out to (@tx, @ty).
+ */
+static void grid_tick(FILE *f, double x0, double y0, double x1, double y1,
+		      double tx, double ty)
+{
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		"stroke=\"#e2e2e2\"/><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+		"y2=\"%.1f\" stroke=\"#444\"/>\n", x0, y0, x1, y1, x1, y1, tx, ty);
+}
+
 void svg_frame(FILE *f, const struct svg_plot *p, const char *xlabel,
 	       enum svg_unit xunit, const char *ylabel, enum svg_unit yunit,
 	       unsigned long page_size)
@@ -236,10 +248,7 @@ void svg_frame(FILE *f, const struct svg_plot *p, const char *xlabel,
 	for (size_t i = 0; i < n; i++) {
 		double x = svg_map(&p->xa, t[i]);
 
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-			"stroke=\"#e2e2e2\"/><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-			"y2=\"%.1f\" stroke=\"#444\"/>\n", x, p->y, x, p->y + p->h,
-			x, p->y + p->h, x, p->y + p->h + 5);
+		grid_tick(f, x, p->y, x, p->y + p->h, x, p->y + p->h + 5);
 		svg_label(buf, sizeof(buf), t[i], xunit);
 		svg_text(f, x, p->y + p->h + 18, "class=\"tick\"", "%s", buf);
 		if (xunit == SVG_PAGES) {
@@ -253,10 +262,7 @@ void svg_frame(FILE *f, const struct svg_plot *p, const char *xlabel,
 	for (size_t i = 0; i < n; i++) {
 		double y = svg_map(&p->ya, t[i]);
 
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-			"stroke=\"#e2e2e2\"/><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-			"y2=\"%.1f\" stroke=\"#444\"/>\n", p->x, y, p->x + p->w, y,
-			p->x - 5, y, p->x, y);
+		grid_tick(f, p->x + p->w, y, p->x, y, p->x - 5, y);
 		svg_label(buf, sizeof(buf), t[i], yunit);
 		if (yunit == SVG_PAGES) {
 			size_t l = strlen(buf);
