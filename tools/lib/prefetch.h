@@ -32,10 +32,46 @@
  * on a page q, p - N <= q < p, whose region reached p, happened after
  * p's previous fault. So each page keeps the time of its last fault,
  * the time of its last trigger (one per demand grid size; the "every"
- * triggers are every fault) and its region's end, and a fault looks at
- * the 64 pages before it: "every" gives all N = 1 .. 64 at once (the
- * nearest such q), "demand" the sizes of PF_GRID. About 100 bytes per
- * distinct page.
+ * triggers are every fault) and its region's end at its last fault, and
+ * a fault looks at the 64 pages before it: "every" gives all N = 1 .. 64
+ * at once (the nearest such q), "demand" the sizes of PF_GRID. (For
+ * "demand" that end is the one at q's last fault, which is not its last
+ * trigger's when q's last fault was avoided and its region's end moved
+ * since: the model's end at the trigger is then not the one used.
+ * Regions seldom move; it is how the counts have always been made.)
+ *
+ * Pages are kept in blocks of 64 consecutive ones (block = page / 64),
+ * in a hash table of blocks, so that the look-back from p costs two
+ * lookups (p's block and the one before), not 64. A block has a 64-bit
+ * mask of the pages seen in it and the state of those pages only, in
+ * page order (a page's index is the number of mask bits below its
+ * own): a 32-byte record per page, its 8 times (the last fault, the
+ * last demand trigger per grid size), then a byte per page, its region's
+ * end at its last fault counted from the block's start (0 .. 128: only
+ * whether it is past the faulting page matters, which is at most 127
+ * pages from the start of the block before). The look-back walks the
+ * places below p, nearest first, compares each present page's 8 times
+ * with p's last fault at once (two 4-lane vectors, no branch), and
+ * stops as soon as nothing more can change: every grid size the next
+ * distance is within is settled (so the nearest trigger is known too).
+ * The records it will read are prefetched into the cache first.
+ *
+ * Times are 32-bit: the look-back only asks whether a time is later than
+ * a page's last fault, so when the clock runs out (after 2^32 - 1
+ * faults) the times are renumbered in that order, 1 .. the pages, and
+ * the counts come out the same. refs stays the true count.
+ *
+ * Memory: 33 bytes per distinct page in its block's arrays, which grow
+ * by steps of 4/3 to 3/2 (1, 2, 3, 4, 6, 8, 12, ... 64 pages; a new
+ * page moves the ones above it up by one), and a 24-byte hash slot per
+ * block, the table 3/8 to 3/4 full. Dense pages cost about 40 bytes
+ * each; the worst case, scattered pages each alone in its block, about
+ * 110 (a 48-byte chunk from malloc, 32 to 64 of table), below the
+ * page-by-page table this replaces (72 bytes per page, 16 per slot,
+ * about 125 bytes a page). A fixed 64-page block would cost over 2 KiB
+ * per scattered page (and random addresses over big mappings are
+ * common), hence the packed arrays. A page number is below 2^64 - 1,
+ * and there are fewer than 2^32 - 2 distinct pages (as for pageid.h).
  *
  *	struct prefetch pf;
  *
@@ -58,10 +94,15 @@
 
 extern const unsigned int prefetch_grid[PF_GRID];
 
-struct pf_page {
-	uint64_t last;			/* time of its last fault; 0: none */
-	uint64_t end;			/* its region's end page, at that fault */
-	uint64_t demand[PF_GRID];	/* time of its last demand trigger */
+/*
+ * 64 consecutive pages: those seen, and their state (see above). st
+ * has room for r(n) pages, n = the pages in mask: r(n) = n up to 4,
+ * then 6, 8, 12, 16, 24, 32, 48, 64.
+ */
+struct pf_block {
+	uint64_t key;			/* page / 64 + 1; 0: an empty slot */
+	uint64_t mask;			/* bit i: page 64 (key - 1) + i seen */
+	uint32_t *st;			/* the pages' times, then their ends */
 };
 
 struct pf_region {
@@ -69,10 +110,14 @@ struct pf_region {
 };
 
 struct prefetch {
-	struct pgid_map ids;
-	struct pf_page *pg;
-	uint32_t cap;
-	uint64_t refs;			/* faults, the time: 1, 2, ... */
+	struct pf_block *blk;		/* open addressing, linear probing */
+	size_t cap;			/* slots: a power of two, or 0 */
+	unsigned int shift;		/* 64 - log2(cap) */
+	size_t nblk;			/* blocks in use */
+	uint64_t pages;			/* distinct pages */
+	uint32_t now;			/* the clock: the last fault's time */
+	uint32_t tmax;			/* now + 1 there: renumber (tests lower it) */
+	uint64_t refs;			/* faults */
 	uint64_t next_page;		/* faults on the previous fault's page + 1 */
 	uint64_t prev;			/* the previous fault's page */
 	int64_t stride;			/* the current run's stride */
