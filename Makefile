@@ -83,7 +83,7 @@ GUEST_KERNEL = $(if $(filter x86_64,$(GUEST_ARCH)),$(X86_IMAGE),$(UML_IMAGE))
 RUNNER := python3 scripts/guest.py --arch $(GUEST_ARCH)
 comma := ,
 
-.PHONY: all kernel kernel-um kernel-x86 bench-kernels guest tools rootfs run shell \
+.PHONY: all kernel kernel-um kernel-x86 bench-kernels bench-tree guest tools rootfs run shell \
 	demo test test-host test-guest bench bench-profile bench-report checkpatch clean distclean \
 	help FORCE
 
@@ -99,6 +99,7 @@ help:
 	@echo "make test            the whole test suite (host, UML, x86_64 QEMU); .ci/run calls this"
 	@echo "make bench           what tracing costs: UML and x86_64, benchmark kernels"
 	@echo "make bench-profile   where the record path's time goes (host perf on UML)"
+	@echo "make bench-tree      what tracepgfault -f costs on a script of 200 commands"
 	@echo "make bench-kernels   build the four benchmark kernels only"
 	@echo "make kernel-um, make kernel-x86   one test kernel only"
 	@echo "make checkpatch      scripts/checkpatch.pl --strict on the kernel code"
@@ -246,11 +247,14 @@ shell: guest
 DEMO_CMD = $(if $(CMD),$(CMD),ps)
 demo: guest
 	@$(RUNNER) run --share '$(SHARE)' --timeout $(TIMEOUT) -- \
-		'tracepgfault /host/demo.trace $(DEMO_CMD); s=$$?; \
-		 echo; echo "== fault map (pgfreport --width 100 /host/demo.trace)"; \
-		 pgfreport --width 100 /host/demo.trace; \
-		 echo; echo "== summary (pgfreport --summary /host/demo.trace)"; \
-		 pgfreport --summary /host/demo.trace; exit $$s'
+		'tracepgfault -f /host/demo.trace $(DEMO_CMD); s=$$?; \
+		 r=$$(sed -n "1s/.* root //p" /host/demo.trace); \
+		 echo; echo "== processes (pgfreport --tree /host/demo.trace)"; \
+		 pgfreport --tree /host/demo.trace; \
+		 echo; echo "== fault map of $$r (pgfreport --pid $$r --width 100 /host/demo.trace)"; \
+		 pgfreport --pid $$r --width 100 /host/demo.trace; \
+		 echo; echo "== summary of $$r (pgfreport --pid $$r --summary /host/demo.trace)"; \
+		 pgfreport --pid $$r --summary /host/demo.trace; exit $$s'
 
 # What tracing costs: the benchmark kernels (patched and unpatched, UML and
 # x86_64), tests/bench in each, a report in build/bench/report.md.
@@ -267,6 +271,18 @@ bench-profile: $(BUILD)/bench-um/linux rootfs tools
 BENCH_RECORDS ?= 10000000
 bench-report: tools
 	@scripts/bench-report.sh $(BENCH_RECORDS)
+
+# Following a process tree: a shell script of TREE_N short commands,
+# untraced and under tracepgfault -f, in both test guests (debug kernels:
+# KASAN and lockdep make every fork and exec slower, traced or not).
+TREE_N ?= 200
+TREE_REPS ?= 5
+bench-tree: all
+	@for a in um x86_64; do \
+		echo "== $$a"; \
+		python3 scripts/guest.py --arch $$a run -- \
+			'/usr/lib/pgfault/bench/treebench $(TREE_N) $(TREE_REPS)' || exit 1; \
+	done
 
 test: all
 	@python3 scripts/run-tests.py --timeout $(TIMEOUT)

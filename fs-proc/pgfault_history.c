@@ -11,11 +11,16 @@
  * and the file is bound to the process's credential generation: after an
  * exec that raises privileges it can neither start, stop nor read (see the
  * DOC: in mm/pgfault_history.c). One file at a time may read a trace
- * (another gets -EBUSY).
+ * (another gets -EBUSY). The reader of a trace started with "inherit"
+ * claims the traces of the processes it records as children with the
+ * PGFAULT_HISTORY_IOC_CHILD ioctl, which returns a read-only file reading
+ * one, even once that process has been reaped.
  */
 #define pr_fmt(fmt) "pgfault: " fmt
 
+#include <linux/anon_inodes.h>
 #include <linux/cred.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/hex.h>
 #include <linux/mm.h>
@@ -195,12 +200,20 @@ static int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
 		return scnprintf(s, size, "lost %llu %llu\n", r->a, r->b);
 	case PGF_REC_START:
 		if (r->a)
-			return scnprintf(s, size, "start %llu interval=%llu\n",
-					 r->time, r->a);
-		if (r->b)
-			return scnprintf(s, size, "start %llu window=%llu\n",
-					 r->time, r->b);
-		return scnprintf(s, size, "start %llu first\n", r->time);
+			n = scnprintf(s, size, "start %llu interval=%llu",
+				      r->time, r->a);
+		else if (r->b)
+			n = scnprintf(s, size, "start %llu window=%llu",
+				      r->time, r->b);
+		else
+			n = scnprintf(s, size, "start %llu first", r->time);
+		return n + scnprintf(s + n, size - n, "%s\n",
+				     r->flags & PGF_START_INHERIT ?
+				     " inherit" : "");
+	case PGF_REC_CHILD:
+		return scnprintf(s, size, "child %llu %u %llu%s\n", r->time,
+				 r->tid, r->a,
+				 r->flags & PGF_CHILD_UNTRACED ? " untraced" : "");
 	case PGF_REC_STOP:
 		return scnprintf(s, size, "stop %llu %s\n", r->time,
 				 pgf_name(pgf_stop_reasons,
@@ -276,6 +289,28 @@ static size_t pgf_unread_off(struct pgf_file *pf)
 	return off;
 }
 
+/* The reader's buffers, made once. */
+static int pgf_reader_buffers(struct pgf_file *pf)
+{
+	if (!pf->raw)
+		pf->raw = kmalloc(PGF_RAW_SIZE, GFP_KERNEL_ACCOUNT);
+	if (!pf->text)
+		pf->text = kvmalloc(PGF_TEXT_SIZE, GFP_KERNEL_ACCOUNT);
+	return pf->raw && pf->text ? 0 : -ENOMEM;
+}
+
+/* @pf is now the reader of @t: the header line comes first. */
+static void pgf_reader_start(struct pgf_file *pf, struct pgf_trace *t)
+{
+	/* The process's id in the namespace the trace's ids are in. */
+	pf->text_len = scnprintf(pf->text, PGF_TEXT_SIZE,
+				 PGFAULT_HISTORY_MAGIC " %d pid %d page_size %lu\n",
+				 PGFAULT_HISTORY_VERSION,
+				 pid_nr_ns(pf->pid, t->pid_ns), PAGE_SIZE);
+	pf->text_off = 0;
+	WRITE_ONCE(pf->trace, t);
+}
+
 /*
  * Find the trace and become its reader, with the opener's credentials;
  * the header line comes first. The reader's buffers are made here, not at
@@ -292,12 +327,8 @@ static int pgf_attach(struct file *file, struct pgf_file *pf)
 	mutex_lock(&pf->attach_lock);
 	if (pf->trace)
 		goto out_unlock;
-	err = -ENOMEM;
-	if (!pf->raw)
-		pf->raw = kmalloc(PGF_RAW_SIZE, GFP_KERNEL_ACCOUNT);
-	if (!pf->text)
-		pf->text = kvmalloc(PGF_TEXT_SIZE, GFP_KERNEL_ACCOUNT);
-	if (!pf->raw || !pf->text)
+	err = pgf_reader_buffers(pf);
+	if (err)
 		goto out_unlock;
 	err = -ESRCH;
 	task = get_pid_task(pf->pid, PIDTYPE_TGID);
@@ -307,16 +338,18 @@ static int pgf_attach(struct file *file, struct pgf_file *pf)
 	put_task_struct(task);
 	if (err)
 		goto out_unlock;
-	/* The process's id in the namespace the trace's ids are in. */
-	pf->text_len = scnprintf(pf->text, PGF_TEXT_SIZE,
-				 PGFAULT_HISTORY_MAGIC " %d pid %d page_size %lu\n",
-				 PGFAULT_HISTORY_VERSION,
-				 pid_nr_ns(pf->pid, t->pid_ns), PAGE_SIZE);
-	pf->text_off = 0;
-	WRITE_ONCE(pf->trace, t);
+	pgf_reader_start(pf, t);
 out_unlock:
 	mutex_unlock(&pf->attach_lock);
 	return err;
+}
+
+static void pgf_file_free(struct pgf_file *pf)
+{
+	kvfree(pf->text);
+	kfree(pf->raw);
+	put_pid(pf->pid);
+	kfree(pf);
 }
 
 static int pgf_open(struct inode *inode, struct file *file)
@@ -353,10 +386,7 @@ static int pgf_open(struct inode *inode, struct file *file)
 	return 0;
 
 out_free:
-	kvfree(pf->text);
-	kfree(pf->raw);
-	put_pid(pf->pid);
-	kfree(pf);
+	pgf_file_free(pf);
 	return err;
 }
 
@@ -374,10 +404,7 @@ static int pgf_release(struct inode *inode, struct file *file)
 			pf->raw = NULL;
 		pgf_reader_detach(pf->trace);
 	}
-	kvfree(pf->text);
-	kfree(pf->raw);
-	put_pid(pf->pid);
-	kfree(pf);
+	pgf_file_free(pf);
 	return 0;
 }
 
@@ -393,8 +420,8 @@ static bool pgf_parse_param(const char *word, const char *name,
 }
 
 /*
- * "1", "1 interval=MS" or "1 window=PAGES": the mode to start in; 0, or
- * -EINVAL for anything else (one mode at most).
+ * "1", then "interval=MS" or "window=PAGES" (one at most), and "inherit",
+ * in any order: the mode to start in; 0, or -EINVAL for anything else.
  */
 static int pgf_parse_start(char *s, struct pgf_mode *mode)
 {
@@ -402,11 +429,18 @@ static int pgf_parse_start(char *s, struct pgf_mode *mode)
 
 	mode->interval_ms = 0;
 	mode->window = 0;
+	mode->inherit = false;
 	if (strcmp(strsep(&s, " "), "1"))
 		return -EINVAL;
 	while ((word = strsep(&s, " ")) != NULL) {
 		if (!*word)
 			continue;	/* more than one space */
+		if (!strcmp(word, "inherit")) {
+			if (mode->inherit)
+				return -EINVAL;
+			mode->inherit = true;
+			continue;
+		}
 		if (mode->interval_ms || mode->window)
 			return -EINVAL;
 		if (!pgf_parse_param(word, "interval", PGF_INTERVAL_MIN_MS,
@@ -420,7 +454,7 @@ static int pgf_parse_start(char *s, struct pgf_mode *mode)
 
 /*
  * A command: "1" starts ("1 interval=MS" in interval mode, "1 window=PAGES"
- * in window mode), "0" stops,
+ * in window mode, "inherit" added to trace new processes), "0" stops,
  * "rearm" re-arms every page. The file offset does not move, so one
  * descriptor can be written any number of times.
  */
@@ -568,11 +602,81 @@ static __poll_t pgf_poll(struct file *file, poll_table *wait)
 	return mask;
 }
 
+/*
+ * PGFAULT_HISTORY_IOC_CHILD: a new read-only file reading the trace of a
+ * child this file's trace recorded (@arg its pid, 0 for the oldest not yet
+ * claimed). Only the trace's reader may claim; see the DOC: in
+ * mm/pgfault_history_inherit.c.
+ */
+static long pgf_ioctl_child(struct file *file, struct pgf_file *pf,
+			    unsigned long arg)
+{
+	struct pgf_file *cf;
+	struct pgf_trace *c;
+	struct file *cfile;
+	int fd, err;
+
+	if (arg > PID_MAX_LIMIT)
+		return -EINVAL;
+	if (!(file->f_mode & FMODE_READ))
+		return -EBADF;
+	err = pgf_attach(file, pf);
+	if (err)
+		return err;
+	cf = kzalloc(sizeof(*cf), GFP_KERNEL_ACCOUNT);
+	if (!cf)
+		return -ENOMEM;
+	mutex_init(&cf->attach_lock);
+	mutex_init(&cf->read_lock);
+	err = pgf_reader_buffers(cf);
+	if (err)
+		goto out_free;
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		err = fd;
+		goto out_free;
+	}
+	/* Claimed last: every step that can fail is behind. */
+	cfile = anon_inode_getfile("[pgfault_history]",
+				   &proc_pgfault_history_operations, cf,
+				   O_RDONLY);
+	if (IS_ERR(cfile)) {
+		err = PTR_ERR(cfile);
+		goto out_put_fd;
+	}
+	err = pgf_child_claim(pf->trace, arg, &c);
+	if (err) {
+		fput(cfile);	/* frees cf: it reads nothing */
+		put_unused_fd(fd);
+		return err;
+	}
+	cf->pid = get_pid(c->tgid);
+	cf->ns = c->pid_ns;
+	pgf_reader_start(cf, c);
+	fd_install(fd, cfile);
+	return fd;
+
+out_put_fd:
+	put_unused_fd(fd);
+out_free:
+	pgf_file_free(cf);
+	return err;
+}
+
+static long pgf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	if (cmd == PGFAULT_HISTORY_IOC_CHILD)
+		return pgf_ioctl_child(file, file->private_data, arg);
+	return -ENOTTY;
+}
+
 const struct file_operations proc_pgfault_history_operations = {
 	.open		= pgf_open,
 	.release	= pgf_release,
 	.read		= pgf_read,
 	.write		= pgf_write,
 	.poll		= pgf_poll,
+	.unlocked_ioctl	= pgf_ioctl,
+	.compat_ioctl	= pgf_ioctl,
 	.llseek		= noop_llseek,
 };

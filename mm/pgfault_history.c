@@ -42,7 +42,9 @@
  * One &struct pgf_trace per traced process (thread group), hung off its
  * &struct signal_struct, so it is shared by all threads, survives exec and
  * is not inherited by fork (a new process gets a new, zeroed
- * signal_struct). The pointer is published once, under the siglock, with
+ * signal_struct; a trace started with "inherit" gives each new process a
+ * trace of its own, see the DOC: in mm/pgfault_history_inherit.c). The
+ * pointer is published once, under the siglock, with
  * release semantics; the hooks read it without a lock. The fault path
  * tests it behind the static key pgf_tracing_key, enabled while any trace
  * is active (its last disable deferred by a second, so that starting and
@@ -123,7 +125,7 @@ static int pgf_stats_show(struct seq_file *m, void *v)
 }
 
 /* A trace stopped running: its hold on the static key goes, deferred. */
-static void pgf_key_put(void)
+void pgf_key_put(void)
 {
 	atomic_long_dec(&pgf_nr_active);
 	static_branch_slow_dec_deferred(&pgf_tracing_key);
@@ -144,6 +146,7 @@ static void pgf_trace_free(struct work_struct *work)
 	struct pgf_trace *t = container_of(work, struct pgf_trace, free_work);
 
 	atomic_long_dec(&pgf_nr_traces);
+	pgf_children_free(t);
 	pgf_regions_free(t);
 	pgf_window_free(rcu_dereference_protected(t->window, true));
 	mem_cgroup_put(t->memcg);
@@ -180,6 +183,8 @@ static struct pgf_trace *pgf_trace_alloc(struct pid_namespace *ns,
 			    t->limit);
 	ctl_start = clamp_t(size_t, start / 4, PAGE_SIZE, t->limit);
 	spin_lock_init(&t->lock);
+	INIT_LIST_HEAD(&t->children);
+	INIT_LIST_HEAD(&t->child_node);
 	if (pgf_rings_alloc(t, ctl_start, cpu_start))
 		goto out_free_rings;
 	if (pgf_regions_init(t))
@@ -201,6 +206,22 @@ out_free_rings:
 	kfree(t->shadow.path);
 	kfree(t);
 	return NULL;
+}
+
+/**
+ * pgf_trace_new() - a new trace, its rings at the start size
+ * @ns: the pid namespace its thread ids are numbers in
+ *
+ * Its rings may each grow to vm.pgfault_history_buffer_kb.
+ *
+ * Context: process context, may sleep; charged to current's memcg.
+ * Return: the trace, with one reference, or NULL.
+ */
+struct pgf_trace *pgf_trace_new(struct pid_namespace *ns)
+{
+	size_t limit = (size_t)READ_ONCE(pgf_buffer_kb) * SZ_1K;
+
+	return pgf_trace_alloc(ns, PGF_BUF_START, limit);
 }
 
 /**
@@ -271,12 +292,11 @@ static struct pgf_trace *pgf_trace_install(struct task_struct *task,
 					   struct pid_namespace *ns)
 {
 	struct signal_struct *sig = task->signal;
-	size_t limit = (size_t)READ_ONCE(pgf_buffer_kb) * SZ_1K;
 	struct pgf_trace *t, *fresh;
 	unsigned long flags;
 
 	lockdep_assert_held(&sig->exec_update_lock);
-	fresh = pgf_trace_alloc(ns, PGF_BUF_START, limit);
+	fresh = pgf_trace_new(ns);
 	if (!fresh)
 		return ERR_PTR(-ENOMEM);
 	if (!lock_task_sighand(task, &flags)) {
@@ -318,14 +338,25 @@ static bool pgf_all_exited(struct signal_struct *sig)
 	return atomic_read(&sig->pgf_exits) == 1;
 }
 
-/*
- * Start @t in @mode: the start record, the layout, then faults; in
- * interval mode, the re-arms; in window mode, with the window *@wp (taken
- * over) after a re-arm of every page. Mutex and @mm's mmap lock held.
+/**
+ * __pgf_activate() - start a trace
+ * @t: the trace, its mutex held
+ * @sig: its process
+ * @mm: the process's mm, its mmap lock held; NULL if it has none left
+ * @mode: the mode to start in
+ * @wp: in window mode, the window, taken over (*@wp set to NULL)
+ * @shared_mm: @mm is another process's too (CLONE_VM): it is not
+ *             re-armed for the window
+ *
+ * The start record, the layout, then faults; in interval mode, the
+ * re-arms; in window mode, the window, after a re-arm of every page.
+ *
+ * Return: 0, -ESRCH (exited or exiting), -EALREADY (active in @mode),
+ * -EBUSY (active in another mode).
  */
-static int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
-			  struct mm_struct *mm, const struct pgf_mode *mode,
-			  struct pgf_window **wp)
+int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
+		   struct mm_struct *mm, const struct pgf_mode *mode,
+		   struct pgf_window **wp, bool shared_mm)
 {
 	unsigned long pages;
 
@@ -342,14 +373,17 @@ static int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 	}
 	if (READ_ONCE(t->active))
 		return mode->interval_ms == t->interval_ms &&
-		       mode->window == t->window_pages ? -EALREADY : -EBUSY;
+		       mode->window == t->window_pages &&
+		       mode->inherit == t->inherit ? -EALREADY : -EBUSY;
 	/* The ring grows in a worker, charged to the process's memcg. */
 	if (!t->memcg)
 		t->memcg = get_mem_cgroup_from_mm(mm);
 	t->interval_ms = mode->interval_ms;
 	t->window_pages = mode->window;
+	t->inherit = mode->inherit;
 	spin_lock(&t->lock);
-	__pgf_control(t, PGF_REC_START, 0, mode->interval_ms, mode->window);
+	__pgf_control(t, PGF_REC_START, mode->inherit ? PGF_START_INHERIT : 0,
+		      mode->interval_ms, mode->window);
 	t->started = true;
 	spin_unlock(&t->lock);
 	/*
@@ -369,7 +403,7 @@ static int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 	spin_unlock(&t->lock);
 	atomic_long_inc(&pgf_nr_active);
 	__pgf_interval_start(t);
-	if (t->window_pages) {
+	if (t->window_pages && !shared_mm) {
 		/*
 		 * The window starts empty. Faults from now on are admitted;
 		 * one taken during the walk may see its page re-armed while
@@ -435,7 +469,7 @@ int pgf_start(struct task_struct *task, const struct cred *cred,
 			goto out_put;
 	}
 	mutex_lock(&t->mutex);
-	err = __pgf_activate(t, sig, mm, mode, &w);
+	err = __pgf_activate(t, sig, mm, mode, &w, false);
 	mutex_unlock(&t->mutex);
 	if (mm)
 		mmap_read_unlock(mm);
@@ -747,17 +781,17 @@ void pgf_exec(struct linux_binprm *bprm)
 		pgf_exec_record(t, bprm);
 }
 
-void __pgf_exit(struct task_struct *tsk)
+/**
+ * pgf_trace_end() - the traced process is gone, or will never run
+ * @t: its trace
+ * @ex: the exit record to end the trace with, its totals filled in here;
+ *      NULL for none (a fork that failed)
+ *
+ * Nothing more is recorded; the reader drains the trace and gets EOF.
+ */
+void pgf_trace_end(struct pgf_trace *t, struct pgf_exit_rec *ex)
 {
-	struct signal_struct *sig = tsk->signal;
-	struct pgf_trace *t = pgf_trace_of(sig);
-	struct pgf_exit_rec ex;
-	long code;
 	bool was;
-
-	/* The wait status the parent will see. */
-	code = sig->flags & SIGNAL_GROUP_EXIT ? sig->group_exit_code :
-						tsk->group_leader->exit_code;
 
 	mutex_lock(&t->mutex);
 	spin_lock(&t->lock);
@@ -765,13 +799,13 @@ void __pgf_exit(struct task_struct *tsk)
 	WRITE_ONCE(t->active, false);
 	spin_unlock(&t->lock);
 	pgf_rings_sync(t);
-	pgf_rec_init(t, &ex.rec, PGF_REC_EXIT, sizeof(ex));
-	ex.rec.a = (u32)code;
-	pgf_fault_totals(t, &ex.rec.b, &ex.lost);
-	ex.regions = t->shadow.next_id;
+	if (ex) {
+		pgf_fault_totals(t, &ex->rec.b, &ex->lost);
+		ex->regions = t->shadow.next_id;
+	}
 	spin_lock(&t->lock);
-	if (t->started && !t->dead &&
-	    !__pgf_write(&t->ctl, &ex.rec, PGF_KIND_FINAL, ktime_get_ns()))
+	if (ex && t->started && !t->dead &&
+	    !__pgf_write(&t->ctl, &ex->rec, PGF_KIND_FINAL, ktime_get_ns()))
 		__pgf_count_lost(&t->ctl, PGF_KIND_FINAL);
 	t->dead = true;
 	spin_unlock(&t->lock);
@@ -784,6 +818,20 @@ void __pgf_exit(struct task_struct *tsk)
 	pgf_wake(t, EPOLLIN | EPOLLRDNORM | EPOLLHUP);
 	if (was)
 		pgf_key_put();
+}
+
+void __pgf_exit(struct task_struct *tsk)
+{
+	struct signal_struct *sig = tsk->signal;
+	struct pgf_exit_rec ex;
+	long code;
+
+	/* The wait status the parent will see. */
+	code = sig->flags & SIGNAL_GROUP_EXIT ? sig->group_exit_code :
+						tsk->group_leader->exit_code;
+	pgf_rec_init(pgf_trace_of(sig), &ex.rec, PGF_REC_EXIT, sizeof(ex));
+	ex.rec.a = (u32)code;
+	pgf_trace_end(pgf_trace_of(sig), &ex);
 }
 
 void pgf_signal_free(struct signal_struct *sig)

@@ -22,6 +22,7 @@
 #include "lib/pgftrace.h"
 #include "lib/plots.h"
 #include "lib/prefetch.h"
+#include "lib/ptree.h"
 #include "lib/reuse.h"
 #include "lib/tlb.h"
 #include "lib/wss.h"
@@ -142,6 +143,20 @@ static const char usage[] =
 "                its next fault, which is avoided; \"demand\" counts with\n"
 "                only the faults not avoided triggering (fault-around),\n"
 "                \"every\" with avoided ones triggering too (readahead)\n"
+"  --tree        for a tree file (tracepgfault -f): the process tree, one\n"
+"                line per process, indented under its creator: pid,\n"
+"                creator, when it was created and when its last record\n"
+"                came (ms after the root's start), faults (counted ones),\n"
+"                distinct pages faulted, lost faults, children, how it\n"
+"                ended, the program it ran (its last exec, else its\n"
+"                creator's); then totals. The default for a tree file\n"
+"  --pid PID     for a tree file: report on process PID alone, with any\n"
+"                option above (its map, --summary, --mrc, ...). Without\n"
+"                --pid, the analyses take the whole tree: a page is a\n"
+"                page of one process (process i, in --tree's order from\n"
+"                0, has i added in address bits 56 and up, in --refs,\n"
+"                --hot and --lcs), faults keep their own process's\n"
+"                regions, --csv and --json gain the pid\n"
 "  -h, --help    this help\n"
 "\n"
 "--mrc, --reuse, --tlb, --hot, --wss and --prefetch first say what kind\n"
@@ -174,7 +189,10 @@ static const char usage[] =
 "  pgfreport --mrc --plot mrc.svg w.trace\n"
 "  pgfreport --reuse --plot reuse.svg w.trace\n"
 "  pgfreport --timeline --interval 5 --plot wss.svg ws.trace\n"
-"  pgfreport --svg heat.svg --svg-x order ps.trace\n";
+"  pgfreport --svg heat.svg --svg-x order ps.trace\n"
+"  tracepgfault -f make.trace make -j2 && pgfreport make.trace\n"
+"  pgfreport --pid 1234 --summary make.trace\n"
+"  pgfreport --mrc make.trace   (the whole tree)\n";
 
 /* ---- a set of page numbers (open addressing) ------------------------- */
 
@@ -350,11 +368,12 @@ static void space_free(struct space *sp)
 /* ---- options ------------------------------------------------------------ */
 
 /* MRC and after: analyses of the reference string, with "# mode" lines. */
-enum mode { MAP, SUMMARY, CSV, REFS, TIMELINE, JSON, MRC, REUSE, TLB, HOT, WSS,
-	     PREFETCH };
+enum mode { MAP, SUMMARY, TREE, CSV, REFS, TIMELINE, JSON, MRC, REUSE, TLB, HOT,
+	     WSS, PREFETCH };
 
 static enum mode mode = MAP;
-static long want_space = -1, width;
+static long want_space = -1, width, want_pid;
+static bool tree_file;		/* the trace is a tree (tracepgfault -f) */
 static bool rw, counts;
 static long interval_ms = 10, window = 10;
 static const char *svg_path, *plot_path, *lcs_path, *lcs_csv_path;
@@ -598,10 +617,12 @@ static void json_rec(const struct pgft_rec *r)
 {
 	static const char * const types[] = {
 		"start", "fault", "lost", "exec", "stop", "exit", "layout", "map",
-		"change", "unmap", "remote", "rearm",
+		"change", "unmap", "remote", "rearm", "child",
 	};
 
 	printf("{\"type\":\"%s\"", types[r->type]);
+	if (tree_file)
+		printf(",\"pid\":%d", r->pid);
 	if (r->type != PGFT_LOST)
 		printf(",\"time\":%llu", r->time);
 	switch (r->type) {
@@ -642,6 +663,17 @@ static void json_rec(const struct pgft_rec *r)
 	case PGFT_REARM:
 		printf(",\"pages\":%llu,\"how\":", r->n[0]);
 		json_str(r->text);
+		break;
+	case PGFT_START:
+		printf(",\"mode\":");
+		json_str(*r->text ? r->text : "first");
+		if (r->n[0])
+			printf(",\"inherit\":true");
+		break;
+	case PGFT_CHILD:
+		printf(",\"tid\":%d,\"pid\":%llu", r->tid, r->n[0]);
+		if (r->n[1])
+			printf(",\"untraced\":true");
 		break;
 	case PGFT_EXIT:
 		printf(",\"status\":%llu,\"faults\":%llu,\"lost\":%llu,\"regions\":%llu",
@@ -1430,6 +1462,8 @@ int main(int argc, char **argv)
 		{ "hot", optional_argument, NULL, 'H' },
 		{ "wss", no_argument, NULL, 'D' },
 		{ "prefetch", no_argument, NULL, 'P' },
+		{ "tree", no_argument, NULL, 'E' },
+		{ "pid", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1440,7 +1474,10 @@ int main(int argc, char **argv)
 	struct cache cache = { 0 };
 	struct more more = { 0 };
 	struct pgft_space as = { 0 };
+	struct ptree pt = { 0 };
+	struct ptree_proc *P = NULL;
 	unsigned long long t0 = 0, lost = 0;
+	bool whole = false, pid_seen = false;
 	struct pgft_reader rd;
 	const char *fname = "-";
 	struct pgft_rec rec;
@@ -1487,6 +1524,16 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			svg_by_order = !strcmp(optarg, "order");
+			break;
+		case 'E': mode = TREE; break;
+		case 'I':
+			errno = 0;
+			want_pid = strtol(optarg, &end, 10);
+			if (errno || *end || want_pid <= 0 || want_pid > 0x7fffffff) {
+				fprintf(stderr, "pgfreport: --pid: '%s' is not a process id\n",
+					optarg);
+				return 1;
+			}
 			break;
 		case 'L': lcs_path = optarg; break;
 		case 'C': lcs_csv_path = optarg; break;
@@ -1573,6 +1620,23 @@ int main(int argc, char **argv)
 		}
 	}
 	page_size = rd.page_size ? rd.page_size : 4096;
+	tree_file = rd.tree;
+	if (!rd.tree && (want_pid || mode == TREE) &&
+	    !(want_pid == rd.pid && mode != TREE)) {
+		fprintf(stderr, "pgfreport: %s is the trace of process %d alone, not a "
+			"tree (tracepgfault -f writes trees)\n", fname, rd.pid);
+		return 1;
+	}
+	/* Without --pid, a tree is analysed whole, each process apart. */
+	whole = rd.tree && !want_pid;
+	if (whole && mode == MAP)
+		mode = TREE;
+	if (whole && (mode == SUMMARY || want_space >= 0)) {
+		fprintf(stderr, "pgfreport: %s is a tree: --summary, the map and "
+			"--space are per process: give --pid (--tree lists them)\n",
+			fname);
+		return 1;
+	}
 	heat_init(&heat, !svg_by_order);
 	if (mode == MRC || mode == REUSE || mode == TLB)
 		reuse_init(&cache.lru, 0);
@@ -1586,14 +1650,36 @@ int main(int argc, char **argv)
 		}
 	}
 	if (mode == CSV)
-		printf("time_ns,tid,address,access,mode,result,ip,region\n");
+		printf("time_ns,tid,address,access,mode,result,ip,region%s\n",
+		       whole ? ",pid" : "");
 
 	while ((ret = pgft_next(&rd, &rec)) > 0) {
 		const struct pgft_region *g;
+		unsigned long long addr;
 		struct rstat *r;
+		long sp;
 
+		if (rd.tree) {
+			P = ptree_rec(&pt, &rec, page_size);
+			if (!P) {
+				fprintf(stderr, "pgfreport: out of memory\n");
+				return 1;
+			}
+			if (want_pid && rec.pid != want_pid)
+				continue;
+			pid_seen = true;
+		}
 		if (!t0)
 			t0 = rec.time;
+		if (mode == TREE)
+			continue;
+		/*
+		 * The address space and address a fault is known by: in a whole
+		 * tree, each process's own, its index in the high bits.
+		 */
+		sp = whole ? (long)P->index << 20 | P->space : index;
+		addr = whole ? rec.addr | (unsigned long long)P->index << 56 :
+			       rec.addr;
 		if (mode == JSON)
 			json_rec(&rec);
 		if (rec.type == PGFT_EXEC) {
@@ -1618,7 +1704,8 @@ int main(int argc, char **argv)
 		if (rec.type == PGFT_LAYOUT)
 			for (size_t i = 0; i < cur.nr; i++)
 				cur.r[i].alive = false;
-		pgft_apply(&as, &rec);
+		if (!whole)
+			pgft_apply(&as, &rec);
 		switch (rec.type) {
 		case PGFT_MAP:
 		case PGFT_CHANGE:
@@ -1634,11 +1721,11 @@ int main(int argc, char **argv)
 			rstat_of(&cur, rec.id)->alive = false;
 			break;
 		case PGFT_FAULT:
-			g = pgft_find(&as, rec.addr);
+			g = pgft_find(whole ? &P->as : &as, rec.addr);
 			if (pgft_counted(rec.result))
 				cache.rerefs += rec.result == PGFT_REREF;
 			if (svg_path && g && pgft_counted(rec.result) &&
-			    heat_fault(&heat, ((uint64_t)index << 44) ^ g->id,
+			    heat_fault(&heat, ((uint64_t)sp << 32) ^ g->id,
 				       g->start, g->end, g->name,
 				       rec.time > t0 ? rec.time - t0 : 0,
 				       rec.addr)) {
@@ -1646,7 +1733,7 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			if (lcs && pgft_counted(rec.result) &&
-			    lcs_ref(lcs, rec.addr / page_size,
+			    lcs_ref(lcs, addr / page_size,
 				    (rec.time - t0) / 1000000000ULL)) {
 				fprintf(stderr, "pgfreport: --lcs: %s\n", strerror(errno));
 				lcs_free(lcs);
@@ -1655,7 +1742,7 @@ int main(int argc, char **argv)
 			}
 			if (mode == TIMELINE) {
 				if (pgft_counted(rec.result))
-					tl_fault(&tl, rec.time, rec.addr / page_size);
+					tl_fault(&tl, rec.time, addr / page_size);
 				break;
 			}
 			if (mode == JSON)
@@ -1663,27 +1750,30 @@ int main(int argc, char **argv)
 			if (mode >= MRC) {
 				if (pgft_counted(rec.result)) {
 					if (mode <= TLB)
-						cache_ref(&cache, rec.addr / page_size,
+						cache_ref(&cache, addr / page_size,
 							  mode == REUSE ?
-							  region_tag(&more, index, g) : 0);
-					more_ref(&more, index, g, rec.addr);
+							  region_tag(&more, sp, g) : 0);
+					more_ref(&more, sp, g, addr);
 				}
 				break;
 			}
 			if (mode == CSV) {
-				printf("%llu,%d,%llx,%c,%s,%s,%llx,%s\n", rec.time, rec.tid,
+				printf("%llu,%d,%llx,%c,%s,%s,%llx,%s", rec.time, rec.tid,
 				       rec.addr, rec.access, rec.kernel ? "kernel" : "user",
 				       result_name(rec.result), rec.ip,
 				       g ? (*g->name ? g->name : "[anon]") : "");
+				if (whole)
+					printf(",%d", rec.pid);
+				putchar('\n');
 				break;
 			}
 			if (mode == REFS) {
 				if (pgft_counted(rec.result)) {
 					if (rw)
-						printf("%llx %c\n", rec.addr & ~(page_size - 1ULL),
+						printf("%llx %c\n", addr & ~(page_size - 1ULL),
 						       rec.access == 'w' ? 'W' : 'R');
 					else
-						printf("%llx\n", rec.addr & ~(page_size - 1ULL));
+						printf("%llx\n", addr & ~(page_size - 1ULL));
 				}
 				break;
 			}
@@ -1715,6 +1805,13 @@ int main(int argc, char **argv)
 	if (ret < 0) {
 		fprintf(stderr, "pgfreport: %s\n", rd.error);
 		status = 1;
+	}
+	if (want_pid && rd.tree && !pid_seen) {
+		fprintf(stderr, "pgfreport: %s has no process %ld (--tree lists them)\n",
+			fname, want_pid);
+		status = 1;
+	} else if (mode == TREE) {
+		ptree_print(&pt, stdout, t0);
 	}
 	if (mode == TIMELINE && tl.ring)
 		tl_print(&tl);
@@ -1791,6 +1888,7 @@ int main(int argc, char **argv)
 	space_free(&cur);
 	space_free(&chosen);
 	pgft_space_free(&as);
+	ptree_free(&pt);
 	pgft_close(&rd);
 	if (f != stdin)
 		fclose(f);

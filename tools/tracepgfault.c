@@ -16,10 +16,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "lib/follow.h"
 
 static const char usage[] =
-"Usage: tracepgfault [-q] [-i MS | -w PAGES] OUTFILE COMMAND [ARG...]\n"
-"       tracepgfault [-q] [-i MS | -w PAGES] -p PID OUTFILE\n"
+"Usage: tracepgfault [-fq] [-i MS | -w PAGES] OUTFILE COMMAND [ARG...]\n"
+"       tracepgfault [-fq] [-i MS | -w PAGES] -p PID OUTFILE\n"
 "\n"
 "Trace every page fault and address-space change of COMMAND (all its\n"
 "threads, across exec) or of the running process PID, and write the trace\n"
@@ -41,25 +42,36 @@ static const char usage[] =
 "            pages, what a cache or page replacement study needs beyond\n"
 "            first touches. Costs a fault per miss: little when the window\n"
 "            holds the working set, a fault per reference when it does not\n"
+"  -f        follow children: every process COMMAND (or PID) creates from\n"
+"            now on, and every process those create, is traced too, from\n"
+"            its first instruction, in the same mode; OUTFILE is then a tree\n"
+"            file (\"pgfault_history_tree\": each process's trace, in blocks\n"
+"            each headed \"pid N\", merged in time order as they are read)\n"
+"            that pgfreport reads (--tree, --pid). Ends when every process\n"
+"            of the tree has exited\n"
 "  -p PID    attach to a running process: trace from now (the trace starts\n"
 "            with its current layout) until it exits or you press Ctrl-C,\n"
-"            which stops tracing and leaves a complete file\n"
+"            which stops tracing (with -f, of every process followed) and\n"
+"            leaves a complete file\n"
 "  -q        no summary line on stderr\n"
 "  -h        this help\n"
 "\n"
 "Exit status: COMMAND's (128+N if signal N killed it), 127 if it was not\n"
 "found, 126 if it could not be run; 0 after -p; 1 on our own errors.\n"
-"A one-line summary goes to stderr: faults, major faults, regions, lost\n"
-"records, wall time, and, if any, re-references and faults taken on other\n"
-"address spaces (reading another process's memory, the arguments of an\n"
-"exec).\n"
+"A one-line summary goes to stderr: (with -f, processes traced) faults,\n"
+"major faults, regions, lost records, wall time, and, if any,\n"
+"re-references and faults taken on other address spaces (reading another\n"
+"process's memory, the arguments of an exec); with -f, also children the\n"
+"kernel could not trace (out of memory) or that could not be followed.\n"
 "\n"
 "Examples:\n"
 "  tracepgfault ps.trace ps aux\n"
 "  tracepgfault - ./myprog | pgfreport -\n"
 "  tracepgfault -i 100 ws.trace ./myprog\n"
 "  tracepgfault -w 1024 misses.trace ./myprog\n"
-"  tracepgfault -p 1234 server.trace\n";
+"  tracepgfault -p 1234 server.trace\n"
+"  tracepgfault -f build.trace make -j2\n"
+"  tracepgfault -f -p 1234 server-tree.trace\n";
 
 static volatile sig_atomic_t interrupted;
 
@@ -100,7 +112,7 @@ static void count_line(struct totals *t, const char *l, size_t n)
 		t->lost += a + b;
 	} else if (n > 5 && !strncmp(l, "exit ", 5) &&
 		   sscanf(l, "exit %llu %llu %llu %llu %llu", &a, &b, &c, &d, &e) == 5) {
-		t->regions = e;
+		t->regions += e;
 	}
 }
 
@@ -215,9 +227,20 @@ static void no_feature(void)
 	exit(1);
 }
 
-static void summary(const struct totals *t, double secs)
+/* follow's callback: every record line of the tree. */
+static void count_tree_line(void *ctx, const char *l, size_t n)
 {
-	fprintf(stderr, "tracepgfault: %llu faults (%llu major), %llu regions, "
+	count_line(ctx, l, n);
+}
+
+static void summary(const struct totals *t, const struct follow *fl,
+		    double secs)
+{
+	fprintf(stderr, "tracepgfault: ");
+	if (fl)
+		fprintf(stderr, "%llu process%s, ", fl->processes,
+			fl->processes == 1 ? "" : "es");
+	fprintf(stderr, "%llu faults (%llu major), %llu regions, "
 		"%llu lost records, %.3f s", t->faults, t->major, t->regions,
 		t->lost, secs);
 	if (t->reref)
@@ -225,15 +248,43 @@ static void summary(const struct totals *t, double secs)
 	if (t->remote)
 		fprintf(stderr, "; %llu fault%s on other address spaces (exec arguments, another process's memory)",
 			t->remote, t->remote == 1 ? "" : "s");
+	if (fl && fl->untraced)
+		fprintf(stderr, "; %llu child%s NOT traced (the kernel was out of memory)",
+			fl->untraced, fl->untraced == 1 ? "" : "ren");
+	if (fl && fl->unfollowed)
+		fprintf(stderr, "; %llu child%s NOT followed",
+			fl->unfollowed, fl->unfollowed == 1 ? "" : "ren");
 	fputc('\n', stderr);
+}
+
+/* Read the tree of the root's trace @fd to the end into @out. */
+static int follow_tree(int fd, int out, const char *outname, pid_t pid,
+		       struct totals *t, struct follow *fl, bool attach)
+{
+	struct rlimit rl;
+
+	/* A descriptor per live process of the tree. */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (follow_init(fl, out, outname, fd, pid) ||
+	    (fl->line = count_tree_line, fl->ctx = t,
+	     follow_run(fl, attach ? &interrupted : NULL))) {
+		fprintf(stderr, "tracepgfault: %s\n",
+			fl->error[0] ? fl->error : strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_int };
 	struct totals t = { 0 };
-	bool quiet = false, attach = false;
-	char start[32] = "1";
+	struct follow fl = { 0 };
+	bool quiet = false, attach = false, tree = false;
+	char start[48] = "1";
 	long interval = 0, window = 0;
 	int opt, out, fd, status = 0, err, ready[2], go[2], errpipe[2];
 	const char *outname;
@@ -246,8 +297,11 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 
-	while ((opt = getopt_long(argc, argv, "+qi:w:p:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+fqi:w:p:h", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'f':
+			tree = true;
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -301,6 +355,8 @@ int main(int argc, char **argv)
 	outname = argv[optind];
 	if (access("/proc/self/pgfault_history", F_OK))
 		no_feature();
+	if (tree)
+		strcat(start, " inherit");
 
 	/* The output first: an unwritable file fails before anything runs. */
 	if (!strcmp(outname, "-")) {
@@ -322,7 +378,7 @@ int main(int argc, char **argv)
 		if (err) {
 			fprintf(stderr, "tracepgfault: cannot trace process %d: %s\n",
 				pid, err == -ENOENT ? "no such process" :
-				err == -EBUSY ? "already traced in another mode" :
+				err == -EBUSY ? "already traced in another mode (or with/without -f)" :
 				strerror(-err));
 			return 1;
 		}
@@ -335,10 +391,12 @@ int main(int argc, char **argv)
 		}
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
-		if (drain(fd, out, outname, pid, true, &t))
+		if (tree ? follow_tree(fd, out, outname, pid, &t, &fl, true) :
+			   drain(fd, out, outname, pid, true, &t))
 			return 1;
 		if (!quiet)
-			summary(&t, now() - t0);
+			summary(&t, tree ? &fl : NULL, now() - t0);
+		follow_free(&fl);
 		return 0;
 	}
 
@@ -413,7 +471,10 @@ int main(int argc, char **argv)
 		return err == ENOENT ? 127 : 126;
 	}
 	close(errpipe[0]);
-	err = drain(fd, out, outname, pid, false, &t);
+	if (tree)
+		err = follow_tree(fd, out, outname, pid, &t, &fl, false);
+	else
+		err = drain(fd, out, outname, pid, false, &t);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (out != STDOUT_FILENO && close(out)) {
@@ -421,7 +482,8 @@ int main(int argc, char **argv)
 		err = -1;
 	}
 	if (!quiet)
-		summary(&t, now() - t0);
+		summary(&t, tree ? &fl : NULL, now() - t0);
+	follow_free(&fl);
 	if (err)
 		return 1;
 	if (WIFSIGNALED(status))

@@ -58,7 +58,14 @@ enum pgf_rec_type {
 	PGF_REC_LAYOUT,		/* a: number of MAP records that follow */
 	PGF_REC_REMOTE,		/* a fault on another mm; flags as a fault */
 	PGF_REC_REARM,		/* a: pages re-armed; flags: enum pgf_rearm_how */
+	PGF_REC_CHILD,		/* a: the new process's pid; flags: PGF_CHILD_* */
 };
+
+/* pgf_rec.flags of a start record */
+#define PGF_START_INHERIT	0x01	/* new processes are traced too */
+
+/* pgf_rec.flags of a child record */
+#define PGF_CHILD_UNTRACED	0x01	/* no trace could be made for it */
 
 /* pgf_rec.flags of a fault: access in bits 0-1, kernel mode, result. */
 #define PGF_ACCESS_READ		0x00
@@ -98,10 +105,14 @@ enum pgf_rearm_how {
 #define PGF_WINDOW_MIN		16
 #define PGF_WINDOW_MAX		1048576
 
-/* How a trace records: first touches, interval mode or window mode. */
+/*
+ * How a trace records: first touches, interval mode or window mode, and
+ * whether the processes the traced one creates are traced too.
+ */
 struct pgf_mode {
 	unsigned int interval_ms;	/* re-arm every page this often */
 	unsigned int window;		/* keep this many pages accessible */
+	bool inherit;			/* trace new processes, in this mode */
 };
 
 enum pgf_stop_reason {
@@ -279,6 +290,10 @@ struct pgf_trace {
 	struct pgf_window __rcu *window; /* its window; written under mutex */
 	struct pgf_twork window_twork[PGF_WINDOW_TWORKS]; /* its re-arms */
 	bool reref_bound;		/* counted in mm->pgf.rereference */
+	bool inherit;			/* new processes get traces. Under mutex */
+	struct list_head children;	/* their traces, until claimed. Lock */
+	struct list_head child_node;	/* in the creator's children */
+	u32 child_nr;			/* the process's pid in pid_ns */
 	struct pid *tgid;		/* the traced process */
 	struct mem_cgroup *memcg;	/* the rings' growth is charged here */
 	struct pid_namespace *pid_ns;	/* thread ids are numbers in this one */
@@ -370,6 +385,18 @@ void __pgf_window_restart(struct pgf_trace *t);
 void __pgf_window_admit(struct pgf_trace *t, unsigned long addr);
 void pgf_window_twork_init(struct pgf_trace *t);
 
+/* mm/pgfault_history.c: traces, for the other files */
+struct pgf_trace *pgf_trace_new(struct pid_namespace *ns);
+int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
+		   struct mm_struct *mm, const struct pgf_mode *mode,
+		   struct pgf_window **wp, bool shared_mm);
+void pgf_key_put(void);
+void pgf_trace_end(struct pgf_trace *t, struct pgf_exit_rec *ex);
+
+/* mm/pgfault_history_inherit.c: process trees */
+void pgf_children_free(struct pgf_trace *t);
+int pgf_child_claim(struct pgf_trace *t, u32 nr, struct pgf_trace **cp);
+
 /* mm/pgfault_history.c, for fs/proc/pgfault_history.c */
 void pgf_trace_put(struct pgf_trace *t);
 int pgf_check_access(struct task_struct *task, const struct cred *cred,
@@ -398,6 +425,9 @@ void __pgf_record_fault(struct mm_struct *mm, unsigned long address,
 			unsigned int flags, vm_fault_t ret,
 			struct pt_regs *regs);
 void pgf_exec(struct linux_binprm *bprm);
+void __pgf_fork(struct task_struct *p, struct pid *pid, u64 clone_flags);
+void __pgf_forked(struct task_struct *p);
+void __pgf_fork_cancel(struct task_struct *p);
 void __pgf_exit(struct task_struct *tsk);
 void pgf_signal_free(struct signal_struct *sig);
 
@@ -481,6 +511,58 @@ static inline pte_t pgfault_history_mprotect_pte(struct vm_area_struct *vma,
 }
 
 /**
+ * pgfault_history_fork() - a new process is being created
+ * @p: it, with its mm, not yet visible nor running
+ * @pid: its pid
+ * @clone_flags: how it is created
+ *
+ * Called by copy_process() where it may still fail and may sleep. If
+ * current's process is traced with inheritance, @p gets a trace of its
+ * own, active, in the same mode, starting with @p's layout, so it is
+ * traced from its first instruction. Tracing never fails a fork: a
+ * process that cannot get a trace is reported by
+ * pgfault_history_forked().
+ */
+static inline void pgfault_history_fork(struct task_struct *p,
+					struct pid *pid, u64 clone_flags)
+{
+	if (static_branch_unlikely(&pgf_tracing_key.key) &&
+	    !(clone_flags & CLONE_THREAD) &&
+	    unlikely(READ_ONCE(current->signal->pgf_trace)))
+		__pgf_fork(p, pid, clone_flags);
+}
+
+/**
+ * pgfault_history_forked() - a new process exists and has not yet run
+ * @p: it, past the last point where copy_process() can fail
+ * @clone_flags: how it was created
+ *
+ * Called by copy_process() once @p is visible (in /proc) and before it is
+ * woken: current's trace records the new process, and keeps its trace for
+ * the reader to claim (see the DOC: in mm/pgfault_history_inherit.c).
+ */
+static inline void pgfault_history_forked(struct task_struct *p,
+					  u64 clone_flags)
+{
+	if (static_branch_unlikely(&pgf_tracing_key.key) &&
+	    !(clone_flags & CLONE_THREAD) &&
+	    unlikely(READ_ONCE(current->signal->pgf_trace)))
+		__pgf_forked(p);
+}
+
+/**
+ * pgfault_history_fork_cancel() - copy_process() failed after the fork hook
+ * @p: the process that will not be; its signal_struct is freed next
+ * @clone_flags: how it was to be created
+ */
+static inline void pgfault_history_fork_cancel(struct task_struct *p,
+					       u64 clone_flags)
+{
+	if (!(clone_flags & CLONE_THREAD) && unlikely(p->signal->pgf_trace))
+		__pgf_fork_cancel(p);
+}
+
+/**
  * pgfault_history_thread_created() - a new thread joined a process
  * @p: the new thread, past the last point where copy_process() can fail
  *
@@ -554,6 +636,12 @@ static inline pte_t pgfault_history_mprotect_pte(struct vm_area_struct *vma,
 	return pte;
 }
 
+static inline void pgfault_history_fork(struct task_struct *p,
+					struct pid *pid, u64 clone_flags) { }
+static inline void pgfault_history_forked(struct task_struct *p,
+					  u64 clone_flags) { }
+static inline void pgfault_history_fork_cancel(struct task_struct *p,
+					       u64 clone_flags) { }
 static inline void pgfault_history_thread_created(struct task_struct *p) { }
 static inline void pgfault_history_exec(struct linux_binprm *bprm) { }
 static inline void pgfault_history_exit(struct task_struct *tsk) { }

@@ -167,7 +167,7 @@ TEST(dash_writes_the_trace_to_stdout)
 
 	RUN(&r, "tracepgfault", "-q", "-", "true");
 	EXPECT_EQ(r.status, 0);
-	EXPECT_EQ(strncmp(r.out, "pgfault_history 4 pid ", 22), 0);
+	EXPECT_EQ(strncmp(r.out, "pgfault_history 5 pid ", 22), 0);
 	EXPECT_TRUE(strstr(r.out, "\nexit ") != NULL);
 }
 
@@ -280,6 +280,140 @@ TEST(attach_until_the_process_exits)
 	EXPECT_EQ(res.last_type, PGFT_EXIT);
 	EXPECT_EQ(res.exit_status, 5 << 8);
 	unlink("/tmp/t6.trace");
+}
+
+/* ---- -f: trees ----------------------------------------------------------- */
+
+#define MAXT 64
+
+struct treed {
+	int n;
+	struct {
+		int pid;
+		unsigned long long kept, lost, exit_kept, exit_lost;
+		bool started_inherit, exited;
+		unsigned long long status;
+		char exec[64];
+	} p[MAXT];
+	int children[MAXT];	/* pids named by child records */
+	int nchildren;
+};
+
+/* Read a tree file with the tools' reader; per process what it holds. */
+static void read_tree(const char *path, struct treed *t)
+{
+	struct pgft_reader rd;
+	struct pgft_rec r;
+	FILE *f = fopen(path, "r");
+	int ret, i;
+
+	memset(t, 0, sizeof(*t));
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(pgft_open(&rd, f, path), 0);
+	ASSERT_TRUE(rd.tree);
+	while ((ret = pgft_next(&rd, &r)) > 0) {
+		for (i = 0; i < t->n && t->p[i].pid != r.pid; i++)
+			;
+		if (i == t->n) {
+			ASSERT_LT(t->n, MAXT);
+			t->p[t->n++].pid = r.pid;
+		}
+		if ((r.type == PGFT_FAULT || r.type == PGFT_REMOTE) &&
+		    pgft_counted(r.result))
+			t->p[i].kept++;
+		if (r.type == PGFT_LOST)
+			t->p[i].lost += r.n[0];
+		if (r.type == PGFT_START)
+			t->p[i].started_inherit = r.n[0] == 1;
+		if (r.type == PGFT_EXEC)
+			snprintf(t->p[i].exec, sizeof(t->p[i].exec), "%s", r.text);
+		if (r.type == PGFT_EXIT) {
+			t->p[i].exited = true;
+			t->p[i].status = r.n[0];
+			t->p[i].exit_kept = r.n[1];
+			t->p[i].exit_lost = r.n[2];
+		}
+		if (r.type == PGFT_CHILD && t->nchildren < MAXT)
+			t->children[t->nchildren++] = r.n[0];
+	}
+	EXPECT_EQ(ret, 0);
+	if (ret < 0)
+		ktap_diag("%s", rd.error);
+	pgft_close(&rd);
+	fclose(f);
+}
+
+/* Every process: traced with inherit, ended, nothing lost on the way. */
+static void check_treed(const struct treed *t)
+{
+	for (int i = 0; i < t->n; i++) {
+		EXPECT_TRUE(t->p[i].started_inherit);
+		EXPECT_TRUE(t->p[i].exited);
+		/* The kernel's totals in "exit" against what the file holds. */
+		EXPECT_EQ(t->p[i].kept, t->p[i].exit_kept);
+		EXPECT_EQ(t->p[i].lost, t->p[i].exit_lost);
+	}
+	/* Every child recorded was followed, and only those. */
+	EXPECT_EQ(t->nchildren, t->n - 1);
+	for (int c = 0; c < t->nchildren; c++) {
+		int found = 0;
+
+		for (int i = 0; i < t->n; i++)
+			found |= t->p[i].pid == t->children[c];
+		EXPECT_TRUE(found);
+	}
+}
+
+/*
+ * tracepgfault -f on a shell script: the shell and every program it runs,
+ * a background one in a subshell included, each a whole trace in one
+ * file; pgfreport --tree lists them all.
+ */
+TEST(follow_a_shell_script_and_its_programs)
+{
+	struct treed t;
+	struct run r;
+	char want[32];
+	int trues = 0;
+
+	RUN(&r, "tracepgfault", "-f", "/tmp/tf.trace", "sh", "-c",
+	    "/bin/true; /bin/true; (/bin/true &); wait; /bin/false; exit 3");
+	EXPECT_EQ(r.status, 3);
+	read_tree("/tmp/tf.trace", &t);
+	ktap_diag("%d processes", t.n);
+	/* sh, true, true, the subshell, its true, false */
+	EXPECT_EQ(t.n, 6);
+	check_treed(&t);
+	for (int i = 0; i < t.n; i++)
+		trues += !strcmp(t.p[i].exec, "/bin/true");
+	EXPECT_EQ(trues, 3);
+	snprintf(want, sizeof(want), "tracepgfault: %d processes,", t.n);
+	EXPECT_TRUE(strstr(r.err, want) != NULL);
+	RUN(&r, "pgfreport", "--tree", "/tmp/tf.trace");
+	EXPECT_EQ(r.status, 0);
+	EXPECT_TRUE(strstr(r.out, "/bin/false") != NULL);
+	snprintf(want, sizeof(want), "# %d processes traced", t.n);
+	EXPECT_TRUE(strstr(r.out, want) != NULL);
+	unlink("/tmp/tf.trace");
+}
+
+/* -f -p: the children of a running process, from now on. */
+TEST(follow_children_of_an_attached_process)
+{
+	pid_t target = spawn_sleeper("sleep 1; /bin/true; /bin/true; exit 4");
+	struct treed t;
+	struct run r;
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", target);
+	RUN(&r, "tracepgfault", "-q", "-f", "-p", pid, "/tmp/tg.trace");
+	EXPECT_EQ(r.status, 0);
+	waitpid(target, NULL, 0);
+	read_tree("/tmp/tg.trace", &t);
+	/* the shell, true, true (busybox runs sleep inside the shell) */
+	EXPECT_EQ(t.n, 3);
+	check_treed(&t);
+	unlink("/tmp/tg.trace");
 }
 
 TEST(attach_to_another_users_process_is_refused)

@@ -179,7 +179,8 @@ struct pgf_rec {
 	char access;		/* r w x */
 	int kernel;
 	char result[8];
-	unsigned long long a, b;	/* lost: faults, other; exit: status, faults */
+	/* lost: faults, other; exit: status, faults; child: pid, untraced */
+	unsigned long long a, b;
 	char text[256];		/* exec path, stop reason */
 };
 
@@ -199,6 +200,7 @@ static inline int pgf_parse_line(const char *l, struct pgf_rec *r)
 		[PGFT_EXIT] = "exit", [PGFT_LAYOUT] = "layout", [PGFT_MAP] = "map",
 		[PGFT_CHANGE] = "change", [PGFT_UNMAP] = "unmap",
 		[PGFT_REMOTE] = "remote", [PGFT_REARM] = "rearm",
+		[PGFT_CHILD] = "child",
 	};
 	static const char * const results[] = {
 		[PGFT_MINOR] = "minor", [PGFT_MAJOR] = "major",

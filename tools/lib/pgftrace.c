@@ -49,6 +49,106 @@ static int next_line(struct pgft_reader *rd, char **line)
 	return 1;
 }
 
+/* A process's header in a tree file: the line after its first "pid". */
+static int tree_header(struct pgft_reader *rd, int pid)
+{
+	unsigned long page_size;
+	int version, hpid, ret;
+	char *line;
+
+	ret = next_line(rd, &line);
+	if (ret <= 0) {
+		if (!ret)
+			snprintf(rd->error, sizeof(rd->error),
+				 "%s:%llu: process %d has no header", rd->fname,
+				 rd->line, pid);
+		return -1;
+	}
+	if (sscanf(line, "pgfault_history %d pid %d page_size %lu", &version,
+		   &hpid, &page_size) != 3 || hpid != pid) {
+		snprintf(rd->error, sizeof(rd->error),
+			 "%s:%llu: expected the header of process %d: \"%.80s\"",
+			 rd->fname, rd->line, pid, line);
+		return -1;
+	}
+	if (version < 1 || version > PGFT_VERSION) {
+		snprintf(rd->error, sizeof(rd->error),
+			 "%s:%llu: trace format version %d; this program reads versions 1 to %d",
+			 rd->fname, rd->line, version, PGFT_VERSION);
+		return -1;
+	}
+	if (rd->page_size && page_size != rd->page_size) {
+		snprintf(rd->error, sizeof(rd->error),
+			 "%s:%llu: process %d has page size %lu, the tree %lu",
+			 rd->fname, rd->line, pid, page_size, rd->page_size);
+		return -1;
+	}
+	if (!rd->page_size) {
+		rd->version = version;
+		rd->page_size = page_size;
+	}
+	if (rd->npids == rd->cap_pids) {
+		size_t cap = rd->cap_pids ? 2 * rd->cap_pids : 16;
+		int *p = realloc(rd->pids, cap * sizeof(*p));
+
+		if (!p) {
+			snprintf(rd->error, sizeof(rd->error), "out of memory");
+			return -1;
+		}
+		rd->pids = p;
+		rd->cap_pids = cap;
+	}
+	rd->pids[rd->npids++] = pid;
+	return 0;
+}
+
+/* "pid N": the lines after it are process N's. */
+static int tree_switch(struct pgft_reader *rd, const char *line)
+{
+	char *end;
+	long pid = strtol(line + 4, &end, 10);
+
+	if (*end || pid <= 0 || pid > 0x7fffffff) {
+		snprintf(rd->error, sizeof(rd->error),
+			 "%s:%llu: malformed block: \"%.80s\"", rd->fname,
+			 rd->line, line);
+		return -1;
+	}
+	rd->cur = pid;
+	for (size_t i = 0; i < rd->npids; i++)
+		if (rd->pids[i] == pid)
+			return 0;
+	return tree_header(rd, pid);
+}
+
+static int open_tree(struct pgft_reader *rd, char *line)
+{
+	int version, n = 0;
+
+	if (sscanf(line, "pgfault_history_tree %d root %d%n", &version,
+		   &rd->pid, &n) != 2 || line[n] || rd->pid <= 0) {
+		snprintf(rd->error, sizeof(rd->error),
+			 "%s:1: malformed tree header", rd->fname);
+		return -1;
+	}
+	if (version != 1) {
+		snprintf(rd->error, sizeof(rd->error),
+			 "%s:1: tree format version %d; this program reads version 1",
+			 rd->fname, version);
+		return -1;
+	}
+	rd->tree = true;
+	if (next_line(rd, &line) <= 0 || strncmp(line, "pid ", 4) ||
+	    tree_switch(rd, line) || rd->cur != rd->pid) {
+		if (!rd->error[0])
+			snprintf(rd->error, sizeof(rd->error),
+				 "%s:2: the tree does not start with its root's trace",
+				 rd->fname);
+		return -1;
+	}
+	return 0;
+}
+
 int pgft_open(struct pgft_reader *rd, FILE *f, const char *fname)
 {
 	char *line;
@@ -65,6 +165,8 @@ int pgft_open(struct pgft_reader *rd, FILE *f, const char *fname)
 				 "%s: empty: no pgfault_history header", fname);
 		return -1;
 	}
+	if (!strncmp(line, "pgfault_history_tree ", 21))
+		return open_tree(rd, line);
 	if (sscanf(line, "pgfault_history %d pid %d page_size %lu", &rd->version,
 		   &rd->pid, &rd->page_size) != 3) {
 		snprintf(rd->error, sizeof(rd->error),
@@ -85,6 +187,8 @@ void pgft_close(struct pgft_reader *rd)
 {
 	free(rd->buf);
 	rd->buf = NULL;
+	free(rd->pids);
+	rd->pids = NULL;
 }
 
 /* Split off the next space-separated field; NULL if none. */
@@ -219,8 +323,14 @@ int pgft_parse(char *line, struct pgft_rec *r)
 		if (!p)
 			return 0;
 		r->text = field(&p);
-		if (!r->text || p)
+		if (!r->text)
 			return -1;
+		if (p) {
+			/* "inherit" after the mode (version 5) */
+			if (strcmp(p, "inherit"))
+				return -1;
+			r->n[0] = 1;
+		}
 		if (!strcmp(r->text, "first"))
 			return 0;
 		/* interval=MS (version 3), window=PAGES (version 4) */
@@ -273,6 +383,20 @@ int pgft_parse(char *line, struct pgft_rec *r)
 		r->text = field(&p);
 		return !r->text || p ? -1 : 0;
 	}
+	if (!strcmp(type, "child")) {
+		/* child T TID PID [untraced] (version 5) */
+		r->type = PGFT_CHILD;
+		if (num(&p, 10, &r->time) || num(&p, 10, &v) ||
+		    num(&p, 10, &r->n[0]) || !r->n[0])
+			return -1;
+		r->tid = v;
+		if (p) {
+			if (strcmp(p, "untraced"))
+				return -1;
+			r->n[1] = 1;
+		}
+		return 0;
+	}
 	if (!strcmp(type, "exit")) {
 		r->type = PGFT_EXIT;
 		return num(&p, 10, &r->time) || num(&p, 10, &r->n[0]) ||
@@ -287,6 +411,11 @@ int pgft_next(struct pgft_reader *rd, struct pgft_rec *r)
 	char *line;
 	int ret = next_line(rd, &line);
 
+	while (ret > 0 && rd->tree && line[0] == 'p' && !strncmp(line, "pid ", 4)) {
+		if (tree_switch(rd, line))
+			return -1;
+		ret = next_line(rd, &line);
+	}
 	if (ret <= 0)
 		return ret;
 	if (pgft_parse(line, r)) {
@@ -295,6 +424,7 @@ int pgft_next(struct pgft_reader *rd, struct pgft_rec *r)
 			 rd->line, rd->buf);
 		return -1;
 	}
+	r->pid = rd->tree ? rd->cur : rd->pid;
 	return 1;
 }
 

@@ -5,7 +5,10 @@
  *
  * Shared by the tools and the tests, so the tests check the real reader
  * of the format. The format is described in
- * include/uapi/linux/pgfault_history.h.
+ * include/uapi/linux/pgfault_history.h. A tree file (tracepgfault -f,
+ * tools/lib/follow.h) holds the traces of several processes, in blocks
+ * each headed "pid N"; every record read from it carries its process's
+ * pid, and the reader checks each process's own header.
  *
  *	struct pgft_reader rd;
  *	struct pgft_rec r;
@@ -28,12 +31,12 @@
 #include <stdio.h>
 
 /* The newest format version this code reads. */
-#define PGFT_VERSION 4
+#define PGFT_VERSION 5
 
 enum pgft_type {
 	PGFT_START, PGFT_FAULT, PGFT_LOST, PGFT_EXEC, PGFT_STOP, PGFT_EXIT,
 	PGFT_LAYOUT, PGFT_MAP, PGFT_CHANGE, PGFT_UNMAP, PGFT_REMOTE,
-	PGFT_REARM,
+	PGFT_REARM, PGFT_CHILD,
 };
 
 enum pgft_result {
@@ -51,6 +54,7 @@ static inline bool pgft_counted(enum pgft_result result)
 
 struct pgft_rec {
 	enum pgft_type type;
+	int pid;			/* the process whose record it is */
 	unsigned long long time;
 	int tid;
 	/* fault (remote: access and result only) */
@@ -65,7 +69,8 @@ struct pgft_rec {
 	const char *name;		/* "" if none; valid until pgft_next() */
 	/*
 	 * lost: faults, other; exit: status, faults, lost, regions; layout:
-	 * count; rearm: pages
+	 * count; rearm: pages; start: 1 if "inherit" (version 5); child: its
+	 * pid, 1 if "untraced"
 	 */
 	unsigned long long n[4];
 	/* exec path, stop reason, rearm how, start mode ("" before v3) */
@@ -77,8 +82,12 @@ struct pgft_reader {
 	const char *fname;
 	unsigned long long line;	/* number of the last line read */
 	int version;
-	int pid;
+	int pid;			/* a tree's root */
 	unsigned long page_size;
+	bool tree;			/* a tree file */
+	int cur;			/* tree: the block being read */
+	int *pids;			/* tree: processes seen, in order */
+	size_t npids, cap_pids;
 	char *buf;
 	size_t cap;
 	char error[512];		/* set when pgft_next() returns -1 */

@@ -10,7 +10,7 @@
  * was first started, 0 for a thread not seen there.
  *
  *   pgfault_history VERSION pid PID page_size BYTES
- *   start TIME MODE
+ *   start TIME MODE [inherit]
  *   fault TIME TID ADDR ACCESS MODE RESULT IP
  *   remote TIME TID ACCESS RESULT
  *   lost FAULTS OTHER
@@ -22,6 +22,7 @@
  *   change TIME ID START END PERMS OFFSET MAJOR:MINOR INODE [NAME]
  *   unmap TIME ID
  *   rearm TIME PAGES HOW
+ *   child TIME TID PID [untraced]
  *
  * ACCESS is r, w or x; MODE is user or kernel (the kernel touching user
  * memory on the process's behalf); RESULT is minor, major, reref (a minor
@@ -59,14 +60,33 @@
  * with result reref); HOW is "user" ("rearm" written to the file),
  * "interval", or "window" (the window was emptied: at the start, after an
  * exec, or when evictions waiting for their re-arm overran it).
+ *
+ * "inherit" after MODE: every process this one creates (fork, vfork,
+ * clone without CLONE_THREAD) is traced too, in the same mode, from its
+ * first instruction, with a trace of its own that starts with its whole
+ * layout. "child" says that thread TID created process PID (in the pid
+ * namespace of the trace), before PID ran; "untraced" if no trace could be
+ * made for it (no memory). The reader claims the child's trace with
+ * ioctl(fd, PGFAULT_HISTORY_IOC_CHILD, PID), which returns a new
+ * read-only descriptor reading it (its own header first), whether PID
+ * still runs, has exited or has been reaped; PID 0 claims the oldest
+ * child not yet claimed. Errors: ENOENT (no such child, or claimed
+ * already), EBUSY (another file reads it), EBADF (not open for reading).
+ *
  * Version 2 added "remote" and the meaning of the lost counts above
  * (version 1 counted failed faults as FAULTS); version 3 the result reref,
- * "rearm" and the MODE of "start"; version 4 window mode.
+ * "rearm" and the MODE of "start"; version 4 window mode; version 5
+ * "inherit" and "child".
  */
 #ifndef _UAPI_LINUX_PGFAULT_HISTORY_H
 #define _UAPI_LINUX_PGFAULT_HISTORY_H
 
-#define PGFAULT_HISTORY_VERSION		4
+#include <linux/ioctl.h>
+
+#define PGFAULT_HISTORY_VERSION		5
 #define PGFAULT_HISTORY_MAGIC		"pgfault_history"
+
+/* The argument is the child's pid, or 0; returns a file descriptor. */
+#define PGFAULT_HISTORY_IOC_CHILD	_IO(0xB9, 0x01)
 
 #endif /* _UAPI_LINUX_PGFAULT_HISTORY_H */

@@ -1,0 +1,190 @@
+# SPDX-License-Identifier: GPL-2.0
+"""pgfreport on tree files (tracepgfault -f): the reader's checks, --tree,
+--pid against the same trace on its own, and the whole-tree analyses,
+whose pages are each process's own."""
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+from ktaplib import test, main  # noqa: E402
+
+TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..'))
+BIN = os.path.join(TOP, 'build', 'host', 'bin')
+
+
+def run(*args):
+    p = subprocess.run([os.path.join(BIN, 'pgfreport'), *args],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def trace_file(text):
+    f = tempfile.NamedTemporaryFile('w', suffix='.trace', delete=False)
+    f.write(text)
+    f.close()
+    return f.name
+
+
+# Each process's own trace, as the kernel gives it.
+ROOT = '''pgfault_history 5 pid 10 page_size 4096
+start 1000000 first inherit
+layout 1000000 1
+map 1000000 1 1000 5000 rw-p 0 00:00 0
+fault 1100000 10 1000 w user minor 0
+child 2000000 10 11
+fault 2100000 10 2000 w user minor 0
+child 3000000 10 12
+fault 3100000 10 1000 r user minor 0
+exit 9000000 256 3 0 1
+'''
+CHILD = '''pgfault_history 5 pid 11 page_size 4096
+start 1900000 first inherit
+layout 1900000 1
+map 1900000 1 1000 5000 rw-p 0 00:00 0
+fault 2200000 11 1000 w user minor 0
+fault 2300000 11 3000 w user minor 0
+exec 2400000 11 /bin/true
+layout 2400000 0
+map 2410000 2 400000 402000 r-xp 0 08:01 12 /bin/true
+fault 2500000 11 400000 x user minor 0
+lost 2 0
+exit 2600000 0 3 2 2
+'''
+GRAND = '''pgfault_history 5 pid 12 page_size 4096
+start 2900000 first inherit
+layout 2900000 1
+map 2900000 1 1000 5000 rw-p 0 00:00 0
+fault 3200000 12 4000 w user minor 0
+exit 3300000 9 1 0 1
+'''
+
+
+def tree(blocks):
+    """A tree file from (pid, lines) blocks, in the order given."""
+    out = ['pgfault_history_tree 1 root 10\n']
+    for pid, lines in blocks:
+        out.append('pid %d\n' % pid)
+        out.extend(lines)
+    return ''.join(out)
+
+
+def split(text):
+    return text.splitlines(keepends=True)
+
+
+def interleaved():
+    r, c, g = split(ROOT), split(CHILD), split(GRAND)
+    # root up to its first child record, the child whole, the rest of the
+    # root, the grandchild: blocks interleave as tracepgfault -f writes.
+    return tree([(10, r[:6]), (11, c[:6]), (10, r[6:8]), (11, c[6:]),
+                 (12, g), (10, r[8:])])
+
+
+@test
+def tree_lists_every_process_under_its_creator():
+    path = trace_file(interleaved())
+    rc, out, err = run(path)          # --tree is a tree file's default
+    rc2, out2, _ = run('--tree', path)
+    os.unlink(path)
+    assert rc == 0 and rc2 == 0 and out == out2, err
+    lines = out.splitlines()
+    assert lines[0].split()[:3] == ['PID', 'PARENT', 'START_MS'], lines[0]
+    root, child, grand = (l.split() for l in lines[1:4])
+    # pid parent start end faults pages lost children status...
+    assert root[:2] == ['10', '0'] and root[4:8] == ['3', '2', '0', '2'], root
+    assert ' '.join(root[8:10]) == 'exit 1', root
+    assert child[:2] == ['11', '10'] and child[2] == '1.000', child
+    assert child[4:8] == ['3', '3', '2', '0'] and child[-1] == '/bin/true', child
+    assert grand[:2] == ['12', '10'] and ' '.join(grand[8:10]) == 'signal 9', grand
+    assert lines[2].startswith('  11') and lines[3].startswith('  12'), lines
+    assert lines[4] == ('# 3 processes traced, 7 faults, 6 pages (per process, '
+                        'summed), 2 lost'), lines[4]
+
+
+@test
+def pid_reports_as_on_the_process_alone():
+    tpath = trace_file(interleaved())
+    cpath = trace_file(CHILD)
+    for opts in ([], ['--summary'], ['--space', '0'], ['--counts'], ['--mrc'],
+                 ['--reuse'], ['--refs'], ['--csv'], ['--hot']):
+        rc, alone, err = run(*opts, cpath)
+        rc2, in_tree, err2 = run('--pid', '11', *opts, tpath)
+        assert rc == 0 and rc2 == 0, (opts, err, err2)
+        assert alone == in_tree, (opts, alone, in_tree)
+    os.unlink(tpath)
+    os.unlink(cpath)
+
+
+@test
+def whole_tree_keeps_each_process_apart():
+    path = trace_file(interleaved())
+    rc, out, err = run('--refs', path)
+    assert rc == 0, err
+    refs = [l for l in out.splitlines() if not l.startswith('#')]
+    # page 1000 of processes 0 and 1 are two pages; index in bits 56+
+    assert refs.count('1000') == 2 and refs.count('100000000001000') == 1, refs
+    assert '200000000004000' in refs and len(refs) == 7, refs
+    rc, out, err = run('--csv', path)
+    assert rc == 0 and out.splitlines()[0].endswith(',region,pid'), out
+    assert out.splitlines()[1] == '1100000,10,1000,w,user,minor,0,[anon],10', out
+    rc, out, err = run('--json', path)
+    assert rc == 0 and '"type":"child","pid":10,' in out, out
+    rc, out, err = run('--mrc', '--sizes', '1,8', path)
+    os.unlink(path)
+    assert rc == 0, err
+    # 7 references to 6 distinct (process, page): the only hit is the
+    # root's second reference to its page 1000, at any size above 1
+    assert '# 7 references to 6 pages (24 KiB)' in out, out
+    rows = [l.split() for l in out.splitlines() if not l.startswith('#')]
+    assert rows[0][6:] == ['7', '7', '7', '7'], rows
+    assert rows[1][6:] == ['6', '6', '6', '6'], rows
+
+
+@test
+def bad_trees_are_refused_naming_the_line():
+    cases = [
+        (tree([(10, split(ROOT))]).replace('pid 10\n', ''),
+         'does not start with its root'),
+        (tree([(11, split(CHILD))]), 'does not start with its root'),
+        (tree([(10, split(ROOT)), (12, split(GRAND)[1:])]),
+         ':14: expected the header of process 12'),
+        (tree([(10, split(ROOT)),
+               (12, [GRAND.splitlines(keepends=True)[0].replace('4096', '8192')])]),
+         'page size 8192'),
+        (tree([(10, split(ROOT)), (12, [GRAND.splitlines(keepends=True)[0].replace(' 5 ', ' 9 ')])]),
+         'version 9'),
+        ('pgfault_history_tree 2 root 10\n', 'tree format version 2'),
+        (tree([(10, split(ROOT))]) + 'pid x\n', ':13: malformed block: "pid x"'),
+    ]
+    for text, want in cases:
+        path = trace_file(text)
+        rc, out, err = run(path)
+        os.unlink(path)
+        assert rc == 1 and want in err, (want, err)
+
+
+@test
+def pid_and_tree_options_check_their_input():
+    tpath = trace_file(interleaved())
+    cpath = trace_file(CHILD)
+    rc, out, err = run('--pid', '99', tpath)
+    assert rc == 1 and 'no process 99' in err, err
+    rc, out, err = run('--summary', tpath)
+    assert rc == 1 and 'give --pid' in err, err
+    rc, out, err = run('--tree', cpath)
+    assert rc == 1 and 'not a tree' in err, err
+    rc, out, err = run('--pid', '12', cpath)
+    assert rc == 1 and 'process 11 alone' in err, err
+    rc, out, err = run('--pid', '11', cpath)   # its own pid: fine
+    assert rc == 0, err
+    rc, out, err = run('--pid', 'x', cpath)
+    assert rc == 1 and 'not a process id' in err, err
+    os.unlink(tpath)
+    os.unlink(cpath)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ptree - the processes of a tree file (tracepgfault -f): who created
+ * whom and when, what each ran, its faults, pages and losses, and each
+ * one's address space as its region records describe it.
+ *
+ *	struct ptree pt = { 0 };
+ *
+ *	while (pgft_next(&rd, &r) > 0) {
+ *		struct ptree_proc *p = ptree_rec(&pt, &r, page_size);
+ *		... pgft_find(&p->as, r.addr) ...
+ *	}
+ *	ptree_print(&pt, stdout);
+ */
+#ifndef PTREE_H
+#define PTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "pgftrace.h"
+
+struct ptree_proc {
+	int pid;
+	int parent;			/* its creator's pid; 0 for the root */
+	size_t index;			/* in the order first seen, from 0 */
+	unsigned long long created;	/* the creator's child record, ns */
+	unsigned long long start, end;	/* first and last record, ns */
+	unsigned long long faults, major, reref, lost, children, untraced;
+	unsigned long long pages;	/* distinct pages faulted, all spaces */
+	long space;			/* address spaces so far (execs) */
+	bool exited, stopped;
+	unsigned long long status;	/* wait status, if exited */
+	char *cmd;			/* the last exec's path, or NULL */
+	struct pgft_space as;		/* its regions now */
+	/* distinct (space, page) keys: open addressing, 0 empty */
+	uint64_t *seen;
+	size_t nseen, cap;
+};
+
+struct ptree {
+	struct ptree_proc *v;
+	size_t nr, cap;
+};
+
+/* The process of @pid, made if new; NULL if out of memory. */
+struct ptree_proc *ptree_get(struct ptree *t, int pid);
+/*
+ * Account record @r to its process (r->pid) and apply its region records
+ * to that process's space; returns the process, NULL if out of memory.
+ */
+struct ptree_proc *ptree_rec(struct ptree *t, const struct pgft_rec *r,
+			     unsigned long page_size);
+/* The tree, indented by depth, then the totals. */
+void ptree_print(const struct ptree *t, FILE *out, unsigned long long t0);
+void ptree_free(struct ptree *t);
+
+#endif
