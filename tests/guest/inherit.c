@@ -311,6 +311,17 @@ static int children_of(struct tree *tr, int i, int *pids, int max)
 	return n;
 }
 
+/* Trace @i recorded exactly one child, which was followed: its index. */
+static int only_child(struct tree *tr, int i)
+{
+	int pids[2], c;
+
+	ASSERT_EQ(children_of(tr, i, pids, 2), 1);
+	c = tree_find(tr, pids[0]);
+	ASSERT_GE(c, 0);
+	return c;
+}
+
 /* ---- running a tree ------------------------------------------------------ */
 
 enum { READ_DURING, READ_AFTER };
@@ -503,15 +514,13 @@ static void fn_spawn(void)
 /* posix_spawn(): vfork() and exec; the child's trace shows the exec. */
 TEST(vfork_exec_child_is_traced_through_its_exec)
 {
-	int pids[2], c;
+	int c;
 	struct pgf_trace *t;
 
 	run_tree("1 inherit", fn_spawn, READ_DURING);
 	ASSERT_EQ(tree.n, 2);
 	check_all(&tree, "first");
-	ASSERT_EQ(children_of(&tree, 0, pids, 2), 1);
-	c = tree_find(&tree, pids[0]);
-	ASSERT_GE(c, 0);
+	c = only_child(&tree, 0);
 	t = &tree.p[c].t;
 	EXPECT_EQ(nr_type(t, "exec"), 1);
 	for (size_t k = 0; k < t->nr; k++)
@@ -593,16 +602,14 @@ static int replay_matches_maps(const char *text, size_t len)
 TEST(clone_vm_child_records_its_own_faults_and_regions)
 {
 	unsigned long shared, region;
-	int pids[2], c;
+	int c;
 
 	run_tree("1 inherit", fn_clone_vm, READ_DURING);
 	ASSERT_EQ(tree.n, 2);
 	check_all(&tree, "first");
 	memcpy(&shared, rep->maps + sizeof(rep->maps) - 16, 8);
 	memcpy(&region, rep->maps + sizeof(rep->maps) - 8, 8);
-	ASSERT_EQ(children_of(&tree, 0, pids, 2), 1);
-	c = tree_find(&tree, pids[0]);
-	ASSERT_GE(c, 0);
+	c = only_child(&tree, 0);
 	EXPECT_GE(faults_in(&tree.p[c].t, shared, shared + 16 * P), 16);
 	EXPECT_GE(faults_in(&tree.p[c].t, region, region + 4 * P), 4);
 	EXPECT_EQ(faults_in(&tree.p[0].t, shared, shared + 16 * P), 0);
@@ -706,7 +713,7 @@ static void fn_suid_child(void)
 TEST(child_exec_of_setuid_program_ends_its_trace)
 {
 	struct pgf_trace *t;
-	int pids[2], c;
+	int c;
 
 	ASSERT_EQ(system("cp /bin/busybox " SUID_HELPER), 0);
 	ASSERT_SYS(chown(SUID_HELPER, 0, 0));
@@ -714,9 +721,7 @@ TEST(child_exec_of_setuid_program_ends_its_trace)
 	run_tree("1 inherit", fn_suid_child, READ_DURING);
 	unlink(SUID_HELPER);
 	ASSERT_EQ(tree.n, 2);
-	ASSERT_EQ(children_of(&tree, 0, pids, 2), 1);
-	c = tree_find(&tree, pids[0]);
-	ASSERT_GE(c, 0);
+	c = only_child(&tree, 0);
 	t = &tree.p[c].t;
 	check_proc(&tree, c, "first", -1, 0);
 	ASSERT_GT(t->nr, 0);
@@ -751,23 +756,19 @@ static void fn_daemonize(void)
  */
 TEST(daemonized_grandchild_is_followed_after_its_parent_exits)
 {
-	int pids[2], d, g, status;
+	int d, g, status;
 	long faults;
 
 	ASSERT_SYS(prctl(PR_SET_CHILD_SUBREAPER, 1));
 	run_tree("1 inherit", fn_daemonize, READ_DURING);
 	ASSERT_EQ(tree.n, 3);
-	ASSERT_EQ(children_of(&tree, 0, pids, 2), 1);
-	d = tree_find(&tree, pids[0]);
-	ASSERT_GE(d, 0);
-	ASSERT_EQ(children_of(&tree, d, pids, 2), 1);
-	g = tree_find(&tree, pids[0]);
-	ASSERT_GE(g, 0);
+	d = only_child(&tree, 0);
+	g = only_child(&tree, d);
 	EXPECT_EQ(tree.p[g].parent, d);
 	/* It is ours now; read its counters as a zombie. */
-	faults = pgf_zombie_faults(pids[0], &status);
+	faults = pgf_zombie_faults(tree.p[g].t.pid, &status);
 	ASSERT_GE(faults, 0);
-	report_add(pids[0], faults, status);
+	report_add(tree.p[g].t.pid, faults, status);
 	EXPECT_EQ(WEXITSTATUS(status), 5);
 	check_all(&tree, "first");
 	ASSERT_SYS(prctl(PR_SET_CHILD_SUBREAPER, 0));
@@ -811,7 +812,7 @@ static void fn_root_exits_first(void)
 /* The tree still runs when the traced root has exited and been read. */
 TEST(tree_still_running_after_root_exits)
 {
-	int pids[2], c, status;
+	int c, status;
 	long faults;
 
 	ASSERT_SYS(prctl(PR_SET_CHILD_SUBREAPER, 1));
@@ -847,12 +848,11 @@ TEST(tree_still_running_after_root_exits)
 	close(hold_pipe[0]);
 	ASSERT_EQ(write(hold_pipe[1], "g", 1), 1);
 	ASSERT_EQ(tree_read(&tree, 20000), 0);
-	ASSERT_EQ(children_of(&tree, 0, pids, 2), 1);
-	c = tree_find(&tree, pids[0]);
+	c = only_child(&tree, 0);
 	ASSERT_EQ(c, 1);
-	faults = pgf_zombie_faults(pids[0], &status);
+	faults = pgf_zombie_faults(tree.p[c].t.pid, &status);
 	ASSERT_GE(faults, 0);
-	report_add(pids[0], faults, status);
+	report_add(tree.p[c].t.pid, faults, status);
 	EXPECT_EQ(WEXITSTATUS(status), 6);
 	check_all(&tree, "first");
 	close(hold_pipe[1]);
@@ -878,14 +878,12 @@ static void fn_window_child(void)
 TEST(mode_is_inherited)
 {
 	struct pgf_trace *t;
-	int pids[2], c, rerefs = 0, window_rearms = 0;
+	int c, rerefs = 0, window_rearms = 0;
 
 	run_tree("1 window=16 inherit", fn_window_child, READ_DURING);
 	ASSERT_EQ(tree.n, 2);
 	check_all(&tree, "window=16");
-	ASSERT_EQ(children_of(&tree, 0, pids, 2), 1);
-	c = tree_find(&tree, pids[0]);
-	ASSERT_GE(c, 0);
+	c = only_child(&tree, 0);
 	t = &tree.p[c].t;
 	for (size_t k = 0; k < t->nr; k++) {
 		rerefs += !strcmp(t->rec[k].type, "fault") &&
