@@ -99,7 +99,7 @@ help:
 	@echo "make test            the whole test suite (host, UML, x86_64 QEMU); .ci/run calls this"
 	@echo "make bench           what tracing costs: UML and x86_64, benchmark kernels"
 	@echo "make bench-profile   where the record path's time goes (host perf on UML)"
-	@echo "make bench-tree      what tracepgfault -f costs on a script of 200 commands"
+	@echo "make bench-tree      what tracepgfault -f costs: 200 commands, make -j2 (bench kernels)"
 	@echo "make bench-kernels   build the four benchmark kernels only"
 	@echo "make kernel-um, make kernel-x86   one test kernel only"
 	@echo "make checkpatch      scripts/checkpatch.pl --strict on the kernel code"
@@ -272,16 +272,25 @@ BENCH_RECORDS ?= 10000000
 bench-report: tools
 	@scripts/bench-report.sh $(BENCH_RECORDS)
 
-# Following a process tree: a shell script of TREE_N short commands,
-# untraced and under tracepgfault -f, in both test guests (debug kernels:
-# KASAN and lockdep make every fork and exec slower, traced or not).
+# Following a process tree, in both benchmark guests (no KASAN, no
+# lockdep): a shell script of TREE_N short commands, then "make -j2" of a
+# small C project (tests/bench/proj) with the host's compiler, the host's
+# root shared read-only (tests/bench/makebench.sh); untraced and under
+# tracepgfault -f, TREE_REPS and TREE_MAKE_REPS times each.
 TREE_N ?= 200
 TREE_REPS ?= 5
-bench-tree: all
+TREE_MAKE_REPS ?= 3
+bench-tree: $(BUILD)/bench-um/linux $(BUILD)/bench-x86/arch/x86/boot/bzImage rootfs tools
 	@for a in um x86_64; do \
-		echo "== $$a"; \
-		python3 scripts/guest.py --arch $$a run -- \
+		k=$(BUILD)/bench-um/linux; \
+		[ $$a = um ] || k=$(BUILD)/bench-x86/arch/x86/boot/bzImage; \
+		echo "== $$a: $(TREE_N) commands"; \
+		python3 scripts/guest.py --arch $$a --kernel $$k run -- \
 			'/usr/lib/pgfault/bench/treebench $(TREE_N) $(TREE_REPS)' || exit 1; \
+		echo "== $$a: make -j2 of tests/bench/proj"; \
+		python3 scripts/guest.py --arch $$a --kernel $$k run --share / \
+			--timeout 3600 -- 'sh /host$(CURDIR)/tests/bench/makebench.sh \
+			/host$(CURDIR)/tests/bench/proj $(TREE_MAKE_REPS)' || exit 1; \
 	done
 
 test: all

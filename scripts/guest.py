@@ -191,7 +191,7 @@ def qemu_argv(kernel, jobdir, share, mem, interactive, quiet, accel):
             '-virtfs', f'local,path={jobdir},mount_tag=pgfjob,security_model=none']
     if share:
         argv += ['-virtfs', f'local,path={os.path.abspath(share)},'
-                 'mount_tag=pgfshare,security_model=none']
+                 'mount_tag=pgfshare,security_model=none,multidevs=remap']
         append.append('pgfshare=9p:pgfshare')
     if interactive:
         argv += ['-serial', 'mon:stdio']
