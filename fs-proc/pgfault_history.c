@@ -179,6 +179,34 @@ static int pgf_format_fault(const struct pgf_rec *r, char *s)
 	return p - s;
 }
 
+/* "refs TIME TID START+PAGES..." */
+static int pgf_format_refs(const struct pgf_rec *r, char *s, size_t size)
+{
+	const struct pgf_run *run = (const struct pgf_run *)r->data;
+	u64 i, nr = min_t(u64, r->a, (r->len - sizeof(*r)) / sizeof(*run));
+	int n;
+
+	n = scnprintf(s, size, "refs %llu %u", r->time, r->tid);
+	for (i = 0; i < nr; i++)
+		n += scnprintf(s + n, size - n, " %llx+%llu", run[i].start,
+			       run[i].pages);
+	s[n++] = '\n';
+	return n;
+}
+
+/* "sample TIME TID SCANNED REFERENCED NS [baseline] [incomplete] [stopped]" */
+static int pgf_format_sample(const struct pgf_rec *r, char *s, size_t size)
+{
+	const struct pgf_sample_rec *sr =
+		container_of(r, struct pgf_sample_rec, rec);
+
+	return scnprintf(s, size, "sample %llu %u %llu %llu %llu%s%s%s\n",
+			 r->time, r->tid, r->a, r->b, sr->ns,
+			 r->flags & PGF_SAMPLE_BASELINE ? " baseline" : "",
+			 r->flags & PGF_SAMPLE_INCOMPLETE ? " incomplete" : "",
+			 r->flags & PGF_SAMPLE_STOPPED ? " stopped" : "");
+}
+
 /* Format one record as a line; returns its length (0 for none). */
 static int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
 {
@@ -199,7 +227,10 @@ static int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
 	case PGF_REC_LOST:
 		return scnprintf(s, size, "lost %llu %llu\n", r->a, r->b);
 	case PGF_REC_START:
-		if (r->a)
+		if (r->flags & PGF_START_SAMPLE)
+			n = scnprintf(s, size, "start %llu sample=%llu",
+				      r->time, r->a);
+		else if (r->a)
 			n = scnprintf(s, size, "start %llu interval=%llu",
 				      r->time, r->a);
 		else if (r->b)
@@ -243,6 +274,10 @@ static int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
 		return scnprintf(s, size, "rearm %llu %llu %s\n", r->time, r->a,
 				 pgf_name(pgf_rearm_hows,
 					  ARRAY_SIZE(pgf_rearm_hows), r->flags));
+	case PGF_REC_REFS:
+		return pgf_format_refs(r, s, size);
+	case PGF_REC_SAMPLE:
+		return pgf_format_sample(r, s, size);
 	default:
 		WARN_ONCE(1, "unknown record type %u\n", r->type);
 		return 0;
@@ -420,8 +455,9 @@ static bool pgf_parse_param(const char *word, const char *name,
 }
 
 /*
- * "1", then "interval=MS" or "window=PAGES" (one at most), and "inherit",
- * in any order: the mode to start in; 0, or -EINVAL for anything else.
+ * "1", then "interval=MS", "window=PAGES" or "sample=MS" (one at most),
+ * and "inherit", in any order: the mode to start in; 0, or -EINVAL for
+ * anything else.
  */
 static int pgf_parse_start(char *s, struct pgf_mode *mode)
 {
@@ -429,6 +465,7 @@ static int pgf_parse_start(char *s, struct pgf_mode *mode)
 
 	mode->interval_ms = 0;
 	mode->window = 0;
+	mode->sample_ms = 0;
 	mode->inherit = false;
 	if (strcmp(strsep(&s, " "), "1"))
 		return -EINVAL;
@@ -441,12 +478,14 @@ static int pgf_parse_start(char *s, struct pgf_mode *mode)
 			mode->inherit = true;
 			continue;
 		}
-		if (mode->interval_ms || mode->window)
+		if (mode->interval_ms || mode->window || mode->sample_ms)
 			return -EINVAL;
 		if (!pgf_parse_param(word, "interval", PGF_INTERVAL_MIN_MS,
 				     PGF_INTERVAL_MAX_MS, &mode->interval_ms) &&
 		    !pgf_parse_param(word, "window", PGF_WINDOW_MIN,
-				     PGF_WINDOW_MAX, &mode->window))
+				     PGF_WINDOW_MAX, &mode->window) &&
+		    !pgf_parse_param(word, "sample", PGF_INTERVAL_MIN_MS,
+				     PGF_INTERVAL_MAX_MS, &mode->sample_ms))
 			return -EINVAL;
 	}
 	return 0;
@@ -454,7 +493,8 @@ static int pgf_parse_start(char *s, struct pgf_mode *mode)
 
 /*
  * A command: "1" starts ("1 interval=MS" in interval mode, "1 window=PAGES"
- * in window mode, "inherit" added to trace new processes), "0" stops,
+ * in window mode, "1 sample=MS" in sampling mode, "inherit" added to trace
+ * new processes), "0" stops,
  * "rearm" re-arms every page. The file offset does not move, so one
  * descriptor can be written any number of times.
  */

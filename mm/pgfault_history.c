@@ -346,10 +346,11 @@ static bool pgf_all_exited(struct signal_struct *sig)
  * @mode: the mode to start in
  * @wp: in window mode, the window, taken over (*@wp set to NULL)
  * @shared_mm: @mm is another process's too (CLONE_VM): it is not
- *             re-armed for the window
+ *             re-armed for the window, nor sampled
  *
  * The start record, the layout, then faults; in interval mode, the
- * re-arms; in window mode, the window, after a re-arm of every page.
+ * re-arms; in window mode, the window, after a re-arm of every page; in
+ * sampling mode, the baseline scan, then a scan every interval.
  *
  * Return: 0, -ESRCH (exited or exiting), -EALREADY (active in @mode),
  * -EBUSY (active in another mode).
@@ -374,16 +375,21 @@ int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 	if (READ_ONCE(t->active))
 		return mode->interval_ms == t->interval_ms &&
 		       mode->window == t->window_pages &&
+		       mode->sample_ms == t->sample_ms &&
 		       mode->inherit == t->inherit ? -EALREADY : -EBUSY;
 	/* The ring grows in a worker, charged to the process's memcg. */
 	if (!t->memcg)
 		t->memcg = get_mem_cgroup_from_mm(mm);
 	t->interval_ms = mode->interval_ms;
 	t->window_pages = mode->window;
+	t->sample_ms = mode->sample_ms;
+	t->clock_off = mode->sample_ms && shared_mm;
 	t->inherit = mode->inherit;
 	spin_lock(&t->lock);
-	__pgf_control(t, PGF_REC_START, mode->inherit ? PGF_START_INHERIT : 0,
-		      mode->interval_ms, mode->window);
+	__pgf_control(t, PGF_REC_START,
+		      (mode->inherit ? PGF_START_INHERIT : 0) |
+		      (mode->sample_ms ? PGF_START_SAMPLE : 0),
+		      mode->interval_ms ?: mode->sample_ms, mode->window);
 	t->started = true;
 	spin_unlock(&t->lock);
 	/*
@@ -412,6 +418,8 @@ int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 		pgf_rearm_mm(mm, &pages);
 		__pgf_rearm_record(t, pages, PGF_REARM_WINDOW);
 	}
+	if (t->sample_ms && !shared_mm)
+		__pgf_sample(t, mm, PGF_SAMPLE_BASELINE);
 	return 0;
 }
 
@@ -421,7 +429,7 @@ int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
  * @cred: the credentials of the file's opener
  * @exec_gen: the credential generation the file was opened in
  * @ns: the pid namespace thread ids are written in, if the trace is new
- * @mode: interval mode or window mode, or neither (both 0)
+ * @mode: interval, window or sampling mode, or none (all 0)
  *
  * Starting a traced process again in the same mode does nothing; in
  * another, -EBUSY (stop first). The first start makes the trace; a restart

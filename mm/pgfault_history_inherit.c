@@ -76,6 +76,7 @@ void __pgf_fork(struct task_struct *p, struct pid *pid, u64 clone_flags)
 	inherit = READ_ONCE(pt->active) && pt->inherit;
 	mode.interval_ms = pt->interval_ms;
 	mode.window = pt->window_pages;
+	mode.sample_ms = pt->sample_ms;
 	mode.inherit = true;
 	mutex_unlock(&pt->mutex);
 	if (!inherit)

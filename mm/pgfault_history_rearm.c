@@ -58,7 +58,9 @@
  * the walk), the pages re-armed and who asked for it. Faults that other
  * threads take while the walk runs may come before or after that record.
  * Window mode re-arms one page at a time (pgf_rearm_page()), as its
- * window evicts them: see mm/pgfault_history_window.c.
+ * window evicts them: see mm/pgfault_history_window.c. Sampling mode
+ * ("1 sample=MS") runs on the same clock: each tick is a scan of the
+ * accessed bits instead of a re-arm (mm/pgfault_history_sample.c).
  *
  * What the kernel itself does to a re-armed page, while interval or window
  * mode follows the mm (&mm_struct.pgf.rereference):
@@ -142,8 +144,15 @@ static int pgf_rearm_pte(pte_t *ptep, unsigned long addr, unsigned long next,
 	return 0;
 }
 
-/* Mappings left alone: see the DOC above. */
-static bool pgf_rearm_skip(struct vm_area_struct *vma)
+/**
+ * pgf_rearm_skip() - is a VMA left alone by re-arming and sampling
+ * @vma: the VMA
+ *
+ * See the DOC above.
+ *
+ * Return: true for VM_PFNMAP, VM_IO, hugetlb and inaccessible VMAs.
+ */
+bool pgf_rearm_skip(struct vm_area_struct *vma)
 {
 	return (vma->vm_flags & (VM_PFNMAP | VM_IO)) ||
 	       is_vm_hugetlb_page(vma) || !vma_is_accessible(vma);
@@ -286,39 +295,63 @@ void pgf_rearm_record(struct pgf_trace *t, struct mm_struct *mm,
 	mutex_unlock(&t->mutex);
 }
 
+/* Does the clock tick for @t: interval or sampling mode. Under mutex. */
+static bool __pgf_clock_on(struct pgf_trace *t)
+{
+	return (t->interval_ms || t->sample_ms) && !t->clock_off;
+}
+
 static void __pgf_interval_queue(struct pgf_trace *t)
 {
 	queue_delayed_work(system_unbound_wq, &t->rearm_work,
-			   msecs_to_jiffies(t->interval_ms));
+			   msecs_to_jiffies(t->interval_ms ?: t->sample_ms));
 }
 
 /**
- * __pgf_interval_start() - start interval mode's re-arms
- * @t: the trace, just activated with @t->interval_ms set
+ * __pgf_interval_start() - start the clock of interval or sampling mode
+ * @t: the trace, just activated with @t->interval_ms or @t->sample_ms set
  *
  * Context: &pgf_trace.mutex held.
  */
 void __pgf_interval_start(struct pgf_trace *t)
 {
 	lockdep_assert_held(&t->mutex);
-	if (!t->interval_ms || test_and_set_bit(PGF_REARM_QUEUED, &t->bits))
+	if (!__pgf_clock_on(t) || test_and_set_bit(PGF_REARM_QUEUED, &t->bits))
 		return;		/* off, or the work will see the new state */
 	refcount_inc(&t->ref);
 	__pgf_interval_queue(t);
 }
 
-/* Re-arm current's mm for @t, then say so. */
+/*
+ * One tick on @mm, its mmap lock held for reading: a scan in sampling
+ * mode, else a re-arm and its record.
+ */
+static void pgf_tick(struct pgf_trace *t, struct mm_struct *mm)
+{
+	unsigned long pages = 0;
+	bool sampling;
+
+	mutex_lock(&t->mutex);
+	sampling = t->sample_ms;
+	if (sampling && READ_ONCE(t->active) && t->mm == mm)
+		__pgf_sample(t, mm, 0);
+	mutex_unlock(&t->mutex);
+	if (sampling)
+		return;
+	pgf_rearm_mm(mm, &pages);
+	pgf_rearm_record(t, mm, pages, PGF_REARM_INTERVAL);
+}
+
+/* The tick, in current's mm. */
 static void pgf_rearm_current(struct pgf_trace *t)
 {
 	struct mm_struct *mm = current->mm;
-	unsigned long pages = 0;
 
 	if (!mm || (current->flags & PF_EXITING) || !READ_ONCE(t->active) ||
 	    mmap_read_lock_killable(mm))
 		return;
-	pgf_rearm_mm(mm, &pages);
+	pgf_tick(t, mm);
 	mmap_read_unlock(mm);
-	pgf_rearm_record(t, mm, pages, PGF_REARM_INTERVAL);
 }
 
 /* The task work: a thread of the process, on its way to user mode. */
@@ -370,7 +403,6 @@ static void pgf_interval_rearm(struct pgf_trace *t)
 {
 	struct mm_struct *mm = NULL;
 	struct task_struct *th;
-	unsigned long pages = 0;
 
 	mutex_lock(&t->mutex);
 	if (!READ_ONCE(t->active) || !t->mm ||
@@ -398,9 +430,8 @@ out_unlock:
 	if (!mm)
 		return;
 	mmap_read_lock(mm);
-	pgf_rearm_mm(mm, &pages);
+	pgf_tick(t, mm);
 	mmap_read_unlock(mm);
-	pgf_rearm_record(t, mm, pages, PGF_REARM_INTERVAL);
 	mmput(mm);
 }
 
@@ -416,7 +447,7 @@ void pgf_rearm_work(struct work_struct *work)
 
 	pgf_interval_rearm(t);
 	mutex_lock(&t->mutex);
-	again = READ_ONCE(t->active) && t->interval_ms;
+	again = READ_ONCE(t->active) && __pgf_clock_on(t);
 	if (again)
 		__pgf_interval_queue(t);
 	else

@@ -19,13 +19,13 @@
 #include "lib/follow.h"
 
 static const char usage[] =
-"Usage: tracepgfault [-fq] [-i MS | -w PAGES] OUTFILE COMMAND [ARG...]\n"
-"       tracepgfault [-fq] [-i MS | -w PAGES] -p PID OUTFILE\n"
+"Usage: tracepgfault [-fq] [-i MS | -w PAGES | -s MS] OUTFILE COMMAND [ARG...]\n"
+"       tracepgfault [-fq] [-i MS | -w PAGES | -s MS] -p PID OUTFILE\n"
 "\n"
 "Trace every page fault and address-space change of COMMAND (all its\n"
 "threads, across exec) or of the running process PID, and write the trace\n"
 "(the text of /proc/<pid>/pgfault_history) to OUTFILE; '-' is stdout.\n"
-"Without -i or -w, a page faults the first time it is touched and not again:\n"
+"Without -i, -w or -s, a page faults the first time it is touched and not again:\n"
 "the trace holds first touches (and, after the program writes \"rearm\" to\n"
 "/proc/self/pgfault_history, the first touch of each page after that).\n"
 "\n"
@@ -42,6 +42,14 @@ static const char usage[] =
 "            pages, what a cache or page replacement study needs beyond\n"
 "            first touches. Costs a fault per miss: little when the window\n"
 "            holds the working set, a fault per reference when it does not\n"
+"  -s MS     sampling mode: faults as without it, and every MS milliseconds\n"
+"            (1 to 3600000) the kernel tests and clears the accessed bit of\n"
+"            every present page: the trace says which pages were referenced\n"
+"            in each interval (\"refs\" runs, then a \"sample\" line with\n"
+"            the pages scanned and the scan's time), without a fault per\n"
+"            reference where the hardware keeps the bit (x86); where\n"
+"            software keeps it (UML), each page's first reference after a\n"
+"            scan faults (\"reref\"). Costs a page-table walk every MS ms\n"
 "  -f        follow children: every process COMMAND (or PID) creates from\n"
 "            now on, and every process those create, is traced too, from\n"
 "            its first instruction, in the same mode; OUTFILE is then a tree\n"
@@ -60,7 +68,7 @@ static const char usage[] =
 "found, 126 if it could not be run; 0 after -p; 1 on our own errors.\n"
 "A one-line summary goes to stderr: (with -f, processes traced) faults,\n"
 "major faults, regions, lost records, wall time, and, if any,\n"
-"re-references and faults taken on other address spaces (reading another\n"
+"samples, re-references and faults taken on other address spaces (reading another\n"
 "process's memory, the arguments of an exec); with -f, also children the\n"
 "kernel could not trace (out of memory) or that could not be followed.\n"
 "\n"
@@ -68,6 +76,7 @@ static const char usage[] =
 "  tracepgfault ps.trace ps aux\n"
 "  tracepgfault - ./myprog | pgfreport -\n"
 "  tracepgfault -i 100 ws.trace ./myprog\n"
+"  tracepgfault -s 100 sampled.trace ./myprog\n"
 "  tracepgfault -w 1024 misses.trace ./myprog\n"
 "  tracepgfault -p 1234 server.trace\n"
 "  tracepgfault -f build.trace make -j2\n"
@@ -91,6 +100,7 @@ static double now(void)
 
 struct totals {
 	unsigned long long faults, major, reref, remote, lost, regions;
+	unsigned long long samples;
 	char partial[64];	/* an incomplete line carried to the next chunk */
 	size_t plen;
 };
@@ -105,6 +115,9 @@ static void count_line(struct totals *t, const char *l, size_t n)
 			t->major++;
 		else if (memmem(l, n, " reref ", 7))
 			t->reref++;
+	} else if (n > 7 && !strncmp(l, "sample ", 7)) {
+		if (!memmem(l, n, " baseline", 9))
+			t->samples++;
 	} else if (n > 7 && !strncmp(l, "remote ", 7)) {
 		t->remote++;
 	} else if (n > 5 && !strncmp(l, "lost ", 5) &&
@@ -243,6 +256,9 @@ static void summary(const struct totals *t, const struct follow *fl,
 	fprintf(stderr, "%llu faults (%llu major), %llu regions, "
 		"%llu lost records, %.3f s", t->faults, t->major, t->regions,
 		t->lost, secs);
+	if (t->samples)
+		fprintf(stderr, "; %llu sample%s", t->samples,
+			t->samples == 1 ? "" : "s");
 	if (t->reref)
 		fprintf(stderr, "; %llu of the faults re-references", t->reref);
 	if (t->remote)
@@ -285,7 +301,7 @@ int main(int argc, char **argv)
 	struct follow fl = { 0 };
 	bool quiet = false, attach = false, tree = false;
 	char start[48] = "1";
-	long interval = 0, window = 0;
+	long interval = 0, window = 0, sample = 0;
 	int opt, out, fd, status = 0, err, ready[2], go[2], errpipe[2];
 	const char *outname;
 	pid_t pid = 0;
@@ -297,7 +313,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 
-	while ((opt = getopt_long(argc, argv, "+fqi:w:p:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+fqi:w:s:p:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			tree = true;
@@ -325,6 +341,16 @@ int main(int argc, char **argv)
 			}
 			snprintf(start, sizeof(start), "1 window=%ld", window);
 			break;
+		case 's':
+			errno = 0;
+			sample = strtol(optarg, &end, 10);
+			if (errno || *end || sample < 1 || sample > 3600000) {
+				fprintf(stderr, "tracepgfault: -s: '%s' is not a number of milliseconds from 1 to 3600000\n",
+					optarg);
+				return 1;
+			}
+			snprintf(start, sizeof(start), "1 sample=%ld", sample);
+			break;
 		case 'p':
 			errno = 0;
 			pid = strtol(optarg, &end, 10);
@@ -343,8 +369,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (interval && window) {
-		fprintf(stderr, "tracepgfault: -i and -w are two modes: choose one\n");
+	if (!!interval + !!window + !!sample > 1) {
+		fprintf(stderr, "tracepgfault: -i, -w and -s are three modes: choose one\n");
 		return 1;
 	}
 	if (optind >= argc || (!attach && optind + 1 >= argc) ||

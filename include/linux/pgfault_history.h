@@ -59,10 +59,13 @@ enum pgf_rec_type {
 	PGF_REC_REMOTE,		/* a fault on another mm; flags as a fault */
 	PGF_REC_REARM,		/* a: pages re-armed; flags: enum pgf_rearm_how */
 	PGF_REC_CHILD,		/* a: the new process's pid; flags: PGF_CHILD_* */
+	PGF_REC_REFS,		/* a: runs that follow, &struct pgf_run each */
+	PGF_REC_SAMPLE,		/* &pgf_sample_rec: the end of a scan */
 };
 
 /* pgf_rec.flags of a start record */
 #define PGF_START_INHERIT	0x01	/* new processes are traced too */
+#define PGF_START_SAMPLE	0x02	/* a is the sampling interval */
 
 /* pgf_rec.flags of a child record */
 #define PGF_CHILD_UNTRACED	0x01	/* no trace could be made for it */
@@ -93,7 +96,7 @@ enum pgf_rearm_how {
 	PGF_REARM_WINDOW,	/* window mode emptied its window */
 };
 
-/* Interval mode: re-arm every 1 ms to 1 hour. */
+/* Interval mode: re-arm every 1 ms to 1 hour; sampling alike. */
 #define PGF_INTERVAL_MIN_MS	1
 #define PGF_INTERVAL_MAX_MS	3600000
 
@@ -112,6 +115,7 @@ enum pgf_rearm_how {
 struct pgf_mode {
 	unsigned int interval_ms;	/* re-arm every page this often */
 	unsigned int window;		/* keep this many pages accessible */
+	unsigned int sample_ms;		/* sample accessed bits this often */
 	bool inherit;			/* trace new processes, in this mode */
 };
 
@@ -152,6 +156,26 @@ struct pgf_exit_rec {
 	struct pgf_rec rec;
 	u64 lost;		/* counted faults lost over the whole trace */
 	u64 regions;		/* region ids handed out */
+};
+
+/* A run of consecutive pages referenced since the last scan. */
+struct pgf_run {
+	u64 start;		/* address of the first page */
+	u64 pages;
+};
+
+/* Runs a REFS record holds at most. */
+#define PGF_REFS_RUNS		16
+
+/* pgf_rec.flags of a sample */
+#define PGF_SAMPLE_BASELINE	0x01	/* the start's scan: no refs before */
+#define PGF_SAMPLE_INCOMPLETE	0x02	/* refs records were lost */
+#define PGF_SAMPLE_STOPPED	0x04	/* a fatal signal cut the walk short */
+
+/* The end of a scan: rec.a pages tested, rec.b of them referenced. */
+struct pgf_sample_rec {
+	struct pgf_rec rec;
+	u64 ns;			/* how long the scan took */
 };
 
 /* pgf_rec.flags of a region: the permissions as /proc/<pid>/maps shows. */
@@ -284,8 +308,10 @@ struct pgf_trace {
 	struct work_struct free_work;	/* the last put, where it cannot sleep */
 	struct work_struct grow_work;	/* grows rings for the producers */
 	unsigned int interval_ms;	/* interval mode; 0: off. Under mutex */
-	struct delayed_work rearm_work;	/* interval mode's clock */
-	struct callback_head rearm_twork; /* its re-arm, run by a thread */
+	unsigned int sample_ms;		/* sampling; 0: off. Under mutex */
+	bool clock_off;			/* no clock: a CLONE_VM child's trace */
+	struct delayed_work rearm_work;	/* interval and sampling's clock */
+	struct callback_head rearm_twork; /* its tick, run by a thread */
 	unsigned int window_pages;	/* window mode; 0: off. Under mutex */
 	struct pgf_window __rcu *window; /* its window; written under mutex */
 	struct pgf_twork window_twork[PGF_WINDOW_TWORKS]; /* its re-arms */
@@ -373,8 +399,12 @@ unsigned long pgf_rearm_page(struct mm_struct *mm, unsigned long addr);
 void pgf_rearm_record(struct pgf_trace *t, struct mm_struct *mm,
 		      unsigned long pages, u8 how);
 void __pgf_rearm_record(struct pgf_trace *t, unsigned long pages, u8 how);
+bool pgf_rearm_skip(struct vm_area_struct *vma);
 void __pgf_interval_start(struct pgf_trace *t);
 void pgf_rearm_work(struct work_struct *work);
+
+/* mm/pgfault_history_sample.c: sampling accessed bits */
+void __pgf_sample(struct pgf_trace *t, struct mm_struct *mm, u8 flags);
 
 /* mm/pgfault_history_window.c: window mode */
 struct pgf_window *pgf_window_alloc(unsigned int k);

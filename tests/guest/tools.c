@@ -167,7 +167,7 @@ TEST(dash_writes_the_trace_to_stdout)
 
 	RUN(&r, "tracepgfault", "-q", "-", "true");
 	EXPECT_EQ(r.status, 0);
-	EXPECT_EQ(strncmp(r.out, "pgfault_history 5 pid ", 22), 0);
+	EXPECT_EQ(strncmp(r.out, "pgfault_history 6 pid ", 22), 0);
 	EXPECT_TRUE(strstr(r.out, "\nexit ") != NULL);
 }
 
@@ -220,6 +220,58 @@ TEST(window_mode_traces_the_misses_of_a_command)
 	EXPECT_GT(rerefs, 0);
 	/* The summary line counts them too. */
 	EXPECT_TRUE(strstr(r.err, "re-references") != NULL);
+}
+
+TEST(sampling_mode_samples_a_command)
+{
+	unsigned long long samples = 0, referenced = 0, in_runs = 0;
+	struct pgft_reader rd;
+	struct pgft_rec rec;
+	struct run r;
+	char want[64];
+	FILE *f;
+	int ret;
+
+	RUN(&r, "tracepgfault", "-s", "0", "/tmp/s.trace", "true");
+	EXPECT_EQ(r.status, 1);
+	EXPECT_TRUE(strstr(r.err, "from 1 to 3600000") != NULL);
+	RUN(&r, "tracepgfault", "-s", "10", "-w", "16", "/tmp/s.trace", "true");
+	EXPECT_EQ(r.status, 1);
+	EXPECT_TRUE(strstr(r.err, "choose one") != NULL);
+	/* A shell loop of about half a second, sampled every 10 ms. */
+	RUN(&r, "tracepgfault", "-s", "10", "/tmp/s.trace", "/bin/sh", "-c",
+	    "i=0; while [ $i -lt 5000 ]; do i=$((i+1)); done");
+	EXPECT_EQ(r.status, 0);
+	f = fopen("/tmp/s.trace", "r");
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(pgft_open(&rd, f, "/tmp/s.trace"), 0);
+	while ((ret = pgft_next(&rd, &rec)) > 0) {
+		if (rec.type == PGFT_START)
+			EXPECT_EQ(strcmp(rec.text, "sample=10"), 0);
+		if (rec.type == PGFT_REFS) {
+			const char *p = rec.text;
+			unsigned long long a, n;
+
+			while (pgft_run(&p, &a, &n))
+				in_runs += n;
+		}
+		if (rec.type == PGFT_SAMPLE && !(rec.flags & PGFT_SAMPLE_BASELINE)) {
+			samples++;
+			referenced += rec.n[1];
+		}
+	}
+	EXPECT_EQ(ret, 0);
+	pgft_close(&rd);
+	fclose(f);
+	unlink("/tmp/s.trace");
+	ktap_diag("%llu samples, %llu pages referenced in all", samples, referenced);
+	EXPECT_GT(samples, 0);
+	EXPECT_GT(referenced, 0);
+	EXPECT_EQ(in_runs, referenced);
+	/* The summary counts the samples the file holds. */
+	snprintf(want, sizeof(want), "; %llu sample%s", samples,
+		 samples == 1 ? "" : "s");
+	EXPECT_TRUE(strstr(r.err, want) != NULL);
 }
 
 static pid_t spawn_sleeper(const char *script)

@@ -179,7 +179,10 @@ struct pgf_rec {
 	char access;		/* r w x */
 	int kernel;
 	char result[8];
-	/* lost: faults, other; exit: status, faults; child: pid, untraced */
+	/*
+	 * lost: faults, other; exit: status, faults; child: pid, untraced;
+	 * refs: runs; sample: pages scanned, referenced
+	 */
 	unsigned long long a, b;
 	char text[256];		/* exec path, stop reason */
 };
@@ -200,7 +203,8 @@ static inline int pgf_parse_line(const char *l, struct pgf_rec *r)
 		[PGFT_EXIT] = "exit", [PGFT_LAYOUT] = "layout", [PGFT_MAP] = "map",
 		[PGFT_CHANGE] = "change", [PGFT_UNMAP] = "unmap",
 		[PGFT_REMOTE] = "remote", [PGFT_REARM] = "rearm",
-		[PGFT_CHILD] = "child",
+		[PGFT_CHILD] = "child", [PGFT_REFS] = "refs",
+		[PGFT_SAMPLE] = "sample",
 	};
 	static const char * const results[] = {
 		[PGFT_MINOR] = "minor", [PGFT_MAJOR] = "major",

@@ -228,6 +228,54 @@ static int num(char **p, int base, unsigned long long *v)
 	return 0;
 }
 
+/*
+ * One run of a refs record at *@p, "START+PAGES" then a space or the end;
+ * 1 and the run, 0 at the end, -1 if malformed.
+ */
+static int parse_run(const char **p, unsigned long long *start,
+		     unsigned long long *pages)
+{
+	const unsigned char *s = (const unsigned char *)*p, *b;
+	unsigned long long a = 0, n = 0;
+
+	if (!s || !*s)
+		return 0;
+	for (b = s; digit[*s] < 16; s++)
+		a = a * 16 + digit[*s];
+	if (s == b || s - b > 16 || *s != '+')
+		return -1;
+	for (b = ++s; digit[*s] < 10; s++)
+		n = n * 10 + digit[*s];
+	if (s == b || s - b > 19 || !n || (*s && *s != ' '))
+		return -1;
+	*start = a;
+	*pages = n;
+	*p = *s ? (const char *)s + 1 : NULL;
+	return 1;
+}
+
+/* Every run of a refs record well formed, in address order; at least one. */
+static int check_runs(const char *p, unsigned long long *nr)
+{
+	unsigned long long start, pages, prev = 0;
+	int ret;
+
+	*nr = 0;
+	while ((ret = parse_run(&p, &start, &pages)) > 0) {
+		if (*nr && start <= prev)
+			return -1;
+		prev = start;
+		(*nr)++;
+	}
+	return ret < 0 || !*nr ? -1 : 0;
+}
+
+int pgft_run(const char **p, unsigned long long *start,
+	     unsigned long long *pages)
+{
+	return parse_run(p, start, pages) > 0;
+}
+
 static int region(char **p, struct pgft_rec *r)
 {
 	char *perms, *dev;
@@ -333,12 +381,22 @@ int pgft_parse(char *line, struct pgft_rec *r)
 		}
 		if (!strcmp(r->text, "first"))
 			return 0;
-		/* interval=MS (version 3), window=PAGES (version 4) */
+		/*
+		 * interval=MS (version 3), window=PAGES (version 4), sample=MS
+		 * (version 6)
+		 */
 		v = !strncmp(r->text, "interval=", 9) ? 9 :
-		    !strncmp(r->text, "window=", 7) ? 7 : 0;
-		return !v || !r->text[v] ||
-		       strspn(r->text + v, "0123456789") != strlen(r->text + v) ?
-		       -1 : 0;
+		    !strncmp(r->text, "window=", 7) ? 7 :
+		    !strncmp(r->text, "sample=", 7) ? 7 : 0;
+		if (!v || !r->text[v] ||
+		    strspn(r->text + v, "0123456789") != strlen(r->text + v))
+			return -1;
+		if (r->text[0] == 's') {
+			r->n[1] = strtoull(r->text + v, NULL, 10);
+			if (!r->n[1])
+				return -1;
+		}
+		return 0;
 	}
 	if (!strcmp(type, "stop")) {
 		r->type = PGFT_STOP;
@@ -394,6 +452,38 @@ int pgft_parse(char *line, struct pgft_rec *r)
 			if (strcmp(p, "untraced"))
 				return -1;
 			r->n[1] = 1;
+		}
+		return 0;
+	}
+	if (!strcmp(type, "refs")) {
+		/* refs T TID START+PAGES... (version 6) */
+		r->type = PGFT_REFS;
+		if (num(&p, 10, &r->time) || num(&p, 10, &v) || !p)
+			return -1;
+		r->tid = v;
+		r->text = p;
+		return check_runs(p, &r->n[0]);
+	}
+	if (!strcmp(type, "sample")) {
+		/* sample T TID SCANNED REFERENCED NS [flags] (version 6) */
+		static const char * const flags[] = {
+			"baseline", "incomplete", "stopped",
+		};
+
+		r->type = PGFT_SAMPLE;
+		if (num(&p, 10, &r->time) || num(&p, 10, &v) ||
+		    num(&p, 10, &r->n[0]) || num(&p, 10, &r->n[1]) ||
+		    num(&p, 10, &r->n[2]) || r->n[1] > r->n[0])
+			return -1;
+		r->tid = v;
+		while ((s = field(&p)) != NULL) {
+			for (v = 0; v < 3; v++)
+				if (!strcmp(s, flags[v]))
+					break;
+			/* Each once, in this order. */
+			if (v == 3 || r->flags >> v)
+				return -1;
+			r->flags |= 1u << v;
 		}
 		return 0;
 	}

@@ -31,13 +31,18 @@
 #include <stdio.h>
 
 /* The newest format version this code reads. */
-#define PGFT_VERSION 5
+#define PGFT_VERSION 6
 
 enum pgft_type {
 	PGFT_START, PGFT_FAULT, PGFT_LOST, PGFT_EXEC, PGFT_STOP, PGFT_EXIT,
 	PGFT_LAYOUT, PGFT_MAP, PGFT_CHANGE, PGFT_UNMAP, PGFT_REMOTE,
-	PGFT_REARM, PGFT_CHILD,
+	PGFT_REARM, PGFT_CHILD, PGFT_REFS, PGFT_SAMPLE,
 };
+
+/* pgft_rec.flags of a sample (version 6) */
+#define PGFT_SAMPLE_BASELINE	0x01	/* the start's scan, no refs */
+#define PGFT_SAMPLE_INCOMPLETE	0x02	/* some of its refs were lost */
+#define PGFT_SAMPLE_STOPPED	0x04	/* a fatal signal cut it short */
 
 enum pgft_result {
 	PGFT_MINOR, PGFT_MAJOR, PGFT_REREF, PGFT_SIGSEGV, PGFT_SIGBUS, PGFT_OOM,
@@ -69,11 +74,17 @@ struct pgft_rec {
 	const char *name;		/* "" if none; valid until pgft_next() */
 	/*
 	 * lost: faults, other; exit: status, faults, lost, regions; layout:
-	 * count; rearm: pages; start: 1 if "inherit" (version 5); child: its
-	 * pid, 1 if "untraced"
+	 * count; rearm: pages; start: 1 if "inherit" (version 5), and the
+	 * sampling interval in ms for "sample=MS" (version 6); child: its
+	 * pid, 1 if "untraced"; refs: runs; sample: pages scanned,
+	 * referenced, nanoseconds
 	 */
 	unsigned long long n[4];
-	/* exec path, stop reason, rearm how, start mode ("" before v3) */
+	unsigned int flags;		/* sample: PGFT_SAMPLE_* */
+	/*
+	 * exec path, stop reason, rearm how, start mode ("" before v3); refs:
+	 * the runs, read with pgft_run()
+	 */
 	const char *text;
 };
 
@@ -100,6 +111,13 @@ int pgft_next(struct pgft_reader *rd, struct pgft_rec *r);
 void pgft_close(struct pgft_reader *rd);
 /* Parse one record line (modified in place); 0 or -1. */
 int pgft_parse(char *line, struct pgft_rec *r);
+/*
+ * The next run of a refs record: *@p starts at r->text; 1 with the run's
+ * first page address and length, 0 after the last (pgft_parse() checked
+ * them all).
+ */
+int pgft_run(const char **p, unsigned long long *start,
+	     unsigned long long *pages);
 
 struct pgft_region {
 	unsigned long long id, start, end, offset, inode;

@@ -23,6 +23,8 @@
  *   unmap TIME ID
  *   rearm TIME PAGES HOW
  *   child TIME TID PID [untraced]
+ *   refs TIME TID START+PAGES...
+ *   sample TIME TID SCANNED REFERENCED NS [baseline] [incomplete] [stopped]
  *
  * ACCESS is r, w or x; MODE is user or kernel (the kernel touching user
  * memory on the process's behalf); RESULT is minor, major, reref (a minor
@@ -53,9 +55,11 @@
  * REGIONS in "exit" is how many region ids the trace handed out.
  *
  * MODE is "first" (first touches, and re-references after "rearm"),
- * "interval=MS" (every page re-armed every MS milliseconds) or
+ * "interval=MS" (every page re-armed every MS milliseconds),
  * "window=PAGES" (at most PAGES pages accessible: the faults are the
- * references that miss in a FIFO window of PAGES pages). "rearm" says
+ * references that miss in a FIFO window of PAGES pages) or "sample=MS"
+ * (faults as "first", and every MS milliseconds a scan of the accessed
+ * bits of every present page). "rearm" says
  * that PAGES present pages were re-armed (their next access faults again,
  * with result reref); HOW is "user" ("rearm" written to the file),
  * "interval", or "window" (the window was emptied: at the start, after an
@@ -73,17 +77,32 @@
  * child not yet claimed. Errors: ENOENT (no such child, or claimed
  * already), EBUSY (another file reads it), EBADF (not open for reading).
  *
+ * Sampling: a scan that ends at TIME writes "refs" lines, then a
+ * "sample" line. Each "refs" holds runs of consecutive pages, in address
+ * order, that were referenced since the previous "sample" line: START
+ * (hex) is the first page's address, PAGES (decimal) how many follow it
+ * (a run may continue on the next "refs" line of the scan). "sample" says
+ * that SCANNED present pages were tested, REFERENCED of them found
+ * referenced (the sum of the runs before it), in NS nanoseconds; TID is
+ * the thread that scanned, 0 for a kernel worker (every thread slept).
+ * "baseline" is the start's scan: it comes with no "refs", and the
+ * intervals count from it. "incomplete": some of its "refs" were lost
+ * (the "lost" line before counts them in OTHER). "stopped": a fatal
+ * signal cut the walk short. Where software keeps the accessed bit (UML),
+ * the first reference to each page after a scan faults: such faults are
+ * recorded with result reref.
+ *
  * Version 2 added "remote" and the meaning of the lost counts above
  * (version 1 counted failed faults as FAULTS); version 3 the result reref,
  * "rearm" and the MODE of "start"; version 4 window mode; version 5
- * "inherit" and "child".
+ * "inherit" and "child"; version 6 "sample=MS", "refs" and "sample".
  */
 #ifndef _UAPI_LINUX_PGFAULT_HISTORY_H
 #define _UAPI_LINUX_PGFAULT_HISTORY_H
 
 #include <linux/ioctl.h>
 
-#define PGFAULT_HISTORY_VERSION		5
+#define PGFAULT_HISTORY_VERSION		6
 #define PGFAULT_HISTORY_MAGIC		"pgfault_history"
 
 /* The argument is the child's pid, or 0; returns a file descriptor. */
