@@ -243,23 +243,6 @@ static void workload(long stores)
 	}
 }
 
-/* A comma-separated list of numbers into @v; returns how many. */
-static int parse_list(const char *arg, long *v)
-{
-	const char *s = arg;
-	char *end;
-	int n = 0;
-
-	while (*s && n < MAXLIST) {
-		v[n] = strtol(s, &end, 10);
-		if (end == s || v[n] <= 0 || (*end && *end != ','))
-			return -1;
-		n++;
-		s = *end ? end + 1 : end;
-	}
-	return n;
-}
-
 int main(int argc, char **argv)
 {
 	long ms[MAXLIST] = { 10, 100 }, win[MAXLIST] = { 64, 1024, 8192 };
@@ -278,13 +261,13 @@ int main(int argc, char **argv)
 			seconds = atof(optarg);
 			break;
 		case 'i':
-			nms = parse_list(optarg, ms);
+			nms = parse_numbers(optarg, MAXLIST, ms);
 			break;
 		case 'w':
-			nwin = parse_list(optarg, win);
+			nwin = parse_numbers(optarg, MAXLIST, win);
 			break;
 		case 'l':
-			nst = parse_list(optarg, st);
+			nst = parse_numbers(optarg, MAXLIST, st);
 			break;
 		default:
 			fprintf(stderr, "usage: rearmbench [-p pages] [-r reps] [-s seconds] [-i ms,...] [-w pages,...] [-l stores,...]\n");

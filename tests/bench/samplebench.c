@@ -128,23 +128,6 @@ static double walk_rate(char *m, bool random)
 	return n / (now() - t0);
 }
 
-/* A comma-separated list of numbers into @v; returns how many. */
-static int parse_list(const char *arg, long *v)
-{
-	const char *s = arg;
-	char *end;
-	int n = 0;
-
-	while (*s && n < MAXLIST) {
-		v[n] = strtol(s, &end, 10);
-		if (end == s || v[n] <= 0 || (*end && *end != ','))
-			return -1;
-		n++;
-		s = *end ? end + 1 : end;
-	}
-	return n;
-}
-
 int main(int argc, char **argv)
 {
 	long ms[MAXLIST] = { 10, 100, 1000 };
@@ -163,7 +146,7 @@ int main(int argc, char **argv)
 			seconds = atof(optarg);
 			break;
 		case 'i':
-			nms = parse_list(optarg, ms);
+			nms = parse_numbers(optarg, MAXLIST, ms);
 			break;
 		default:
 			fprintf(stderr, "usage: samplebench [-m MiB] [-r reps] [-s seconds] [-i ms,...]\n");

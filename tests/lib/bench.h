@@ -31,4 +31,24 @@ static inline double median(double *v, int n)
 	return v[n / 2];
 }
 
+/*
+ * A comma-separated list of up to @max positive numbers into @v; returns
+ * how many, or -1 if it is not one.
+ */
+static inline int parse_numbers(const char *arg, int max, long *v)
+{
+	const char *s = arg;
+	char *end;
+	int n = 0;
+
+	while (*s && n < max) {
+		v[n] = strtol(s, &end, 10);
+		if (end == s || v[n] <= 0 || (*end && *end != ','))
+			return -1;
+		n++;
+		s = *end ? end + 1 : end;
+	}
+	return n;
+}
+
 #endif
