@@ -510,6 +510,7 @@ static bool __pgf_deactivate(struct pgf_trace *t, u8 reason)
 	was = t->active;
 	WRITE_ONCE(t->active, false);
 	spin_unlock(&t->lock);
+	__pgf_clock_stop(t);
 	if (was) {
 		/* The faults recorded so far, then the stop. */
 		pgf_rings_sync(t);
@@ -741,6 +742,7 @@ static void pgf_exec_end(struct pgf_trace *t, struct signal_struct *sig)
 	was = t->active;
 	WRITE_ONCE(t->active, false);
 	spin_unlock(&t->lock);
+	__pgf_clock_stop(t);
 	pgf_rings_sync(t);
 	spin_lock(&t->lock);
 	if (t->started)
@@ -806,6 +808,7 @@ void pgf_trace_end(struct pgf_trace *t, struct pgf_exit_rec *ex)
 	was = t->active;
 	WRITE_ONCE(t->active, false);
 	spin_unlock(&t->lock);
+	__pgf_clock_stop(t);
 	pgf_rings_sync(t);
 	if (ex) {
 		pgf_fault_totals(t, &ex->rec.b, &ex->lost);

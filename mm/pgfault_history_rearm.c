@@ -322,6 +322,27 @@ void __pgf_interval_start(struct pgf_trace *t)
 	__pgf_interval_queue(t);
 }
 
+/**
+ * __pgf_clock_stop() - let go of the clock's next tick at once
+ * @t: the trace, just made inactive
+ *
+ * A tick waiting for its time holds a reference to the trace for up to an
+ * interval (an hour at most): it is cancelled here, and its reference
+ * dropped, so that a stopped or ended trace is freed when its last user
+ * goes. A tick already running finds the trace inactive and stops the
+ * clock itself.
+ *
+ * Context: &pgf_trace.mutex held; the caller holds a reference.
+ */
+void __pgf_clock_stop(struct pgf_trace *t)
+{
+	lockdep_assert_held(&t->mutex);
+	if (!cancel_delayed_work(&t->rearm_work))
+		return;
+	clear_bit(PGF_REARM_QUEUED, &t->bits);
+	pgf_trace_put(t);
+}
+
 /*
  * One tick on @mm, its mmap lock held for reading: a scan in sampling
  * mode, else a re-arm and its record.

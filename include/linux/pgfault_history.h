@@ -401,6 +401,7 @@ void pgf_rearm_record(struct pgf_trace *t, struct mm_struct *mm,
 void __pgf_rearm_record(struct pgf_trace *t, unsigned long pages, u8 how);
 bool pgf_rearm_skip(struct vm_area_struct *vma);
 void __pgf_interval_start(struct pgf_trace *t);
+void __pgf_clock_stop(struct pgf_trace *t);
 void pgf_rearm_work(struct work_struct *work);
 
 /* mm/pgfault_history_sample.c: sampling accessed bits */

