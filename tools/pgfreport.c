@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -15,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "lib/chart.h"
 #include "lib/heatmap.h"
 #include "lib/hot.h"
 #include "lib/lcs.h"
@@ -25,7 +23,7 @@
 #include "lib/prefetch.h"
 #include "lib/ptree.h"
 #include "lib/reuse.h"
-#include "lib/sample.h"
+#include "lib/sample_report.h"
 #include "lib/svg.h"
 #include "lib/tlb.h"
 #include "lib/wss.h"
@@ -952,39 +950,12 @@ static uint64_t cache_blind(const struct cache *c)
 /* ---- --plot, --svg ---------------------------------------------------- */
 
 static struct notes notes;
-static char plot_title[160];
 
 /* Title and notes of a chart of @what. */
 static struct plot_text plot_text(const char *what, const char *fname)
 {
-	char *copy = strdup(fname);
-
-	snprintf(plot_title, sizeof(plot_title), "%s: %s", what,
-		 copy ? basename(copy) : fname);
-	free(copy);
-	return (struct plot_text){ plot_title, notes.ptr, notes.n, page_size };
-}
-
-static FILE *svg_open(const char *path)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		fprintf(stderr, "pgfreport: %s: %s\n", path, strerror(errno));
-	return f;
-}
-
-/* Close an SVG file: 0, or 1 after saying why it could not be written. */
-static int svg_close(FILE *f, const char *path)
-{
-	bool bad = ferror(f);
-
-	if (fclose(f) || bad) {
-		fprintf(stderr, "pgfreport: %s: %s\n", path,
-			errno ? strerror(errno) : "write error");
-		return 1;
-	}
-	return 0;
+	return (struct plot_text){ plot_title(what, fname), notes.ptr, notes.n,
+				   page_size };
 }
 
 static int cache_mrc(struct cache *c, const char *fname)
@@ -1486,841 +1457,6 @@ static int heat_report(struct heatmap *h, const struct cache *c,
 	return svg_close(f, svg_path);
 }
 
-/* ---- --samples, --sample-map, --compare-sample ------------------------- */
-
-/* smp_iv.flags of ours: what began the interval's address space */
-#define IV_EXEC		SMP_CALLER		/* an exec */
-#define IV_RESTART	(SMP_CALLER << 1)	/* a new start (after a stop) */
-
-/* --sample-map: rows at most; more pages share rows */
-#define MAP_ROWS 2000
-
-static const char *compare_path, *sample_map_path;
-static unsigned long ws_intervals = 4;
-
-/*
- * A trace read as intervals of pages: a sampled trace (the refs of each
- * scan, closed by its sample record; the first interval from the
- * baseline scan) or an interval trace (the counted faults from a start
- * or a re-arm to the next "rearm ... interval").
- */
-struct series {
-	struct smp s;
-	bool sampled;			/* read as a sampled trace */
-	unsigned long ms;		/* the first start's MS, of that kind */
-	bool ms_varies;
-	char mode[40];			/* the first start's mode, of any kind */
-	bool seen_sample, seen_interval;	/* start modes seen */
-	unsigned long long start;	/* the last start record, ns */
-	unsigned long long open;	/* the open interval's start, ns */
-	bool is_open;
-	uint32_t next_flags;		/* IV_* of the next interval to close */
-	bool lost;			/* records lost in the open interval */
-	/* sampled */
-	unsigned long long samples;	/* sample records, of any trace */
-	unsigned long long scans, baselines, scan_ns, scan_max, scanned;
-	unsigned long long run_pages;	/* in the refs since the last sample */
-	/* interval */
-	unsigned long long rearms;	/* "rearm ... interval" records */
-	unsigned long long dropped;	/* faulted before an exec, left out */
-	unsigned long long execs;
-};
-
-static void series_init(struct series *S, bool sampled, bool keep_runs)
-{
-	memset(S, 0, sizeof(*S));
-	S->sampled = sampled;
-	smp_init(&S->s, ws_intervals, keep_runs);
-}
-
-static void __attribute__((noreturn)) out_of_memory(void)
-{
-	fprintf(stderr, "pgfreport: out of memory\n");
-	exit(1);
-}
-
-/* Close the open interval at @t; @r: its sample record (sampled trace). */
-static void series_close(struct series *S, unsigned long long t,
-			 const struct pgft_rec *r)
-{
-	struct smp_iv iv = {
-		.t0 = S->is_open ? S->open : S->start, .t1 = t,
-		.flags = S->next_flags | (S->lost ? SMP_LOST : 0),
-	};
-
-	if (r) {
-		iv.scanned = r->n[0];
-		iv.referenced = r->n[1];
-		iv.ns = r->n[2];
-		iv.flags |= r->flags;
-		if (r->flags & PGFT_SAMPLE_INCOMPLETE)
-			iv.flags |= SMP_LOST;
-	} else {
-		iv.referenced = S->s.ncur;
-	}
-	if (smp_close(&S->s, &iv))
-		out_of_memory();
-	S->next_flags = 0;
-	S->lost = false;
-	S->open = t;
-	S->is_open = true;
-}
-
-/*
- * Take record @r of the trace @rd reads into @S: 0, or -1 with rd->error
- * saying why the trace cannot be read as intervals.
- */
-static int series_rec(struct series *S, const struct pgft_rec *r,
-		      struct pgft_reader *rd)
-{
-	unsigned long long a, n;
-	const char *p;
-
-	switch (r->type) {
-	case PGFT_START:
-		if (!S->mode[0])
-			snprintf(S->mode, sizeof(S->mode), "%s",
-				 *r->text ? r->text : "first");
-		S->seen_sample |= !strncmp(r->text, "sample=", 7);
-		S->seen_interval |= !strncmp(r->text, "interval=", 9);
-		smp_drop(&S->s);
-		S->is_open = false;
-		S->start = r->time;
-		S->run_pages = 0;
-		S->lost = false;
-		if (strncmp(r->text, S->sampled ? "sample=" : "interval=",
-			    S->sampled ? 7 : 9))
-			break;
-		n = strtoull(r->text + (S->sampled ? 7 : 9), NULL, 10);
-		if (S->ms && n != S->ms)
-			S->ms_varies = true;
-		if (!S->ms)
-			S->ms = n;
-		if (!S->sampled) {
-			/* An interval trace's first interval runs from its start. */
-			if (S->s.n)
-				S->next_flags |= IV_RESTART;
-			smp_space(&S->s);
-			S->is_open = true;
-			S->open = r->time;
-		}
-		break;
-	case PGFT_EXEC:
-		/* The old address space ended: the window starts over. */
-		S->execs++;
-		if (!S->sampled) {
-			S->dropped += S->s.ncur;
-			smp_drop(&S->s);
-		}
-		smp_space(&S->s);
-		S->next_flags |= IV_EXEC;
-		break;
-	case PGFT_STOP:
-	case PGFT_EXIT:
-		/* What came after the last scan or re-arm is not an interval. */
-		smp_drop(&S->s);
-		S->is_open = false;
-		S->run_pages = 0;
-		break;
-	case PGFT_LOST:
-		if (S->is_open && r->n[0])
-			S->lost = true;
-		break;
-	case PGFT_FAULT:
-		if (!S->sampled && S->is_open && pgft_counted(r->result) &&
-		    smp_pages(&S->s, r->addr / page_size, 1))
-			out_of_memory();
-		break;
-	case PGFT_REARM:
-		if (!S->sampled && S->is_open && !strcmp(r->text, "interval")) {
-			S->rearms++;
-			series_close(S, r->time, NULL);
-		}
-		break;
-	case PGFT_REFS:
-		if (!S->sampled)
-			break;
-		for (p = r->text; pgft_run(&p, &a, &n);) {
-			if (smp_pages(&S->s, a / page_size, n))
-				out_of_memory();
-			S->run_pages += n;
-		}
-		break;
-	case PGFT_SAMPLE:
-		S->samples++;
-		if (!S->sampled)
-			break;
-		if (!(r->flags & PGFT_SAMPLE_BASELINE) && S->run_pages != r->n[1] &&
-		    !(r->flags & PGFT_SAMPLE_INCOMPLETE && S->run_pages < r->n[1])) {
-			snprintf(rd->error, sizeof(rd->error),
-				 "%s:%llu: the scan found %llu pages referenced, but "
-				 "the refs records before it hold %llu%s", rd->fname,
-				 rd->line, r->n[1], S->run_pages,
-				 r->flags & PGFT_SAMPLE_INCOMPLETE ? "" :
-				 " (and it is not marked incomplete)");
-			return -1;
-		}
-		S->scans++;
-		S->scan_ns += r->n[2];
-		S->scanned += r->n[0];
-		if (r->n[2] > S->scan_max)
-			S->scan_max = r->n[2];
-		if (r->flags & PGFT_SAMPLE_BASELINE) {
-			/* A start's scan: the intervals count from it. */
-			smp_drop(&S->s);
-			if (S->baselines++) {
-				smp_space(&S->s);
-				S->next_flags |= IV_RESTART;
-			}
-			S->is_open = true;
-			S->open = r->time;
-			S->run_pages = 0;
-			break;
-		}
-		series_close(S, r->time, r);
-		S->run_pages = 0;
-		break;
-	default:
-		break;
-	}
-	return 0;
-}
-
-/* The window sizes the working-set tables show: 1, 2, 4, ... then @n. */
-static unsigned int tau_rows(uint64_t n, uint64_t *tau, unsigned int *j)
-{
-	unsigned int k = 0;
-
-	for (unsigned int b = 0; b < SMP_TAUS && (1ULL << b) <= n; b++) {
-		tau[k] = 1ULL << b;
-		j[k++] = b;
-	}
-	if (n && tau[k - 1] != n) {
-		tau[k] = n;
-		j[k++] = SMP_TAUS;	/* every t: tau >= t, the whole space */
-	}
-	return k;
-}
-
-/* "incomplete,exec" or "-": an interval's flags, for the tables. */
-static const char *iv_flags(const struct smp_iv *iv, char *buf, size_t len)
-{
-	static const struct {
-		uint32_t bit;
-		const char *name;
-	} f[] = {
-		{ PGFT_SAMPLE_INCOMPLETE, "incomplete" },
-		{ PGFT_SAMPLE_STOPPED, "stopped" },
-		{ SMP_LOST, "lost" },
-		{ IV_EXEC, "exec" },
-		{ IV_RESTART, "restart" },
-	};
-	size_t k = 0;
-
-	buf[0] = 0;
-	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
-		/* A sample's "incomplete" says it: no "lost" beside it. */
-		if (!(iv->flags & f[i].bit) || (f[i].bit == SMP_LOST &&
-						iv->flags & PGFT_SAMPLE_INCOMPLETE))
-			continue;
-		k += snprintf(buf + k, len - k, "%s%s", k ? "," : "", f[i].name);
-		if (k >= len)
-			break;
-	}
-	return buf[0] ? buf : "-";
-}
-
-/* The number of intervals flagged @bit. */
-static size_t count_flag(const struct smp *s, uint32_t bit)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < s->n; i++)
-		n += !!(s->iv[i].flags & bit);
-	return n;
-}
-
-/* Mean, median and max of the intervals' referenced pages. */
-static void ref_stats(const struct smp *s, double *mean, double *median,
-		      uint64_t *max)
-{
-	uint64_t *v = malloc((s->n ? s->n : 1) * sizeof(*v)), sum = 0;
-
-	if (!v)
-		out_of_memory();
-	*max = 0;
-	for (size_t i = 0; i < s->n; i++) {
-		v[i] = s->iv[i].referenced;
-		sum += v[i];
-		if (v[i] > *max)
-			*max = v[i];
-	}
-	*mean = s->n ? (double)sum / s->n : 0;
-	*median = smp_median(v, s->n);
-	free(v);
-}
-
-/* Is @S a trace of the kind it is read as? If not, say so: -1. */
-static int series_kind(const struct series *S, const char *fname,
-		       const char *what)
-{
-	if (S->sampled && !S->samples) {
-		if (S->seen_interval)
-			fprintf(stderr, "pgfreport: %s is an interval trace (%s), not "
-				"a sampled one: %s needs a trace made with "
-				"tracepgfault -s MS%s\n", fname, S->mode, what,
-				compare_path ? " (--compare-sample takes the interval "
-				"trace as OTHER, the sampled one as TRACE)" : "");
-		else
-			fprintf(stderr, "pgfreport: %s has no sample records: trace "
-				"with tracepgfault -s MS (%s reads the scans of "
-				"sampling mode; this trace's mode: %s)\n", fname, what,
-				S->mode[0] ? S->mode : "none, it has no start record");
-		return -1;
-	}
-	if (!S->sampled && !S->seen_interval) {
-		fprintf(stderr, "pgfreport: --compare-sample: %s is not an interval "
-			"trace (its mode: %s%s): give one made with tracepgfault -i "
-			"MS as OTHER\n", fname, S->mode[0] ? S->mode : "none",
-			S->samples ? "; a sampled trace goes as TRACE" : "");
-		return -1;
-	}
-	if (!S->sampled && !S->s.n) {
-		fprintf(stderr, "pgfreport: --compare-sample: %s has no complete "
-			"interval (no \"rearm ... interval\" record ends one)\n", fname);
-		return -1;
-	}
-	return 0;
-}
-
-/* The working-set table of @S, after what it is. */
-static void ws_table(const struct series *S)
-{
-	const struct smp *s = &S->s;
-	uint64_t tau[SMP_TAUS + 2];
-	unsigned int j[SMP_TAUS + 2], k = tau_rows(s->n, tau, j);
-
-	printf("# working set W(t,tau) over the %zu intervals t: its mean and "
-	       "max in pages, and the mean in bytes\n", s->n);
-	printf("# %12s %10s %12s %10s %14s\n", "tau_intervals", "tau_ms",
-	       "mean_pages", "max_pages", "mean_bytes");
-	for (unsigned int i = 0; i < k; i++) {
-		char ms[24] = "-";
-
-		/* In ms only if every start sampled at the same interval. */
-		if (!S->ms_varies)
-			snprintf(ms, sizeof(ms), "%llu",
-				 (unsigned long long)tau[i] * S->ms);
-		printf("%14llu %10s %12.4f %10llu %14.0f\n",
-		       (unsigned long long)tau[i], ms, smp_tau_mean(s, j[i]),
-		       (unsigned long long)smp_tau_max(s, j[i]),
-		       smp_tau_mean(s, j[i]) * page_size);
-	}
-}
-
-/* The first lines of --samples and --compare-sample: what W(t,tau) is. */
-static void ws_method(const struct series *S)
-{
-	printf("# working set W(t,tau): distinct pages referenced in the last tau "
-	       "intervals (Denning), from the accessed bits sampled every %lu ms%s; "
-	       "the window starts over at an exec (a new address space) and at a "
-	       "new start, and reaches back no further than the trace\n", S->ms,
-	       S->ms_varies ? " (the first start's interval; others differ)" : "");
-}
-
-static int samples_plot(const struct series *S, const char *fname);
-
-static int samples_report(struct series *S, const char *fname)
-{
-	const struct smp *s = &S->s;
-	uint64_t max, lost_pages = 0, lost_refs = 0;
-	double mean, median;
-	size_t incomplete = count_flag(s, PGFT_SAMPLE_INCOMPLETE);
-	char wk[32], buf[64];
-
-	printf("# sampled trace (%s): every %lu ms a scan of the accessed bits of "
-	       "every present page; an interval runs from one scan's end to the "
-	       "next one's, the first from the baseline scan at the start\n",
-	       S->mode, S->ms);
-	ws_method(S);
-	snprintf(wk, sizeof(wk), "W(%lu)", s->k);
-	printf("# %8s %12s %10s %10s %10s %10s %8s  %s\n", "interval", "end_ms",
-	       "length_ms", "referenced", "scanned", "scan_us", wk, "flags");
-	for (size_t i = 0; i < s->n; i++) {
-		const struct smp_iv *iv = &s->iv[i];
-
-		printf("%10zu %12.3f %10.3f %10llu %10llu %10.3f %8llu  %s\n", i + 1,
-		       iv->t1 > t0 ? (iv->t1 - t0) / 1e6 : 0.0,
-		       iv->t1 > iv->t0 ? (iv->t1 - iv->t0) / 1e6 : 0.0,
-		       (unsigned long long)iv->referenced,
-		       (unsigned long long)iv->scanned, iv->ns / 1e3,
-		       (unsigned long long)iv->ws, iv_flags(iv, buf, sizeof(buf)));
-		if (iv->flags & PGFT_SAMPLE_INCOMPLETE) {
-			lost_refs += iv->referenced;
-			lost_pages += iv->referenced - iv->pages;
-		}
-	}
-	if (!s->n)
-		printf("# no interval: the trace has no scan after its baseline "
-		       "(it ended within %lu ms of its start)\n", S->ms);
-	ref_stats(s, &mean, &median, &max);
-	printf("# %zu interval%s; %zu incomplete", s->n, s->n == 1 ? "" : "s",
-	       incomplete);
-	if (incomplete)
-		printf(" (refs records lost: %llu of their %llu referenced pages are "
-		       "not in the trace, so W(k) and W(t,tau) over them are lower "
-		       "bounds)", (unsigned long long)lost_pages,
-		       (unsigned long long)lost_refs);
-	printf("; %zu stopped (a fatal signal cut the scan short); %llu exec%s and "
-	       "%zu restart%s (the window starts over at each)\n",
-	       count_flag(s, PGFT_SAMPLE_STOPPED), S->execs,
-	       S->execs == 1 ? "" : "s", count_flag(s, IV_RESTART),
-	       count_flag(s, IV_RESTART) == 1 ? "" : "s");
-	printf("# referenced pages per interval: mean %.4f, median %.1f, max %llu\n",
-	       mean, median, (unsigned long long)max);
-	printf("# scan time, over the %llu scans (the baseline%s included): mean "
-	       "%.3f us, max %.3f us; %.2f ns per page scanned (%llu pages)\n",
-	       S->scans, S->baselines == 1 ? "" : "s",
-	       S->scans ? S->scan_ns / 1e3 / S->scans : 0.0, S->scan_max / 1e3,
-	       S->scanned ? (double)S->scan_ns / S->scanned : 0.0, S->scanned);
-	ws_table(S);
-	return plot_path ? samples_plot(S, fname) : 0;
-}
-
-/* --samples --plot: pages referenced and W(t,k) per interval, over time. */
-static int samples_plot(const struct series *S, const char *fname)
-{
-	const struct smp *s = &S->s;
-	double *x = calloc(s->n ? s->n : 1, sizeof(*x));
-	double *ref = calloc(s->n ? s->n : 1, sizeof(*ref));
-	double *ws = calloc(s->n ? s->n : 1, sizeof(*ws));
-	char wname[128], note1[200];
-	const char *nt[2] = { note1, NULL };
-	struct chart_series cs[2];
-	struct chart c;
-	FILE *f;
-
-	if (!x || !ref || !ws)
-		out_of_memory();
-	for (size_t i = 0; i < s->n; i++) {
-		x[i] = s->iv[i].t1 > t0 ? (s->iv[i].t1 - t0) / 1e6 : 0;
-		ref[i] = (double)s->iv[i].referenced;
-		ws[i] = (double)s->iv[i].ws;
-	}
-	snprintf(wname, sizeof(wname), "W(t,%lu): distinct pages referenced in "
-		 "the last %lu intervals", s->k, s->k);
-	snprintf(note1, sizeof(note1), "sampled trace (%s): the accessed bits "
-		 "scanned every %lu ms; %zu intervals; the window starts over at "
-		 "an exec", S->mode, S->ms, s->n);
-	cs[0] = (struct chart_series){ .name = wname, .color = "#1f77b4",
-				       .x = x, .y = ws, .n = s->n, .width = 3,
-				       .marker = 3 };
-	cs[1] = (struct chart_series){ .name = "pages referenced in the interval",
-				       .color = "#ff7f0e", .x = x, .y = ref,
-				       .n = s->n, .width = 1.5, .marker = 2 };
-	c = (struct chart){
-		.title = plot_text("Pages referenced per interval", fname).title,
-		.notes = nt, .nnotes = 1,
-		.xlabel = "time since the trace's start (ms, each interval's end)",
-		.ylabel = "pages", .xunit = SVG_PLAIN, .yunit = SVG_PAGES,
-		.page_size = page_size, .s = cs, .ns = 2,
-		/* From the start; the last interval's end at the right. */
-		.xlo = 0, .xhi = s->n ? x[s->n - 1] : 0,
-	};
-	f = svg_open(plot_path);
-	if (f)
-		chart_lines(f, &c);
-	free(x);
-	free(ref);
-	free(ws);
-	return f ? svg_close(f, plot_path) : 1;
-}
-
-/* --sample-map: columns of intervals at most; more intervals share columns */
-#define MAP_COLS 800
-
-/*
- * The share of row @r's cells (its pages in @k intervals) that @count
- * says were referenced, in quarters, rounded up: 0 none, 4 all.
- */
-static unsigned int quarters(const struct smp_map *m, const uint64_t *count,
-			     size_t r, size_t k)
-{
-	uint64_t cells = m->row[r].pages * k;
-
-	return count[r] ? (unsigned int)((4 * count[r] + cells - 1) / cells) : 0;
-}
-
-/* --sample-map: a column per interval, a row per referenced page. */
-static int sample_map(const struct series *S, const char *fname)
-{
-	const struct smp *s = &S->s;
-	const double left = 170, width = 800;
-	double top, plot_h, rowh, colw, bottom, last_label = -1;
-	size_t per = s->n > MAP_COLS ? (s->n + MAP_COLS - 1) / MAP_COLS : 1;
-	size_t cols = (s->n + per - 1) / per, step = cols > 20 ? (cols + 19) / 20 : 1;
-	struct smp_map m;
-	struct svg_plot p;
-	uint64_t *count, *one;
-	char title[400], note[720];
-	FILE *f;
-
-	if (smp_map_rows(s, MAP_ROWS, &m))
-		out_of_memory();
-	count = calloc(m.nrows ? m.nrows : 1, sizeof(*count));
-	one = calloc(m.nrows ? m.nrows : 1, sizeof(*one));
-	if (!count || !one)
-		out_of_memory();
-	f = svg_open(sample_map_path);
-	if (!f) {
-		smp_map_free(&m);
-		free(count);
-		free(one);
-		return 1;
-	}
-	snprintf(title, sizeof(title), "%s",
-		 plot_text(m.per > 1 || per > 1 ? "Pages referenced per interval, "
-			   "address x time" : "Pages referenced per interval, "
-			   "page-exact address x time", fname).title);
-	if (m.per > 1)
-		snprintf(title + strlen(title), sizeof(title) - strlen(title),
-			 " (a row per %llu pages: %llu pages, more than %d rows)",
-			 (unsigned long long)m.per, (unsigned long long)m.pages,
-			 MAP_ROWS);
-	if (per > 1)
-		snprintf(title + strlen(title), sizeof(title) - strlen(title),
-			 " (a column per %zu intervals: %zu, more than %d columns)",
-			 per, s->n, MAP_COLS);
-	snprintf(note, sizeof(note), "sampled trace (%s): a column per interval "
-		 "(%zu, the accessed bits scanned every %lu ms), a row per page "
-		 "(%llu pages ever referenced, in %llu blocks of consecutive "
-		 "pages), lowest address at the bottom; the gaps between blocks "
-		 "are collapsed: a red line and the block's first address mark "
-		 "each; %s; a green line: an exec (or a new start), where the "
-		 "address space is new", S->mode, s->n, S->ms,
-		 (unsigned long long)m.pages, (unsigned long long)m.blocks,
-		 m.per > 1 || per > 1 ? "the rows or columns are shared (see the "
-		 "title): a cell's shade is the share of its pages and intervals "
-		 "referenced, in quarters" :
-		 "a filled cell: the page was referenced in the interval");
-	/* Under the notes, room for the exec marks' labels. */
-	top = 46 + svg_wrap(NULL, 0, 0, 0, 140, NULL, note) * 15 + 24;
-	plot_h = m.nrows <= 50 ? m.nrows * 12.0 : m.nrows < 600 ? 600 : m.nrows;
-	if (!m.nrows)
-		plot_h = 12;
-	bottom = top + plot_h;
-	rowh = plot_h / (m.nrows ? m.nrows : 1);
-	colw = width / (cols ? cols : 1);
-	svg_begin(f, (int)(left + width + 40), (int)(bottom + 80), title);
-	svg_text(f, 20, 26, "class=\"title\" font-size=\"16\" font-weight=\"bold\"",
-		 "%s", title);
-	svg_wrap(f, 20, 46, 15, 140, "class=\"note\" fill=\"#555\"", note);
-	/* x: column c spans [c, c + 1]; y: row r spans [r, r + 1]. */
-	svg_plot_init(&p, left, top, width, plot_h);
-	svg_axis(&p.xa, 0, cols ? (double)cols : 1, false);
-	svg_axis(&p.ya, 0, m.nrows ? (double)m.nrows : 1, false);
-	fprintf(f, "<g class=\"map\" data-intervals=\"%zu\" data-columns=\"%zu\" "
-		"data-intervals-per-column=\"%zu\" data-rows=\"%zu\" "
-		"data-pages-per-row=\"%llu\" data-pages=\"%llu\" "
-		"data-blocks=\"%llu\">\n", s->n, cols, per, m.nrows,
-		(unsigned long long)m.per, (unsigned long long)m.pages,
-		(unsigned long long)m.blocks);
-	svg_frame(f, &p, "", SVG_NONE, "", SVG_NONE, 0);
-	/*
-	 * The columns, their intervals' counts added up; rows alike in a
-	 * block are one rect.
-	 */
-	for (size_t c = 0; c < cols; c++) {
-		size_t i0 = c * per, i1 = i0 + per < s->n ? i0 + per : s->n;
-		const struct smp_iv *iv = &s->iv[i1 - 1];
-		double x = left + c * colw;
-		uint64_t referenced = 0, pages = 0;
-		uint32_t flags = 0;
-		char buf[64];
-
-		memset(count, 0, m.nrows * sizeof(*count));
-		for (size_t i = i0; i < i1; i++) {
-			smp_map_column(s, &m, i, one);
-			for (size_t r = 0; r < m.nrows; r++)
-				count[r] += one[r];
-			referenced += s->iv[i].referenced;
-			pages += s->iv[i].pages;
-			flags |= s->iv[i].flags;
-		}
-		fprintf(f, "<g class=\"column\" data-first=\"%zu\" data-last=\"%zu\" "
-			"data-end-ms=\"%.3f\" data-referenced=\"%llu\" "
-			"data-pages=\"%llu\" data-flags=\"%s\" fill=\"#1f77b4\">\n",
-			i0 + 1, i1, iv->t1 > t0 ? (iv->t1 - t0) / 1e6 : 0.0,
-			(unsigned long long)referenced, (unsigned long long)pages,
-			iv_flags(&(struct smp_iv){ .flags = flags }, buf, sizeof(buf)));
-		for (size_t r = 0; r < m.nrows;) {
-			unsigned int q = quarters(&m, count, r, i1 - i0);
-			size_t e = r + 1;
-
-			if (!q) {
-				r++;
-				continue;
-			}
-			while (e < m.nrows && !m.row[e].block &&
-			       quarters(&m, count, e, i1 - i0) == q)
-				e++;
-			fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
-				"height=\"%.2f\"%s%s/>\n", x, bottom - e * rowh, colw,
-				(e - r) * rowh, q < 4 ? " fill-opacity=\"" : "",
-				q == 1 ? "0.25\"" : q == 2 ? "0.5\"" : q == 3 ? "0.75\"" : "");
-			r = e;
-		}
-		fputs("</g>\n", f);
-		if (c && flags & (IV_EXEC | IV_RESTART)) {
-			fprintf(f, "<g class=\"space\"><line x1=\"%.2f\" y1=\"%.1f\" "
-				"x2=\"%.2f\" y2=\"%.1f\" stroke=\"#2ca02c\" "
-				"stroke-width=\"2\"/>\n", x, top - 14, x, bottom);
-			svg_text(f, x + 3, top - 4, "fill=\"#2ca02c\"", "%s",
-				 flags & IV_EXEC ? "exec" : "start");
-			fputs("</g>\n", f);
-		}
-		/* Interval numbers under their columns, and their ends in ms. */
-		if (c % step == 0) {
-			svg_text(f, x + colw / 2, bottom + 16,
-				 "class=\"tick\" text-anchor=\"middle\"", "%zu", i0 + 1);
-			svg_text(f, x + colw / 2, bottom + 30, "class=\"tick\" "
-				 "text-anchor=\"middle\" fill=\"#777\"", "%.0f",
-				 iv->t1 > t0 ? (iv->t1 - t0) / 1e6 : 0.0);
-		}
-	}
-	svg_text(f, left + width / 2, bottom + 50,
-		 "class=\"axis-label\" text-anchor=\"middle\"", "interval (numbered "
-		 "from 1; under the number, the column's end in ms since the "
-		 "trace's start)");
-	/* The blocks, over the cells: a separator and their first address. */
-	for (size_t r = 0; r < m.nrows; r++) {
-		double y = bottom - r * rowh;
-		uint64_t pages = m.row[r].pages;
-		size_t e = r + 1;
-
-		if (!m.row[r].block)
-			continue;
-		while (e < m.nrows && !m.row[e].block)
-			pages += m.row[e++].pages;
-		fprintf(f, "<g class=\"block\" data-start=\"%llx\" data-row=\"%zu\" "
-			"data-rows=\"%zu\" data-pages=\"%llu\">\n",
-			(unsigned long long)(m.row[r].first * page_size), r, e - r,
-			(unsigned long long)pages);
-		if (r)
-			fprintf(f, "<line class=\"gap\" x1=\"%.1f\" y1=\"%.2f\" "
-				"x2=\"%.1f\" y2=\"%.2f\" stroke=\"#d62728\" "
-				"stroke-width=\"1\"/>\n", left - 6, y, left + width, y);
-		/* Labels a line apart at least; data-start has every one. */
-		if (last_label < 0 || y <= last_label - 12) {
-			svg_text(f, left - 8, y - 2, "class=\"addr\" text-anchor=\"end\"",
-				 "%llx", (unsigned long long)(m.row[r].first * page_size));
-			last_label = y;
-		}
-		fputs("</g>\n", f);
-	}
-	fputs("</g>\n", f);
-	svg_end(f);
-	smp_map_free(&m);
-	free(count);
-	free(one);
-	return svg_close(f, sample_map_path);
-}
-
-/* The starts of the regions of @as, sorted; their number. */
-static size_t region_starts(struct pgft_space *as, unsigned long long **v)
-{
-	pgft_sort(as);
-	*v = malloc((as->nr ? as->nr : 1) * sizeof(**v));
-	if (!*v)
-		out_of_memory();
-	for (size_t i = 0; i < as->nr; i++)
-		(*v)[i] = as->v[i].start;
-	return as->nr;
-}
-
-/*
- * Do the two traces map the same addresses: as many execs, and the same
- * region starts at the end? If not, @why says where they differ.
- */
-static bool same_layout(struct pgft_space *a, unsigned long long ea,
-			struct pgft_space *b, unsigned long long eb, char *why,
-			size_t len)
-{
-	unsigned long long *va, *vb;
-	size_t na = region_starts(a, &va), nb = region_starts(b, &vb), i;
-	bool same = ea == eb && na == nb;
-
-	for (i = 0; same && i < na; i++)
-		same = va[i] == vb[i];
-	if (ea != eb)
-		snprintf(why, len, "%llu execs and %llu", ea, eb);
-	else if (!same && i && i <= na && i <= nb)
-		snprintf(why, len, "a region starts at %llx in one, %llx in the "
-			 "other", va[i - 1], vb[i - 1]);
-	else if (!same)
-		snprintf(why, len, "%zu regions and %zu", na, nb);
-	free(va);
-	free(vb);
-	return same;
-}
-
-/* Read OTHER, an interval trace, into @O: 0, or 1 after saying why not. */
-static int read_other(struct series *O, struct pgft_space *as)
-{
-	struct pgft_reader rd;
-	struct pgft_rec r;
-	FILE *f = fopen(compare_path, "r");
-	int ret;
-
-	if (!f) {
-		fprintf(stderr, "pgfreport: --compare-sample: %s: %s\n", compare_path,
-			strerror(errno));
-		return 1;
-	}
-	if (pgft_open(&rd, f, compare_path)) {
-		fprintf(stderr, "pgfreport: --compare-sample: %s\n", rd.error);
-		fclose(f);
-		return 1;
-	}
-	if (rd.tree) {
-		fprintf(stderr, "pgfreport: --compare-sample: %s is a tree file "
-			"(tracepgfault -f): give the interval trace of one process\n",
-			compare_path);
-		pgft_close(&rd);
-		fclose(f);
-		return 1;
-	}
-	while ((ret = pgft_next(&rd, &r)) > 0) {
-		pgft_apply(as, &r);
-		if (series_rec(O, &r, &rd)) {
-			ret = -1;
-			break;
-		}
-	}
-	if (ret < 0)
-		fprintf(stderr, "pgfreport: --compare-sample: %s\n", rd.error);
-	pgft_close(&rd);
-	fclose(f);
-	if (series_kind(O, compare_path, "--compare-sample"))
-		return 1;
-	return ret < 0;
-}
-
-/* --compare-sample: the sampled trace @S against the interval trace. */
-static int compare_report(struct series *S, struct pgft_space *as, long execs,
-			  const char *fname)
-{
-	struct series O;
-	struct pgft_space oas = { 0 };
-	const struct smp *a = &S->s, *b;
-	size_t n, common, jn = 0, empty = 0;
-	uint64_t tau[SMP_TAUS + 2], amax, bmax;
-	unsigned int j[SMP_TAUS + 2], k;
-	double amean, amed, bmean, bmed, jsum = 0;
-	char why[160];
-	bool same;
-	int status;
-
-	series_init(&O, false, true);
-	status = read_other(&O, &oas);
-	if (!O.s.n) {
-		smp_free(&O.s);
-		pgft_space_free(&oas);
-		return 1;
-	}
-	b = &O.s;
-	same = same_layout(as, execs, &oas, O.execs, why, sizeof(why));
-	n = a->n > b->n ? a->n : b->n;
-	common = a->n < b->n ? a->n : b->n;
-	printf("# sampled:  %s (%s): the pages each scan of the accessed bits found "
-	       "referenced since the one before, every %lu ms: %zu intervals\n",
-	       fname, S->mode, S->ms, a->n);
-	printf("# interval: %s (%s): the pages of the counted faults (minor, major, "
-	       "reref) from one re-arm to the next, every %lu ms: %zu intervals; "
-	       "the first runs from the start, faults after the last re-arm are "
-	       "left out%s\n", compare_path, O.mode, O.ms, b->n,
-	       O.dropped ? ", and so are those before an exec in its interval" : "");
-	if (S->ms != O.ms)
-		printf("# the intervals differ in length (%lu ms and %lu ms): "
-		       "interval i of one is not interval i of the other\n",
-		       S->ms, O.ms);
-	if (same)
-		printf("# the same addresses (both traces end with the same region "
-		       "starts): jaccard is |sampled & faulted| / |sampled | faulted| "
-		       "of each interval's page sets, \"-\" if both are empty%s\n",
-		       count_flag(a, PGFT_SAMPLE_INCOMPLETE) ?
-		       " (an incomplete scan's set lacks its lost refs)" : "");
-	else
-		printf("# addresses differ (ASLR? %s): the page sets are not compared; "
-		       "trace both with ASLR off (kernel.randomize_va_space=0, or "
-		       "util-linux's setarch -R) for that\n", why);
-	ws_method(S);
-	printf("# %8s %10s %10s", "interval", "sampled", "faulted");
-	if (same)
-		printf(" %10s %10s %8s", "both", "either", "jaccard");
-	printf("  %s\n", "flags");
-	for (size_t i = 0; i < n; i++) {
-		char fa[64], fb[64], flags[140];
-
-		printf("%10zu", i + 1);
-		if (i < a->n)
-			printf(" %10llu", (unsigned long long)a->iv[i].referenced);
-		else
-			printf(" %10s", "-");
-		if (i < b->n)
-			printf(" %10llu", (unsigned long long)b->iv[i].pages);
-		else
-			printf(" %10s", "-");
-		if (same && i < common) {
-			uint64_t both, either;
-
-			smp_overlap(a, i, b, i, &both, &either);
-			printf(" %10llu %10llu", (unsigned long long)both,
-			       (unsigned long long)either);
-			if (either) {
-				printf(" %8.4f", (double)both / either);
-				jsum += (double)both / either;
-				jn++;
-			} else {
-				printf(" %8s", "-");
-				empty++;
-			}
-		} else if (same) {
-			printf(" %10s %10s %8s", "-", "-", "-");
-		}
-		snprintf(flags, sizeof(flags), "%s/%s",
-			 i < a->n ? iv_flags(&a->iv[i], fa, sizeof(fa)) : "-",
-			 i < b->n ? iv_flags(&b->iv[i], fb, sizeof(fb)) : "-");
-		printf("  %s\n", strcmp(flags, "-/-") ? flags : "-");
-	}
-	ref_stats(a, &amean, &amed, &amax);
-	/* The interval trace's pages: smp_iv.referenced is its distinct pages. */
-	ref_stats(b, &bmean, &bmed, &bmax);
-	printf("# pages per interval (flags: sampled/interval trace):\n");
-	printf("# %-22s %12s %10s %10s %10s\n", "trace", "intervals", "mean",
-	       "median", "max");
-	printf("  %-22s %12zu %10.4f %10.1f %10llu\n", "sampled (referenced)", a->n,
-	       amean, amed, (unsigned long long)amax);
-	printf("  %-22s %12zu %10.4f %10.1f %10llu\n", "interval (faulted)", b->n,
-	       bmean, bmed, (unsigned long long)bmax);
-	printf("# working set W(t,tau) over each trace's intervals t: mean and max "
-	       "in pages\n");
-	printf("# %12s %14s %12s %14s %12s\n", "tau_intervals", "sampled_mean",
-	       "sampled_max", "interval_mean", "interval_max");
-	k = tau_rows(n, tau, j);
-	for (unsigned int i = 0; i < k; i++)
-		printf("%14llu %14.4f %12llu %14.4f %12llu\n",
-		       (unsigned long long)tau[i], smp_tau_mean(a, j[i]),
-		       (unsigned long long)smp_tau_max(a, j[i]),
-		       smp_tau_mean(b, j[i]), (unsigned long long)smp_tau_max(b, j[i]));
-	if (same)
-		printf("# jaccard: mean %.4f over %zu intervals (%zu with both sets "
-		       "empty left out)\n", jn ? jsum / jn : 0.0, jn, empty);
-	smp_free(&O.s);
-	pgft_space_free(&oas);
-	return status;
-}
-
 /* Write the --lcs and --lcs-csv files; 0, or 1 after an error message. */
 static int lcs_export(struct lcs *e, const char *fname)
 {
@@ -2390,10 +1526,10 @@ int main(int argc, char **argv)
 	struct pgft_space as = { 0 };
 	struct ptree pt = { 0 };
 	struct ptree_proc *P = NULL;
-	struct series samp = { 0 };
+	struct srep_opts sample_opts = { .ws_intervals = 4 };
+	struct srep samp;
 	unsigned long long lost = 0;
 	bool whole = false, pid_seen = false, sampling, ws_given = false;
-	bool samples_wanted = false;
 	struct pgft_reader rd;
 	const char *fname = "-";
 	struct pgft_rec rec;
@@ -2444,15 +1580,15 @@ int main(int argc, char **argv)
 		case 'E': mode = TREE; break;
 		case 'a':
 			mode = SAMPLES;
-			samples_wanted = true;
+			sample_opts.samples = true;
 			break;
-		case 'O': mode = COMPARE; compare_path = optarg; break;
-		case 'M': sample_map_path = optarg; break;
+		case 'O': mode = COMPARE; sample_opts.other = optarg; break;
+		case 'M': sample_opts.map = optarg; break;
 		case 'K':
 			errno = 0;
-			ws_intervals = strtoul(optarg, &end, 10);
-			if (errno || *end || !ws_intervals || *optarg == '-' ||
-			    ws_intervals > 1UL << 30) {
+			sample_opts.ws_intervals = strtoul(optarg, &end, 10);
+			if (errno || *end || !sample_opts.ws_intervals ||
+			    *optarg == '-' || sample_opts.ws_intervals > 1UL << 30) {
 				fprintf(stderr, "pgfreport: --ws-intervals: '%s' is not a "
 					"positive number of intervals\n", optarg);
 				return 1;
@@ -2524,9 +1660,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* --sample-map alone: the map, and --samples's table. */
-	if (sample_map_path && mode == MAP)
+	if (sample_opts.map && mode == MAP)
 		mode = SAMPLES;
-	if (sample_map_path && mode != SAMPLES && mode != COMPARE) {
+	if (sample_opts.map && mode != SAMPLES && mode != COMPARE) {
 		fprintf(stderr, "pgfreport: --sample-map draws the intervals of a "
 			"sampled trace: give it alone, with --samples or with "
 			"--compare-sample\n");
@@ -2591,8 +1727,11 @@ int main(int argc, char **argv)
 			"lists them)\n", fname);
 		return 1;
 	}
-	if (sampling)
-		series_init(&samp, true, sample_map_path || mode == COMPARE);
+	if (sampling) {
+		sample_opts.plot = plot_path;
+		sample_opts.compare = mode == COMPARE;
+		srep_init(&samp, &sample_opts, page_size);
+	}
 	heat_init(&heat, !svg_by_order);
 	if (mode == MRC || mode == REUSE || mode == TLB)
 		reuse_init(&cache.lru, 0);
@@ -2629,7 +1768,7 @@ int main(int argc, char **argv)
 			t0 = rec.time;
 		if (mode == TREE)
 			continue;
-		if (sampling && series_rec(&samp, &rec, &rd)) {
+		if (sampling && srep_rec(&samp, &rec, &rd)) {
 			ret = -1;
 			break;
 		}
@@ -2785,22 +1924,10 @@ int main(int argc, char **argv)
 			free(tl.row[k]);
 	}
 	/* (Without --pid's process, the error above says it all.) */
-	if (sampling && !(want_pid && rd.tree && !pid_seen)) {
-		if (series_kind(&samp, fname, mode == COMPARE ? "--compare-sample" :
-				sample_map_path && !samples_wanted ?
-				"--sample-map" : "--samples")) {
-			status = 1;
-		} else {
-			if (mode == SAMPLES)
-				status |= samples_report(&samp, fname);
-			else
-				status |= compare_report(&samp, &as, index, fname);
-			if (sample_map_path)
-				status |= sample_map(&samp, fname);
-		}
-	}
+	if (sampling && !(want_pid && rd.tree && !pid_seen))
+		status |= srep_report(&samp, fname, t0, &as, index);
 	if (sampling)
-		smp_free(&samp.s);
+		srep_free(&samp);
 	if (svg_path)
 		status |= heat_report(&heat, &cache, fname);
 	heat_free(&heat);

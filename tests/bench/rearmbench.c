@@ -48,69 +48,6 @@ static void die(const char *what)
 	exit(1);
 }
 
-struct drain {
-	pid_t pid;
-	int res;		/* the reader's counts come back here */
-};
-
-/* A reader of our own trace, to the stop record; counts faults and lost. */
-static void drain_start(struct drain *d)
-{
-	int p[2], fd = pgf_open(getpid(), 0);
-
-	if (fd < 0 || pipe(p))
-		die("open the trace");
-	d->pid = fork();
-	if (d->pid < 0)
-		die("fork");
-	if (d->pid == 0) {
-		static char buf[128 * 1024];
-		unsigned long long c[2] = { 0, 0 }, a, b;
-		size_t have = 0;
-		int stopped = 0;
-
-		close(p[0]);
-		while (!stopped) {
-			ssize_t n = read(fd, buf + have, sizeof(buf) - have - 1);
-			char *l, *nl;
-
-			if (n <= 0)
-				break;
-			have += n;
-			buf[have] = '\0';
-			for (l = buf; (nl = strchr(l, '\n')); l = nl + 1) {
-				if (!strncmp(l, "fault ", 6))
-					c[0]++;
-				else if (sscanf(l, "lost %llu %llu", &a, &b) == 2)
-					c[1] += a;
-				else if (!strncmp(l, "stop ", 5))
-					stopped = 1;
-			}
-			have -= l - buf;
-			memmove(buf, l, have);
-		}
-		_exit(write(p[1], c, sizeof(c)) != sizeof(c));
-	}
-	close(fd);
-	close(p[1]);
-	d->res = p[0];
-}
-
-static void drain_end(struct drain *d, unsigned long long *faults,
-		      unsigned long long *lost)
-{
-	unsigned long long c[2] = { 0, 0 };
-
-	if (pgf_stop(getpid()))
-		die("stop");
-	if (read(d->res, c, sizeof(c)) != sizeof(c))
-		die("the reader's counts");
-	close(d->res);
-	waitpid(d->pid, NULL, 0);
-	*faults = c[0];
-	*lost = c[1];
-}
-
 static char *map_pages(void)
 {
 	char *m = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE,
@@ -135,7 +72,8 @@ static double touch_all(char *m, char v)
 static void one_fault(void)
 {
 	double minor[32], tminor[32], reref[32], walk[32], rearm[32];
-	unsigned long long faults, lost = 0, l;
+	unsigned long long lost = 0;
+	struct drain_counts k;
 	struct drain d;
 
 	for (int r = 0; r < reps; r++) {
@@ -147,7 +85,7 @@ static void one_fault(void)
 
 		if (pgf_start(getpid()))
 			die("start tracing");
-		drain_start(&d);
+		drain_start(&d, "rearmbench", 128 * 1024);
 		m = map_pages();
 		tminor[r] = touch_all(m, 1);
 		t0 = now();
@@ -157,8 +95,8 @@ static void one_fault(void)
 		reref[r] = touch_all(m, 2);
 		walk[r] = touch_all(m, 3);
 		reref[r] -= walk[r];
-		drain_end(&d, &faults, &l);
-		lost += l;
+		drain_end(&d, &k);
+		lost += k.lost_faults;
 		munmap(m, pages * PAGE);
 	}
 	printf("result rearm minor_ns=%.1f traced_minor_ns=%.1f reref_ns=%.1f walk_ns=%.1f rearm_ns_per_page=%.1f pages=%ld lost=%llu\n",
@@ -211,13 +149,13 @@ static void workload(long stores)
 			off[r] = walk_rate(m, kind, stores);
 			for (int i = 0; i < nmodes; i++) {
 				char start[40];
-				unsigned long long f, l;
+				struct drain_counts k;
 				struct drain d;
 
 				snprintf(start, sizeof(start), "1 %s", modes[i]);
 				if (pgf_ctl(getpid(), start, strlen(start)))
 					die(start);
-				drain_start(&d);
+				drain_start(&d, "rearmbench", 128 * 1024);
 				/*
 				 * The first reference to each page after the
 				 * start faults in every mode: one pass, untimed,
@@ -225,9 +163,9 @@ static void workload(long stores)
 				 */
 				touch_all(m, 4);
 				rate[i][r] = walk_rate(m, kind, stores);
-				drain_end(&d, &f, &l);
-				faults[i] += f;
-				lost[i] += l;
+				drain_end(&d, &k);
+				faults[i] += k.faults;
+				lost[i] += k.lost_faults;
 			}
 			munmap(m, pages * PAGE);
 		}

@@ -37,79 +37,6 @@ static void die(const char *what)
 	exit(1);
 }
 
-/* What the reader counted, to the stop record. */
-struct counts {
-	unsigned long long scans, scanned, ns, faults, lost;
-};
-
-struct drain {
-	pid_t pid;
-	int res;
-};
-
-/* A reader of our own trace, to the stop record. */
-static void drain_start(struct drain *d)
-{
-	int p[2], fd = pgf_open(getpid(), 0);
-
-	if (fd < 0 || pipe(p))
-		die("open the trace");
-	d->pid = fork();
-	if (d->pid < 0)
-		die("fork");
-	if (d->pid == 0) {
-		static char buf[256 * 1024];
-		unsigned long long a, b, c;
-		struct counts k = { 0 };
-		size_t have = 0;
-		int stopped = 0;
-		unsigned int tid;
-
-		close(p[0]);
-		while (!stopped) {
-			ssize_t n = read(fd, buf + have, sizeof(buf) - have - 1);
-			char *l, *nl;
-
-			if (n <= 0)
-				break;
-			have += n;
-			buf[have] = '\0';
-			for (l = buf; (nl = strchr(l, '\n')); l = nl + 1) {
-				if (!strncmp(l, "fault ", 6)) {
-					k.faults++;
-				} else if (sscanf(l, "lost %llu %llu", &a, &b) == 2) {
-					k.lost += a + b;
-				} else if (!strncmp(l, "sample ", 7) &&
-					   !strstr(l, "baseline") &&
-					   sscanf(l, "sample %*u %u %llu %llu %llu",
-						  &tid, &a, &b, &c) == 4) {
-					k.scans++;
-					k.scanned += a;
-					k.ns += c;
-				} else if (!strncmp(l, "stop ", 5)) {
-					stopped = 1;
-				}
-			}
-			have -= l - buf;
-			memmove(buf, l, have);
-		}
-		_exit(write(p[1], &k, sizeof(k)) != sizeof(k));
-	}
-	close(fd);
-	close(p[1]);
-	d->res = p[0];
-}
-
-static void drain_end(struct drain *d, struct counts *k)
-{
-	if (pgf_stop(getpid()))
-		die("stop");
-	if (read(d->res, k, sizeof(*k)) != sizeof(*k))
-		die("the reader's counts");
-	close(d->res);
-	waitpid(d->pid, NULL, 0);
-}
-
 /* Page visits per second of a walk for `seconds`, one store per visit. */
 static double walk_rate(char *m, bool random)
 {
@@ -174,40 +101,41 @@ int main(int argc, char **argv)
 	for (int kind = 0; kind < 2; kind++) {
 		const char *name = kind ? "rand" : "seq";
 		double off[32], rate[MAXLIST][32];
-		struct counts sum[MAXLIST] = { 0 };
+		struct drain_counts sum[MAXLIST] = { 0 };
 
 		for (int r = 0; r < reps; r++) {
 			off[r] = walk_rate(m, kind);
 			for (int i = 0; i < nms; i++) {
 				char start[32];
-				struct counts k;
+				struct drain_counts k;
 				struct drain d;
 				int n;
 
 				n = snprintf(start, sizeof(start), "1 sample=%ld", ms[i]);
 				if (pgf_ctl(getpid(), start, n))
 					die("start sampling");
-				drain_start(&d);
+				drain_start(&d, "samplebench", 256 * 1024);
 				rate[i][r] = walk_rate(m, kind);
 				drain_end(&d, &k);
 				sum[i].scans += k.scans;
 				sum[i].scanned += k.scanned;
 				sum[i].ns += k.ns;
 				sum[i].faults += k.faults;
-				sum[i].lost += k.lost;
+				sum[i].lost_faults += k.lost_faults;
+				sum[i].lost_other += k.lost_other;
 			}
 		}
 		printf("result samplewalk walk=%s mode=off visits_per_s=%.0f slowdown=1.00 scans=0 scan_us=0 scan_ns_per_page=0 faults=0 lost=0\n",
 		       name, median(off, reps));
 		for (int i = 0; i < nms; i++) {
 			double o = median(off, reps), t = median(rate[i], reps);
-			struct counts *k = &sum[i];
+			struct drain_counts *k = &sum[i];
 
 			printf("result samplewalk walk=%s mode=sample=%ld visits_per_s=%.0f slowdown=%.3f scans=%llu scan_us=%.1f scan_ns_per_page=%.2f faults=%llu lost=%llu\n",
 			       name, ms[i], t, o / t, k->scans / reps,
 			       k->scans ? k->ns / 1e3 / k->scans : 0,
 			       k->scanned ? (double)k->ns / k->scanned : 0,
-			       k->faults / reps, k->lost);
+			       k->faults / reps, k->lost_faults + k->lost_other);
 		}
 	}
 	return 0;

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * bench.h - what the benchmarks in tests/bench share: a monotonic clock in
- * seconds and the order statistics they report.
+ * seconds, the order statistics they report, their lists of numbers, and
+ * a reader that drains the bench's own trace as tracepgfault would.
  */
 #ifndef PGF_TEST_BENCH_H
 #define PGF_TEST_BENCH_H
 
 #include <stdlib.h>
 #include <time.h>
+#include "pgf.h"
 
 static inline double now(void)
 {
@@ -49,6 +51,103 @@ static inline int parse_numbers(const char *arg, int max, long *v)
 		s = *end ? end + 1 : end;
 	}
 	return n;
+}
+
+/* What drain_end() brings back: what the reader counted, to the stop record. */
+struct drain_counts {
+	unsigned long long faults;	/* "fault" records */
+	/* The sums of the "lost" records' two counts: faults, other */
+	unsigned long long lost_faults, lost_other;
+	/* The "sample" records but the baselines: scans, pages scanned, ns */
+	unsigned long long scans, scanned, ns;
+};
+
+struct drain {
+	const char *prog;	/* the bench, for its error messages */
+	pid_t pid;		/* the reader */
+	int res;		/* its counts come back here */
+};
+
+/* "@prog: @what: the error", and exit 1. */
+static inline void __attribute__((noreturn))
+drain_die(const struct drain *d, const char *what)
+{
+	fprintf(stderr, "%s: %s: %s\n", d->prog, what, strerror(errno));
+	exit(1);
+}
+
+/*
+ * Fork a reader of our own trace (started already) that reads it into a
+ * buffer of @size bytes, throwing the text away but for what struct
+ * drain_counts counts, to the stop record drain_end() writes. @prog names
+ * the bench in the error messages; an error is fatal.
+ */
+static inline void drain_start(struct drain *d, const char *prog, size_t size)
+{
+	int p[2], fd = pgf_open(getpid(), 0);
+
+	d->prog = prog;
+	if (fd < 0 || pipe(p))
+		drain_die(d, "open the trace");
+	d->pid = fork();
+	if (d->pid < 0)
+		drain_die(d, "fork");
+	if (d->pid == 0) {
+		char *buf = malloc(size);
+		unsigned long long a, b, c;
+		struct drain_counts k = { 0 };
+		size_t have = 0;
+		int stopped = 0;
+		unsigned int tid;
+
+		close(p[0]);
+		if (!buf)
+			_exit(1);
+		while (!stopped) {
+			ssize_t n = read(fd, buf + have, size - have - 1);
+			char *l, *nl;
+
+			if (n <= 0)
+				break;
+			have += n;
+			buf[have] = '\0';
+			for (l = buf; (nl = strchr(l, '\n')); l = nl + 1) {
+				*nl = '\0';	/* strstr() sees this line only */
+				if (!strncmp(l, "fault ", 6)) {
+					k.faults++;
+				} else if (sscanf(l, "lost %llu %llu", &a, &b) == 2) {
+					k.lost_faults += a;
+					k.lost_other += b;
+				} else if (!strncmp(l, "sample ", 7) &&
+					   !strstr(l, "baseline") &&
+					   sscanf(l, "sample %*u %u %llu %llu %llu",
+						  &tid, &a, &b, &c) == 4) {
+					k.scans++;
+					k.scanned += a;
+					k.ns += c;
+				} else if (!strncmp(l, "stop ", 5)) {
+					stopped = 1;
+				}
+			}
+			have -= l - buf;
+			memmove(buf, l, have);
+		}
+		_exit(write(p[1], &k, sizeof(k)) != sizeof(k));
+	}
+	close(fd);
+	close(p[1]);
+	d->res = p[0];
+}
+
+/* Stop tracing, and wait for the reader's counts. */
+static inline void drain_end(struct drain *d, struct drain_counts *k)
+{
+	if (pgf_stop(getpid()))
+		drain_die(d, "stop");
+	if (read(d->res, k, sizeof(*k)) != sizeof(*k))
+		drain_die(d, "the reader's counts");
+	close(d->res);
+	waitpid(d->pid, NULL, 0);
 }
 
 #endif

@@ -2,6 +2,7 @@
 /*
  * plots - pgfreport's charts, from the analyses' results. See plots.h.
  */
+#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include "chart.h"
@@ -10,6 +11,17 @@
 const char *const plot_policy_color[PLOT_POLICIES] = {
 	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
 };
+
+const char *plot_title(const char *what, const char *fname)
+{
+	static char title[160];
+	char *copy = strdup(fname);
+
+	snprintf(title, sizeof(title), "%s: %s", what,
+		 copy ? basename(copy) : fname);
+	free(copy);
+	return title;
+}
 
 void plot_mrc(FILE *f, const struct plot_text *t, const uint64_t *sizes,
 	      size_t n, const uint64_t *const misses[PLOT_POLICIES],

@@ -19,6 +19,12 @@ struct plot_text {
 	unsigned long page_size;
 };
 
+/*
+ * A chart's title: "@what: " and the base name of @fname, in a buffer of
+ * its own that the next call overwrites.
+ */
+const char *plot_title(const char *what, const char *fname);
+
 /* The policies of plot_mrc(), in its order: LRU, FIFO, CLOCK, OPT. */
 #define PLOT_POLICIES 4
 extern const char *const plot_policy_color[PLOT_POLICIES];

@@ -3,10 +3,32 @@
  * svg - a document, text, labels and a plot area with axes, for the
  * charts of pgfreport. See svg.h.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
 #include "svg.h"
+
+FILE *svg_open(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		fprintf(stderr, "pgfreport: %s: %s\n", path, strerror(errno));
+	return f;
+}
+
+int svg_close(FILE *f, const char *path)
+{
+	bool bad = ferror(f);
+
+	if (fclose(f) || bad) {
+		fprintf(stderr, "pgfreport: %s: %s\n", path,
+			errno ? strerror(errno) : "write error");
+		return 1;
+	}
+	return 0;
+}
 
 void svg_begin(FILE *f, int width, int height, const char *title)
 {

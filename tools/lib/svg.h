@@ -44,6 +44,18 @@ struct svg_plot {
 	struct svg_axis xa, ya;
 };
 
+/*
+ * @path opened for writing a document: the stream, or NULL after saying
+ * why not on standard error ("pgfreport: PATH: reason").
+ */
+FILE *svg_open(const char *path);
+
+/*
+ * Close what svg_open() opened: 0, or 1 after saying why it could not be
+ * written.
+ */
+int svg_close(FILE *f, const char *path);
+
 /* The XML header, a white background and the document's <title>. */
 void svg_begin(FILE *f, int width, int height, const char *title);
 void svg_end(FILE *f);
