@@ -15,6 +15,10 @@ pkgs=(
 	busybox-static            # the guest's userland
 	qemu-system-x86           # the x86_64 guest
 	librsvg2-bin              # host tests: rsvg-convert renders the charts
+	python3-docutils          # make docs: the kernel documentation
+	mandoc man-db             # host tests: the man pages' lint
+	bash-completion           # the tools' completion
+	dpkg-dev lintian          # make deb
 	"$@"
 )
 

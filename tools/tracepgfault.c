@@ -62,15 +62,16 @@ static const char usage[] =
 "            which stops tracing (with -f, of every process followed) and\n"
 "            leaves a complete file\n"
 "  -q        no summary line on stderr\n"
-"  -h        this help\n"
+"  -h, --help  this help\n"
 "\n"
 "Exit status: COMMAND's (128+N if signal N killed it), 127 if it was not\n"
 "found, 126 if it could not be run; 0 after -p; 1 on our own errors.\n"
 "A one-line summary goes to stderr: (with -f, processes traced) faults,\n"
 "major faults, regions, lost records, wall time, and, if any,\n"
-"samples, re-references and faults taken on other address spaces (reading another\n"
-"process's memory, the arguments of an exec); with -f, also children the\n"
-"kernel could not trace (out of memory) or that could not be followed.\n"
+"samples, re-references and faults taken on other address spaces\n"
+"(reading another process's memory, the arguments of an exec); with -f,\n"
+"also children the kernel could not trace (out of memory) or that could\n"
+"not be followed.\n"
 "\n"
 "Examples:\n"
 "  tracepgfault ps.trace ps aux\n"
@@ -410,6 +411,15 @@ int main(int argc, char **argv)
 		}
 		snprintf(path, sizeof(path), "/proc/%d/pgfault_history", pid);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 && errno == EBUSY) {
+			/*
+			 * Traced already, in this mode, and read by another
+			 * program: its trace, not ours to stop.
+			 */
+			fprintf(stderr, "tracepgfault: process %d is already traced and "
+				"another program reads its trace\n", pid);
+			return 1;
+		}
 		if (fd < 0) {
 			fprintf(stderr, "tracepgfault: %s: %s\n", path, strerror(errno));
 			ctl(pid, "0");

@@ -1,0 +1,494 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The man pages (tools/man) and bash completions (tools/completion) against
+the tools and the kernel they describe.
+
+- mandoc's lint and groff (through man-db's man --warnings) find nothing
+  to say about any page;
+- each tool's OPTIONS section lists exactly the options of its --help, and
+  mentions every option its getopt table accepts;
+- each tool's completion offers every option of its --help, and nothing
+  the tool does not accept, with bash-completion and without it, and
+  completes files, commands and fixed words where the options take them;
+- proc_pid_pgfault_history(5) has an entry for every record type the
+  tools read (the types table of tests/lib/pgf.h and the parser in
+  tools/lib/pgftrace.c), for every command and start option the kernel's
+  parser accepts (fs-proc/pgfault_history.c), states the kernel's ranges,
+  and lists every errno the file's operations return (fs-proc's code and
+  the Return: of the mm/ functions it calls).
+
+Everything compared is extracted from the sources, so a new option, record
+type or errno the pages miss fails here. Needs mandoc, man-db (groff) and,
+for half of the completion tests, bash-completion (scripts/host-deps.sh).
+Runs as a KTAP suite (python3 tests/host/test_man.py, as
+scripts/run-tests.py does)."""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+from ktaplib import Skip, test, main  # noqa: E402
+
+TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..'))
+BIN = os.path.join(TOP, 'build', 'host', 'bin')
+MAN = os.path.join(TOP, 'tools', 'man')
+COMPLETION = os.path.join(TOP, 'tools', 'completion')
+BASH_COMPLETION = '/usr/share/bash-completion/bash_completion'
+TOOLS = ('tracepgfault', 'pgfreport')
+PAGES = {'tracepgfault': 'tracepgfault.1', 'pgfreport': 'pgfreport.1',
+         'proc': 'proc_pid_pgfault_history.5'}
+
+
+def page(name):
+    return os.path.join(MAN, PAGES[name])
+
+
+def read(path):
+    with open(os.path.join(TOP, path)) as f:
+        return f.read()
+
+
+def need(program, package):
+    if not shutil.which(program):
+        raise AssertionError(f'{program} is not installed (Debian package '
+                             f'{package}; scripts/host-deps.sh installs it)')
+
+
+# ---- roff ----------------------------------------------------------------
+
+ESCAPES = [(r'\-', '-'), (r'\(en', '-'), (r'\(em', '-'), (r'\(mu', 'x'),
+           (r'\(aq', "'"), (r'\(*t', 'tau'), (r'\(*m', 'u'), (r'\e', '\\'),
+           (r'\&', ''), (r'\ ', ' ')]
+
+
+def unescape(s):
+    s = re.sub(r'\\f(\[[^]]*\]|.)', '', s)      # font changes
+    for a, b in ESCAPES:
+        s = s.replace(a, b)
+    return s
+
+
+def macro_text(line):
+    """The text a roff line puts out: a macro's arguments, unquoted."""
+    if line.startswith(('.\\"', "'\\\"")):
+        return ''
+    if line.startswith('.'):
+        parts = line.split(None, 1)
+        if len(parts) == 1:
+            return ''
+        args = re.findall(r'"([^"]*)"|(\S+)', parts[1])
+        macro = parts[0]
+        sep = '' if macro in ('.BR', '.RB', '.BI', '.IB', '.IR', '.RI') else ' '
+        return sep.join(a or b for a, b in args)
+    return line
+
+
+def sections(src):
+    """{'SECTION': [lines]} and {'Subsection': [lines]} of a page."""
+    sh, ss = {}, {}
+    cur_sh = cur_ss = None
+    for line in src.splitlines():
+        m = re.match(r'\.(SH|SS)\s+"?([^"]*)"?\s*$', line)
+        if m:
+            name = unescape(m.group(2)).strip()
+            if m.group(1) == 'SH':
+                cur_sh, cur_ss = name, None
+                sh[name] = []
+            else:
+                cur_ss = name
+                ss[name] = []
+            continue
+        if cur_sh:
+            sh[cur_sh].append(line)
+        if cur_ss:
+            ss[cur_ss].append(line)
+    return sh, ss
+
+
+def tags(lines):
+    """The tag of every .TP entry, as text."""
+    out = []
+    for i, line in enumerate(lines):
+        if line.strip() == '.TP':
+            for nxt in lines[i + 1:]:
+                if not nxt.startswith('.\\"'):
+                    out.append(unescape(macro_text(nxt)).strip())
+                    break
+    return out
+
+
+def plain(lines):
+    """The text of some lines, joined, escapes gone."""
+    return re.sub(r'\s+', ' ', ' '.join(unescape(macro_text(l))
+                                         for l in lines))
+
+
+OPTION = re.compile(r'(?<![\w-])(--?[A-Za-z0-9][\w-]*)')
+
+
+def man_options(tool):
+    sh, _ = sections(open(page(tool)).read())
+    assert 'OPTIONS' in sh, f'{PAGES[tool]} has no OPTIONS section'
+    found = set()
+    for t in tags(sh['OPTIONS']):
+        found.update(OPTION.findall(t))
+    return found, plain(sh['OPTIONS'])
+
+
+# ---- the tools -----------------------------------------------------------
+
+def help_text(tool):
+    p = subprocess.run([os.path.join(BIN, tool), '--help'],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert p.returncode == 0, (tool, p.returncode, p.stderr)
+    return p.stdout
+
+
+def getopt_options(tool):
+    """Every option tools/TOOL.c's getopt_long() accepts: {'-x', '--long'}."""
+    src = read(f'tools/{tool}.c')
+    longs = re.findall(r'\{\s*"([\w-]+)",\s*(?:no|required|optional)_argument',
+                       src)
+    m = re.search(r'getopt_long\(\s*argc,\s*argv,\s*"([^"]*)"', src)
+    assert m and longs, f'no getopt_long() table found in tools/{tool}.c'
+    shorts = re.findall(r'[A-Za-z0-9]', m.group(1))
+    return {'--' + o for o in longs} | {'-' + o for o in shorts}
+
+
+def help_options(tool):
+    """The options --help lists: the tag of each option line of its option
+    block (an indented line starting with -), and the tool's own long
+    options the block's descriptions name (pgfreport's --interval and
+    --window appear only in --timeline's text)."""
+    block, started = [], False
+    for line in help_text(tool).splitlines():
+        if re.match(r'^  +-', line):
+            started = True
+        elif started and line and not line.startswith(' '):
+            break
+        if started:
+            block.append(line)
+    assert block, f'{tool} --help has no option lines'
+    found = set()
+    item = re.compile(r'^  +(-\w|--[\w-]+)(?:\[=\w+\])?(?:, (--[\w-]+))?')
+    for line in block:
+        m = item.match(line)
+        if m:
+            found.update(o for o in m.groups() if o)
+    own = getopt_options(tool)
+    for line in block:
+        found.update(o for o in re.findall(r'(?<![\w-])(--[a-z][\w-]*)', line)
+                     if o in own)
+    return found
+
+
+def differ(what, a_name, a, b_name, b):
+    missing, extra = sorted(a - b), sorted(b - a)
+    msg = []
+    if missing:
+        msg.append(f'in {a_name} but not in {b_name}: {" ".join(missing)}')
+    if extra:
+        msg.append(f'in {b_name} but not in {a_name}: {" ".join(extra)}')
+    return f'{what}: ' + '; '.join(msg) if msg else ''
+
+
+# ---- bash completion -----------------------------------------------------
+
+COMPLETE = r'''
+[[ $1 == bc ]] && . "$2"
+. "$3"
+shift 3
+COMP_WORDS=("$@")
+COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+COMP_LINE=${COMP_WORDS[0]}
+for ((k = 1; k < ${#COMP_WORDS[@]}; k++)); do
+	if [[ ${COMP_WORDS[k]} == = || ${COMP_WORDS[k - 1]} == = ]]; then
+		COMP_LINE+=${COMP_WORDS[k]}
+	else
+		COMP_LINE+=" ${COMP_WORDS[k]}"
+	fi
+done
+COMP_POINT=${#COMP_LINE}
+spec=$(complete -p "${COMP_WORDS[0]##*/}") || exit 3
+fn=${spec#*-F }
+fn=${fn%% *}
+"$fn" "${COMP_WORDS[0]}" "${COMP_WORDS[COMP_CWORD]}" \
+	"${COMP_WORDS[COMP_CWORD - 1]}" 2>/dev/null
+printf '%s\n' "${COMPREPLY[@]}"
+'''
+
+
+def complete(words, bc=False, cwd=None):
+    """What the completion of TOOL offers for @words, the last being the
+    word under the cursor; with bash-completion loaded if @bc."""
+    tool = words[0]
+    p = subprocess.run(['bash', '--norc', '--noprofile', '-c', COMPLETE, 'complete',
+                        'bc' if bc else 'plain', BASH_COMPLETION,
+                        os.path.join(COMPLETION, tool), *words],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=60, cwd=cwd,
+                       stdin=subprocess.DEVNULL)
+    assert p.returncode == 0, (words, p.returncode, p.stderr)
+    return [w for w in p.stdout.split('\n') if w]
+
+
+def modes():
+    """Completion without bash-completion, and with it if installed."""
+    yield False
+    if os.path.exists(BASH_COMPLETION):
+        yield True
+
+
+def check_completion_offers_options(bc):
+    for tool in TOOLS:
+        want = help_options(tool)
+        valid = getopt_options(tool)
+        dash = {w.rstrip('=') for w in complete([tool, '-'], bc)}
+        dashdash = {w.rstrip('=') for w in complete([tool, '--'], bc)}
+        how = 'with bash-completion' if bc else 'without bash-completion'
+        missing = sorted(want - dash)
+        assert not missing, (f'{tool} -<TAB> {how}: options of --help not '
+                             f'offered: {" ".join(missing)}')
+        longs = {o for o in want if o.startswith('--')}
+        missing = sorted(longs - dashdash)
+        assert not missing, (f'{tool} --<TAB> {how}: options of --help not '
+                             f'offered: {" ".join(missing)}')
+        assert all(w.startswith('--') for w in dashdash), (tool, dashdash)
+        bogus = (dash | dashdash) - valid
+        assert not bogus, (f'{tool}: the completion offers options the tool '
+                           f'does not accept: {" ".join(sorted(bogus))}')
+
+
+# ---- the tests -----------------------------------------------------------
+
+@test
+def pages_pass_mandoc_lint():
+    need('mandoc', 'mandoc')
+    bad = []
+    for name in sorted(PAGES.values()):
+        p = subprocess.run(['mandoc', '-T', 'lint', '-W', 'warning',
+                            os.path.join(MAN, name)],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, timeout=60)
+        if p.returncode or p.stdout.strip():
+            bad.append(f'{name} (exit {p.returncode}):\n{p.stdout}')
+    assert not bad, '\n'.join(bad)
+
+
+@test
+def pages_format_without_groff_warnings():
+    need('man', 'man-db')
+    bad = []
+    env = dict(os.environ, MANWIDTH='80', LC_ALL='C.UTF-8', MANPAGER='cat',
+               PAGER='cat')
+    for name in sorted(PAGES.values()):
+        p = subprocess.run(['man', '--warnings', '-l', os.path.join(MAN, name)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=60, env=env,
+                           stdin=subprocess.DEVNULL)
+        if p.returncode or p.stderr.strip() or not p.stdout.strip():
+            bad.append(f'{name} (exit {p.returncode}):\n{p.stderr}')
+    assert not bad, '\n'.join(bad)
+
+
+@test
+def pages_have_their_sections():
+    want = {'tracepgfault': ['NAME', 'SYNOPSIS', 'DESCRIPTION', 'OPTIONS',
+                             'EXIT STATUS', 'ENVIRONMENT', 'FILES', 'EXAMPLES',
+                             'SEE ALSO'],
+            'pgfreport': ['NAME', 'SYNOPSIS', 'DESCRIPTION', 'OPTIONS',
+                          'EXIT STATUS', 'ENVIRONMENT', 'EXAMPLES', 'SEE ALSO'],
+            'proc': ['NAME', 'DESCRIPTION', 'FILES', 'ERRORS', 'VERSIONS',
+                     'NOTES', 'EXAMPLES', 'SEE ALSO']}
+    refs = {'tracepgfault': ['pgfreport(1)', 'proc_pid_pgfault_history(5)'],
+            'pgfreport': ['tracepgfault(1)', 'proc_pid_pgfault_history(5)'],
+            'proc': ['tracepgfault(1)', 'pgfreport(1)', 'proc(5)',
+                     'pgfault_history.rst']}
+    for name, secs in want.items():
+        sh, _ = sections(open(page(name)).read())
+        have = [s for s in sh if s in secs]
+        assert have == secs, (PAGES[name], 'sections', list(sh), 'want', secs)
+        see = plain(sh['SEE ALSO'])
+        for r in refs[name]:
+            assert r in see, (PAGES[name], 'SEE ALSO lacks', r, see)
+
+
+@test
+def options_sections_list_the_options_of_help():
+    for tool in TOOLS:
+        in_help = help_options(tool)
+        in_man, _ = man_options(tool)
+        msg = differ(tool, '--help', in_help, f'{PAGES[tool]} OPTIONS', in_man)
+        assert not msg, msg
+
+
+@test
+def options_sections_mention_every_getopt_option():
+    for tool in TOOLS:
+        _, text = man_options(tool)
+        mentioned = set(OPTION.findall(text))
+        missing = getopt_options(tool) - mentioned
+        assert not missing, (f'{tool} accepts {" ".join(sorted(missing))} '
+                             f'(tools/{tool}.c), which {PAGES[tool]} OPTIONS '
+                             'does not mention')
+
+
+@test
+def completion_offers_every_option_of_help():
+    check_completion_offers_options(False)
+
+
+@test
+def completion_with_bash_completion_offers_every_option_of_help():
+    if not os.path.exists(BASH_COMPLETION):
+        raise Skip(f'{BASH_COMPLETION} missing (Debian package bash-completion)')
+    check_completion_offers_options(True)
+
+
+@test
+def completion_completes_option_arguments_files_and_commands():
+    with tempfile.TemporaryDirectory() as d:
+        for f in ('run.trace', 'heat.svg'):
+            open(os.path.join(d, f), 'w').close()
+        for bc in modes():
+            how = f'bash-completion {"on" if bc else "off"}'
+
+            def got(*words):
+                return complete(list(words), bc, cwd=d)
+            assert sorted(got('pgfreport', '--svg-x', '')) == ['order', 'time'], how
+            assert got('pgfreport', '--svg-x', '=', 'o') == ['order'], how
+            for opt in ('--svg', '--plot', '--sample-map', '--lcs', '--lcs-csv',
+                        '--compare-sample'):
+                assert got('pgfreport', opt, 'h') == ['heat.svg'], (how, opt)
+            assert got('pgfreport', '--summary', 'r') == ['run.trace'], how
+            assert got('pgfreport', '--width', '') == [], how
+            assert got('pgfreport', '--', '-') == [], how
+            assert got('tracepgfault', '-q', 'r') == ['run.trace'], how
+            assert got('tracepgfault', '-i', '') == [], how
+            assert got('tracepgfault', '-p', '1', 'out', '') == [], how
+            pids = got('tracepgfault', '-fp', '')
+            assert str(os.getpid()) in pids, (how, pids[:5])
+            pids = got('tracepgfault', '-p', str(os.getpid())[:-1])
+            assert str(os.getpid()) in pids, (how, pids[:5])
+            # the command after OUTFILE, whatever options came before
+            for pre in ([], ['-f'], ['-i', '10'], ['-fqi', '10'], ['-w16'],
+                        ['--', ]):
+                cmds = got('tracepgfault', *pre, 'out.trace', 'bas')
+                assert 'bash' in cmds and not any(c.startswith('-') for c in cmds), \
+                    (how, pre, cmds[:5])
+            # and its arguments as that command's (files at least)
+            assert 'run.trace' in got('tracepgfault', 'o.trace', 'cat', 'r'), how
+
+
+@test
+def proc_page_has_every_record_type():
+    pgf = read('tests/lib/pgf.h')
+    m = re.search(r'types\[\]\s*=\s*\{(.*?)\};', pgf, flags=re.S)
+    assert m, 'no types[] table in tests/lib/pgf.h'
+    kinds = set(re.findall(r'\[PGFT_\w+\]\s*=\s*"(\w+)"', m.group(1)))
+    parser = read('tools/lib/pgftrace.c')
+    kinds |= set(re.findall(r'strcmp\(type, "(\w+)"\)', parser))
+    assert {'fault', 'map', 'sample'} <= kinds, kinds
+    _, ss = sections(open(page('proc')).read())
+    assert 'Records' in ss, 'proc_pid_pgfault_history.5 has no Records subsection'
+    entries = {t.split()[0] for t in tags(ss['Records']) if t.split()}
+    missing = kinds - entries
+    assert not missing, ('record types without an entry in '
+                         'proc_pid_pgfault_history.5 Records: '
+                         + ' '.join(sorted(missing)))
+    header = ' '.join(tags(ss['Trace format']))
+    assert 'pgfault_history VERSION pid PID page_size BYTES' in header, header
+
+
+def kernel_commands():
+    """Every command and start option fs-proc/pgfault_history.c accepts:
+    the words of pgf_write() and pgf_parse_start(), NAME= for each
+    parameter pgf_parse_param() takes."""
+    src = read('fs-proc/pgfault_history.c')
+    m = re.search(r'\bpgf_parse_start\([^;]*?\)\s*\{.*?\n\}', src, flags=re.S)
+    assert m, 'no pgf_parse_start() in fs-proc/pgfault_history.c'
+    start = m.group(0)
+    words = set(re.findall(r'strcmp\(word, "([^"]+)"\)', start))
+    words |= {p + '=' for p in
+              re.findall(r'pgf_parse_param\(word, "([^"]+)"', start)}
+    words |= set(re.findall(r'strcmp\(strsep\(&s, " "\), "([^"]+)"\)', start))
+    m = re.search(r'\bpgf_write\([^;]*?\)\s*\{.*?\n\}', src, flags=re.S)
+    assert m, 'no pgf_write() in fs-proc/pgfault_history.c'
+    words |= set(re.findall(r'strcmp\(s, "([^"]+)"\)', m.group(0)))
+    assert {'1', '0', 'interval=', 'inherit'} <= words, words
+    return words
+
+
+@test
+def proc_page_has_every_command_and_start_option():
+    _, ss = sections(open(page('proc')).read())
+    assert 'Writing' in ss, 'proc_pid_pgfault_history.5 has no Writing subsection'
+    tokens = {w for t in tags(ss['Writing']) for w in t.split()}
+    missing = {w for w in kernel_commands()
+               if not any(t == w or (w.endswith('=') and t.startswith(w))
+                          for t in tokens)}
+    assert not missing, ('commands the kernel accepts without an entry in '
+                         'proc_pid_pgfault_history.5 Writing: '
+                         + ' '.join(sorted(missing)))
+
+
+@test
+def pages_state_the_kernels_ranges():
+    hdr = read('include/linux/pgfault_history.h')
+    v = {k: int(n) for k, n in re.findall(r'#define PGF_(INTERVAL_MIN_MS|'
+                                          r'INTERVAL_MAX_MS|WINDOW_MIN|'
+                                          r'WINDOW_MAX)\s+(\d+)', hdr)}
+    assert len(v) == 4, v
+    interval = f'{v["INTERVAL_MIN_MS"]} to {v["INTERVAL_MAX_MS"]}'
+    window = f'{v["WINDOW_MIN"]} to {v["WINDOW_MAX"]}'
+    for name in ('proc', 'tracepgfault'):
+        text = plain(open(page(name)).read().splitlines())
+        for r in (interval, window):
+            assert f'({r})' in text, (PAGES[name], 'does not say', r)
+    _, ss = sections(open(page('proc')).read())
+    text = plain(ss['Writing'])
+    for opt, r in (('interval=', interval), ('window=', window),
+                   ('sample=', interval)):
+        assert re.search(re.escape(opt) + r'\w+ [^.]*\(' + r + r'\)', text), \
+            ('proc_pid_pgfault_history.5 Writing: no range', r, 'for', opt)
+
+
+def interface_errnos():
+    """The errnos of the file's operations: fs-proc's own, and those the
+    Return: of each mm/ function it calls names."""
+    src = re.sub(r'/\*.*?\*/', '', read('fs-proc/pgfault_history.c'),
+                 flags=re.S)
+    errs = set(re.findall(r'-(E[A-Z0-9]+)\b', src))
+    if 'ERESTARTSYS' in errs:   # what user space sees without SA_RESTART
+        errs = (errs - {'ERESTARTSYS'}) | {'EINTR'}
+    calls = set(re.findall(r'\b(pgf_\w+)\s*\(', src))
+    seen = set()
+    for f in sorted(glob.glob(os.path.join(TOP, 'mm', 'pgfault_history*.c'))):
+        with open(f) as fh:
+            mm = fh.read()
+        for m in re.finditer(r'/\*\*\s*\n\s*\*\s*(\w+)\(\)\s*-(.*?)\*/', mm,
+                             flags=re.S):
+            if m.group(1) in calls and 'Return:' in m.group(2):
+                seen.add(m.group(1))
+                errs |= set(re.findall(r'-(E[A-Z0-9]+)\b',
+                                       m.group(2).split('Return:', 1)[1]))
+    assert {'pgf_start', 'pgf_reader_attach'} <= seen, seen
+    return errs
+
+
+@test
+def proc_page_lists_every_errno():
+    sh, _ = sections(open(page('proc')).read())
+    assert 'ERRORS' in sh
+    listed = {t.split()[0] for t in tags(sh['ERRORS']) if t.split()}
+    missing = interface_errnos() - listed
+    assert not missing, ('errnos the interface returns that '
+                         'proc_pid_pgfault_history.5 ERRORS does not list: '
+                         + ' '.join(sorted(missing)))
+
+
+main()
