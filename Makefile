@@ -44,12 +44,14 @@ X86_FRAGS := kernel-config/x86_64.config kernel-config/debug.config \
 PATCHES  := kernel-patches/series $(wildcard kernel-patches/*.patch)
 
 # New kernel files, copied into the tree: fs-proc/ -> fs/proc/, mm/ -> mm/,
-# include/ -> include/.
+# include/ -> include/, Documentation/ -> Documentation/.
 OVERLAY_SRC := $(wildcard fs-proc/*.[ch] mm/*.[ch]) \
 	       $(shell find include -name '*.h' 2>/dev/null)
+OVERLAY_DOC := $(shell find Documentation -name '*.rst' 2>/dev/null)
 OVERLAY_DST := $(patsubst fs-proc/%,$(KTREE)/fs/proc/%,\
 	       $(patsubst mm/%,$(KTREE)/mm/%,\
 	       $(patsubst include/%,$(KTREE)/include/%,$(OVERLAY_SRC))))
+OVERLAY_DOC_DST := $(patsubst %,$(KTREE)/%,$(OVERLAY_DOC))
 
 # Userspace: tools and tests are linked statically for the guest.
 CFLAGS   ?= -O2 -g
@@ -85,9 +87,9 @@ comma := ,
 
 .PHONY: all kernel kernel-um kernel-x86 bench-kernels bench-tree guest tools rootfs run shell \
 	demo test test-host test-guest bench bench-profile bench-report checkpatch clean distclean \
-	help FORCE
+	patches docs check-vanilla install uninstall deb help FORCE
 
-all: kernel rootfs tools
+all: kernel rootfs tools $(ST)/overlay-doc
 
 help:
 	@echo "make                 build kernel, tools and rootfs (incremental)"
@@ -103,6 +105,11 @@ help:
 	@echo "make bench-kernels   build the four benchmark kernels only"
 	@echo "make kernel-um, make kernel-x86   one test kernel only"
 	@echo "make checkpatch      scripts/checkpatch.pl --strict on the kernel code"
+	@echo "make patches         the series as mail in build/patches (format-patch, cover letter)"
+	@echo "make docs            check the kernel documentation (docutils) into build/docs"
+	@echo "make check-vanilla   the series on upstream 6.12 (VANILLA=tarball|dir), UML suites"
+	@echo "make install         tools, man pages, completion (PREFIX=/usr/local DESTDIR=)"
+	@echo "make deb             a Debian package of the tools in build/deb"
 	@echo "make clean           remove objects, keep the unpacked tree and ccache"
 	@echo "make distclean       remove build/ entirely"
 	@echo "Variables: ARCH=x86_64 KSRC=/path/to/linux-6.12 SHARE=dir TIMEOUT=secs JOBS=n"
@@ -136,11 +143,23 @@ $(KTREE)/mm/%: mm/% $(ST)/unpack
 	install -D -m644 $< $@
 $(KTREE)/include/%: include/% $(ST)/unpack
 	install -D -m644 $< $@
+$(KTREE)/Documentation/%: Documentation/% $(ST)/unpack
+	install -D -m644 $< $@
 
 $(ST)/overlay: $(OVERLAY_DST) $(ST)/patch
 	@touch $@
+# The documentation is not an input of the kernels' build.
+$(ST)/overlay-doc: $(OVERLAY_DOC_DST) $(ST)/patch
+	@touch $@
 
 # ---- kernels ---------------------------------------------------------------
+# $(call kernel-stale,tree,image): FORCE unless the image exists and no file
+# of the tree (but its Documentation/) is newer (secondary expansion: only
+# for the images make needs).
+.SECONDEXPANSION:
+kernel-stale = $(if $(and $(wildcard $2),$(if $(shell find $1 -path \
+	$1/Documentation -prune -o -newer $2 -print -quit 2>/dev/null),,ok)),,FORCE)
+
 # $(call KERNEL,name,ARCH,tree,tree-stamp,base-config,fragments,target,image)
 # builds build/<name>/<image>: base config (defconfig or allnoconfig), the
 # fragments merged on top, checked, then the kernel's own make.
@@ -154,9 +173,13 @@ $(BUILD)/$(1)/.config: $(4) $(6) scripts/check-config.sh
 		$$@ $(6) >/dev/null
 	$$(KMAKE_$(1)) -s olddefconfig
 	scripts/check-config.sh $$@ $(6)
-# The kernel's own make decides what to rebuild.
-$(BUILD)/$(1)/$(8): $(BUILD)/$(1)/.config $(4) FORCE
+# The kernel's own make decides what to rebuild; it is asked when the
+# config, the patches or the overlay changed, or a file in the tree is
+# newer than the image (an edit made in the tree itself), so that a no-op
+# `make run` boots at once.
+$(BUILD)/$(1)/$(8): $(BUILD)/$(1)/.config $(4) $$$$(call kernel-stale,$(3),$$$$@)
 	+$$(KMAKE_$(1)) -j$(JOBS) $(7)
+	@touch $$@
 	@echo "kernel $(1): $$$$(cat $(BUILD)/kernel-version), $$@"
 endef
 
@@ -305,11 +328,55 @@ test-guest: all
 
 # Patches go in on stdin: checkpatch reads a file git tracks as source.
 checkpatch: $(ST)/unpack
-	perl $(KTREE)/scripts/checkpatch.pl --strict --no-tree -f $(OVERLAY_SRC)
+	perl $(KTREE)/scripts/checkpatch.pl --strict --no-tree -f $(OVERLAY_SRC) $(OVERLAY_DOC)
 	@for p in $(filter %.patch,$(PATCHES)); do \
 		echo "== $$p"; \
 		perl $(KTREE)/scripts/checkpatch.pl --strict --no-tree - < $$p || exit 1; \
 	done
+
+# ---- shipping --------------------------------------------------------------
+# The series as mail (git format-patch, cover letter), checked by checkpatch.
+patches: $(ST)/overlay $(ST)/overlay-doc
+	scripts/mkpatches.sh $(KTREE) $(BUILD)/patches
+
+# The kernel documentation, checked with docutils (Sphinx and the kernel's
+# extensions are too heavy for these machines): warnings are errors.
+DOCS_HTML := $(patsubst Documentation/%.rst,$(BUILD)/docs/%.html,$(OVERLAY_DOC))
+$(DOCS_HTML): $(BUILD)/docs/%.html: Documentation/%.rst | $(ST)/host-deps
+	@mkdir -p $(@D)
+	/usr/bin/python3 -m docutils --halt=warning --report=warning $< $@
+docs: $(DOCS_HTML)
+
+# The series on an upstream 6.12 tree (VANILLA=tarball or directory; by
+# default Debian's linux-6.12 orig tarball in build/upstream, fetched if
+# missing), the UML test kernel built from it, the guest suites run once.
+check-vanilla: | $(ST)/host-deps
+	scripts/check-vanilla.sh $(VANILLA)
+
+# The tools, their man pages and bash completion.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+INSTALL_BINS := $(HOST)/bin/tracepgfault $(HOST)/bin/pgfreport
+MANPAGES := $(wildcard tools/man/*.[1-8])
+install: $(INSTALL_BINS)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man5 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m755 $(INSTALL_BINS) $(DESTDIR)$(PREFIX)/bin/
+	install -m644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m644 tools/completion/* \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(INSTALL_BINS))) \
+		$(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(notdir $(filter %.1,$(MANPAGES)))) \
+		$(addprefix $(DESTDIR)$(PREFIX)/share/man/man5/,$(notdir $(filter %.5,$(MANPAGES)))) \
+		$(addprefix $(DESTDIR)$(PREFIX)/share/bash-completion/completions/,$(notdir $(wildcard tools/completion/*)))
+
+# A Debian package of the tools (dpkg-deb), checked by lintian.
+deb: $(INSTALL_BINS)
+	scripts/mkdeb.sh $(BUILD)/deb
 
 # ---- cleaning --------------------------------------------------------------
 clean:

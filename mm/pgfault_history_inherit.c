@@ -120,7 +120,12 @@ void __pgf_forked(struct task_struct *p)
 
 	if (!pt)
 		return;
-	/* Tracing stopped, or started, since the fork hook: no child. */
+	/*
+	 * No trace made at the fork hook, and no inheriting trace now: no
+	 * child record. A trace made at the hook is listed and recorded even
+	 * if tracing stopped since (its record then follows "stop"); one that
+	 * started since records the child as untraced.
+	 */
 	if (!t && !(READ_ONCE(pt->active) && READ_ONCE(pt->inherit)))
 		return;
 	if (t) {

@@ -56,9 +56,11 @@
  * without being admitted; file read faults map no neighbours while a
  * re-reference mode runs (should_fault_around()). Pages of mappings that
  * cannot be re-armed (hugetlb, VM_PFNMAP, VM_IO) are admitted when they
- * fault and never fault again. A page the kernel moves (mremap(), and on
- * x86 mprotect(), migration or KSM, which map it accessible again) is not
- * followed: write "rearm" to empty the window and start over.
+ * fault and never fault again. mremap() re-arms what it moved, and
+ * mprotect() keeps re-armed pages re-armed (pgfault_history_moved(),
+ * pgfault_history_mprotect_pte()); a page the kernel itself maps
+ * accessible again (migration, KSM) is not followed: write "rearm" to
+ * empty the window and start over.
  */
 #define pr_fmt(fmt) "pgfault: " fmt
 

@@ -39,7 +39,11 @@ def main():
     ap.add_argument('--suites', default='', help='guest suites (default all)')
     ap.add_argument('--arch', default='um,x86_64',
                     help='guests to run the suites in (default: um,x86_64)')
+    ap.add_argument('--kernel', help='the kernel image to boot (one --arch '
+                    'only; default: the test kernel)')
     args = ap.parse_args()
+    if args.kernel and ',' in args.arch:
+        ap.error('--kernel needs a single --arch')
 
     reps = []
     t0 = time.monotonic()
@@ -57,7 +61,8 @@ def main():
             if env:
                 env['SUITE_TIMEOUT'] = str(int(env['PGF_TORTURE_SECONDS']) + 600)
             rep = runner.run_guest(args.suites, timeout=args.timeout, echo='job',
-                                   name=arch, arch=arch, env=env)
+                                   name=arch, arch=arch, env=env,
+                                   kernel=args.kernel)
             print(f'# guest {arch}: ran in {rep.where}, '
                   f'{time.monotonic() - t1:.0f}s; console log: '
                   f'{os.path.relpath(rep.log, TOP)}', flush=True)

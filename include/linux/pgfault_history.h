@@ -7,7 +7,8 @@
  * when no process anywhere is traced, and a load of the process's trace
  * pointer when some process is; the real work is out of line in
  * mm/pgfault_history*.c. With the option off they compile away.
- * Documentation lives in the project README.
+ * Documentation/admin-guide/mm/pgfault_history.rst is the interface,
+ * Documentation/mm/pgfault_history.rst the design.
  */
 #ifndef _LINUX_PGFAULT_HISTORY_H
 #define _LINUX_PGFAULT_HISTORY_H

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Write the patch series as mail: git format-patch with a cover letter.
+#   mkpatches.sh TREE OUT
+# TREE is the patched tree (build/linux-src). The base is rebuilt from it:
+# the files the series touches, with the series reverted. Then one commit
+# per kernel-patches/series entry, in order, except:
+#   - the patch that wires the new files into the build (the one touching
+#     mm/Makefile) also adds them: fs-proc/, mm/, include/, and the
+#     MAINTAINERS entry (the patch touching only MAINTAINERS), so every
+#     commit builds and checkpatch sees MAINTAINERS updated with the files;
+#   - the documentation patch also adds Documentation/.
+# The cover letter is kernel-patches/mail/cover-letter (first line the
+# subject); the result is checked with checkpatch.pl --strict.
+set -euo pipefail
+
+tree=$1
+out=$(realpath -m "$2")
+top=$(pwd)
+pdir=$top/kernel-patches
+work=$(mktemp -d "${TMPDIR:-/tmp}/mkpatches.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+mapfile -t series < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$pdir/series")
+touched() { sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$@" | sort -u; }
+
+# The base: the touched files as they were before the series.
+repo=$work/repo
+mkdir -p "$repo"
+git -C "$repo" init -q
+while read -r f; do
+	[ -f "$tree/$f" ] || continue
+	install -D -m644 "$tree/$f" "$repo/$f"
+done < <(touched "${series[@]/#/$pdir/}")
+for ((i = ${#series[@]} - 1; i >= 0; i--)); do
+	if ! patch -d "$repo" -p1 -R -s -f -E < "$pdir/${series[$i]}" >/dev/null; then
+		echo "mkpatches: cannot revert ${series[$i]} in a copy of $tree" >&2
+		exit 1
+	fi
+done
+version=$(cat "$(dirname "$tree")/kernel-version" 2>/dev/null || echo unknown)
+export GIT_AUTHOR_NAME=base GIT_AUTHOR_EMAIL=base@localhost
+export GIT_COMMITTER_NAME="pgfault_history developers"
+export GIT_COMMITTER_EMAIL=pgfault@localhost
+export GIT_AUTHOR_DATE="2026-01-01 00:00:00 +0000"
+export GIT_COMMITTER_DATE=$GIT_AUTHOR_DATE
+git -C "$repo" add -A
+git -C "$repo" commit -q -m "Linux $version: the files the series touches"
+unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_AUTHOR_DATE GIT_COMMITTER_DATE
+
+# The new files, added with the build wiring and the documentation.
+add_tree() {	# add_tree SRC DEST: copy the project's SRC/ to DEST/ in repo
+	(cd "$top/$1" && find . -type f \( -name '*.[ch]' -o -name '*.rst' \)) |
+	while read -r f; do
+		install -D -m644 "$top/$1/$f" "$repo/$2/${f#./}"
+	done
+}
+maintainers=
+for p in "${series[@]}"; do
+	[ "$(touched "$pdir/$p")" = MAINTAINERS ] && maintainers=$p
+done
+
+for p in "${series[@]}"; do
+	[ "$p" = "$maintainers" ] && continue
+	files=$(touched "$pdir/$p")
+	git -C "$repo" mailinfo -k "$work/msg" "$work/diff" < "$pdir/$p" > "$work/info"
+	if ! patch -d "$repo" -p1 -s -f -E < "$work/diff" > "$work/err"; then
+		echo "mkpatches: $p does not apply:" >&2
+		cat "$work/err" >&2
+		exit 1
+	fi
+	if grep -qx 'mm/Makefile' <<<"$files"; then
+		add_tree fs-proc fs/proc
+		add_tree mm mm
+		add_tree include include
+		if [ -n "$maintainers" ]; then
+			git -C "$repo" mailinfo -k "$work/m2" "$work/d2" < "$pdir/$maintainers" >/dev/null
+			patch -d "$repo" -p1 -s -f -E < "$work/d2"
+		fi
+	fi
+	if grep -q '^Documentation/' <<<"$files" && [ -d "$top/Documentation" ]; then
+		add_tree Documentation Documentation
+	fi
+	subject=$(sed -n 's/^Subject: //p' "$work/info")
+	author=$(sed -n 's/^Author: //p' "$work/info")
+	email=$(sed -n 's/^Email: //p' "$work/info")
+	date=$(sed -n 's/^Date: //p' "$work/info")
+	subject=$(sed 's/^\[[^]]*\] *//' <<<"$subject")
+	git -C "$repo" add -A
+	GIT_AUTHOR_DATE=$date GIT_COMMITTER_DATE=$date \
+	git -C "$repo" commit -q --author="$author <$email>" \
+		-F <(printf '%s\n\n' "$subject"; cat "$work/msg")
+done
+
+rm -rf "$out"
+mkdir -p "$out"
+git -C "$repo" format-patch -q --cover-letter --subject-prefix='RFC PATCH' \
+	--no-signature -o "$out" "$(git -C "$repo" rev-list --max-parents=0 HEAD)"..HEAD
+# Fill in the cover letter.
+cover=$(ls "$out"/0000-*.patch)
+subject=$(head -1 "$pdir/mail/cover-letter")
+python3 - "$cover" "$pdir/mail/cover-letter" "$version" <<'EOF'
+import sys
+path, src, version = sys.argv[1:]
+text = open(path).read()
+lines = open(src).read().split('\n')
+subject, body = lines[0], '\n'.join(lines[1:]).strip('\n')
+body = body.replace('@VERSION@', version)
+text = text.replace('*** SUBJECT HERE ***', subject)
+text = text.replace('*** BLURB HERE ***', body)
+open(path, 'w').write(text)
+EOF
+echo "mkpatches: $(ls "$out" | wc -l) files in $out (cover letter: $subject)"
+
+# checkpatch, as a maintainer would run it on the mail.
+status=0
+for f in "$out"/0*.patch; do
+	case $f in */0000-*) continue ;; esac
+	if ! perl "$tree/scripts/checkpatch.pl" --strict --no-tree -q "$f"; then
+		echo "mkpatches: checkpatch complains about $(basename "$f")" >&2
+		status=1
+	fi
+done
+[ $status = 0 ] && echo "mkpatches: checkpatch --strict is clean on every patch"
+exit $status

@@ -1,0 +1,201 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Shipping: the kernel documentation builds, the series goes out as mail
+and passes checkpatch, the tools install (make install, make deb) and say
+what they need, and a no-op `make run` builds nothing.
+
+Runs after `make all` (as scripts/run-tests.py does, from `make test`):
+the unpacked tree, the kernels and the host tools exist. Runs as a KTAP
+suite (python3 tests/host/test_ship.py) and under pytest."""
+import glob
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+from ktaplib import test as ktap_test, main, Skip  # noqa: E402
+
+TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..'))
+BUILD = os.path.join(TOP, 'build')
+
+
+def make(*args, timeout=900):
+    p = subprocess.run(['make', '--no-print-directory', *args], cwd=TOP,
+                       capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def series():
+    with open(os.path.join(TOP, 'kernel-patches', 'series')) as f:
+        return [ln.split('#')[0].strip() for ln in f
+                if ln.split('#')[0].strip()]
+
+
+def test(fn):
+    globals()['test_' + fn.__name__] = fn
+    return ktap_test(fn)
+
+
+@test
+def docs_build_without_warnings():
+    docs = sorted(glob.glob(os.path.join(TOP, 'Documentation', '**', '*.rst'),
+                            recursive=True))
+    assert len(docs) >= 2, docs
+    rc, out, err = make('-B', 'docs')
+    assert rc == 0, out + err
+    for d in docs:
+        html = os.path.join(BUILD, 'docs', os.path.relpath(
+            d, os.path.join(TOP, 'Documentation')))[:-4] + '.html'
+        assert os.path.getsize(html) > 1000, html
+    # docutils halts on a warning: a broken page must fail the build.
+    with tempfile.TemporaryDirectory() as tmp:
+        bad = os.path.join(tmp, 'bad.rst')
+        with open(bad, 'w') as f:
+            f.write('Title\n=\n\nA `broken link_.\n')
+        p = subprocess.run(['/usr/bin/python3', '-m', 'docutils', '--halt=warning',
+                            bad, os.path.join(tmp, 'bad.html')],
+                           capture_output=True, text=True)
+        assert p.returncode != 0, p.stderr
+
+
+@test
+def documentation_is_added_and_linked_by_the_series():
+    # Each page is named in its index by a patch, and the tree has them.
+    text = ''.join(open(os.path.join(TOP, 'kernel-patches', p)).read()
+                   for p in series())
+    for page, index in (('admin-guide/mm/pgfault_history.rst',
+                         'admin-guide/mm/index.rst'),
+                        ('mm/pgfault_history.rst', 'mm/index.rst')):
+        assert os.path.exists(os.path.join(TOP, 'Documentation', page)), page
+        assert os.path.exists(os.path.join(BUILD, 'linux-src',
+                                           'Documentation', page)), page
+        assert f'+++ b/Documentation/{index}' in text, index
+        assert re.search(r'^\+   pgfault_history$', text, re.M)
+    assert re.search(r'^\+0xB9 .*uapi/linux/pgfault_history\.h', text, re.M)
+    with open(os.path.join(TOP, 'include/uapi/linux/pgfault_history.h')) as f:
+        assert '_IO(0xB9,' in f.read()
+
+
+@test
+def patches_are_mail_that_checkpatch_accepts():
+    rc, out, err = make('patches', timeout=1200)
+    assert rc == 0, out + err
+    assert 'checkpatch --strict is clean on every patch' in out, out + err
+    files = sorted(glob.glob(os.path.join(BUILD, 'patches', '*.patch')))
+    # The MAINTAINERS patch goes with the new files: one fewer than the
+    # series, plus the cover letter.
+    assert len(files) == len(series()), (len(files), series())
+    cover = open(files[0]).read()
+    assert '*** SUBJECT HERE ***' not in cover and \
+        '*** BLURB HERE ***' not in cover, files[0]
+    assert re.search(r'^Subject: \[RFC PATCH 00/%02d\] mm, proc: pgfault_history'
+                     % (len(files) - 1), cover, re.M), cover[:600]
+    for word in ('perf', 'ftrace', 'DAMON', 'Cost'):
+        assert word in cover, word
+    every = ''.join(open(f).read() for f in files[1:])
+    # Every new kernel file of the project is in the mail, once.
+    for d, dest in (('fs-proc', 'fs/proc'), ('mm', 'mm'),
+                    ('include', 'include'), ('Documentation', 'Documentation')):
+        for path in glob.glob(os.path.join(TOP, d, '**', '*.[chr]*'),
+                              recursive=True):
+            rel = dest + '/' + os.path.relpath(path, os.path.join(TOP, d))
+            assert every.count(f'+++ b/{rel}\n') == 1, rel
+    # Each patch is signed off and numbered.
+    for i, f in enumerate(files[1:], 1):
+        t = open(f).read()
+        assert re.search(r'^Subject: \[RFC PATCH %02d/%02d\]' %
+                         (i, len(files) - 1), t, re.M), f
+        assert 'Signed-off-by: ' in t, f
+
+
+def installed(root):
+    return sorted(os.path.relpath(os.path.join(d, f), root)
+                  for d, _, fs in os.walk(root) for f in fs)
+
+
+EXPECTED = ['bin/pgfreport', 'bin/tracepgfault',
+            'share/bash-completion/completions/pgfreport',
+            'share/bash-completion/completions/tracepgfault',
+            'share/man/man1/pgfreport.1', 'share/man/man1/tracepgfault.1',
+            'share/man/man5/proc_pid_pgfault_history.5']
+
+
+@test
+def make_install_puts_tools_pages_and_completion_in_place():
+    with tempfile.TemporaryDirectory() as tmp:
+        rc, out, err = make('install', 'PREFIX=/opt/pgf', f'DESTDIR={tmp}')
+        assert rc == 0, out + err
+        assert installed(os.path.join(tmp, 'opt/pgf')) == EXPECTED, \
+            installed(tmp)
+        assert os.access(os.path.join(tmp, 'opt/pgf/bin/tracepgfault'),
+                         os.X_OK)
+        rc, out, err = make('uninstall', 'PREFIX=/opt/pgf', f'DESTDIR={tmp}')
+        assert rc == 0 and installed(tmp) == [], installed(tmp)
+
+
+@test
+def installed_tools_work_on_a_kernel_without_the_feature():
+    if os.path.exists('/proc/self/pgfault_history'):
+        raise Skip('this host kernel has pgfault_history')
+    with tempfile.TemporaryDirectory() as tmp:
+        rc, out, err = make('install', 'PREFIX=/usr', f'DESTDIR={tmp}')
+        assert rc == 0, out + err
+        bin_ = os.path.join(tmp, 'usr/bin')
+        trace = os.path.join(tmp, 'out.trace')
+        p = subprocess.run([os.path.join(bin_, 'tracepgfault'), trace, 'true'],
+                           capture_output=True, text=True)
+        assert p.returncode != 0 and 'CONFIG_PGFAULT_HISTORY' in p.stderr and \
+            'no /proc/<pid>/pgfault_history' in p.stderr, p
+        assert not os.path.exists(trace), 'wrote a trace it could not make'
+        # pgfreport reads traces anywhere.
+        sample = os.path.join(TOP, 'tests', 'host', 'traces')
+        traces = sorted(glob.glob(os.path.join(sample, '*.trace')))
+        assert traces, sample
+        p = subprocess.run([os.path.join(bin_, 'pgfreport'), '--summary',
+                            traces[0]], capture_output=True, text=True)
+        assert p.returncode == 0 and p.stdout, p
+
+
+@test
+def make_deb_builds_a_package_of_the_tools():
+    for tool in ('dpkg-deb', 'dpkg-shlibdeps'):
+        if subprocess.run(['sh', '-c', f'command -v {tool}'],
+                          capture_output=True).returncode:
+            raise AssertionError(f'{tool} is missing: scripts/host-deps.sh '
+                                 'installs dpkg-dev')
+    rc, out, err = make('deb', timeout=900)
+    assert rc == 0, out + err
+    debs = glob.glob(os.path.join(BUILD, 'deb', '*.deb'))
+    assert len(debs) == 1, debs
+    p = subprocess.run(['dpkg-deb', '--contents', debs[0]],
+                       capture_output=True, text=True, check=True)
+    files = sorted(ln.split()[-1].lstrip('.') for ln in p.stdout.splitlines()
+                   if not ln.startswith('d'))
+    want = sorted('/usr/' + e + ('.gz' if '/man/' in e else '')
+                  for e in EXPECTED)
+    want += ['/usr/share/doc/pgfault-history-tools/changelog.gz',
+             '/usr/share/doc/pgfault-history-tools/copyright']
+    assert files == sorted(want), files
+    p = subprocess.run(['dpkg-deb', '--field', debs[0], 'Depends'],
+                       capture_output=True, text=True, check=True)
+    assert 'libc6' in p.stdout, p.stdout
+    if 'lintian' in out:
+        assert 'mkdeb: lintian is clean' in out, out
+
+
+@test
+def a_no_op_make_run_builds_nothing():
+    # The first call may still build (this checkout's first `make run`);
+    # the second must do nothing on the way to the guest.
+    rc, out, err = make('run', 'CMD=true', timeout=900)
+    assert rc == 0, out + err
+    rc, out, err = make('run', 'CMD=echo no-op-run', timeout=900)
+    assert rc == 0, out + err
+    for word in ('LINK', 'make -C', 'CC ', 'mkrootfs', 'gcc '):
+        assert word not in out + err, (word, out + err)
+    assert 'no-op-run' in out, out
+
+
+if __name__ == '__main__':
+    main()
