@@ -16,6 +16,7 @@ whole console output is saved as build/logs/<job>.log.
 """
 
 import argparse
+import ctypes
 import os
 import select
 import shutil
@@ -93,6 +94,124 @@ def uml_argv(kernel, jobdir, share, mem, interactive, quiet):
     if quiet:
         argv.append('loglevel=4')   # warnings and worse still show
     return argv
+
+
+# What a UML kernel that sizes its FP buffer from the host prints at boot
+# (kernel-patches/0018); kernels without it have a 2,696-byte buffer, too
+# small for hosts whose XSAVE area is larger (AMX: 11,008 bytes).
+UML_FP_MARKER = b"Checking the host's FP register state..."
+UML_OLD_FP_SIZE = 2696
+
+
+class _Iovec(ctypes.Structure):
+    _fields_ = [('base', ctypes.c_void_p), ('len', ctypes.c_size_t)]
+
+
+def host_xstate_size():
+    """(bytes, problem): the XSAVE area the host's ptrace moves for a
+    thread (NT_X86_XSTATE), as UML asks for it at boot; bytes is None
+    without XSAVE. problem is a sentence when ptrace itself is refused."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.restype = ctypes.c_long
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p,
+                            ctypes.c_void_p]
+    pid = os.fork()
+    if pid == 0:
+        try:
+            if libc.ptrace(0, 0, None, None) == 0:     # PTRACE_TRACEME
+                os.kill(os.getpid(), signal.SIGSTOP)
+        finally:
+            os._exit(0)
+    _, status = os.waitpid(pid, os.WUNTRACED)
+    if not os.WIFSTOPPED(status):
+        scope = ''
+        try:
+            with open('/proc/sys/kernel/yama/ptrace_scope') as f:
+                scope = f' (kernel.yama.ptrace_scope={f.read().strip()})'
+        except OSError:
+            pass
+        return None, (f'this host does not let a process be traced{scope}: '
+                      'UML runs its processes under ptrace; allow it '
+                      '(sysctl kernel.yama.ptrace_scope=1, or a container '
+                      'with ptrace allowed)')
+    try:
+        buf = ctypes.create_string_buffer(1 << 16)
+        iov = _Iovec(ctypes.cast(buf, ctypes.c_void_p), len(buf))
+        if libc.ptrace(0x4204, pid, 0x202, ctypes.byref(iov)) < 0:
+            return None, None                     # no XSAVE: FXSAVE only
+        size = iov.len
+        if libc.ptrace(0x4205, pid, 0x202, ctypes.byref(iov)) < 0:
+            err = ctypes.get_errno()
+            return size, (f'the host refuses to set the {size}-byte XSAVE '
+                          f'state it reports ({os.strerror(err)}): UML '
+                          'cannot keep its processes\' FP registers here')
+        return size, None
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+
+def _tmp_problem(tmpdir, mem):
+    """UML backs guest memory with a file in TMPDIR mapped executable."""
+    import mmap
+    import tempfile
+    try:
+        fd, path = tempfile.mkstemp(dir=tmpdir, prefix='pgf-exec-check-')
+    except OSError as e:
+        return f'cannot create a file in {tmpdir} ({e.strerror}): UML keeps guest memory there; set TMPDIR'
+    try:
+        os.unlink(path)
+        os.ftruncate(fd, mmap.PAGESIZE)
+        try:
+            mmap.mmap(fd, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_EXEC).close()
+        except OSError:
+            return (f'{tmpdir} does not allow executable mappings (noexec): UML maps '
+                    'guest memory from there; set TMPDIR to a directory on a mount '
+                    'without noexec')
+        st = os.statvfs(tmpdir)
+        free = st.f_bavail * st.f_frsize
+        want = _bytes(mem)
+        if want and free < want:
+            return (f'{tmpdir} has {free >> 20} MiB free and the guest needs {want >> 20} MiB '
+                    'there for its memory: free some, or set TMPDIR elsewhere')
+    finally:
+        os.close(fd)
+    return None
+
+
+def _bytes(mem):
+    units = {'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}
+    m = str(mem).upper().rstrip('B')
+    try:
+        return int(m[:-1]) * units[m[-1]] if m and m[-1] in units else int(m)
+    except ValueError:
+        return 0
+
+
+def uml_kernel_sizes_fp(kernel):
+    """Whether this UML kernel sizes its FP buffer from the host."""
+    try:
+        with open(kernel, 'rb') as f:
+            return UML_FP_MARKER in f.read()
+    except OSError:
+        return False
+
+
+def uml_host_problem(kernel, mem, xstate=None, tmpdir=None):
+    """One line saying why UML cannot run here and what to do, or None.
+    xstate: (bytes, problem) as host_xstate_size() gives (probed if None)."""
+    size, problem = xstate if xstate is not None else host_xstate_size()
+    if problem:
+        return problem
+    if size and size > UML_OLD_FP_SIZE and not uml_kernel_sizes_fp(kernel):
+        return (f'{kernel} keeps {UML_OLD_FP_SIZE} bytes of FP state and this host\'s '
+                f'XSAVE area is {size} bytes (AMX): it cannot boot here; rebuild it '
+                'with kernel-patches/0018 (make), or use ARCH=x86_64')
+    return _tmp_problem(tmpdir or os.environ.get('TMPDIR') or _uml_tmpdir(), mem)
+
+
+def _uml_tmpdir():
+    return '/dev/shm' if os.path.isdir('/dev/shm') else '/tmp'
 
 
 def _kill_session(proc):
@@ -209,6 +328,9 @@ def guest_argv(arch, kernel, jobdir, share, mem, interactive, quiet):
         if not os.path.exists(path):
             sys.exit(f'guest: {path} is missing; run "make" first')
     if arch == 'um':
+        problem = uml_host_problem(kernel, mem)
+        if problem:
+            sys.exit(f'guest: {problem}')
         return uml_argv(kernel, jobdir, share, mem, interactive, quiet), 'UML'
     if shutil.which(QEMU) is None:
         sys.exit(f'guest: {QEMU} is missing; run "make" (it installs qemu-system-x86)')
@@ -232,8 +354,8 @@ def boot(jobdir, share=None, timeout=600, mem='768M', echo=True,
     argv = (prefix or []) + argv
     env = dict(os.environ)
     # UML backs guest memory with a file there; tmpfs is fastest.
-    if 'TMPDIR' not in env and os.path.isdir('/dev/shm'):
-        env['TMPDIR'] = '/dev/shm'
+    if 'TMPDIR' not in env:
+        env['TMPDIR'] = _uml_tmpdir()
     # Until init says the job starts, UML's and the kernel's boot chatter
     # goes to the log only (echo='job'); everything goes to the log.
     showing = echo is True
