@@ -373,6 +373,23 @@ TEST(memcg_limit_holds_for_trace_buffers)
 	}
 	ASSERT_EQ(read(done[0], &c, 1), 1);
 	ktap_diag("faulted in %.1f s", now_s() - t0);
+	/*
+	 * The rings grow in a worker, after the faults that fill them: wait
+	 * (at most 10 s) until it has met the limit and the buffers stopped
+	 * changing, however fast the workload ran.
+	 */
+	{
+		long last = -1, now;
+
+		for (int i = 0; i < 100; i++) {
+			now = pgf_debug_value("buffer_bytes");
+			max_events = read_long(CG "/pgf/memory.events", "max");
+			if (max_events > 0 && now == last)
+				break;
+			last = now;
+			usleep(100 * 1000);
+		}
+	}
 	bytes = pgf_debug_value("buffer_bytes") - before;
 	cur = read_long(CG "/pgf/memory.current", NULL);
 	max_events = read_long(CG "/pgf/memory.events", "max");

@@ -570,12 +570,15 @@ static long live_traces_now(void)
 	return v;
 }
 
-/* Traces die with the signal_struct, after an RCU grace period: wait. */
+/*
+ * Traces die with the signal_struct, after an RCU grace period: wait (at
+ * most 10 s, for a thousand of them on a slow host).
+ */
 static long live_traces(void)
 {
 	long n = live_traces_now();
 
-	for (int i = 0; i < 100 && n > 0; i++) {
+	for (int i = 0; i < 500 && n > 0; i++) {
 		usleep(20 * 1000);
 		n = live_traces_now();
 	}

@@ -15,7 +15,15 @@
  * records keep their own oracle (/proc/<pid>/stat), and on UML, where the
  * accessed bit is emulated by faults, a page faults at most once between
  * two scans.
+ *
+ * Nothing here assumes that a loop or a thread runs for some time: the
+ * workers store to their pages until the test, which reads the trace as it
+ * comes, has seen enough intervals in which they ran; each worker logs when
+ * it swept its pages (struct steer, shared with the puppet), and an interval
+ * is held to a worker's pages only if the worker swept them wholly inside
+ * it. A host that stalls the guest makes the test longer, not wrong.
  */
+#include <poll.h>
 #include <pthread.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -28,7 +36,6 @@
 #define PAGE		4096UL
 #define NP		64	/* pages in the region */
 #define SAMPLE_MS	50
-#define PHASE_MS	300
 
 static char *area;
 
@@ -40,18 +47,69 @@ static unsigned long long now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* Store to every page of @mask in the region, over and over, for @ms. */
-static void touch(unsigned long long mask, int ms)
+/* ---- steering the workers ------------------------------------------------ */
+
+#define WORKERS		2
+#define LOGN		20000
+#define STEER_LIMIT_S	120	/* a worker stops by itself after this */
+
+/*
+ * Shared by the test and its puppet (mapped before the puppet is forked):
+ * the workers of phase k store to their pages while go <= k; each logs
+ * when phase k began for it and when it swept its pages (a sweep's first
+ * and last store, at most one sweep per millisecond).
+ */
+struct steer {
+	volatile int go;
+	volatile unsigned long long began[WORKERS][4];
+	volatile int nlog[WORKERS];
+	volatile unsigned long long log[WORKERS][LOGN][2];
+};
+
+static struct steer *steer;
+
+static void steer_map(void)
 {
-	unsigned long long end = now_ns() + ms * 1000000ULL;
+	steer = mmap(NULL, sizeof(*steer), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(steer != MAP_FAILED);
+}
+
+/* Worker @w: store to every page of @mask in the region while go <= @k. */
+static void touch(int w, unsigned long long mask, int k)
+{
+	unsigned long long end = now_ns() + STEER_LIMIT_S * 1000000000ULL;
+	unsigned long long b, e, last = 0;
 	char v = 0;
 
-	while (now_ns() < end) {
+	steer->began[w][k] = now_ns();
+	while (steer->go <= k) {
+		b = now_ns();
+		if (b > end)
+			break;
 		for (int i = 0; i < NP; i++)
 			if (mask & (1ULL << i))
 				area[i * PAGE] = v;
+		e = now_ns();
 		v++;
+		if (e - last >= 1000000ULL && steer->nlog[w] < LOGN) {
+			int n = steer->nlog[w];
+
+			steer->log[w][n][0] = b;
+			steer->log[w][n][1] = e;
+			steer->nlog[w] = n + 1;
+			last = e;
+		}
 	}
+}
+
+/* Did worker @w sweep its pages wholly inside (@from, @to)? */
+static int swept(int w, unsigned long long from, unsigned long long to)
+{
+	for (int i = 0; i < steer->nlog[w]; i++)
+		if (steer->log[w][i][0] > from && steer->log[w][i][1] < to)
+			return 1;
+	return 0;
 }
 
 /* ---- reading a sampled trace ------------------------------------------ */
@@ -65,7 +123,7 @@ struct scan {
 
 struct sampled {
 	char *text;			/* the whole trace */
-	size_t len;
+	size_t len, cap;
 	struct scan *s;
 	int n;
 	char start[64];			/* the start line's mode */
@@ -73,26 +131,108 @@ struct sampled {
 	int reref_twice;		/* a page faulted twice between scans */
 };
 
-static int read_text(int fd, struct sampled *sd)
+/*
+ * Append what @fd has to the text; with @wait_ms >= 0, read what comes
+ * within that time (poll) and return 1 at EOF, else read to EOF.
+ */
+static int read_more(int fd, struct sampled *sd, int wait_ms)
 {
-	size_t cap = 1 << 20;
+	size_t cap = sd->cap ? sd->cap : 1 << 20;
 	ssize_t n;
 
-	memset(sd, 0, sizeof(*sd));
-	sd->text = malloc(cap);
-	if (!sd->text)
-		return -1;
-	while ((n = read(fd, sd->text + sd->len, cap - sd->len - 1)) > 0) {
-		sd->len += n;
-		if (cap - sd->len < 65536) {
-			cap *= 2;
-			sd->text = realloc(sd->text, cap);
+	if (!sd->text) {
+		sd->text = malloc(cap);
+		if (!sd->text)
+			return -1;
+		sd->cap = cap;
+	}
+	for (;;) {
+		if (sd->cap - sd->len < 65536) {
+			sd->cap *= 2;
+			sd->text = realloc(sd->text, sd->cap);
 			if (!sd->text)
 				return -1;
 		}
+		if (wait_ms >= 0) {
+			struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+			if (poll(&pfd, 1, wait_ms) <= 0)
+				break;
+		}
+		n = read(fd, sd->text + sd->len, sd->cap - sd->len - 1);
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			sd->text[sd->len] = '\0';
+			return 1;
+		}
+		sd->len += n;
+		sd->text[sd->len] = '\0';
+		if (wait_ms >= 0)
+			wait_ms = 0;	/* and what is there already */
 	}
 	sd->text[sd->len] = '\0';
-	return n < 0 ? -1 : 0;
+	return 0;
+}
+
+static int read_text(int fd, struct sampled *sd)
+{
+	return read_more(fd, sd, -1) < 0 ? -1 : 0;
+}
+
+/* The sample lines of the text so far: their times and scan times. */
+static int sample_times(const struct sampled *sd, unsigned long long *t,
+			unsigned long long *ns, int max)
+{
+	const char *l = sd->text;
+	int n = 0;
+
+	while (l && *l && n < max) {
+		unsigned long long tm, sc, ref, d;
+		int tid;
+
+		if (!strncmp(l, "sample ", 7) && strchr(l, '\n') &&
+		    sscanf(l, "sample %llu %d %llu %llu %llu", &tm, &tid, &sc,
+			   &ref, &d) == 5) {
+			t[n] = tm;
+			ns[n++] = d;
+		}
+		l = strchr(l, '\n');
+		l = l ? l + 1 : NULL;
+	}
+	return n;
+}
+
+/*
+ * Read the trace as it comes until @want intervals after @since saw every
+ * worker of @workers (a bit per worker) sweep its pages wholly inside
+ * them; at most 30 s. 0 when they came.
+ */
+static int wait_swept(int fd, struct sampled *sd, unsigned int workers,
+		      unsigned long long since, int want)
+{
+	static unsigned long long t[4096], ns[4096];
+	unsigned long long deadline = now_ns() + 30 * 1000000000ULL;
+
+	while (now_ns() < deadline) {
+		int n, good = 0;
+
+		if (read_more(fd, sd, 10) != 0)
+			return -1;
+		n = sample_times(sd, t, ns, 4096);
+		for (int i = 1; i < n; i++) {
+			unsigned long long from = t[i - 1] + ns[i - 1], to = t[i] - ns[i];
+			int all = t[i - 1] > since;
+
+			for (int w = 0; w < WORKERS; w++)
+				if ((workers & (1U << w)) && !swept(w, from, to))
+					all = 0;
+			good += all;
+		}
+		if (good >= want)
+			return 0;
+	}
+	return -1;
 }
 
 static unsigned long long area_bits(unsigned long long start,
@@ -218,13 +358,21 @@ static void check_scans(const struct sampled *sd)
 	EXPECT_EQ(bad, 0);
 }
 
+/*
+ * A phase: from @from to @to its workers (worker w stores to wmask[w])
+ * store to @mask, the union of their pages, and nothing else does.
+ */
 struct phase {
 	unsigned long long from, to, mask;
+	unsigned long long wmask[WORKERS];	/* 0: not a worker of it */
 };
 
 /*
- * Every interval wholly inside a phase names exactly its pages; each
- * phase has at least one such interval; none names a page outside @all.
+ * Every interval wholly inside a phase names no page outside the phase's,
+ * and every page of each worker that swept its pages wholly inside the
+ * interval (a scan's own time excluded at both ends); each phase has at
+ * least one interval in which all its workers did, and which names
+ * exactly its pages; no interval names a page outside @all.
  */
 static void check_phases(const struct sampled *sd, const struct phase *ph,
 			 int nph, unsigned long long all)
@@ -233,27 +381,41 @@ static void check_phases(const struct sampled *sd, const struct phase *ph,
 
 	for (int i = 1; i < sd->n; i++) {
 		unsigned long long from = sd->s[i - 1].time, to = sd->s[i].time;
+		unsigned long long in_from = from + sd->s[i - 1].ns;
+		unsigned long long in_to = to - sd->s[i].ns;
 
 		if (sd->s[i].mask & ~all)
 			stray++;
 		for (int k = 0; k < nph; k++) {
+			unsigned long long need = 0;
+			int everyone = 1;
+
 			if (from < ph[k].from || to > ph[k].to)
 				continue;
-			if (sd->s[i].mask == ph[k].mask) {
-				exact[k]++;
-			} else {
+			for (int w = 0; w < WORKERS; w++) {
+				if (!ph[k].wmask[w])
+					continue;
+				if (swept(w, in_from, in_to))
+					need |= ph[k].wmask[w];
+				else
+					everyone = 0;
+			}
+			if ((sd->s[i].mask & need) != need ||
+			    (sd->s[i].mask & ~ph[k].mask)) {
 				wrong++;
-				ktap_diag("interval %d (%llu-%llu ms) in phase %d: %llx, not %llx",
+				ktap_diag("interval %d (%llu-%llu ms) in phase %d: %llx, not %llx (workers who swept: %llx)",
 					  i, (from - ph[0].from) / 1000000,
 					  (to - ph[0].from) / 1000000, k,
-					  sd->s[i].mask, ph[k].mask);
+					  sd->s[i].mask, ph[k].mask, need);
+			} else if (everyone && sd->s[i].mask == ph[k].mask) {
+				exact[k]++;
 			}
 		}
 	}
 	EXPECT_EQ(wrong, 0);
 	EXPECT_EQ(stray, 0);
 	for (int k = 0; k < nph; k++) {
-		ktap_diag("phase %d: %d intervals wholly inside, all exact", k, exact[k]);
+		ktap_diag("phase %d: %d intervals wholly inside with all its workers, exact", k, exact[k]);
 		EXPECT_GT(exact[k], 0);
 	}
 }
@@ -309,8 +471,9 @@ static int fault_count(pid_t pid)
 #define SET_C	0x0000000000ff0000ULL	/* pages 16-23 */
 
 /*
- * 1: map the region, send its address; 2: A for PHASE_MS, B, then A and
- * C; send the four times that bound the phases.
+ * 1: map the region, send its address; 2: A, B, then A and C, each until
+ * the test moves on (steer->go); send the four times that bound the
+ * phases.
  */
 static void phases_steps(int step, int out)
 {
@@ -323,14 +486,38 @@ static void phases_steps(int step, int out)
 		return;
 	}
 	t[0] = now_ns();
-	touch(SET_A, PHASE_MS);
+	touch(0, SET_A, 0);
 	t[1] = now_ns();
-	touch(SET_B, PHASE_MS);
+	touch(0, SET_B, 1);
 	t[2] = now_ns();
-	touch(SET_A | SET_C, PHASE_MS);
+	touch(0, SET_A | SET_C, 2);
 	t[3] = now_ns();
 	if (write(out, t, sizeof(t)) != sizeof(t))
 		_exit(2);
+}
+
+/* Start puppet step @step, which the test steers; finish_step() ends it. */
+static int start_step(struct puppet *p, unsigned char step)
+{
+	return write(p->to, &step, 1) == 1 ? 0 : -1;
+}
+
+static int finish_step(struct puppet *p, unsigned char step, void *buf, size_t len)
+{
+	unsigned char ack;
+
+	if (read(p->from, buf, len) != (ssize_t)len ||
+	    read(p->from, &ack, 1) != 1 || ack != step)
+		return -1;
+	return puppet_wait_idle(p);
+}
+
+/* Wait (at most 30 s) until worker @w began phase @k; its time. */
+static unsigned long long wait_began(int w, int k)
+{
+	for (int i = 0; i < 3000 && !steer->began[w][k]; i++)
+		usleep(10 * 1000);
+	return steer->began[w][k];
 }
 
 TEST(sampling_names_exactly_the_pages_of_each_phase)
@@ -341,6 +528,7 @@ TEST(sampling_names_exactly_the_pages_of_each_phase)
 	struct puppet p;
 	int before, fd;
 
+	steer_map();
 	ASSERT_SYS(puppet_spawn(&p, phases_steps));
 	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
 	before = fault_count(p.pid);
@@ -351,7 +539,17 @@ TEST(sampling_names_exactly_the_pages_of_each_phase)
 	EXPECT_EQ(pgf_ctl(p.pid, "1 sample=51", 11), -EBUSY);
 	EXPECT_EQ(pgf_start(p.pid), -EBUSY);
 	fd = ASSERT_SYS(pgf_open(p.pid, 0));
-	ASSERT_EQ(puppet_step_recv(&p, 2, t, sizeof(t)), 0);
+	memset(&sd, 0, sizeof(sd));
+	ASSERT_EQ(start_step(&p, 2), 0);
+	/* Each phase until two of its intervals saw the puppet store. */
+	for (int k = 0; k < 3; k++) {
+		unsigned long long began = wait_began(0, k);
+
+		ASSERT_GT(began, 0);
+		EXPECT_EQ(wait_swept(fd, &sd, 1, began, 2), 0);
+		steer->go = k + 1;
+	}
+	ASSERT_EQ(finish_step(&p, 2, t, sizeof(t)), 0);
 	{
 		int after = fault_count(p.pid);
 
@@ -367,9 +565,9 @@ TEST(sampling_names_exactly_the_pages_of_each_phase)
 	check_scans(&sd);
 	{
 		struct phase ph[3] = {
-			{ t[0], t[1], SET_A },
-			{ t[1], t[2], SET_B },
-			{ t[2], t[3], SET_A | SET_C },
+			{ t[0], t[1], SET_A, { SET_A } },
+			{ t[1], t[2], SET_B, { SET_B } },
+			{ t[2], t[3], SET_A | SET_C, { SET_A | SET_C } },
 		};
 
 		check_phases(&sd, ph, 3, SET_A | SET_B | SET_C);
@@ -385,14 +583,16 @@ TEST(sampling_names_exactly_the_pages_of_each_phase)
 
 static void *thread_touch(void *arg)
 {
-	touch((unsigned long long)(unsigned long)arg, PHASE_MS);
+	int w = (int)(long)arg;
+
+	touch(w, w ? 0xff00 : 0xff, 0);
 	return NULL;
 }
 
 /*
- * 2: two threads store to pages 0-7 and 8-15 for PHASE_MS while the main
- * thread waits for them; send the bounds of that time and the threads'
- * ids.
+ * 2: two threads (workers 0 and 1) store to pages 0-7 and 8-15 until the
+ * test moves on, while the main thread waits for them; send the bounds of
+ * that time.
  */
 static void threads_steps(int step, int out)
 {
@@ -404,8 +604,8 @@ static void threads_steps(int step, int out)
 		return;
 	}
 	t[0] = now_ns();
-	if (pthread_create(&th[0], NULL, thread_touch, (void *)0xffUL) ||
-	    pthread_create(&th[1], NULL, thread_touch, (void *)0xff00UL))
+	if (pthread_create(&th[0], NULL, thread_touch, (void *)0L) ||
+	    pthread_create(&th[1], NULL, thread_touch, (void *)1L))
 		_exit(2);
 	pthread_join(th[0], NULL);
 	pthread_join(th[1], NULL);
@@ -421,11 +621,22 @@ TEST(sampling_sees_the_references_of_every_thread)
 	struct puppet p;
 	int fd;
 
+	steer_map();
 	ASSERT_SYS(puppet_spawn(&p, threads_steps));
 	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
 	ASSERT_EQ(pgf_ctl(p.pid, "1 sample=50", 11), 0);
 	fd = ASSERT_SYS(pgf_open(p.pid, 0));
-	ASSERT_EQ(puppet_step_recv(&p, 2, t, sizeof(t)), 0);
+	memset(&sd, 0, sizeof(sd));
+	ASSERT_EQ(start_step(&p, 2), 0);
+	{
+		unsigned long long b0 = wait_began(0, 0), b1 = wait_began(1, 0);
+
+		ASSERT_GT(b0, 0);
+		ASSERT_GT(b1, 0);
+		EXPECT_EQ(wait_swept(fd, &sd, 3, b0 > b1 ? b0 : b1, 2), 0);
+	}
+	steer->go = 1;
+	ASSERT_EQ(finish_step(&p, 2, t, sizeof(t)), 0);
 	ASSERT_EQ(pgf_stop(p.pid), 0);
 	puppet_end(&p);
 	ASSERT_EQ(read_text(fd, &sd), 0);
@@ -433,8 +644,7 @@ TEST(sampling_sees_the_references_of_every_thread)
 	ASSERT_EQ(parse_sampled(&sd), 0);
 	check_scans(&sd);
 	{
-		/* Thread start-up takes a little of the first interval. */
-		struct phase ph = { t[0] + 20000000ULL, t[1] - 20000000ULL, 0xffff };
+		struct phase ph = { t[0], t[1], 0xffff, { 0xff, 0xff00 } };
 
 		check_phases(&sd, &ph, 1, 0xffff);
 	}
@@ -550,8 +760,8 @@ TEST(contents_survive_scans_every_5_ms)
 /* ---- fork, with inherit ----------------------------------------------------- */
 
 /*
- * 2: fork a child that stores to pages 40-47 for PHASE_MS and sends the
- * bounds of that time; wait for it.
+ * 2: fork a child that stores to pages 40-47 until the test moves on and
+ * sends the bounds of that time; wait for it.
  */
 static void fork_steps(int step, int out)
 {
@@ -565,7 +775,7 @@ static void fork_steps(int step, int out)
 	c = fork();
 	if (c == 0) {
 		t[0] = now_ns();
-		touch(0xffULL << 40, PHASE_MS);
+		touch(0, 0xffULL << 40, 0);
 		t[1] = now_ns();
 		if (write(out, t, sizeof(t)) != sizeof(t))
 			_exit(2);
@@ -582,13 +792,30 @@ TEST(a_child_is_sampled_in_its_own_trace)
 	struct puppet p;
 	int fd, cfd;
 
+	steer_map();
 	ASSERT_SYS(puppet_spawn(&p, fork_steps));
 	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
 	ASSERT_EQ(pgf_ctl(p.pid, "1 sample=50 inherit", 19), 0);
 	fd = ASSERT_SYS(pgf_open(p.pid, 0));
-	ASSERT_EQ(puppet_step_recv(&p, 2, t, sizeof(t)), 0);
+	memset(&parent, 0, sizeof(parent));
+	memset(&child, 0, sizeof(child));
+	ASSERT_EQ(start_step(&p, 2), 0);
+	/* The child's trace, once the parent's says there is a child. */
+	{
+		unsigned long long began = wait_began(0, 0);
+
+		ASSERT_GT(began, 0);
+		cfd = -1;
+		for (int i = 0; i < 3000 && cfd < 0; i++) {
+			ASSERT_GE(read_more(fd, &parent, 10), 0);
+			cfd = ioctl(fd, PGFAULT_HISTORY_IOC_CHILD, 0);
+		}
+		ASSERT_SYS(cfd);
+		EXPECT_EQ(wait_swept(cfd, &child, 1, began, 2), 0);
+	}
+	steer->go = 1;
+	ASSERT_EQ(finish_step(&p, 2, t, sizeof(t)), 0);
 	ASSERT_EQ(pgf_stop(p.pid), 0);
-	cfd = ASSERT_SYS(ioctl(fd, PGFAULT_HISTORY_IOC_CHILD, 0));
 	puppet_end(&p);
 	ASSERT_EQ(read_text(fd, &parent), 0);
 	ASSERT_EQ(read_text(cfd, &child), 0);
@@ -600,12 +827,13 @@ TEST(a_child_is_sampled_in_its_own_trace)
 	check_scans(&parent);
 	check_scans(&child);
 	{
-		struct phase ph = { t[0], t[1], 0xffULL << 40 };
+		struct phase ph = { t[0], t[1], 0xffULL << 40, { 0xffULL << 40 } };
 
 		/* The child's pages, in the child's trace... */
 		check_phases(&child, &ph, 1, 0xffULL << 40);
 		/* ...and none in the parent's, which only waited. */
 		ph.mask = 0;
+		ph.wmask[0] = 0;
 		check_phases(&parent, &ph, 1, ~0ULL);
 	}
 	sampled_free(&parent);
@@ -633,15 +861,41 @@ TEST(sampling_goes_on_in_the_new_image_after_exec)
 		if (read(go[0], &c, 1) != 1)
 			_exit(2);
 		execl("/bin/sh", "sh", "-c",
-		      "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done", NULL);
+		      "while [ ! -e /tmp/pgf-sample-stop ]; do :; done", NULL);
 		_exit(127);
 	}
 	close(go[0]);
+	unlink("/tmp/pgf-sample-stop");
 	ASSERT_EQ(pgf_ctl(pid, "1 sample=20", 11), 0);
 	fd = ASSERT_SYS(pgf_open(pid, 0));
 	ASSERT_EQ(write(go[1], "x", 1), 1);
 	close(go[1]);
+	/* The new image runs until two of its scans found pages referenced. */
+	memset(&sd, 0, sizeof(sd));
+	{
+		unsigned long long deadline = now_ns() + 30 * 1000000000ULL;
+		int seen = 0;
+
+		while (seen < 2 && now_ns() < deadline) {
+			const char *l = NULL;
+
+			ASSERT_EQ(read_more(fd, &sd, 10), 0);
+			seen = 0;
+			if (sd.text)
+				l = strstr(sd.text, "\nexec ");
+			while (l && (l = strstr(l + 1, "\nsample "))) {
+				unsigned long long tm, sc, ref;
+				int tid;
+
+				if (sscanf(l + 1, "sample %llu %d %llu %llu", &tm,
+					   &tid, &sc, &ref) == 4 && ref)
+					seen++;
+			}
+		}
+	}
+	close(ASSERT_SYS(open("/tmp/pgf-sample-stop", O_WRONLY | O_CREAT, 0600)));
 	ASSERT_EQ(read_text(fd, &sd), 0);
+	unlink("/tmp/pgf-sample-stop");
 	close(fd);
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	EXPECT_EQ(status, 0);
@@ -679,7 +933,7 @@ TEST(sampling_goes_on_in_the_new_image_after_exec)
 	}
 	ktap_diag("%d scans after the exec found pages referenced", after);
 	EXPECT_TRUE(execd);
-	EXPECT_GT(after, 0);
+	EXPECT_GE(after, 2);
 	EXPECT_EQ(outside, 0);
 	pgft_space_free(&as);
 	sampled_free(&sd);
