@@ -132,8 +132,9 @@ struct sampled {
 };
 
 /*
- * Append what @fd has to the text; with @wait_ms >= 0, read what comes
- * within that time (poll) and return 1 at EOF, else read to EOF.
+ * Append what @fd has to the text of @sd (zeroed before its first read);
+ * with @wait_ms >= 0, read what comes within that time (poll), else read
+ * to EOF. 1 at EOF, 0 otherwise, -1 on an error.
  */
 static int read_more(int fd, struct sampled *sd, int wait_ms)
 {
@@ -524,7 +525,7 @@ TEST(sampling_names_exactly_the_pages_of_each_phase)
 {
 	char start[32], mode[32];
 	unsigned long long t[4];
-	struct sampled sd;
+	struct sampled sd = { 0 };
 	struct puppet p;
 	int before, fd;
 
@@ -539,7 +540,6 @@ TEST(sampling_names_exactly_the_pages_of_each_phase)
 	EXPECT_EQ(pgf_ctl(p.pid, "1 sample=51", 11), -EBUSY);
 	EXPECT_EQ(pgf_start(p.pid), -EBUSY);
 	fd = ASSERT_SYS(pgf_open(p.pid, 0));
-	memset(&sd, 0, sizeof(sd));
 	ASSERT_EQ(start_step(&p, 2), 0);
 	/* Each phase until two of its intervals saw the puppet store. */
 	for (int k = 0; k < 3; k++) {
@@ -617,7 +617,7 @@ static void threads_steps(int step, int out)
 TEST(sampling_sees_the_references_of_every_thread)
 {
 	unsigned long long t[2];
-	struct sampled sd;
+	struct sampled sd = { 0 };
 	struct puppet p;
 	int fd;
 
@@ -626,7 +626,6 @@ TEST(sampling_sees_the_references_of_every_thread)
 	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
 	ASSERT_EQ(pgf_ctl(p.pid, "1 sample=50", 11), 0);
 	fd = ASSERT_SYS(pgf_open(p.pid, 0));
-	memset(&sd, 0, sizeof(sd));
 	ASSERT_EQ(start_step(&p, 2), 0);
 	{
 		unsigned long long b0 = wait_began(0, 0), b1 = wait_began(1, 0);
@@ -721,7 +720,7 @@ static void contents_steps(int step, int out)
 TEST(contents_survive_scans_every_5_ms)
 {
 	unsigned char bad = 0xff;
-	struct sampled sd;
+	struct sampled sd = { 0 };
 	struct puppet p;
 	int fd, busy = 0;
 
@@ -788,7 +787,7 @@ static void fork_steps(int step, int out)
 TEST(a_child_is_sampled_in_its_own_trace)
 {
 	unsigned long long t[2];
-	struct sampled parent, child;
+	struct sampled parent = { 0 }, child = { 0 };
 	struct puppet p;
 	int fd, cfd;
 
@@ -797,8 +796,6 @@ TEST(a_child_is_sampled_in_its_own_trace)
 	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
 	ASSERT_EQ(pgf_ctl(p.pid, "1 sample=50 inherit", 19), 0);
 	fd = ASSERT_SYS(pgf_open(p.pid, 0));
-	memset(&parent, 0, sizeof(parent));
-	memset(&child, 0, sizeof(child));
 	ASSERT_EQ(start_step(&p, 2), 0);
 	/* The child's trace, once the parent's says there is a child. */
 	{
@@ -847,7 +844,7 @@ TEST(sampling_goes_on_in_the_new_image_after_exec)
 	struct pgft_space as = { 0 };
 	int go[2], fd, after = 0, outside = 0, status;
 	char *line, *nl;
-	struct sampled sd;
+	struct sampled sd = { 0 };
 	bool execd = false;
 	pid_t pid;
 
@@ -871,7 +868,6 @@ TEST(sampling_goes_on_in_the_new_image_after_exec)
 	ASSERT_EQ(write(go[1], "x", 1), 1);
 	close(go[1]);
 	/* The new image runs until two of its scans found pages referenced. */
-	memset(&sd, 0, sizeof(sd));
 	{
 		unsigned long long deadline = now_ns() + 30 * 1000000000ULL;
 		int seen = 0;

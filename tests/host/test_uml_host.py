@@ -88,7 +88,7 @@ def a_fixed_size_uml_on_an_amx_host_is_refused_in_one_line():
 
 
 @test
-def a_noexec_tmpdir_is_refused_before_booting():
+def a_noexec_or_small_tmpdir_is_refused_before_booting():
     if os.geteuid() != 0:
         raise Skip('needs root to mount a noexec tmpfs')
     with tempfile.TemporaryDirectory() as d:
@@ -104,9 +104,16 @@ def a_noexec_tmpdir_is_refused_before_booting():
             assert r.returncode != 0, r
             lines = r.stderr.strip().splitlines()
             assert len(lines) == 1 and lines[0].startswith('guest: ') and 'noexec' in lines[0], r.stderr
-            # and a tmpfs too small for the guest's memory
-            why = guest.uml_host_problem(KERNEL, '4G', tmpdir=d)
-            assert why and 'MiB free' in why, why
+        finally:
+            subprocess.run(['umount', d], check=True)
+    # and one too small for the guest's memory
+    with tempfile.TemporaryDirectory() as d:
+        subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=64M', 'pgf-small', d],
+                       check=True)
+        try:
+            why = guest.uml_host_problem(KERNEL, '768M', tmpdir=d)
+            assert why and 'MiB free' in why and '\n' not in why, why
+            assert guest.uml_host_problem(KERNEL, '32M', tmpdir=d) is None
         finally:
             subprocess.run(['umount', d], check=True)
 
