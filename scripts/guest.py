@@ -289,11 +289,15 @@ def kvm_works(kernel, timeout=20):
     return ok, why
 
 
-def accel_for(kernel, say=True):
+# Whether accel_for() says which accelerator QEMU uses (pgfault-run -q: no).
+SAY_ACCEL = True
+
+
+def accel_for(kernel, say=None):
     """'kvm' or 'tcg' for the x86_64 guest; tells which and why on stderr."""
     ok, why = kvm_works(kernel)
     accel = 'kvm' if ok else 'tcg'
-    if say:
+    if say if say is not None else SAY_ACCEL:
         print(f'guest: QEMU+{accel.upper()} ({why})', file=sys.stderr, flush=True)
     return accel
 

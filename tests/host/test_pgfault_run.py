@@ -1,0 +1,178 @@
+# SPDX-License-Identifier: GPL-2.0
+"""pgfault-run (issue 28): the host's own programs traced in the guest, in
+one command, from the current directory, with the host's root read-only.
+
+Each test runs scripts/pgfault-run on the host in a fresh directory, in UML
+(PGF_RUN_ARCH=x86_64 for the x86_64 guest) with the test kernel, and holds
+the result to an oracle: the trace's fault records against the kernel's own
+count in its exit record, the program's output and files against what it
+was given, the host's files against what they were before."""
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(TOP, 'scripts'))
+from ktaplib import Skip, test, main  # noqa: E402
+
+RUN = os.path.join(TOP, 'scripts', 'pgfault-run')
+ARCH = os.environ.get('PGF_RUN_ARCH', 'um')
+COUNTED = ('minor', 'major', 'reref')
+
+
+def run(argv, cwd, opts=(), timeout=600):
+    return subprocess.run([RUN, '-q', '--arch', ARCH, '--kernel', 'test', *opts,
+                           '--', *argv], cwd=cwd, capture_output=True,
+                          timeout=timeout)
+
+
+def counted(w):
+    """A fault the kernel counts in the exit record: the process's own
+    ('fault'), or one it took on another address space ('remote': exec
+    arguments, process_vm_readv), unless it failed."""
+    return ((w[0] == 'fault' and w[6] in COUNTED) or
+            (w[0] == 'remote' and w[4] in COUNTED))
+
+
+def trace_counts(path):
+    """(fault records counted, the exit record's FAULTS and LOST, execs)."""
+    faults, exit_rec, execs = 0, None, []
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if not w:
+                continue
+            if counted(w):
+                faults += 1
+            elif w[0] == 'exit':
+                exit_rec = (int(w[3]), int(w[4]))
+            elif w[0] == 'exec':
+                execs.append(w[-1])
+    return faults, exit_rec, execs
+
+
+@test
+def a_python_script_is_traced_and_its_faults_are_the_kernels_count():
+    with tempfile.TemporaryDirectory() as d:
+        r = run(['python3', '-c', 'import json; print(json.dumps([1, 2]))'], d)
+        assert r.returncode == 0, r
+        assert r.stdout == b'[1, 2]\n', r.stdout
+        faults, exit_rec, execs = trace_counts(os.path.join(d, 'pgfault.trace'))
+        print(f'# python3: {faults} faults in the trace, exit record {exit_rec}')
+        assert exit_rec is not None, 'no exit record'
+        assert exit_rec == (faults, 0), (faults, exit_rec)
+        assert faults > 100, faults
+        assert execs and execs[0].endswith('/python3'), execs
+
+
+@test
+def argv_is_passed_exactly_and_the_status_and_stderr_are_the_programs():
+    argv = ['a b', '', "x'y\"z", 'l1\nl2', '$HOME', '*']
+    prog = ('import sys; print(repr(sys.argv[1:])); '
+            'print("to stderr", file=sys.stderr); sys.exit(3)')
+    with tempfile.TemporaryDirectory() as d:
+        r = run(['python3', '-c', prog, *argv], d)
+        assert r.returncode == 3, r
+        assert r.stdout.decode() == repr(argv) + '\n', r.stdout
+        assert r.stderr == b'to stderr\n', r.stderr
+
+
+@test
+def files_in_the_current_directory_are_the_hosts():
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, 'in.txt'), 'w') as f:
+            f.write('3 4\n')
+        os.mkdir(os.path.join(d, 'sub'))
+        r = run(['sh', '-c', 'read a b < in.txt && echo $((a * b)) > sub/out.txt && pwd'], d)
+        assert r.returncode == 0, r
+        assert r.stdout.decode().strip() == os.path.realpath(d), r.stdout
+        with open(os.path.join(d, 'sub', 'out.txt')) as f:
+            assert f.read() == '12\n'
+        # -o elsewhere: its directory is shared too
+        with tempfile.TemporaryDirectory() as o:
+            out = os.path.join(o, 'x.trace')
+            r = run(['true'], d, opts=('-o', out))
+            assert r.returncode == 0, r
+            assert os.path.getsize(out) > 0
+
+
+@test
+def nothing_the_guest_does_writes_to_the_host():
+    home = os.path.expanduser('~')
+    targets = ['/etc/pgf-run-test', '/usr/pgf-run-test', os.path.join(home, 'pgf-run-test')]
+    for t in targets:
+        assert not os.path.exists(t), t
+    script = '; '.join([f'echo x > {t} && echo wrote {t}' for t in targets] + [
+        # the guest's root mounts the host's /etc through hostfs: read-only
+        'mkdir -p /tmp/h',
+        '{ mount -t hostfs none /tmp/h -o /etc || mount -t 9p -o trans=virtio pgfshare /tmp/h; }',
+        'echo y > /tmp/h/pgf-run-test2 || echo refused',
+        'ls /tmp/h/passwd >/dev/null && echo mounted'])
+    with tempfile.TemporaryDirectory() as d:
+        r = run(['sh', '-c', script], d)
+        out = r.stdout.decode()
+        print('# ' + out.replace('\n', ' | '))
+        # the writes went to the throwaway layer...
+        for t in targets:
+            assert f'wrote {t}' in out, out
+        # ...and a write through the host's own files was refused
+        if 'mounted' in out:
+            assert 'refused' in out, out
+    for t in targets + ['/etc/pgf-run-test2']:
+        assert not os.path.exists(t), t
+
+
+@test
+def bad_usage_and_an_existing_output_are_refused():
+    with tempfile.TemporaryDirectory() as d:
+        r = subprocess.run([RUN, '-i', 'x', '--', 'true'], cwd=d, capture_output=True)
+        assert r.returncode == 2 and b'-i wants a number' in r.stderr, r
+        r = subprocess.run([RUN, '-i', '10', '-s', '10', '--', 'true'], cwd=d,
+                           capture_output=True)
+        assert r.returncode == 2 and b'choose one' in r.stderr, r
+        r = subprocess.run([RUN], cwd=d, capture_output=True)
+        assert r.returncode == 2 and b'no program' in r.stderr, r
+        open(os.path.join(d, 'pgfault.trace'), 'w').write('mine\n')
+        r = subprocess.run([RUN, '--', 'true'], cwd=d, capture_output=True)
+        assert r.returncode == 2 and b'--force' in r.stderr, r
+        assert open(os.path.join(d, 'pgfault.trace')).read() == 'mine\n'
+
+
+@test
+def gcc_builds_a_project_and_every_process_is_traced():
+    if not os.path.exists('/usr/bin/gcc'):
+        raise Skip('no gcc on the host')
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, 'a.c'), 'w') as f:
+            f.write('int b(int);\nint main(void) { return b(2) - 4; }\n')
+        with open(os.path.join(d, 'b.c'), 'w') as f:
+            f.write('int b(int x) { return x * x; }\n')
+        r = run(['gcc', '-O2', '-o', 'prog', 'a.c', 'b.c'], d, opts=('-f', '-o', 'gcc.trace'))
+        assert r.returncode == 0, r
+        assert subprocess.run([os.path.join(d, 'prog')]).returncode == 0
+        # each process's block: its faults against its exit record
+        procs, cur = {}, None
+        with open(os.path.join(d, 'gcc.trace')) as f:
+            for line in f:
+                w = line.split()
+                if w and w[0] == 'pid':
+                    cur = procs.setdefault(int(w[1]), {'faults': 0, 'exit': None, 'exec': []})
+                elif w and cur is not None:
+                    if counted(w):
+                        cur['faults'] += 1
+                    elif w[0] == 'exit':
+                        cur['exit'] = (int(w[3]), int(w[4]))
+                    elif w[0] == 'exec':
+                        cur['exec'].append(os.path.basename(w[-1]))
+        names = sorted(n for p in procs.values() for n in p['exec'])
+        print(f'# {len(procs)} processes: {" ".join(names)}')
+        for want in ('gcc', 'cc1', 'as', 'collect2', 'ld'):
+            assert any(n == want or n.startswith(want + '-') or n.endswith('-' + want)
+                       for n in names), (want, names)
+        for pid, p in procs.items():
+            assert p['exit'] == (p['faults'], 0), (pid, p)
+
+
+main()
