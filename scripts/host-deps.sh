@@ -19,6 +19,7 @@ pkgs=(
 	mandoc man-db             # host tests: the man pages' lint
 	bash-completion           # the tools' completion
 	dpkg-dev lintian          # make deb
+	util-linux sqlite3        # pgfault-run (unshare, mount) and its tests
 	"$@"
 )
 

@@ -125,6 +125,30 @@ def nothing_the_guest_does_writes_to_the_host():
 
 
 @test
+def sqlite3_runs_a_workload_whose_database_is_the_hosts():
+    sql = ('create table t(k integer primary key, v text);'
+           'with recursive n(i) as (select 1 union all select i + 1 from n where i < 2000) '
+           "insert into t select i, printf('value %d', i) from n;"
+           'create index tv on t(v);'
+           "select count(*), sum(k), max(v) from t where v like 'value 1%';")
+    with tempfile.TemporaryDirectory() as d:
+        r = run(['sqlite3', 'test.db', sql], d)
+        assert r.returncode == 0, r
+        # the same query, in Python
+        rows = [i for i in range(1, 2001) if f'value {i}'.startswith('value 1')]
+        want = f'{len(rows)}|{sum(rows)}|{max(f"value {i}" for i in rows)}\n'
+        assert r.stdout.decode() == want, (r.stdout, want)
+        faults, exit_rec, execs = trace_counts(os.path.join(d, 'pgfault.trace'))
+        print(f'# sqlite3: {faults} faults in the trace, exit record {exit_rec}')
+        assert exit_rec == (faults, 0), (faults, exit_rec)
+        # the database is on the host, and whole
+        r = subprocess.run(['sqlite3', os.path.join(d, 'test.db'),
+                            'pragma integrity_check; select count(*) from t'],
+                           capture_output=True)
+        assert r.stdout == b'ok\n2000\n', r
+
+
+@test
 def bad_usage_and_an_existing_output_are_refused():
     with tempfile.TemporaryDirectory() as d:
         r = subprocess.run([RUN, '-i', 'x', '--', 'true'], cwd=d, capture_output=True)
