@@ -372,7 +372,10 @@ check-vanilla: | $(ST)/host-deps
 PREFIX  ?= /usr/local
 DESTDIR ?=
 INSTALL_BINS := $(HOST)/bin/tracepgfault $(HOST)/bin/pgfreport
-MANPAGES := $(wildcard tools/man/*.[1-8])
+# pgfault-run runs from the source tree (its kernels and rootfs are in
+# build/): its page and completion are not installed yet.
+MANPAGES := $(filter-out tools/man/pgfault-run.1,$(wildcard tools/man/*.[1-8]))
+COMPLETIONS := tools/completion/tracepgfault tools/completion/pgfreport
 install: $(INSTALL_BINS)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/man/man5 \
@@ -380,14 +383,14 @@ install: $(INSTALL_BINS)
 	install -m755 $(INSTALL_BINS) $(DESTDIR)$(PREFIX)/bin/
 	install -m644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(PREFIX)/share/man/man5/
-	install -m644 tools/completion/* \
+	install -m644 $(COMPLETIONS) \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(INSTALL_BINS))) \
 		$(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(notdir $(filter %.1,$(MANPAGES)))) \
 		$(addprefix $(DESTDIR)$(PREFIX)/share/man/man5/,$(notdir $(filter %.5,$(MANPAGES)))) \
-		$(addprefix $(DESTDIR)$(PREFIX)/share/bash-completion/completions/,$(notdir $(wildcard tools/completion/*)))
+		$(addprefix $(DESTDIR)$(PREFIX)/share/bash-completion/completions/,$(notdir $(COMPLETIONS)))
 
 # A Debian package of the tools (dpkg-deb), checked by lintian.
 deb: $(INSTALL_BINS)

@@ -37,9 +37,11 @@ BIN = os.path.join(TOP, 'build', 'host', 'bin')
 MAN = os.path.join(TOP, 'tools', 'man')
 COMPLETION = os.path.join(TOP, 'tools', 'completion')
 BASH_COMPLETION = '/usr/share/bash-completion/bash_completion'
-TOOLS = ('tracepgfault', 'pgfreport')
+TOOLS = ('tracepgfault', 'pgfreport', 'pgfault-run')
 PAGES = {'tracepgfault': 'tracepgfault.1', 'pgfreport': 'pgfreport.1',
-         'proc': 'proc_pid_pgfault_history.5'}
+         'pgfault-run': 'pgfault-run.1', 'proc': 'proc_pid_pgfault_history.5'}
+# The tools written in Python, and where they are.
+SCRIPTS = {'pgfault-run': os.path.join(TOP, 'scripts', 'pgfault-run')}
 
 
 def page(name):
@@ -141,7 +143,7 @@ def man_options(tool):
 # ---- the tools -----------------------------------------------------------
 
 def help_text(tool):
-    p = subprocess.run([os.path.join(BIN, tool), '--help'],
+    p = subprocess.run([SCRIPTS.get(tool) or os.path.join(BIN, tool), '--help'],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert p.returncode == 0, (tool, p.returncode, p.stderr)
@@ -149,7 +151,15 @@ def help_text(tool):
 
 
 def getopt_options(tool):
-    """Every option tools/TOOL.c's getopt_long() accepts: {'-x', '--long'}."""
+    """Every option tools/TOOL.c's getopt_long() accepts: {'-x', '--long'};
+    for a Python tool, every option its parse() compares a word with."""
+    if tool in SCRIPTS:
+        src = open(SCRIPTS[tool]).read()
+        body = src[src.index('def parse('):]
+        body = body[:body.index('\ndef ')]
+        found = set(re.findall(r"'(--?[A-Za-z][\w-]*)'", body))
+        assert found, f'no options found in {SCRIPTS[tool]} parse()'
+        return found
     src = read(f'tools/{tool}.c')
     longs = re.findall(r'\{\s*"([\w-]+)",\s*(?:no|required|optional)_argument',
                        src)
