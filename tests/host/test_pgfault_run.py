@@ -22,10 +22,10 @@ ARCH = os.environ.get('PGF_RUN_ARCH', 'um')
 COUNTED = ('minor', 'major', 'reref')
 
 
-def run(argv, cwd, opts=(), timeout=600):
+def run(argv, cwd, opts=(), timeout=600, stdin=b''):
     return subprocess.run([RUN, '-q', '--arch', ARCH, '--kernel', 'test', *opts,
                            '--', *argv], cwd=cwd, capture_output=True,
-                          timeout=timeout)
+                          timeout=timeout, input=stdin)
 
 
 def counted(w):
@@ -77,6 +77,18 @@ def argv_is_passed_exactly_and_the_status_and_stderr_are_the_programs():
         assert r.returncode == 3, r
         assert r.stdout.decode() == repr(argv) + '\n', r.stdout
         assert r.stderr == b'to stderr\n', r.stderr
+
+
+@test
+def standard_input_from_a_pipe_is_the_programs():
+    data = bytes(range(256)) * 64
+    with tempfile.TemporaryDirectory() as d:
+        r = run(['python3', '-c', 'import sys, hashlib; '
+                 'print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())'], d,
+                stdin=data)
+        assert r.returncode == 0, r
+        import hashlib
+        assert r.stdout.decode().strip() == hashlib.sha256(data).hexdigest(), r.stdout
 
 
 @test
