@@ -108,7 +108,7 @@ help:
 	@echo "make patches         the series as mail in build/patches (format-patch, cover letter)"
 	@echo "make docs            check the kernel documentation (docutils) into build/docs"
 	@echo "make check-vanilla   the series on upstream 6.12 (VANILLA=tarball|dir), UML suites"
-	@echo "make install         tools, man pages, completion (PREFIX=/usr/local DESTDIR=)"
+	@echo "make install         tools, man pages, completion, pgfault-run and its guest (PREFIX=/usr/local DESTDIR=)"
 	@echo "make deb             a Debian package of the tools in build/deb"
 	@echo "make clean           remove objects, keep the unpacked tree and ccache"
 	@echo "make distclean       remove build/ entirely"
@@ -368,15 +368,19 @@ docs: $(DOCS_HTML)
 check-vanilla: | $(ST)/host-deps
 	scripts/check-vanilla.sh $(VANILLA)
 
-# The tools, their man pages and bash completion.
+# The tools, their man pages and bash completion; and pgfault-run with the
+# guest it boots (the test kernels, the rootfs, and the UML benchmark
+# kernel where it is built) in $(PREFIX)/lib/pgfault, unless
+# INSTALL_GUEST=0 (make deb: the tools alone).
 PREFIX  ?= /usr/local
 DESTDIR ?=
+INSTALL_GUEST ?= 1
 INSTALL_BINS := $(HOST)/bin/tracepgfault $(HOST)/bin/pgfreport
-# pgfault-run runs from the source tree (its kernels and rootfs are in
-# build/): its page and completion are not installed yet.
 MANPAGES := $(filter-out tools/man/pgfault-run.1,$(wildcard tools/man/*.[1-8]))
 COMPLETIONS := tools/completion/tracepgfault tools/completion/pgfreport
-install: $(INSTALL_BINS)
+PGF_LIBDIR = $(DESTDIR)$(PREFIX)/lib/pgfault
+GUEST_FILES := $(UML_IMAGE) $(X86_IMAGE) $(INITRD)
+install: $(INSTALL_BINS) $(if $(filter 1,$(INSTALL_GUEST)),$(GUEST_FILES))
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/man/man5 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
@@ -385,12 +389,27 @@ install: $(INSTALL_BINS)
 	install -m644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m644 $(COMPLETIONS) \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/
+ifeq ($(INSTALL_GUEST),1)
+	install -d $(PGF_LIBDIR)/um $(PGF_LIBDIR)/x86
+	install -m755 scripts/pgfault-run $(DESTDIR)$(PREFIX)/bin/
+	install -m644 tools/man/pgfault-run.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m644 tools/completion/pgfault-run \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/
+	install -m644 scripts/guest.py $(PGF_LIBDIR)/
+	install -m755 scripts/pgf-sandbox.sh $(PGF_LIBDIR)/
+	install -m644 $(INITRD) $(PGF_LIBDIR)/
+	install -m755 $(UML_IMAGE) $(PGF_LIBDIR)/um/linux
+	install -m644 $(X86_IMAGE) $(PGF_LIBDIR)/x86/bzImage
+	if [ -f $(BUILD)/bench-um/linux ]; then \
+		install -D -m755 $(BUILD)/bench-um/linux $(PGF_LIBDIR)/bench-um/linux; fi
+endif
 
 uninstall:
-	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(INSTALL_BINS))) \
-		$(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(notdir $(filter %.1,$(MANPAGES)))) \
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(INSTALL_BINS)) pgfault-run) \
+		$(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(notdir $(filter %.1,$(MANPAGES))) pgfault-run.1) \
 		$(addprefix $(DESTDIR)$(PREFIX)/share/man/man5/,$(notdir $(filter %.5,$(MANPAGES)))) \
-		$(addprefix $(DESTDIR)$(PREFIX)/share/bash-completion/completions/,$(notdir $(COMPLETIONS)))
+		$(addprefix $(DESTDIR)$(PREFIX)/share/bash-completion/completions/,$(notdir $(COMPLETIONS)) pgfault-run)
+	rm -rf $(PGF_LIBDIR)
 
 # A Debian package of the tools (dpkg-deb), checked by lintian.
 deb: $(INSTALL_BINS)

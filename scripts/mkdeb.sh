@@ -25,7 +25,7 @@ stage=$out/stage
 rm -rf "$out"
 mkdir -p "$stage"
 
-make --no-print-directory -s install PREFIX=/usr DESTDIR="$stage"
+make --no-print-directory -s install PREFIX=/usr DESTDIR="$stage" INSTALL_GUEST=0
 strip --remove-section=.comment --remove-section=.note --strip-unneeded \
 	"$stage"/usr/bin/*
 gzip -9n "$stage"/usr/share/man/man*/*

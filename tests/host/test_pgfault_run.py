@@ -161,6 +161,24 @@ def sqlite3_runs_a_workload_whose_database_is_the_hosts():
 
 
 @test
+def the_installed_pgfault_run_traces_from_its_own_files():
+    # Not under /tmp: the guest has a /tmp of its own, and would not see it.
+    with tempfile.TemporaryDirectory(dir=os.path.join(TOP, 'build')) as root, \
+            tempfile.TemporaryDirectory() as d:
+        r = subprocess.run(['make', '-s', '--no-print-directory', 'install',
+                            'PREFIX=/opt/pgf', f'DESTDIR={root}'], cwd=TOP,
+                           capture_output=True, text=True, timeout=900)
+        assert r.returncode == 0, r
+        run_ = os.path.join(root, 'opt/pgf/bin/pgfault-run')
+        r = subprocess.run([run_, '-q', '--arch', ARCH, '--kernel', 'test', '--',
+                            'python3', '-c', 'print(6 * 7)'], cwd=d,
+                           capture_output=True, timeout=600)
+        assert r.returncode == 0 and r.stdout == b'42\n', r
+        faults, exit_rec, _ = trace_counts(os.path.join(d, 'pgfault.trace'))
+        assert exit_rec == (faults, 0) and faults > 100, (faults, exit_rec)
+
+
+@test
 def bad_usage_and_an_existing_output_are_refused():
     with tempfile.TemporaryDirectory() as d:
         r = subprocess.run([RUN, '-i', 'x', '--', 'true'], cwd=d, capture_output=True)

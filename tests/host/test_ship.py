@@ -121,15 +121,31 @@ EXPECTED = ['bin/pgfreport', 'bin/tracepgfault',
             'share/man/man5/proc_pid_pgfault_history.5']
 
 
+# What make install adds for pgfault-run: the launcher and the guest it
+# boots (and the UML benchmark kernel, where it is built).
+GUEST_EXPECTED = ['bin/pgfault-run', 'lib/pgfault/guest.py',
+                  'lib/pgfault/initramfs.cpio.gz', 'lib/pgfault/pgf-sandbox.sh',
+                  'lib/pgfault/um/linux', 'lib/pgfault/x86/bzImage',
+                  'share/bash-completion/completions/pgfault-run',
+                  'share/man/man1/pgfault-run.1']
+
+
 @test
 def make_install_puts_tools_pages_and_completion_in_place():
     with tempfile.TemporaryDirectory() as tmp:
         rc, out, err = make('install', 'PREFIX=/opt/pgf', f'DESTDIR={tmp}')
         assert rc == 0, out + err
-        assert installed(os.path.join(tmp, 'opt/pgf')) == EXPECTED, \
+        want = sorted(EXPECTED + GUEST_EXPECTED)
+        if os.path.exists(os.path.join(BUILD, 'bench-um', 'linux')):
+            want = sorted(want + ['lib/pgfault/bench-um/linux'])
+        assert installed(os.path.join(tmp, 'opt/pgf')) == want, \
             installed(tmp)
-        assert os.access(os.path.join(tmp, 'opt/pgf/bin/tracepgfault'),
-                         os.X_OK)
+        for b in ('tracepgfault', 'pgfault-run'):
+            assert os.access(os.path.join(tmp, 'opt/pgf/bin', b), os.X_OK), b
+        # the installed launcher finds its guest where it was installed
+        p = subprocess.run([os.path.join(tmp, 'opt/pgf/bin/pgfault-run'), '--help'],
+                           capture_output=True, text=True)
+        assert p.returncode == 0 and 'pgfault-run' in p.stdout, p
         rc, out, err = make('uninstall', 'PREFIX=/opt/pgf', f'DESTDIR={tmp}')
         assert rc == 0 and installed(tmp) == [], installed(tmp)
 
