@@ -113,7 +113,8 @@ def files_in_the_current_directory_are_the_hosts():
 @test
 def nothing_the_guest_does_writes_to_the_host():
     home = os.path.expanduser('~')
-    targets = ['/etc/pgf-run-test', '/usr/pgf-run-test', os.path.join(home, 'pgf-run-test')]
+    targets = ['/etc/pgf-run-test', '/usr/pgf-run-test', os.path.join(home, 'pgf-run-test'),
+               '/tmp/pgf-run-test']
     for t in targets:
         assert not os.path.exists(t), t
     script = '; '.join([f'echo x > {t} && echo wrote {t}' for t in targets] + [
@@ -162,9 +163,7 @@ def sqlite3_runs_a_workload_whose_database_is_the_hosts():
 
 @test
 def the_installed_pgfault_run_traces_from_its_own_files():
-    # Not under /tmp: the guest has a /tmp of its own, and would not see it.
-    with tempfile.TemporaryDirectory(dir=os.path.join(TOP, 'build')) as root, \
-            tempfile.TemporaryDirectory() as d:
+    with tempfile.TemporaryDirectory() as root, tempfile.TemporaryDirectory() as d:
         r = subprocess.run(['make', '-s', '--no-print-directory', 'install',
                             'PREFIX=/opt/pgf', f'DESTDIR={root}'], cwd=TOP,
                            capture_output=True, text=True, timeout=900)
