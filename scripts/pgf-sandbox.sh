@@ -9,8 +9,8 @@
 # recursive bind of / with every mount in it read-only, binds each RW-DIR
 # back writable at its own path, gives VIEW a /dev of its own (null, zero,
 # full, random, urandom, tty, and kvm where there is one: no disk), a fresh
-# /dev/shm and /run (the guest's memory, UML's own files) and a /proc of
-# the new pid namespace, and becomes COMMAND inside VIEW. Every process of the guest then has VIEW as its root: hostfs
+# /dev/shm (the guest's memory, UML's own files) and a /proc of the new pid
+# namespace, and becomes COMMAND inside VIEW. Every process of the guest then has VIEW as its root: hostfs
 # and 9p reach nothing else, and no magic link of /proc leads out.
 set -euo pipefail
 
@@ -38,9 +38,9 @@ findmnt -R -n -l -o TARGET "$view" | while read -r m; do
 		umount -l "$m" 2>/dev/null || exit 1
 	}
 done || fail "a mount under $view stays writable"
-# Nothing of the host's /dev, /proc, /sys, /run: their own. (/tmp stays,
+# Nothing of the host's /dev, /proc, /sys: their own. (/tmp, /run stay,
 # read-only: the checkout, the current directory may be there.)
-for d in proc sys dev run; do
+for d in proc sys dev; do
 	umount -R "$view/$d" 2>/dev/null || true
 done
 mount -t tmpfs -o mode=755,size=1M pgf-dev "$view/dev"
@@ -51,11 +51,10 @@ for n in null zero full random urandom tty kvm; do
 done
 mkdir -p "$view/dev/shm" "$view/dev/pts"
 mount -t tmpfs -o mode=1777 pgf-shm "$view/dev/shm"
-mount -t tmpfs -o mode=755 pgf-run "$view/run"
 mount -t proc proc "$view/proc"
 mount -t sysfs -o ro sysfs "$view/sys"
 for d in "${rw[@]}"; do
-	# under a fresh tmpfs (/tmp, /run) the mount point is made there
+	# under a fresh tmpfs (/dev/shm) the mount point is made there
 	[ -d "$view$d" ] || mkdir -p "$view$d" 2>/dev/null || true
 	mount --bind "$d" "$view$d" || fail "cannot share $d writable"
 done
