@@ -13,6 +13,7 @@ kernel-patches/0018 sizes the buffer from the host at boot. Here:
     (PTRACE_SETREGSET refuses any other size, as there), which a UML with
     a fixed 2,696-byte buffer cannot boot on.
 """
+import contextlib
 import io
 import os
 import subprocess
@@ -87,35 +88,36 @@ def a_fixed_size_uml_on_an_amx_host_is_refused_in_one_line():
     assert why == 'no ptrace here', why
 
 
+@contextlib.contextmanager
+def tmpfs(options):
+    """A tmpfs mounted with @options on a fresh directory, for the block."""
+    with tempfile.TemporaryDirectory() as d:
+        subprocess.run(['mount', '-t', 'tmpfs', '-o', options, 'pgf-test', d], check=True)
+        try:
+            yield d
+        finally:
+            subprocess.run(['umount', d], check=True)
+
+
 @test
 def a_noexec_or_small_tmpdir_is_refused_before_booting():
     if os.geteuid() != 0:
         raise Skip('needs root to mount a noexec tmpfs')
-    with tempfile.TemporaryDirectory() as d:
-        subprocess.run(['mount', '-t', 'tmpfs', '-o', 'noexec,size=1G', 'pgf-noexec', d],
-                       check=True)
-        try:
-            why = guest.uml_host_problem(KERNEL, '768M', tmpdir=d)
-            assert why and 'noexec' in why and '\n' not in why, why
-            # the guest is not started: one line, and a failure status
-            r = subprocess.run([sys.executable, os.path.join(TOP, 'scripts', 'guest.py'),
-                                'run', '--', 'true'], env=dict(os.environ, TMPDIR=d),
-                               capture_output=True, text=True, timeout=60)
-            assert r.returncode != 0, r
-            lines = r.stderr.strip().splitlines()
-            assert len(lines) == 1 and lines[0].startswith('guest: ') and 'noexec' in lines[0], r.stderr
-        finally:
-            subprocess.run(['umount', d], check=True)
+    with tmpfs('noexec,size=1G') as d:
+        why = guest.uml_host_problem(KERNEL, '768M', tmpdir=d)
+        assert why and 'noexec' in why and '\n' not in why, why
+        # the guest is not started: one line, and a failure status
+        r = subprocess.run([sys.executable, os.path.join(TOP, 'scripts', 'guest.py'),
+                            'run', '--', 'true'], env=dict(os.environ, TMPDIR=d),
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode != 0, r
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith('guest: ') and 'noexec' in lines[0], r.stderr
     # and one too small for the guest's memory
-    with tempfile.TemporaryDirectory() as d:
-        subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=64M', 'pgf-small', d],
-                       check=True)
-        try:
-            why = guest.uml_host_problem(KERNEL, '768M', tmpdir=d)
-            assert why and 'MiB free' in why and '\n' not in why, why
-            assert guest.uml_host_problem(KERNEL, '32M', tmpdir=d) is None
-        finally:
-            subprocess.run(['umount', d], check=True)
+    with tmpfs('size=64M') as d:
+        why = guest.uml_host_problem(KERNEL, '768M', tmpdir=d)
+        assert why and 'MiB free' in why and '\n' not in why, why
+        assert guest.uml_host_problem(KERNEL, '32M', tmpdir=d) is None
 
 
 @test
