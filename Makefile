@@ -85,14 +85,16 @@ GUEST_KERNEL = $(if $(filter x86_64,$(GUEST_ARCH)),$(X86_IMAGE),$(UML_IMAGE))
 RUNNER := python3 scripts/guest.py --arch $(GUEST_ARCH)
 comma := ,
 
-.PHONY: all kernel kernel-um kernel-x86 bench-kernels bench-tree guest tools rootfs run shell \
+.PHONY: all kernel kernel-um kernel-x86 kernel-deb bench-kernels bench-tree guest tools rootfs run shell \
 	demo test test-host test-guest bench bench-profile bench-report checkpatch clean distclean \
 	patches docs check-vanilla install uninstall deb help FORCE
 
-all: kernel rootfs tools $(ST)/overlay-doc
+# pgfault-run's default kernels: the patched ones without debug options.
+RUN_KERNELS := $(BUILD)/bench-um/linux $(BUILD)/bench-x86/arch/x86/boot/bzImage
+all: kernel $(RUN_KERNELS) rootfs tools $(ST)/overlay-doc
 
 help:
-	@echo "make                 build kernel, tools and rootfs (incremental)"
+	@echo "make                 build the kernels (test, and benchmark: pgfault-run's), tools, rootfs"
 	@echo "make run CMD='...'   run one command in the guest, exit with its status"
 	@echo "make shell           interactive guest shell (tools on PATH, host files in /host)"
 	@echo "make demo [CMD=...]  trace a command (default: ps) in the guest, print its fault map"
@@ -110,6 +112,7 @@ help:
 	@echo "make check-vanilla   the series on upstream 6.12 (VANILLA=tarball|dir), UML suites"
 	@echo "make install         tools, man pages, completion, pgfault-run and its guest (PREFIX=/usr/local DESTDIR=)"
 	@echo "make deb             a Debian package of the tools in build/deb"
+	@echo "make kernel-deb      the x86_64 kernel as a Debian package in build/kernel-deb (KDEB_CONFIG=file)"
 	@echo "make clean           remove objects, keep the unpacked tree and ccache"
 	@echo "make distclean       remove build/ entirely"
 	@echo "Variables: ARCH=x86_64 KSRC=/path/to/linux-6.12 SHARE=dir TIMEOUT=secs JOBS=n"
@@ -211,6 +214,47 @@ BENCH_KERNELS := $(BUILD)/bench-um/linux $(BUILD)/bench-um-vanilla/linux \
 	$(BUILD)/bench-x86/arch/x86/boot/bzImage \
 	$(BUILD)/bench-x86-vanilla/arch/x86/boot/bzImage
 bench-kernels: $(BENCH_KERNELS)
+
+# The x86_64 kernel as a Debian package for a real machine or VM (the
+# kernel's own bindeb-pkg): x86_64_defconfig, or the config in KDEB_CONFIG
+# (e.g. /boot/config-$$(uname -r)), with the feature and no debug options.
+# The packages land in build/kernel-deb.
+KDEB_CONFIG ?=
+KDEB_OBJ   := $(BUILD)/deb-x86
+KDEB_DIR   := $(BUILD)/kernel-deb
+KDEB_FRAGS := kernel-config/pgfault.config kernel-config/deb.config
+KMAKE_KDEB := $(MAKE) -C $(KTREE) O=$(abspath $(KDEB_OBJ)) ARCH=x86_64 \
+	CC="ccache gcc" HOSTCC="ccache gcc"
+$(BUILD)/kdeb-config.var: FORCE
+	@mkdir -p $(@D)
+	@echo '$(KDEB_CONFIG)' | cmp -s - $@ || echo '$(KDEB_CONFIG)' > $@
+$(KDEB_OBJ)/.config: $(ST)/overlay $(KDEB_FRAGS) scripts/check-config.sh \
+		$(BUILD)/kdeb-config.var $(KDEB_CONFIG)
+	@mkdir -p $(@D)
+ifeq ($(KDEB_CONFIG),)
+	$(KMAKE_KDEB) -s defconfig
+else
+	cp $(KDEB_CONFIG) $@
+	# A distribution's config names its own signing keys: none here.
+	$(KTREE)/scripts/config --file $@ --set-str SYSTEM_TRUSTED_KEYS "" \
+		--set-str SYSTEM_REVOCATION_KEYS "" --disable MODULE_SIG_ALL
+endif
+	ARCH=x86_64 $(KTREE)/scripts/kconfig/merge_config.sh -m -O $(KDEB_OBJ) \
+		$@ $(KDEB_FRAGS) >/dev/null
+	$(KMAKE_KDEB) -s olddefconfig
+	scripts/check-config.sh $@ $(KDEB_FRAGS)
+# dpkg-buildpackage writes next to the object tree, in build/.
+$(ST)/kernel-deb: $(KDEB_OBJ)/.config $(ST)/overlay $$(call kernel-stale,$(KTREE),$$@)
+	rm -f $(BUILD)/linux-*.deb $(BUILD)/linux-upstream_*
+	+$(KMAKE_KDEB) -j$(JOBS) bindeb-pkg
+	rm -rf $(KDEB_DIR) && mkdir -p $(KDEB_DIR)
+	# linux-libc-dev would replace Debian's own (the C library's kernel
+	# headers): not shipped.
+	rm -f $(BUILD)/linux-libc-dev_*.deb
+	mv $(BUILD)/linux-*.deb $(BUILD)/linux-upstream_* $(KDEB_DIR)/
+	@touch $@
+kernel-deb: $(ST)/kernel-deb
+	@ls -l $(KDEB_DIR)/*.deb
 
 # ---- tools, tests, rootfs --------------------------------------------------
 # One source per gcc line, so that -MMD records its headers.
@@ -327,10 +371,10 @@ bench-tree: $(BUILD)/bench-um/linux $(BUILD)/bench-x86/arch/x86/boot/bzImage roo
 			/host$(CURDIR)/tests/bench/proj $(TREE_MAKE_REPS)' || exit 1; \
 	done
 
-test: all
+test: all $(ST)/kernel-deb
 	@python3 scripts/run-tests.py --timeout $(TIMEOUT)
 
-test-host: all
+test-host: all $(ST)/kernel-deb
 	@python3 scripts/run-tests.py --timeout $(TIMEOUT) --host-only
 
 test-guest: all
@@ -379,7 +423,7 @@ INSTALL_BINS := $(HOST)/bin/tracepgfault $(HOST)/bin/pgfreport
 MANPAGES := $(filter-out tools/man/pgfault-run.1,$(wildcard tools/man/*.[1-8]))
 COMPLETIONS := tools/completion/tracepgfault tools/completion/pgfreport
 PGF_LIBDIR = $(DESTDIR)$(PREFIX)/lib/pgfault
-GUEST_FILES := $(UML_IMAGE) $(X86_IMAGE) $(INITRD)
+GUEST_FILES := $(UML_IMAGE) $(X86_IMAGE) $(RUN_KERNELS) $(INITRD)
 install: $(INSTALL_BINS) $(if $(filter 1,$(INSTALL_GUEST)),$(GUEST_FILES))
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/man/man5 \
@@ -400,8 +444,9 @@ ifeq ($(INSTALL_GUEST),1)
 	install -m644 $(INITRD) $(PGF_LIBDIR)/
 	install -m755 $(UML_IMAGE) $(PGF_LIBDIR)/um/linux
 	install -m644 $(X86_IMAGE) $(PGF_LIBDIR)/x86/bzImage
-	if [ -f $(BUILD)/bench-um/linux ]; then \
-		install -D -m755 $(BUILD)/bench-um/linux $(PGF_LIBDIR)/bench-um/linux; fi
+	install -D -m755 $(BUILD)/bench-um/linux $(PGF_LIBDIR)/bench-um/linux
+	install -D -m644 $(BUILD)/bench-x86/arch/x86/boot/bzImage \
+		$(PGF_LIBDIR)/bench-x86/bzImage
 endif
 
 uninstall:

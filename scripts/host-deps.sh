@@ -20,6 +20,7 @@ pkgs=(
 	bash-completion           # the tools' completion
 	dpkg-dev lintian          # make deb
 	util-linux sqlite3        # pgfault-run (unshare, mount) and its tests
+	debhelper kmod            # make kernel-deb (the kernel's bindeb-pkg)
 	"$@"
 )
 

@@ -37,15 +37,6 @@ static void touch_steps(int step, int out)
 	}
 }
 
-static unsigned long faults_of(pid_t pid)
-{
-	struct pgf_stat st;
-
-	if (pgf_read_stat(pid, &st))
-		return 0;
-	return st.minflt + st.majflt;
-}
-
 /*
  * Trace a puppet through step 1 (which sends the address of its area) and
  * step 2, tracing from before step 1 or only from step 2; let it exit and
@@ -155,7 +146,7 @@ static void stat_oracle(unsigned int buffer_kb, int read_live)
 	if (buffer_kb)
 		ASSERT_EQ(pgf_set_buffer_kb(buffer_kb), 0);
 	ASSERT_SYS(puppet_spawn(&p, touch_steps));
-	before = faults_of(p.pid);
+	before = pgf_faults_of(p.pid);
 	ASSERT_EQ(pgf_start(p.pid), 0);
 	if (buffer_kb)
 		ASSERT_EQ(pgf_set_buffer_kb(64), 0);
@@ -163,7 +154,7 @@ static void stat_oracle(unsigned int buffer_kb, int read_live)
 		fd = ASSERT_SYS(pgf_open(p.pid, 0));
 	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
 	ASSERT_EQ(puppet_step(&p, 2), 0);
-	after = faults_of(p.pid);
+	after = pgf_faults_of(p.pid);
 	ASSERT_EQ(pgf_stop(p.pid), 0);
 	if (!read_live)
 		fd = ASSERT_SYS(pgf_open(p.pid, 0));
@@ -409,11 +400,11 @@ TEST(reader_closing_early_loses_nothing)
 	size_t k = 0;
 
 	ASSERT_SYS(puppet_spawn(&p, touch_steps));
-	before = faults_of(p.pid);
+	before = pgf_faults_of(p.pid);
 	ASSERT_EQ(pgf_start(p.pid), 0);
 	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
 	ASSERT_EQ(puppet_step(&p, 2), 0);
-	after = faults_of(p.pid);
+	after = pgf_faults_of(p.pid);
 	ASSERT_EQ(pgf_stop(p.pid), 0);
 	while (!stopped) {
 		size_t linelen = 0, lineno = 0, from = t.nr;

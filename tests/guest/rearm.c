@@ -114,15 +114,6 @@ static int phase(const struct pgf_trace *t, int k, int *pg, char *acc,
 	return n;
 }
 
-static int fault_count(pid_t pid)
-{
-	struct pgf_stat st;
-
-	if (pgf_read_stat(pid, &st))
-		return -1;
-	return st.minflt + st.majflt;
-}
-
 /*
  * Stop tracing the idle puppet, which had @before faults when tracing
  * started, end it and read the trace into @t: every fault between start
@@ -131,7 +122,7 @@ static int fault_count(pid_t pid)
 static void stop_and_read(struct puppet *p, int fd, int before,
 			  struct pgf_trace *t)
 {
-	int after = fault_count(p->pid);
+	int after = pgf_faults_of(p->pid);
 
 	ASSERT_EQ(pgf_stop(p->pid), 0);
 	puppet_end(p);
@@ -152,7 +143,7 @@ TEST(rearm_between_phases_gives_each_phase_first_touch_order)
 
 	make_perm();
 	ASSERT_SYS(puppet_spawn(&p, oracle_steps));
-	before = fault_count(p.pid);
+	before = pgf_faults_of(p.pid);
 	ASSERT_EQ(pgf_start(p.pid), 0);
 	fd = ASSERT_SYS(pgf_open(p.pid, 0));
 	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
@@ -736,7 +727,7 @@ TEST(interval_mode_gives_every_interval_its_working_set)
 	ASSERT_TRUE(phase_go != MAP_FAILED);
 	ASSERT_SYS(puppet_spawn(&p, phases_steps));
 	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
-	before = fault_count(p.pid);
+	before = pgf_faults_of(p.pid);
 	snprintf(start, sizeof(start), "1 interval=%d", IV_MS);
 	ASSERT_EQ(pgf_ctl(p.pid, start, strlen(start)), 0);
 	/* Again in the same mode: nothing; in another: EBUSY. */
@@ -758,7 +749,7 @@ TEST(interval_mode_gives_every_interval_its_working_set)
 	ASSERT_EQ(read(p.from, &ack, 1), 1);
 	ASSERT_EQ(ack, step);
 	ASSERT_EQ(puppet_wait_idle(&p), 0);
-	after = fault_count(p.pid);
+	after = pgf_faults_of(p.pid);
 	ASSERT_EQ(pgf_stop(p.pid), 0);
 	puppet_end(&p);
 	while ((r = feed_more(fd, &t, line, &linelen, &lineno, -1)) == 0)

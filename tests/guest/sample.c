@@ -456,15 +456,6 @@ static void check_stat(struct sampled *sd, long faults)
 	free(copy);
 }
 
-static int fault_count(pid_t pid)
-{
-	struct pgf_stat st;
-
-	if (pgf_read_stat(pid, &st))
-		return -1;
-	return st.minflt + st.majflt;
-}
-
 /* ---- phases --------------------------------------------------------------- */
 
 #define SET_A	0x000000000000ffffULL	/* pages 0-15 */
@@ -532,7 +523,7 @@ TEST(sampling_names_exactly_the_pages_of_each_phase)
 	steer_map();
 	ASSERT_SYS(puppet_spawn(&p, phases_steps));
 	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
-	before = fault_count(p.pid);
+	before = pgf_faults_of(p.pid);
 	snprintf(start, sizeof(start), "1 sample=%d", SAMPLE_MS);
 	ASSERT_EQ(pgf_ctl(p.pid, start, strlen(start)), 0);
 	/* Again in the same mode: nothing; in another: EBUSY. */
@@ -551,7 +542,7 @@ TEST(sampling_names_exactly_the_pages_of_each_phase)
 	}
 	ASSERT_EQ(finish_step(&p, 2, t, sizeof(t)), 0);
 	{
-		int after = fault_count(p.pid);
+		int after = pgf_faults_of(p.pid);
 
 		ASSERT_EQ(pgf_stop(p.pid), 0);
 		puppet_end(&p);

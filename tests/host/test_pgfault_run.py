@@ -19,6 +19,10 @@ from ktaplib import Skip, test, main  # noqa: E402
 
 RUN = os.path.join(TOP, 'scripts', 'pgfault-run')
 ARCH = os.environ.get('PGF_RUN_ARCH', 'um')
+# PGF_RUN_LONG=1: the longer workloads (a 24-file project built by make
+# -j2, 200,000 sqlite rows, a bigger Python program); make test runs the
+# short ones.
+LONG = os.environ.get('PGF_RUN_LONG', '') not in ('', '0')
 COUNTED = ('minor', 'major', 'reref')
 
 
@@ -55,10 +59,14 @@ def trace_counts(path):
 
 @test
 def a_python_script_is_traced_and_its_faults_are_the_kernels_count():
+    n = 200000 if LONG else 2
+    prog = ('import json, sys; d = {str(i): list(range(i % 7)) for i in range(int(sys.argv[1]))}; '
+            'print(len(json.dumps(d)))')
+    want = len(__import__('json').dumps({str(i): list(range(i % 7)) for i in range(n)}))
     with tempfile.TemporaryDirectory() as d:
-        r = run(['python3', '-c', 'import json; print(json.dumps([1, 2]))'], d)
+        r = run(['python3', '-c', prog, str(n)], d)
         assert r.returncode == 0, r
-        assert r.stdout == b'[1, 2]\n', r.stdout
+        assert r.stdout == f'{want}\n'.encode(), (r.stdout, want)
         faults, exit_rec, execs = trace_counts(os.path.join(d, 'pgfault.trace'))
         print(f'# python3: {faults} faults in the trace, exit record {exit_rec}')
         assert exit_rec is not None, 'no exit record'
@@ -139,8 +147,9 @@ def nothing_the_guest_does_writes_to_the_host():
 
 @test
 def sqlite3_runs_a_workload_whose_database_is_the_hosts():
+    rows = 200000 if LONG else 2000
     sql = ('create table t(k integer primary key, v text);'
-           'with recursive n(i) as (select 1 union all select i + 1 from n where i < 2000) '
+           f'with recursive n(i) as (select 1 union all select i + 1 from n where i < {rows}) '
            "insert into t select i, printf('value %d', i) from n;"
            'create index tv on t(v);'
            "select count(*), sum(k), max(v) from t where v like 'value 1%';")
@@ -148,8 +157,8 @@ def sqlite3_runs_a_workload_whose_database_is_the_hosts():
         r = run(['sqlite3', 'test.db', sql], d)
         assert r.returncode == 0, r
         # the same query, in Python
-        rows = [i for i in range(1, 2001) if f'value {i}'.startswith('value 1')]
-        want = f'{len(rows)}|{sum(rows)}|{max(f"value {i}" for i in rows)}\n'
+        keys = [i for i in range(1, rows + 1) if f'value {i}'.startswith('value 1')]
+        want = f'{len(keys)}|{sum(keys)}|{max(f"value {i}" for i in keys)}\n'
         assert r.stdout.decode() == want, (r.stdout, want)
         faults, exit_rec, execs = trace_counts(os.path.join(d, 'pgfault.trace'))
         print(f'# sqlite3: {faults} faults in the trace, exit record {exit_rec}')
@@ -158,7 +167,7 @@ def sqlite3_runs_a_workload_whose_database_is_the_hosts():
         r = subprocess.run(['sqlite3', os.path.join(d, 'test.db'),
                             'pragma integrity_check; select count(*) from t'],
                            capture_output=True)
-        assert r.stdout == b'ok\n2000\n', r
+        assert r.stdout == f'ok\n{rows}\n'.encode(), r
 
 
 @test
@@ -202,7 +211,23 @@ def gcc_builds_a_project_and_every_process_is_traced():
             f.write('int b(int);\nint main(void) { return b(2) - 4; }\n')
         with open(os.path.join(d, 'b.c'), 'w') as f:
             f.write('int b(int x) { return x * x; }\n')
-        r = run(['gcc', '-O2', '-o', 'prog', 'a.c', 'b.c'], d, opts=('-f', '-o', 'gcc.trace'))
+        if LONG:
+            # b() as the sum of 23 more files' functions, built by make -j2
+            for i in range(23):
+                with open(os.path.join(d, f'f{i}.c'), 'w') as f:
+                    f.write(f'int f{i}(int x) {{ return x + {i}; }}\n')
+            with open(os.path.join(d, 'b.c'), 'w') as f:
+                f.write(''.join(f'int f{i}(int);\n' for i in range(23)) +
+                        'int b(int x) { return x * x + 0 * (' +
+                        ' + '.join(f'f{i}(x)' for i in range(23)) + '); }\n')
+            objs = ' '.join(['a.o', 'b.o'] + [f'f{i}.o' for i in range(23)])
+            with open(os.path.join(d, 'Makefile'), 'w') as f:
+                f.write(f'prog: {objs}\n\tgcc -O2 -o $@ $^\n'
+                        '%.o: %.c\n\tgcc -O2 -c -o $@ $<\n')
+            argv = ['make', '-j2']
+        else:
+            argv = ['gcc', '-O2', '-o', 'prog', 'a.c', 'b.c']
+        r = run(argv, d, opts=('-f', '-o', 'gcc.trace'), timeout=1800)
         assert r.returncode == 0, r
         assert subprocess.run([os.path.join(d, 'prog')]).returncode == 0
         # each process's block: its faults against its exit record
@@ -226,6 +251,27 @@ def gcc_builds_a_project_and_every_process_is_traced():
                        for n in names), (want, names)
         for pid, p in procs.items():
             assert p['exit'] == (p['faults'], 0), (pid, p)
+        if LONG:
+            assert names.count('cc1') == 25, names
+
+
+@test
+def the_default_kernel_is_the_one_without_debug_options():
+    """No --kernel: the benchmark kernel (no lockdep, no KASAN); the test
+    kernel has both. /proc/lockdep exists only with lockdep."""
+    probe = ['sh', '-c', 'test -e /proc/lockdep && echo debug || echo plain']
+    build = os.path.join(TOP, 'build')
+    left = {w: set(os.listdir(os.path.join(build, w))) for w in ('jobs', 'logs')}
+    with tempfile.TemporaryDirectory() as d:
+        r = subprocess.run([RUN, '-q', '--arch', ARCH, '--', *probe], cwd=d,
+                           capture_output=True, timeout=600)
+        assert r.returncode == 0 and r.stdout == b'plain\n', r
+        r = run(probe, d, opts=('--force',))
+        assert r.returncode == 0 and r.stdout == b'debug\n', r
+    # a run that ends leaves no job or console log behind
+    for w, before in left.items():
+        new = set(os.listdir(os.path.join(build, w))) - before
+        assert not new, (w, new)
 
 
 def on_x86_64(fn):

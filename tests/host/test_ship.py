@@ -122,10 +122,11 @@ EXPECTED = ['bin/pgfreport', 'bin/tracepgfault',
 
 
 # What make install adds for pgfault-run: the launcher and the guest it
-# boots (and the UML benchmark kernel, where it is built).
+# boots (its default kernels, the benchmark ones, and the test kernels).
 GUEST_EXPECTED = ['bin/pgfault-run', 'lib/pgfault/guest.py',
                   'lib/pgfault/initramfs.cpio.gz', 'lib/pgfault/pgf-sandbox.sh',
                   'lib/pgfault/um/linux', 'lib/pgfault/x86/bzImage',
+                  'lib/pgfault/bench-um/linux', 'lib/pgfault/bench-x86/bzImage',
                   'share/bash-completion/completions/pgfault-run',
                   'share/man/man1/pgfault-run.1']
 
@@ -136,8 +137,6 @@ def make_install_puts_tools_pages_and_completion_in_place():
         rc, out, err = make('install', 'PREFIX=/opt/pgf', f'DESTDIR={tmp}')
         assert rc == 0, out + err
         want = sorted(EXPECTED + GUEST_EXPECTED)
-        if os.path.exists(os.path.join(BUILD, 'bench-um', 'linux')):
-            want = sorted(want + ['lib/pgfault/bench-um/linux'])
         assert installed(os.path.join(tmp, 'opt/pgf')) == want, \
             installed(tmp)
         for b in ('tracepgfault', 'pgfault-run'):

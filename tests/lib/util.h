@@ -43,6 +43,16 @@ static inline int pgf_read_stat(pid_t pid, struct pgf_stat *st)
 	return 0;
 }
 
+/* minflt + majflt of /proc/<pid>/stat; 0 if it cannot be read. */
+static inline unsigned long pgf_faults_of(pid_t pid)
+{
+	struct pgf_stat st;
+
+	if (pgf_read_stat(pid, &st))
+		return 0;
+	return st.minflt + st.majflt;
+}
+
 /* Is this User Mode Linux? (its uname -m is the host's.) */
 static inline int is_uml(void)
 {
