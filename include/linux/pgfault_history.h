@@ -543,6 +543,25 @@ static inline pte_t pgfault_history_mprotect_pte(struct vm_area_struct *vma,
 }
 
 /**
+ * pgfault_history_rearms() - may a PROT_NONE PTE of @mm be a re-armed page
+ * @mm: the mm of a NUMA-hinting fault
+ *
+ * Called by do_numa_page(). While a trace follows @mm, a PROT_NONE PTE in
+ * an accessible VMA may be one that re-arming made, to see the page's
+ * next access (mm/pgfault_history_rearm.c). Its fault then restores that
+ * PTE alone, not every PTE of a large folio at once: the other base pages'
+ * next accesses must fault too. With NUMA balancing off, nothing else makes
+ * such PTEs, and the page is not migrated either.
+ *
+ * Return: true if a trace follows @mm.
+ */
+static inline bool pgfault_history_rearms(struct mm_struct *mm)
+{
+	return static_branch_unlikely(&pgf_tracing_key.key) &&
+	       unlikely(atomic_read(&mm->pgf.traces));
+}
+
+/**
  * pgfault_history_fork() - a new process is being created
  * @p: it, with its mm, not yet visible nor running
  * @pid: its pid
@@ -666,6 +685,11 @@ static inline pte_t pgfault_history_mprotect_pte(struct vm_area_struct *vma,
 						 pte_t old, pte_t pte)
 {
 	return pte;
+}
+
+static inline bool pgfault_history_rearms(struct mm_struct *mm)
+{
+	return false;
 }
 
 static inline void pgfault_history_fork(struct task_struct *p,
