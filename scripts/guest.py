@@ -33,6 +33,13 @@ KERNELS = {'um': os.path.join(BUILD, 'um', 'linux'),
 QEMU = 'qemu-system-x86_64'
 # vCPUs of the x86_64 guest.
 SMP = 2
+# QEMU's TCG runs each vCPU in a host thread of its own ('multi'), or all
+# of them in one ('single'). A kernel that patches its own code while it
+# runs (jump labels: static keys switched on and off, as when a trace
+# starts) can take a stray int3 on multi-threaded TCG, an "Oops: int3"
+# that real CPUs never see; one thread is safe. Our own x86_64 kernels
+# have no jump labels; a distribution-like kernel (make kernel-deb) has.
+TCG_THREAD = os.environ.get('PGF_TCG_THREAD', 'multi')
 SHARE = os.path.join(TOP, 'share')
 INITRD = os.path.join(BUILD, 'initramfs.cpio.gz')
 # Lines uml-rootfs/init prints around the job.
@@ -307,7 +314,8 @@ def qemu_argv(kernel, jobdir, share, mem, interactive, quiet, accel):
     # costs 20 s per virtio device under TCG with the debug kernel, and
     # the PIRQ table does the same job at once: acpi=noirq.
     append = ['console=ttyS0', 'panic=-1', 'acpi=noirq', 'pgfjob=9p:pgfjob']
-    argv = [QEMU, '-accel', accel, '-cpu', 'host' if accel == 'kvm' else 'max',
+    argv = [QEMU, '-accel', accel if accel == 'kvm' else f'tcg,thread={TCG_THREAD}',
+            '-cpu', 'host' if accel == 'kvm' else 'max',
             '-smp', str(SMP), '-m', mem.rstrip('B'), '-nodefaults',
             '-display', 'none', '-no-reboot', '-kernel', kernel,
             '-initrd', INITRD,

@@ -16,6 +16,7 @@
 #include "ktap.h"
 #include "util.h"
 #include "pgf.h"
+#include "oracle.h"
 
 #define PAGE		4096UL
 #define NP		64	/* pages in the oracle's region */
@@ -114,24 +115,6 @@ static int phase(const struct pgf_trace *t, int k, int *pg, char *acc,
 	return n;
 }
 
-/*
- * Stop tracing the idle puppet, which had @before faults when tracing
- * started, end it and read the trace into @t: every fault between start
- * and stop is in it (/proc/<pid>/stat is the oracle), none lost.
- */
-static void stop_and_read(struct puppet *p, int fd, int before,
-			  struct pgf_trace *t)
-{
-	int after = pgf_faults_of(p->pid);
-
-	ASSERT_EQ(pgf_stop(p->pid), 0);
-	puppet_end(p);
-	ASSERT_EQ(pgf_read_all(fd, t), 0);
-	close(fd);
-	EXPECT_EQ(pgf_lost_faults(t), 0);
-	EXPECT_EQ((long)pgf_ok_faults(t), after - before);
-}
-
 TEST(rearm_between_phases_gives_each_phase_first_touch_order)
 {
 	int pg[4 * NP], n, before, fd;
@@ -153,7 +136,7 @@ TEST(rearm_between_phases_gives_each_phase_first_touch_order)
 	ASSERT_EQ(pgf_rearm(p.pid), 0);
 	ASSERT_EQ(puppet_step(&p, 4), 0);
 	ASSERT_EQ(puppet_step(&p, 5), 0);
-	stop_and_read(&p, fd, before, &t);
+	pgf_stop_and_read(&p, fd, before, &t, NULL);
 
 	for (size_t i = 0; i < t.nr; i++) {
 		if (strcmp(t.rec[i].type, "rearm"))
