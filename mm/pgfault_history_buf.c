@@ -644,6 +644,9 @@ bool pgf_emit_regions(struct pgf_trace *t, const void *recs, size_t len,
 		kept = __pgf_write_all(&t->ctl, recs, len, ktime_get_ns());
 		if (kept || !__pgf_grow(t, &t->ctl, gfp) || t->dead)
 			break;
+		/* The lock was dropped to grow: a stop may have come. */
+		if (!layout && !t->active)
+			goto out_unlock;
 	}
 	if (kept && layout) {
 		WRITE_ONCE(t->need_layout, false);
