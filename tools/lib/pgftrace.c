@@ -520,12 +520,65 @@ int pgft_next(struct pgft_reader *rd, struct pgft_rec *r)
 
 /* ---- replay ---------------------------------------------------------- */
 
-static struct pgft_region *by_id(struct pgft_space *s, unsigned long long id)
+/*
+ * Regions by id: an open-addressed table of indices into s->v, so that a
+ * replay is O(1) a record at any number of regions. Sorting s->v moves
+ * every index: the table is rebuilt at the next lookup.
+ */
+static size_t *id_slot(struct pgft_space *s, unsigned long long id)
 {
+	size_t mask = s->slots - 1, i = (id * 0x9e3779b97f4a7c15ULL) >> 17 & mask;
+
+	while (s->slot[i] && s->v[s->slot[i] - 1].id != id)
+		i = (i + 1) & mask;
+	return &s->slot[i];
+}
+
+static void id_rebuild(struct pgft_space *s, size_t want)
+{
+	size_t slots = s->slots ? s->slots : 256;
+
+	while (slots < 2 * want)
+		slots *= 2;
+	if (slots != s->slots) {
+		free(s->slot);
+		s->slot = malloc(slots * sizeof(*s->slot));
+		if (!s->slot)
+			abort();
+		s->slots = slots;
+	}
+	memset(s->slot, 0, slots * sizeof(*s->slot));
 	for (size_t i = 0; i < s->nr; i++)
-		if (s->v[i].id == id)
-			return &s->v[i];
-	return NULL;
+		*id_slot(s, s->v[i].id) = i + 1;
+	s->slots_stale = false;
+}
+
+/* The slot of @id, the table fit for one more region. */
+static size_t *by_id_slot(struct pgft_space *s, unsigned long long id)
+{
+	if (s->slots_stale || s->slots < 2 * (s->nr + 1))
+		id_rebuild(s, s->nr + 1);
+	return id_slot(s, id);
+}
+
+/* Empty @slot, and move up the run of slots after it that it held back. */
+static void id_remove(struct pgft_space *s, size_t *slot)
+{
+	size_t mask = s->slots - 1, i = slot - s->slot, j = i, k;
+
+	s->slot[i] = 0;
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!s->slot[j])
+			return;
+		k = (s->v[s->slot[j] - 1].id * 0x9e3779b97f4a7c15ULL) >> 17 & mask;
+		/* Leave it if its home lies cyclically in (i, j]. */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		s->slot[i] = s->slot[j];
+		s->slot[j] = 0;
+		i = j;
+	}
 }
 
 static void set_region(struct pgft_region *g, const struct pgft_rec *r)
@@ -547,11 +600,13 @@ static void clear(struct pgft_space *s)
 	for (size_t i = 0; i < s->nr; i++)
 		free(s->v[i].name);
 	s->nr = 0;
+	s->slots_stale = true;
 }
 
 void pgft_apply(struct pgft_space *s, const struct pgft_rec *r)
 {
 	struct pgft_region *g;
+	size_t *slot;
 
 	switch (r->type) {
 	case PGFT_LAYOUT:
@@ -565,8 +620,8 @@ void pgft_apply(struct pgft_space *s, const struct pgft_rec *r)
 	case PGFT_CHANGE:
 		if (s->layout_left)
 			s->layout_left--;
-		g = by_id(s, r->id);
-		if (!g) {
+		slot = by_id_slot(s, r->id);
+		if (!*slot) {
 			if (s->nr == s->cap) {
 				s->cap = s->cap ? 2 * s->cap : 64;
 				s->v = realloc(s->v, s->cap * sizeof(*s->v));
@@ -575,15 +630,23 @@ void pgft_apply(struct pgft_space *s, const struct pgft_rec *r)
 			}
 			g = &s->v[s->nr++];
 			g->name = NULL;
+			g->id = r->id;
+			*slot = s->nr;
 		}
-		set_region(g, r);
+		set_region(&s->v[*slot - 1], r);
 		s->dirty = true;
 		break;
 	case PGFT_UNMAP:
-		g = by_id(s, r->id);
-		if (g) {
-			free(g->name);
-			*g = s->v[--s->nr];
+		slot = by_id_slot(s, r->id);
+		if (*slot) {
+			size_t i = *slot - 1;
+
+			free(s->v[i].name);
+			id_remove(s, slot);
+			if (i != --s->nr) {
+				s->v[i] = s->v[s->nr];
+				*id_slot(s, s->v[i].id) = i + 1;
+			}
 			s->dirty = true;
 		}
 		break;
@@ -601,8 +664,10 @@ static int cmp_start(const void *a, const void *b)
 
 void pgft_sort(struct pgft_space *s)
 {
-	if (s->dirty)
+	if (s->dirty) {
 		qsort(s->v, s->nr, sizeof(*s->v), cmp_start);
+		s->slots_stale = true;
+	}
 	s->dirty = false;
 }
 
@@ -631,4 +696,7 @@ void pgft_space_free(struct pgft_space *s)
 	free(s->v);
 	s->v = NULL;
 	s->cap = 0;
+	free(s->slot);
+	s->slot = NULL;
+	s->slots = 0;
 }

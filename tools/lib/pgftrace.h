@@ -132,6 +132,9 @@ struct pgft_space {
 	size_t nr, cap;
 	bool dirty;
 	unsigned long long layout_left;	/* map records still due to a layout */
+	size_t *slot;			/* by id: index + 1, 0 for none */
+	size_t slots;			/* a power of two, or 0 */
+	bool slots_stale;		/* rebuild them before use */
 };
 
 /* Apply a record (layout, map, change, unmap, exec); others are ignored. */
