@@ -291,6 +291,10 @@ $(GUEST)/selftests/%: tests/selftest/%.c | $(ST)/host-deps
 $(GUEST)/bench/%: tests/bench/%.c | $(ST)/host-deps
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< -o $@ $(GUEST_LDFLAGS)
+# growbench replays its traces with the tools' own reader.
+$(GUEST)/bench/growbench: tests/bench/growbench.c $(TOOLLIB) | $(ST)/host-deps
+	@mkdir -p $(@D)
+	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB) -o $@ $(GUEST_LDFLAGS) -lm
 
 -include $(wildcard $(GUEST)/*/*.d)
 

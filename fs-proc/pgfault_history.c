@@ -562,7 +562,7 @@ static ssize_t pgf_read(struct file *file, char __user *ubuf, size_t count,
 	struct pgf_file *pf = file->private_data;
 	struct pgf_trace *t;
 	ssize_t copied = 0, n;
-	bool eof = false, resent = false;
+	bool eof = false, stalled = false;
 	int err;
 
 	if (mutex_lock_interruptible(&pf->read_lock))
@@ -598,13 +598,17 @@ static ssize_t pgf_read(struct file *file, char __user *ubuf, size_t count,
 			continue;
 		if (eof || copied)
 			break;
-		/* Drained, and owed a layout: ask for it before sleeping. */
-		if (!resent && READ_ONCE(t->need_layout) &&
+		/*
+		 * Drained, and owed a layout or its next part: ask for it
+		 * before sleeping, as long as parts come.
+		 */
+		if (!stalled && READ_ONCE(t->need_layout) &&
 		    READ_ONCE(t->active)) {
-			resent = true;
 			err = pgf_resend_layout(t, pf->pid);
-			if (err)
+			if (err < 0)
 				break;
+			stalled = !err;
+			err = 0;
 			continue;
 		}
 		if (file->f_flags & O_NONBLOCK) {

@@ -399,7 +399,7 @@ int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 	 * write-unlock of a traced thread.
 	 */
 	pgf_regions_bind(t, mm, false);
-	pgf_regions_layout(t, mm);
+	pgf_regions_layout(t, mm, false);
 	if (*wp) {
 		__pgf_window_set(t, *wp);
 		*wp = NULL;
@@ -515,6 +515,9 @@ static bool __pgf_deactivate(struct pgf_trace *t, u8 reason)
 		/* The faults recorded so far, then the stop. */
 		pgf_rings_sync(t);
 		spin_lock(&t->lock);
+		/* A layout cut short: its untold regions count as one lost. */
+		if (t->need_layout)
+			__pgf_count_lost(&t->ctl, PGF_KIND_OTHER);
 		__pgf_control(t, PGF_REC_STOP, reason, 0, 0);
 		spin_unlock(&t->lock);
 	}
@@ -845,6 +848,28 @@ void __pgf_exit(struct task_struct *tsk)
 	pgf_trace_end(pgf_trace_of(sig), &ex);
 }
 
+/*
+ * The last thread is leaving, its mm still there: the layout the reader is
+ * owed goes in whole now, past the buffer's limit if need be (the records
+ * take less than the VMAs they describe), for the trace to end with every
+ * region known. Nothing changes the VMAs any more: every thread exits.
+ */
+void __pgf_group_exit(struct task_struct *tsk)
+{
+	struct pgf_trace *t = pgf_trace_of(tsk->signal);
+	struct mm_struct *mm = tsk->mm;
+
+	if (!t || !mm || !READ_ONCE(t->active) || !READ_ONCE(t->need_layout))
+		return;
+	mmap_read_lock(mm);
+	mutex_lock(&t->mutex);
+	while (READ_ONCE(t->active) && READ_ONCE(t->need_layout) &&
+	       t->mm == mm && pgf_regions_layout(t, mm, true))
+		;
+	mutex_unlock(&t->mutex);
+	mmap_read_unlock(mm);
+}
+
 void pgf_signal_free(struct signal_struct *sig)
 {
 	struct pgf_trace *t = sig->pgf_trace;
@@ -906,38 +931,40 @@ void pgf_reader_detach(struct pgf_trace *t)
 }
 
 /**
- * pgf_resend_layout() - send the layout the reader is owed
- * @t: the trace, which lost a region record
+ * pgf_resend_layout() - send the layout the reader is owed, or its next part
+ * @t: the trace, which lost a region record or is sending a layout
  * @pid: its process
  *
- * Called by the reader once it has drained the ring: the layout is taken
- * under the mmap lock of a live thread's mm, ordered against exec.
+ * Called by the reader once it has drained the rings: the layout is taken
+ * under the mmap lock of a live thread's mm, ordered against exec. A
+ * layout larger than the control ring comes in parts, one per call
+ * (pgf_regions_layout()).
  *
  * Context: process context, may sleep.
- * Return: 0, or -EINTR.
+ * Return: 1 if records went into the trace, 0 if not, or -EINTR.
  */
 int pgf_resend_layout(struct pgf_trace *t, struct pid *pid)
 {
 	struct task_struct *task = get_pid_task(pid, PIDTYPE_TGID);
 	struct mm_struct *mm = NULL;
-	int err = 0;
+	int ret = 0;
 
 	if (!task)
 		return 0;
-	err = down_read_killable(&task->signal->exec_update_lock);
-	if (err)
+	ret = down_read_killable(&task->signal->exec_update_lock);
+	if (ret)
 		goto out_put_task;
 	if (pgf_trace_of(task->signal) != t)
 		goto out_unlock_exec;
 	mm = pgf_live_mm(task);
 	if (!mm)
 		goto out_unlock_exec;
-	err = mmap_read_lock_killable(mm);
-	if (err)
+	ret = mmap_read_lock_killable(mm);
+	if (ret)
 		goto out_mmput;
 	mutex_lock(&t->mutex);
 	if (READ_ONCE(t->active) && READ_ONCE(t->need_layout) && t->mm == mm)
-		pgf_regions_layout(t, mm);
+		ret = pgf_regions_layout(t, mm, false);
 	mutex_unlock(&t->mutex);
 	mmap_read_unlock(mm);
 out_mmput:
@@ -946,7 +973,7 @@ out_unlock_exec:
 	up_read(&task->signal->exec_update_lock);
 out_put_task:
 	put_task_struct(task);
-	return err;
+	return ret;
 }
 
 #ifdef CONFIG_PGFAULT_HISTORY_KUNIT_TEST

@@ -63,10 +63,10 @@
  * records (start, stop, exit, lost), and a part of it for the last record
  * alone, so the end of a trace always shows. A ring that fails to grow
  * (no memory, or the memory cgroup's limit) stays at its size. The region
- * records of one change, or a whole layout, go in together or not at all
- * (pgf_emit_regions()); while the reader lacks a layout, fault records
- * are dropped and counted, so every fault kept lies in a region the reader
- * knows. A reader takes records out in batches and formats them as it is
+ * records of one change, or of a part of a layout, go in together or not
+ * at all (pgf_emit_regions()); while the reader lacks a whole layout,
+ * fault records are dropped and counted, so every fault kept lies in a
+ * region the reader knows. A reader takes records out in batches and formats them as it is
  * read; what it took and did not read when it closes its file goes back in
  * front of the rings for the next reader (pgf_unread()). Nothing is lost
  * silently: the records read plus the lost counts equal what happened.
@@ -78,6 +78,7 @@
 #include <linux/sched/mm.h>
 #include <linux/pgfault_history.h>
 #include <linux/poll.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -279,19 +280,21 @@ static void __pgf_move(struct pgf_buf *to, const struct pgf_buf *from)
 }
 
 /*
- * Grow ring @r of @t to the next size, allocating with @gfp. Called and
+ * Grow ring @r of @t to the next size, allocating with @gfp; with @past,
+ * past the trace's limit (and up to what a u32 counts). Called and
  * returns with its lock held, drops it to allocate. Returns false if the
  * ring cannot grow.
  */
-static bool __pgf_grow(struct pgf_trace *t, struct pgf_ring *r, gfp_t gfp)
+static bool __pgf_grow(struct pgf_trace *t, struct pgf_ring *r, gfp_t gfp,
+		       bool past)
 {
 	struct pgf_buf *nb, *old;
 	size_t want;
 
 	lockdep_assert_held(r->lock);
-	if (r->growing || r->stuck || r->alloc >= t->limit)
+	if (r->growing || r->stuck || r->alloc >= (past ? SZ_2G : t->limit))
 		return false;
-	want = min(r->alloc * 2, t->limit);
+	want = past ? r->alloc * 2 : min(r->alloc * 2, t->limit);
 	r->growing = true;
 	spin_unlock(r->lock);
 	nb = pgf_buf_alloc(want, gfp | __GFP_NOWARN | __GFP_NORETRY);
@@ -518,7 +521,7 @@ void pgf_grow_work(struct work_struct *work)
 		if (r->want_grow) {
 			r->want_grow = false;
 			if (!READ_ONCE(t->dead))
-				__pgf_grow(t, r, GFP_KERNEL_ACCOUNT);
+				__pgf_grow(t, r, GFP_KERNEL_ACCOUNT, false);
 		}
 		spin_unlock(r->lock);
 	}
@@ -613,45 +616,53 @@ out_unlock:
 }
 
 /**
- * pgf_emit_regions() - append the region records of one change
+ * pgf_emit_regions() - append the region records of a change or a layout
  * @t: the trace
  * @recs: the records, back to back
  * @len: their total length in bytes
  * @nr: how many there are
- * @layout: they are a whole layout (a LAYOUT record and its MAPs)
+ * @how: PGF_REGIONS_CHANGE, the records of a change, or a part of a
+ *       layout (PGF_REGIONS_PART, PGF_REGIONS_LAST), which the exit's may
+ *       write past the limit (PGF_REGIONS_PAST_LIMIT)
  * @gfp: how the ring may grow for them (GFP_NOWAIT under the mmap
  *       write lock)
  *
- * All of them are written or none, with one time: if they do not fit in
- * the control ring at its limit, all @nr are counted as lost and the
- * reader is owed a layout; fault records are dropped until it has one. A
- * layout that is written settles that debt. A change is written only
- * while the trace is active (a stop may have come since it was built); a
- * layout is the start's.
+ * All of them are written or none, with one time. The records of a
+ * change are written only while the trace is active (a stop may have
+ * come since they were built); if they do not fit in the control ring at
+ * its limit, all @nr are counted as lost and the reader is owed a layout:
+ * fault records are dropped until it has one. A part of a layout is the
+ * start's, the reader's or the exit's (t->mutex held, which a stop
+ * takes): one that does not fit is not lost, it is sent again once the
+ * reader has drained the ring; the last part settles the debt.
  *
  * Context: process context, the traced mm's mmap lock held.
  * Return: true if the records were kept.
  */
 bool pgf_emit_regions(struct pgf_trace *t, const void *recs, size_t len,
-		      unsigned int nr, bool layout, gfp_t gfp)
+		      unsigned int nr, unsigned int how, gfp_t gfp)
 {
+	bool past = how & PGF_REGIONS_PAST_LIMIT;
+	bool change = how == PGF_REGIONS_CHANGE;
+	bool last = how & PGF_REGIONS_LAST;
 	bool kept = false, wake = false, arm = false;
 
 	spin_lock(&t->lock);
-	if (t->dead || (!layout && !t->active))
+	if (t->dead || (change && !t->active))
 		goto out_unlock;
 	for (;;) {
 		kept = __pgf_write_all(&t->ctl, recs, len, ktime_get_ns());
-		if (kept || !__pgf_grow(t, &t->ctl, gfp) || t->dead)
+		if (kept || !__pgf_grow(t, &t->ctl, gfp, past) || t->dead)
 			break;
 		/* The lock was dropped to grow: a stop may have come. */
-		if (!layout && !t->active)
+		if (change && !t->active)
 			goto out_unlock;
 	}
-	if (kept && layout) {
+	if (kept && last) {
 		WRITE_ONCE(t->need_layout, false);
-	} else if (!kept && !t->dead) {
-		t->ctl.lost_other += nr;
+	} else if (!t->dead && (!kept || (how & PGF_REGIONS_PART))) {
+		if (!kept && change)
+			t->ctl.lost_other += nr;
 		WRITE_ONCE(t->need_layout, true);
 	}
 	__pgf_want_grow(t, &t->ctl);

@@ -340,7 +340,8 @@ static void pgf_test_regions_all_or_nothing(struct kunit *test)
 	}
 	len = pgf_test_batch(test, t, recs, big, false);
 	t->active = true;	/* a change is recorded while tracing only */
-	kept = pgf_emit_regions(t, recs, len, big, false, GFP_KERNEL);
+	kept = pgf_emit_regions(t, recs, len, big, PGF_REGIONS_CHANGE,
+				GFP_KERNEL);
 	KUNIT_EXPECT_FALSE(test, kept);
 	KUNIT_EXPECT_EQ(test, t->ctl.lost_other, big);	/* every one counted */
 	KUNIT_EXPECT_TRUE(test, t->need_layout);
@@ -351,17 +352,31 @@ static void pgf_test_regions_all_or_nothing(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, pgf_test_emit_fault(t, &rec, PGF_KIND_FAULT));
 	KUNIT_EXPECT_EQ(test, pgf_test_ring(t)->lost_faults, 1);
 
-	/* A layout that fits settles it; faults are kept again. */
-	len = pgf_test_batch(test, t, recs, 4, true);
-	kept = pgf_emit_regions(t, recs, len, 4, true, GFP_KERNEL);
+	/* A layout's part too big for the ring waits: it is not lost. */
+	len = pgf_test_batch(test, t, recs, big, true);
+	kept = pgf_emit_regions(t, recs, len, big, PGF_REGIONS_PART,
+				GFP_KERNEL);
+	KUNIT_EXPECT_FALSE(test, kept);
+	KUNIT_EXPECT_EQ(test, t->ctl.lost_other, big);
+	KUNIT_EXPECT_TRUE(test, t->need_layout);
+
+	/* A part that fits leaves the debt; the last part settles it. */
+	len = pgf_test_batch(test, t, recs, 2, true);
+	kept = pgf_emit_regions(t, recs, len, 2, PGF_REGIONS_PART, GFP_KERNEL);
+	KUNIT_EXPECT_TRUE(test, kept);
+	KUNIT_EXPECT_TRUE(test, t->need_layout);
+	pgf_test_fault(t, &rec, next++);
+	KUNIT_EXPECT_FALSE(test, pgf_test_emit_fault(t, &rec, PGF_KIND_FAULT));
+	len = pgf_test_batch(test, t, recs, 2, false);
+	kept = pgf_emit_regions(t, recs, len, 2, PGF_REGIONS_LAST, GFP_KERNEL);
 	KUNIT_EXPECT_TRUE(test, kept);
 	KUNIT_EXPECT_FALSE(test, t->need_layout);
 	pgf_test_fault(t, &rec, next++);
 	KUNIT_EXPECT_TRUE(test, pgf_test_emit_fault(t, &rec, PGF_KIND_FAULT));
 	next = 0;
 	KUNIT_EXPECT_EQ(test, pgf_test_drain(test, t, &next, &lost), 4);
-	KUNIT_EXPECT_EQ(test, lost, 1);
-	KUNIT_EXPECT_EQ(test, pgf_test_ring(t)->nr_faults + pgf_test_ring(t)->total_lost_faults, 5);
+	KUNIT_EXPECT_EQ(test, lost, 2);
+	KUNIT_EXPECT_EQ(test, pgf_test_ring(t)->nr_faults + pgf_test_ring(t)->total_lost_faults, 6);
 	pgf_trace_put(t);
 }
 

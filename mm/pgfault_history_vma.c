@@ -49,15 +49,19 @@
  * checked against the whole VMA tree, and a difference (a path that
  * changed a VMA unseen) is a WARN.
  *
- * LAYOUT N is followed by N map records that describe the whole address
- * space: it starts every trace (taken under the mmap lock before any fault
- * is recorded), and it is sent again, in full, after region records have
+ * LAYOUT N and a map record for each of the N regions describe the whole
+ * address space: it starts every trace (taken under the mmap lock before
+ * any fault is recorded), and it is sent again after region records have
  * been lost (a full buffer, no memory), when the reader has drained the
- * buffer (pgf_resend_layout()); until then changes are only noted. Until
- * it is in the trace, fault records are dropped and counted, so a reader
- * can always rebuild the layout and place every fault it is given. An
- * exec record means the old address space is gone; the new one is
- * announced by map records as it is built.
+ * buffer (pgf_resend_layout()); until then changes are only noted. A
+ * layout larger than half the control ring is sent in parts, in address
+ * order, each once the reader has drained the ring, and never buffered
+ * whole (pgf_regions_layout()); the changes made between two parts are
+ * recorded between them, for the regions already told. Until the last
+ * part is in the trace, fault records are dropped and counted, so a
+ * reader can always rebuild the layout and place every fault it is
+ * given. An exec record means the old address space is gone; the new one
+ * is announced by map records as it is built.
  */
 #define pr_fmt(fmt) "pgfault: " fmt
 
@@ -221,6 +225,53 @@ static void pgf_small_add(struct pgf_trace *t, struct pgf_batch *b,
 		return;
 	pgf_rec_init(t, rec, type, sizeof(*rec));
 	rec->a = a;
+}
+
+/* ---- what the reader has been told ------------------------------------ */
+
+/* Has the reader been told of @r, since the layout it was last sent? */
+static bool pgf_told(const struct pgf_shadow *sh, const struct pgf_region *r)
+{
+	return r->told == sh->gen;
+}
+
+/*
+ * A region that now starts at @start and that the reader has not been
+ * told of is told at once unless a layout being sent in parts has yet to
+ * get there: the part that does will tell it.
+ */
+static bool pgf_tell_now(const struct pgf_shadow *sh, unsigned long start)
+{
+	return !sh->sending || start < sh->cursor;
+}
+
+/* The records for @r, known to the shadow, that now looks like @cur. */
+static void pgf_tell_kept(struct pgf_trace *t, struct pgf_batch *b,
+			  struct pgf_region *r, const struct pgf_region *cur,
+			  struct vm_area_struct *vma)
+{
+	struct pgf_shadow *sh = &t->shadow;
+
+	if (pgf_told(sh, r)) {
+		if (!pgf_region_same(r, cur))
+			pgf_region_add(t, b, PGF_REC_CHANGE, cur, vma);
+	} else if (pgf_tell_now(sh, cur->start)) {
+		pgf_region_add(t, b, PGF_REC_MAP, cur, vma);
+		r->told = sh->gen;
+	}
+}
+
+/* The record for @r, new to the shadow; none without @b (a layout's). */
+static void pgf_tell_new(struct pgf_trace *t, struct pgf_batch *b,
+			 struct pgf_region *r, struct vm_area_struct *vma)
+{
+	struct pgf_shadow *sh = &t->shadow;
+
+	r->told = sh->gen - 1;
+	if (!b || !pgf_tell_now(sh, r->start))
+		return;
+	pgf_region_add(t, b, PGF_REC_MAP, r, vma);
+	r->told = sh->gen;
 }
 
 /* ---- the shadow's trees ---------------------------------------------- */
@@ -545,8 +596,7 @@ static int pgf_update_small(struct pgf_trace *t, struct pgf_small *c,
 		if (r) {
 			pgf_region_of(&cur, vma);
 			cur.id = r->id;
-			if (!pgf_region_same(r, &cur))
-				pgf_region_add(t, b, PGF_REC_CHANGE, &cur, vma);
+			pgf_tell_kept(t, b, r, &cur, vma);
 			continue;
 		}
 		r = pgf_region_alloc(sh, b->gfp);
@@ -556,7 +606,7 @@ static int pgf_update_small(struct pgf_trace *t, struct pgf_small *c,
 		r->id = ++next_id;
 		r->seen = false;
 		c->now[i] = r;
-		pgf_region_add(t, b, PGF_REC_MAP, r, vma);
+		pgf_tell_new(t, b, r, vma);
 	}
 	if (b->failed)
 		goto out_nomem;
@@ -651,9 +701,7 @@ static bool pgf_update(struct pgf_trace *t, struct mm_struct *mm,
 					continue;
 				pgf_region_of(&cur, vma);
 				cur.id = old->id;
-				if (!pgf_region_same(old, &cur))
-					pgf_region_add(t, b, PGF_REC_CHANGE,
-						       &cur, vma);
+				pgf_tell_kept(t, b, old, &cur, vma);
 				continue;
 			}
 			r = pgf_region_alloc(sh, gfp);
@@ -664,8 +712,7 @@ static bool pgf_update(struct pgf_trace *t, struct mm_struct *mm,
 			r->seen = false;
 			r->next = fresh;
 			fresh = r;
-			if (b)
-				pgf_region_add(t, b, PGF_REC_MAP, r, vma);
+			pgf_tell_new(t, b, r, vma);
 		}
 	}
 	if (b && b->failed)
@@ -717,9 +764,10 @@ out_nomem:
 	return false;
 }
 
-/* Lost: count it, and owe the reader the whole layout. */
+/* Lost: count it, and owe the reader a whole new layout. */
 static void pgf_regions_lost(struct pgf_trace *t)
 {
+	t->shadow.sending = false;
 	spin_lock(&t->lock);
 	if (!t->dead) {
 		__pgf_count_lost(&t->ctl, PGF_KIND_OTHER);
@@ -741,6 +789,13 @@ static void pgf_batch_done(struct pgf_shadow *sh)
 }
 
 #ifdef CONFIG_PGFAULT_HISTORY_DEBUG
+/*
+ * Regions compared with the whole VMA tree per update, at most, on
+ * average: a larger tree is checked at every (nr / PGF_CHECK_SPAN)th
+ * update, so that a debug kernel stays O(what changed) too.
+ */
+#define PGF_CHECK_SPAN	4096
+
 /* The shadow must now match the whole VMA tree. */
 static void pgf_check(struct pgf_trace *t, struct mm_struct *mm)
 {
@@ -751,6 +806,9 @@ static void pgf_check(struct pgf_trace *t, struct mm_struct *mm)
 	struct vma_iterator vmi;
 	unsigned int nr = 0;
 
+	if (++sh->checks < sh->nr / PGF_CHECK_SPAN)
+		return;
+	sh->checks = 0;
 	vma_iter_init(&vmi, mm, 0);
 	for_each_vma(vmi, vma) {
 		old = n ? pgf_addr_entry(n) : NULL;
@@ -772,23 +830,21 @@ static inline void pgf_check(struct pgf_trace *t, struct mm_struct *mm) { }
 #endif
 
 /*
- * Record the VMA changes noted in @mm. Under its mmap write lock: no
- * sleeping lock, no allocation that can reclaim.
+ * Record the VMA changes noted in @mm: under its mmap write lock, with no
+ * sleeping lock and no allocation that can reclaim (@gfp GFP_NOWAIT); or
+ * under its read lock with t->mutex (a layout's part, GFP_KERNEL).
  */
-static void pgf_regions_update(struct pgf_trace *t, struct mm_struct *mm)
+static void pgf_regions_record(struct pgf_trace *t, struct mm_struct *mm,
+			       gfp_t gfp)
 {
-	struct pgf_batch b = {
-		.sh = &t->shadow,
-		.gfp = GFP_NOWAIT | __GFP_ACCOUNT,
-	};
+	struct pgf_batch b = { .sh = &t->shadow, .gfp = gfp };
 	struct pgf_small *c = t->shadow.small;
 	struct pgf_range rg[PGF_MM_RANGES];
 	unsigned int nr;
 	int err;
 
-	mmap_assert_write_locked(mm);
-	if (READ_ONCE(t->need_layout)) {
-		/* The layout the reader is owed will tell it all. */
+	if (READ_ONCE(t->need_layout) && !t->shadow.sending) {
+		/* The layout the reader is owed compares the whole tree. */
 		mm->pgf.nr = 0;
 		return;
 	}
@@ -807,59 +863,108 @@ static void pgf_regions_update(struct pgf_trace *t, struct mm_struct *mm)
 		pgf_regions_lost(t);
 		return;
 	}
-	if (b.nr)
-		pgf_emit_regions(t, t->shadow.batch, b.len, b.nr, false,
-				 b.gfp);
+	if (b.nr && !pgf_emit_regions(t, t->shadow.batch, b.len, b.nr,
+				      PGF_REGIONS_CHANGE, b.gfp))
+		t->shadow.sending = false;	/* lost: a new layout */
 	pgf_batch_done(&t->shadow);
-	if (!READ_ONCE(t->need_layout))
+	if (!READ_ONCE(t->need_layout) || t->shadow.sending)
 		pgf_check(t, mm);
 }
 
+/* Is there a change in @mm that @t has not recorded? */
+static bool pgf_regions_changed(struct pgf_trace *t, struct mm_struct *mm)
+{
+	return mm->pgf.nr || atomic_read(&mm->pgf.traces) != 1 ||
+	       atomic_read(&mm->pgf.epoch) != t->shadow.epoch;
+}
+
 /**
- * pgf_regions_layout() - send the whole layout
+ * pgf_regions_layout() - send the layout, or its next part
  * @t: the trace
  * @mm: the traced mm, its mmap lock held for reading, and nobody else
  *      recording it (t->mutex held)
+ * @exiting: the process is exiting: the part goes in past the buffer's
+ *           limit if need be, and is counted lost if it cannot
  *
- * The shadow is brought up to date with the whole VMA tree (a VMA it knows
- * keeps its id), then a LAYOUT record and a MAP per region go into the
- * trace, together or not at all. If they are lost (full buffer, no
- * memory), they are counted and the reader is still owed a layout.
+ * A layout starts by bringing the shadow up to date with the whole VMA
+ * tree (a VMA it knows keeps its id); the reader has been told of none of
+ * its regions yet (&pgf_shadow.gen moves on). Then a part: the LAYOUT
+ * record first, then a MAP for each region not yet told, in address order
+ * from &pgf_shadow.cursor, up to half the control ring, together or not
+ * at all. A part that does not fit waits for the reader to drain the
+ * ring; so does the next one: a layout larger than the ring comes in as
+ * many parts as it needs (&pgf_shadow.sending), and the changes made
+ * between two parts are recorded among them (pgf_tell_now()). Fault
+ * records are dropped until the last part is in.
  *
  * Context: may sleep (allocates).
+ * Return: true if records went into the trace.
  */
-void pgf_regions_layout(struct pgf_trace *t, struct mm_struct *mm)
+bool pgf_regions_layout(struct pgf_trace *t, struct mm_struct *mm,
+			bool exiting)
 {
 	struct pgf_shadow *sh = &t->shadow;
 	struct pgf_batch b = { .sh = sh, .gfp = GFP_KERNEL_ACCOUNT };
+	size_t budget = READ_ONCE(t->ctl.alloc) / 2;
 	struct pgf_range rg[PGF_MM_RANGES];
+	unsigned long next = ULONG_MAX;
 	struct vm_area_struct *vma;
+	unsigned int how;
 	struct pgf_region *r;
-	struct vma_iterator vmi;
 	unsigned int nr;
 
 	lockdep_assert_held(&t->mutex);
 	mmap_assert_locked(mm);
-	nr = pgf_take_ranges(t, mm, rg, true);
-	if (!pgf_update(t, mm, rg, nr, NULL, GFP_KERNEL_ACCOUNT))
-		goto out_lost;
-	pgf_small_add(t, &b, PGF_REC_LAYOUT, sh->nr);
-	vma_iter_init(&vmi, mm, 0);
-	for_each_vma(vmi, vma) {
-		r = pgf_find_vma(sh, vma);
-		if (WARN_ON_ONCE(!r))
+	if (sh->sending && pgf_regions_changed(t, mm)) {
+		/* Another process changed @mm: that goes first. */
+		pgf_regions_record(t, mm, GFP_KERNEL_ACCOUNT);
+		if (!sh->sending)
+			return false;	/* lost: the next call starts anew */
+	}
+	if (!sh->sending) {
+		nr = pgf_take_ranges(t, mm, rg, true);
+		if (!pgf_update(t, mm, rg, nr, NULL, GFP_KERNEL_ACCOUNT))
+			goto out_lost;
+		sh->gen++;
+		sh->cursor = 0;
+		pgf_small_add(t, &b, PGF_REC_LAYOUT, sh->nr);
+	}
+	for (r = pgf_first_after(sh, sh->cursor); r; r = pgf_next(r)) {
+		if (pgf_told(sh, r))
+			continue;
+		if (b.len >= budget) {
+			next = r->start;
+			break;
+		}
+		vma = vma_lookup(mm, r->start);
+		if (WARN_ON_ONCE(vma != r->vma))
 			goto out_lost;
 		pgf_region_add(t, &b, PGF_REC_MAP, r, vma);
 	}
 	if (b.failed)
 		goto out_lost;
-	pgf_emit_regions(t, sh->batch, b.len, b.nr, true, GFP_KERNEL_ACCOUNT);
+	how = next == ULONG_MAX ? PGF_REGIONS_LAST : PGF_REGIONS_PART;
+	if (exiting)
+		how |= PGF_REGIONS_PAST_LIMIT;
+	if (!pgf_emit_regions(t, sh->batch, b.len, b.nr, how,
+			      GFP_KERNEL_ACCOUNT)) {
+		if (exiting)
+			goto out_lost;
+		pgf_batch_done(sh);
+		return false;
+	}
+	for (r = pgf_first_after(sh, sh->cursor); r && r->start < next;
+	     r = pgf_next(r))
+		r->told = sh->gen;
+	sh->cursor = next;
+	sh->sending = how & PGF_REGIONS_PART;
 	pgf_batch_done(sh);
-	return;
+	return true;
 
 out_lost:
 	pgf_batch_done(sh);
 	pgf_regions_lost(t);
+	return false;
 }
 
 /**
@@ -899,6 +1004,7 @@ void pgf_regions_bind(struct pgf_trace *t, struct mm_struct *mm, bool all)
 	lockdep_assert_held(&t->mutex);
 	if (old == mm)
 		return;
+	t->shadow.sending = false;
 	if (old) {
 		atomic_dec(&old->pgf.traces);
 		if (t->reref_bound)
@@ -949,6 +1055,7 @@ void pgf_regions_reset(struct pgf_trace *t)
 {
 	lockdep_assert_held(&t->mutex);
 	pgf_shadow_clear(&t->shadow);
+	t->shadow.sending = false;
 	kvfree(t->shadow.batch);
 	t->shadow.batch = NULL;
 	t->shadow.batch_cap = 0;
@@ -1020,8 +1127,8 @@ void __pgf_mm_unlocking(struct mm_struct *mm)
 	/* Written under t->mutex; an unlocked look suffices to compare. */
 	if (!t || data_race(t->mm) != mm || !READ_ONCE(t->active))
 		return;
-	if (!mm->pgf.nr && atomic_read(&mm->pgf.traces) == 1 &&
-	    atomic_read(&mm->pgf.epoch) == t->shadow.epoch)
-		return;		/* nothing changed */
-	pgf_regions_update(t, mm);
+	if (!pgf_regions_changed(t, mm))
+		return;
+	mmap_assert_write_locked(mm);
+	pgf_regions_record(t, mm, GFP_NOWAIT | __GFP_ACCOUNT);
 }

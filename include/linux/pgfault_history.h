@@ -211,6 +211,7 @@ struct pgf_region {
 	u8 prot;		/* PGF_PROT_* */
 	u8 label;		/* heap, stack */
 	bool seen;		/* matched by a VMA, during an update */
+	u32 told;		/* the reader knows it if &pgf_shadow.gen */
 };
 
 /*
@@ -223,6 +224,10 @@ struct pgf_shadow {
 	struct rb_root by_vma;
 	unsigned int nr;
 	u64 next_id;
+	u32 gen;		/* of the layout the reader was last sent */
+	bool sending;		/* a layout is being sent in parts */
+	unsigned long cursor;	/* every region below it has been told */
+	unsigned int checks;	/* updates, to space the debug checks */
 	int epoch;		/* &pgf_mm.epoch when last recorded */
 	char *path;		/* PATH_MAX bytes for a region's name */
 	struct pgf_small *small;	/* room to gather a small change */
@@ -373,8 +378,14 @@ bool pgf_emit_fault(struct pgf_trace *t, const struct pgf_rec *src,
 		    enum pgf_kind kind);
 bool __pgf_emit_to(struct pgf_trace *t, struct pgf_cpu *c,
 		   const struct pgf_rec *src, enum pgf_kind kind);
+/* What region records are, to pgf_emit_regions(). */
+#define PGF_REGIONS_CHANGE	0x0	/* the records of one change */
+#define PGF_REGIONS_PART	0x1	/* a part of a layout, more to come */
+#define PGF_REGIONS_LAST	0x2	/* the last part of a layout */
+#define PGF_REGIONS_PAST_LIMIT	0x4	/* the exit's parts: grow past the limit */
+
 bool pgf_emit_regions(struct pgf_trace *t, const void *recs, size_t len,
-		      unsigned int nr, bool layout, gfp_t gfp);
+		      unsigned int nr, unsigned int how, gfp_t gfp);
 void __pgf_control(struct pgf_trace *t, enum pgf_rec_type type, u8 flags,
 		   u64 a, u64 b);
 void __pgf_count_lost(struct pgf_ring *r, enum pgf_kind kind);
@@ -386,7 +397,8 @@ void pgf_grow_work(struct work_struct *work);
 
 /* mm/pgfault_history_vma.c: regions */
 int pgf_regions_init(struct pgf_trace *t);
-void pgf_regions_layout(struct pgf_trace *t, struct mm_struct *mm);
+bool pgf_regions_layout(struct pgf_trace *t, struct mm_struct *mm,
+			bool exiting);
 void pgf_regions_bind(struct pgf_trace *t, struct mm_struct *mm, bool all);
 void pgf_regions_reset(struct pgf_trace *t);
 void pgf_regions_free(struct pgf_trace *t);
@@ -461,6 +473,7 @@ void __pgf_fork(struct task_struct *p, struct pid *pid, u64 clone_flags);
 void __pgf_forked(struct task_struct *p);
 void __pgf_fork_cancel(struct task_struct *p);
 void __pgf_exit(struct task_struct *tsk);
+void __pgf_group_exit(struct task_struct *tsk);
 void pgf_signal_free(struct signal_struct *sig);
 
 /*
@@ -642,6 +655,22 @@ static inline void pgfault_history_exec(struct linux_binprm *bprm)
 }
 
 /**
+ * pgfault_history_group_exit() - the last thread of a process is leaving
+ * @tsk: current, in do_exit(), its mm not yet released
+ *
+ * Called by do_exit() before exit_mm() in the thread that found the
+ * process's group dead: every thread is exiting, none changes a VMA any
+ * more. A layout the reader is still owed, or still being sent in parts,
+ * goes into the trace now, while the VMAs are there, so that the trace
+ * ends with every region known.
+ */
+static inline void pgfault_history_group_exit(struct task_struct *tsk)
+{
+	if (unlikely(READ_ONCE(tsk->signal->pgf_trace)))
+		__pgf_group_exit(tsk);
+}
+
+/**
  * pgfault_history_exit() - a thread has released its mm
  * @tsk: current, in do_exit() after exit_mm()
  *
@@ -700,6 +729,7 @@ static inline void pgfault_history_fork_cancel(struct task_struct *p,
 					       u64 clone_flags) { }
 static inline void pgfault_history_thread_created(struct task_struct *p) { }
 static inline void pgfault_history_exec(struct linux_binprm *bprm) { }
+static inline void pgfault_history_group_exit(struct task_struct *tsk) { }
 static inline void pgfault_history_exit(struct task_struct *tsk) { }
 static inline void pgfault_history_signal_free(struct signal_struct *sig) { }
 

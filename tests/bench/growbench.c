@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * growbench - a program that grows to many VMAs while it is traced, as a
+ * JVM, a browser or a database does, run under tracepgfault as a user
+ * would, with the default buffer limit.
+ *
+ *   growbench [-v vmas] [-n pairs] [-r reps]
+ *
+ * The program (this one, run again as "growbench --child V PAIRS MAPS")
+ * maps V pages and mprotect()s every other one read-only, one call at a
+ * time, which leaves V VMAs (plus the dozen a static program has): the
+ * growth. Then it times PAIRS one-page mmap()+munmap() pairs (default
+ * 100), and writes its /proc/self/maps to MAPS. Untraced it runs alone;
+ * traced it runs as "tracepgfault -q TRACE growbench --child ...", whose
+ * reader writes the trace to a file while it runs. Untraced and traced
+ * runs alternate, `reps` times (default 5); the figures are medians.
+ *
+ * The trace is then replayed (tools/lib/pgftrace.c): how many records
+ * its "lost" lines counted, how many layouts it holds, and whether the
+ * regions it ends with are the program's last /proc/self/maps.
+ *
+ * Output: "result grow vmas=V pairs=P off_us=.. traced_us=.. ratio=..
+ * grow_off_us=.. grow_traced_us=.. grow_ratio=.. lost=N layouts=N
+ * regions=N exact=0|1" (per pair, per VMA grown; lost summed over the
+ * reps, regions and exact of the last rep, exact the product of all).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include "bench.h"
+#include "../../tools/lib/pgftrace.h"
+
+#define MAXREPS 32
+
+static long vmas = 60000;
+static long pairs = 100;
+static int reps = 5;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "growbench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+/* ---- the program ----------------------------------------------------- */
+
+static int child(long v, long n, const char *maps_path)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	char buf[65536];
+	double t0, grow, pair;
+	FILE *in, *out;
+	char *many;
+	size_t got;
+
+	many = mmap(NULL, v * psz, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (many == MAP_FAILED)
+		die("mmap");
+	t0 = now();
+	for (long i = 1; i < v; i += 2)
+		if (mprotect(many + i * psz, psz, PROT_READ))
+			die("mprotect");
+	grow = (now() - t0) * 1e6 / v;
+	t0 = now();
+	for (long i = 0; i < n; i++) {
+		void *p = mmap(NULL, psz, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED || munmap(p, psz))
+			die("mmap+munmap");
+	}
+	pair = (now() - t0) * 1e6 / n;
+	in = fopen("/proc/self/maps", "r");
+	out = fopen(maps_path, "w");
+	if (!in || !out)
+		die(maps_path);
+	while ((got = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, got, out);
+	fclose(in);
+	if (fclose(out))
+		die(maps_path);
+	printf("child grow_us=%.3f pair_us=%.2f\n", grow, pair);
+	return 0;
+}
+
+/* ---- the measurement ---------------------------------------------------- */
+
+/* Run argv, its stdout read for the child's line; 0 or -1. */
+static int run(char *const argv[], double *grow, double *pair)
+{
+	char line[256] = "";
+	int fds[2], status;
+	FILE *f;
+	pid_t pid;
+
+	if (pipe(fds))
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		close(fds[1]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "child grow_us=%lf pair_us=%lf", grow, pair) == 2)
+			break;
+	if (f)
+		fclose(f);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		fprintf(stderr, "growbench: %s failed (status %#x)\n", argv[0], status);
+		return -1;
+	}
+	return 0;
+}
+
+/* The replayed regions are the maps text's: ranges, permissions, offsets. */
+static int same_as_maps(struct pgft_space *s, const char *maps)
+{
+	unsigned long long start, end, offset;
+	const char *l = maps;
+	char perms[5];
+	size_t i = 0;
+
+	pgft_sort(s);
+	for (; *l; l = strchr(l, '\n') + 1) {
+		if (strstr(l, "[vsyscall]") && strstr(l, "[vsyscall]") < strchr(l, '\n'))
+			continue;	/* x86's gate page: not a VMA */
+		if (sscanf(l, "%llx-%llx %4s %llx", &start, &end, perms, &offset) != 4 ||
+		    i == s->nr || s->v[i].start != start || s->v[i].end != end ||
+		    strcmp(s->v[i].perms, perms) || s->v[i].offset != offset)
+			return 0;
+		i++;
+	}
+	return i == s->nr;
+}
+
+struct replay {
+	unsigned long long lost, layouts;
+	size_t regions;
+	int exact;
+};
+
+static int replay(const char *trace, const char *maps_path, struct replay *r)
+{
+	struct pgft_space s = { 0 };
+	struct pgft_reader rd;
+	struct pgft_rec rec;
+	FILE *f = fopen(trace, "r"), *m = fopen(maps_path, "r");
+	static char maps[64 << 20];
+	size_t len;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	if (!f || !m || pgft_open(&rd, f, trace))
+		return -1;
+	while ((ret = pgft_next(&rd, &rec)) > 0) {
+		if (rec.type == PGFT_LOST)
+			r->lost += rec.n[0] + rec.n[1];
+		if (rec.type == PGFT_LAYOUT)
+			r->layouts++;
+		pgft_apply(&s, &rec);
+	}
+	len = fread(maps, 1, sizeof(maps) - 1, m);
+	maps[len] = '\0';
+	r->regions = s.nr;
+	r->exact = ret == 0 && same_as_maps(&s, maps);
+	pgft_close(&rd);
+	pgft_space_free(&s);
+	fclose(f);
+	fclose(m);
+	return ret;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: growbench [-v vmas] [-n pairs] [-r reps]\n"
+		"  A program that grows to VMAS VMAs (default 60000) under tracepgfault,\n"
+		"  then times PAIRS (100) one-page mmap+munmap pairs; REPS (5) runs\n"
+		"  untraced and traced, alternating. See the comment in tests/bench/growbench.c.\n");
+}
+
+int main(int argc, char **argv)
+{
+	double goff[MAXREPS], gon[MAXREPS], poff[MAXREPS], pon[MAXREPS];
+	char vs[32], ns[32], maps[] = "/tmp/growbench.maps";
+	char trace[] = "/tmp/growbench.trace", self[4096];
+	unsigned long long lost = 0;
+	struct replay r = { 0 };
+	int c, exact = 1;
+	ssize_t n;
+
+	if (argc == 5 && !strcmp(argv[1], "--child"))
+		return child(atol(argv[2]), atol(argv[3]), argv[4]);
+	while ((c = getopt(argc, argv, "v:n:r:h")) != -1) {
+		switch (c) {
+		case 'v':
+			vmas = atol(optarg);
+			break;
+		case 'n':
+			pairs = atol(optarg);
+			break;
+		case 'r':
+			reps = atoi(optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (vmas < 2 || vmas > 1000000 || pairs < 1 || reps < 1 || reps > MAXREPS) {
+		usage(stderr);
+		return 2;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		die("/proc/self/exe");
+	self[n] = '\0';
+	snprintf(vs, sizeof(vs), "%ld", vmas);
+	snprintf(ns, sizeof(ns), "%ld", pairs);
+	{
+		FILE *f = fopen("/proc/sys/vm/max_map_count", "w");
+
+		/* Room for the VMAs (the default is 65530). */
+		if (f) {
+			fprintf(f, "%ld\n", vmas + 10000 > 65530 ? vmas + 10000 : 65530);
+			fclose(f);
+		}
+	}
+	for (int i = 0; i < reps; i++) {
+		char *off[] = { self, "--child", vs, ns, maps, NULL };
+		char *on[] = { "tracepgfault", "-q", trace, self, "--child", vs, ns,
+			       maps, NULL };
+
+		if (run(off, &goff[i], &poff[i]) || run(on, &gon[i], &pon[i]) ||
+		    replay(trace, maps, &r))
+			return 1;
+		lost += r.lost;
+		exact &= r.exact;
+		printf("# rep %d: untraced grow %.2f us/VMA, %.2f us/pair; traced %.2f, %.2f; "
+		       "%llu lost, %llu layouts, %zu regions at the end, %s\n",
+		       i, goff[i], poff[i], gon[i], pon[i], r.lost, r.layouts,
+		       r.regions, r.exact ? "= maps" : "NOT maps");
+		fflush(stdout);
+	}
+	unlink(trace);
+	unlink(maps);
+	printf("result grow vmas=%ld pairs=%ld off_us=%.2f traced_us=%.2f ratio=%.2f "
+	       "grow_off_us=%.3f grow_traced_us=%.3f grow_ratio=%.2f lost=%llu "
+	       "layouts=%llu regions=%zu exact=%d\n",
+	       vmas, pairs, median(poff, reps), median(pon, reps),
+	       median(pon, reps) / median(poff, reps), median(goff, reps),
+	       median(gon, reps), median(gon, reps) / median(goff, reps), lost,
+	       r.layouts, r.regions, exact);
+	return 0;
+}
