@@ -41,9 +41,10 @@
  * sleeping lock taken and no allocation that can reclaim or wait (the
  * shadow's new entries and a larger record batch are GFP_NOWAIT; if they
  * fail, the change is counted lost and the reader is owed a layout). A
- * change another process makes to this mm (process_madvise(), a
- * userfaultfd) is noted too, and recorded at the next release by a
- * traced thread. Where two traces follow one mm, or a trace joined or
+ * change another process makes to this mm (a userfaultfd monitor, a
+ * CLONE_VM child of its own) is recorded at its release too, for the
+ * trace of the mm's owner (pgf_mm_unlocking_remote()); else at the next
+ * release by a traced thread. Where two traces follow one mm, or a trace joined or
  * left it since a trace last recorded it (&pgf_mm.epoch), the whole tree
  * is compared once. With CONFIG_PGFAULT_HISTORY_DEBUG every update is
  * checked against the whole VMA tree, and a difference (a path that
@@ -1117,18 +1118,64 @@ void __pgf_mm_changed(struct mm_struct *mm, unsigned long start,
 	m->end[best] = max(m->end[best], end);
 }
 
-void __pgf_mm_unlocking(struct mm_struct *mm)
+/*
+ * The trace that follows @mm, found through its owner (the process that
+ * created it: CONFIG_MEMCG keeps it), with a reference; or NULL.
+ */
+static struct pgf_trace *pgf_trace_of_owner(struct mm_struct *mm)
+{
+	struct pgf_trace *t = NULL;
+#ifdef CONFIG_MEMCG
+	struct task_struct *owner;
+
+	rcu_read_lock();
+	owner = rcu_dereference(mm->owner);
+	if (owner)
+		t = pgf_trace_of(owner->signal);
+	/* t->mm is written under t->mutex; a look suffices to compare. */
+	if (t && (data_race(t->mm) != mm || !refcount_inc_not_zero(&t->ref)))
+		t = NULL;
+	rcu_read_unlock();
+#endif
+	return t;
+}
+
+/*
+ * Another process changed @mm, which a trace follows: a userfaultfd
+ * monitor registering a range, a CLONE_VM child that is a process of its
+ * own. The change is recorded now, under the same write lock, for the
+ * trace of the mm's owner, before any later fault of the traced process;
+ * the shadow is this lock's alone (every other user of it holds the mmap
+ * lock). Where the owner is not the traced process, or without
+ * CONFIG_MEMCG, it stays noted until a traced thread's next release.
+ */
+static void pgf_mm_unlocking_remote(struct mm_struct *mm)
 {
 	struct pgf_trace *t;
 
-	if (current->mm != mm)
+	if (!atomic_read(&mm->pgf.traces) || !mm->pgf.nr)
 		return;
-	t = pgf_trace_of(current->signal);
-	/* Written under t->mutex; an unlocked look suffices to compare. */
-	if (!t || data_race(t->mm) != mm || !READ_ONCE(t->active))
+	t = pgf_trace_of_owner(mm);
+	if (!t)
 		return;
-	if (!pgf_regions_changed(t, mm))
-		return;
+	if (READ_ONCE(t->active) && pgf_regions_changed(t, mm))
+		pgf_regions_record(t, mm, GFP_NOWAIT | __GFP_ACCOUNT);
+	pgf_trace_put(t);
+}
+
+void __pgf_mm_unlocking(struct mm_struct *mm)
+{
+	struct pgf_trace *t = NULL;
+
 	mmap_assert_write_locked(mm);
+	if (current->mm == mm)
+		t = pgf_trace_of(current->signal);
+	/* Written under t->mutex; an unlocked look suffices to compare. */
+	if (!t || data_race(t->mm) != mm) {
+		pgf_mm_unlocking_remote(mm);
+		return;
+	}
+	if (!READ_ONCE(t->active) || !pgf_regions_changed(t, mm))
+		return;
 	pgf_regions_record(t, mm, GFP_NOWAIT | __GFP_ACCOUNT);
 }

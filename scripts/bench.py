@@ -313,6 +313,27 @@ def main():
             rep.goal(where, 'mmap+munmap and mprotect split: traced ≤ 1.5× untraced '
                      'at 10, 1,000, 60,000 VMAs', f'worst {worst:.2f}×', worst <= 1.5)
 
+        # 6b. growth to many VMAs while traced
+        grow = [kv for n, kv in res if n == 'grow']
+        if grow:
+            kv = grow[0]
+            rep.p(f'### 6b. A program growing to {fmt(kv["vmas"])} VMAs while traced, under '
+                  f'tracepgfault, default buffer ({where}, tests/bench/growbench)')
+            rep.p()
+            rep.table(['what', 'untraced', 'traced', 'traced ÷ untraced'],
+                      [['growth, µs per VMA', fmt(kv['grow_off_us'], 2),
+                        fmt(kv['grow_traced_us'], 2), fmt(kv['grow_ratio'], 2)],
+                       [f'then mmap+munmap, µs per pair ({fmt(kv["pairs"])} pairs)',
+                        fmt(kv['off_us'], 1), fmt(kv['traced_us'], 1), fmt(kv['ratio'], 2)]])
+            rep.p(f'Region records lost (all runs): {fmt(kv["lost"])}; layouts in the last '
+                  f'trace: {fmt(kv["layouts"])}; regions it ends with: {fmt(kv["regions"])}, '
+                  f'{"equal to" if kv["exact"] else "NOT equal to"} /proc/<pid>/maps in every run.')
+            rep.p()
+            rep.goal(where, 'growth to 60,000 VMAs while traced: mmap+munmap traced ≤ 1.5× '
+                     'untraced, and the trace ends with every region',
+                     f'{kv["ratio"]:.2f}×, {"exact" if kv["exact"] else "NOT exact"}',
+                     kv['ratio'] <= 1.5 and kv['exact'] == 1)
+
         # 7. re-reference tracing
         rr = [kv for n, kv in res if n == 'rearm']
         walks = [kv for n, kv in res if n == 'rearmwalk']

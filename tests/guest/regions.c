@@ -649,6 +649,48 @@ TEST(stack_growth_is_a_change)
 	free(trace);
 }
 
+/* ---- a change another process makes ----------------------------------- */
+
+/*
+ * An untraced process D, the traced child's clone(CLONE_VM) child (a
+ * process of its own, as a vfork()ed helper or a userfaultfd monitor
+ * is, in effect), splits one of the child's mappings. The child then
+ * takes no mmap write lock of its own before its next fault (the
+ * checkpoint's marker): the split must already be in the trace there.
+ */
+static char *rx;
+
+static int remote_split(void *arg)
+{
+	(void)arg;
+	return mprotect(rx + 2 * P, P, PROT_READ) ? 1 : 0;
+}
+
+static void another_process_changes(void)
+{
+	size_t stack_size = 64 * 1024;
+	char *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int status;
+	pid_t d;
+
+	rx = mmap(NULL, 8 * P, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (stack == MAP_FAILED || rx == MAP_FAILED)
+		_exit(40);
+	checkpoint();
+	d = clone(remote_split, stack + stack_size, CLONE_VM | SIGCHLD, NULL);
+	if (d < 0 || waitpid(d, &status, __WALL) != d || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		_exit(41);
+	checkpoint();
+}
+
+TEST(another_process_change_precedes_the_next_fault)
+{
+	oracle(another_process_changes, 2);
+}
+
 /* ---- two processes, one mm ------------------------------------------- */
 
 /*
