@@ -399,7 +399,9 @@ int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 	 * write-unlock of a traced thread.
 	 */
 	pgf_regions_bind(t, mm, false);
-	pgf_regions_layout(t, mm, false);
+	/* As many parts as the buffer takes; the reader asks for the rest. */
+	while (pgf_regions_layout(t, mm, false) && t->shadow.sending)
+		;
 	if (*wp) {
 		__pgf_window_set(t, *wp);
 		*wp = NULL;
@@ -937,8 +939,8 @@ void pgf_reader_detach(struct pgf_trace *t)
  *
  * Called by the reader once it has drained the rings: the layout is taken
  * under the mmap lock of a live thread's mm, ordered against exec. A
- * layout larger than the control ring comes in parts, one per call
- * (pgf_regions_layout()).
+ * layout larger than the control ring comes in parts, as many per call as
+ * the ring takes (pgf_regions_layout()).
  *
  * Context: process context, may sleep.
  * Return: 1 if records went into the trace, 0 if not, or -EINTR.
@@ -963,8 +965,10 @@ int pgf_resend_layout(struct pgf_trace *t, struct pid *pid)
 	if (ret)
 		goto out_mmput;
 	mutex_lock(&t->mutex);
-	if (READ_ONCE(t->active) && READ_ONCE(t->need_layout) && t->mm == mm)
-		ret = pgf_regions_layout(t, mm, false);
+	/* As many parts as the buffer takes. */
+	while (READ_ONCE(t->active) && READ_ONCE(t->need_layout) &&
+	       t->mm == mm && pgf_regions_layout(t, mm, false))
+		ret = 1;
 	mutex_unlock(&t->mutex);
 	mmap_read_unlock(mm);
 out_mmput:

@@ -1119,6 +1119,36 @@ void __pgf_mm_changed(struct mm_struct *mm, unsigned long start,
 }
 
 /*
+ * Fork write-locks every VMA of @oldmm to copy it and changes none: the
+ * notes of the forking process's trace are what they were before. A copy
+ * by a process that does not trace @oldmm (a CLONE_VM sharer) keeps the
+ * notes it made: a whole compare at the next release, as before.
+ */
+void __pgf_dup_mmap(struct mm_struct *oldmm, bool done)
+{
+	struct pgf_trace *t = pgf_trace_of(current->signal);
+	struct pgf_shadow *sh;
+	struct pgf_mm *m = &oldmm->pgf;
+
+	mmap_assert_write_locked(oldmm);
+	/* t->mm changes under oldmm's mmap lock (or at exec): stable here. */
+	if (!t || data_race(t->mm) != oldmm)
+		return;
+	sh = &t->shadow;
+	if (!done) {
+		sh->fork_nr = m->nr;
+		memcpy(sh->fork_start, m->start, sizeof(m->start));
+		memcpy(sh->fork_end, m->end, sizeof(m->end));
+		sh->fork_saved = true;
+	} else if (sh->fork_saved) {
+		m->nr = sh->fork_nr;
+		memcpy(m->start, sh->fork_start, sizeof(m->start));
+		memcpy(m->end, sh->fork_end, sizeof(m->end));
+		sh->fork_saved = false;
+	}
+}
+
+/*
  * The trace that follows @mm, found through its owner (the process that
  * created it: CONFIG_MEMCG keeps it), with a reference; or NULL.
  */

@@ -310,7 +310,7 @@ def main():
                       [[kv['op'], fmt(kv['vmas']), fmt(kv['off_us'], 1), fmt(kv['traced_us'], 1),
                         fmt(kv['ratio'], 2), fmt(kv['lost'])] for kv in vma])
             worst = max(kv['ratio'] for kv in vma)
-            rep.goal(where, 'mmap+munmap and mprotect split: traced ≤ 1.5× untraced '
+            rep.goal(where, 'mmap+munmap, mprotect split and fork: traced ≤ 1.5× untraced '
                      'at 10, 1,000, 60,000 VMAs', f'worst {worst:.2f}×', worst <= 1.5)
 
         # 6b. growth to many VMAs while traced

@@ -14,7 +14,10 @@
  *           split, as an allocator's mmap does);
  *   split   mprotect() one page in the middle of a 64-page read-write
  *           mapping to read-only and back (a split into three, then a
- *           merge into one).
+ *           merge into one);
+ *   fork    fork() a child that exits at once, and wait for it (fork
+ *           copies every VMA: O(V) by nature; what tracing adds must
+ *           not be), pairs / 30 times (3 at least).
  * Untraced: nobody traces the process. Traced: the process writes "1" to
  * its own /proc/self/pgfault_history and a reader process (forked, not a
  * thread: see reader_main()) reads the trace (128 KiB read()s, as
@@ -140,13 +143,25 @@ static void die(const char *what)
 	exit(1);
 }
 
-/* One batch of `pairs` operations; returns µs per pair. */
+#define NR_OPS 3
+
+/* One batch of `pairs` operations (forks: fewer); returns µs per pair. */
 static double batch(int op, char *split_area)
 {
+	long n = op == 2 ? (pairs / 30 > 3 ? pairs / 30 : 3) : pairs;
 	double t0 = now();
 
-	for (long i = 0; i < pairs; i++) {
-		if (op == 0) {
+	for (long i = 0; i < n; i++) {
+		if (op == 2) {
+			pid_t pid = fork();
+
+			if (pid < 0)
+				die("fork");
+			if (pid == 0)
+				_exit(0);
+			if (waitpid(pid, NULL, 0) != pid)
+				die("waitpid");
+		} else if (op == 0) {
 			void *p = mmap(NULL, psz, PROT_READ | PROT_WRITE,
 				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -163,7 +178,7 @@ static double batch(int op, char *split_area)
 				die("mprotect back");
 		}
 	}
-	return (now() - t0) * 1e6 / pairs;
+	return (now() - t0) * 1e6 / n;
 }
 
 static int count_vmas(void)
@@ -181,8 +196,8 @@ static int count_vmas(void)
 
 static int measure(long vmas)
 {
-	static const char * const names[] = { "mmap", "split" };
-	double off[2][64], on[2][64];
+	static const char * const names[] = { "mmap", "split", "fork" };
+	double off[NR_OPS][64], on[NR_OPS][64];
 	unsigned long long lost = 0;
 	char *many, *split_area;
 	int have, status = 0;
@@ -206,7 +221,7 @@ static int measure(long vmas)
 		pid_t pid;
 		char c;
 
-		for (int op = 0; op < 2; op++)
+		for (int op = 0; op < NR_OPS; op++)
 			off[op][rep] = batch(op, split_area);
 
 		r.fd = pgf_open(getpid(), 0);
@@ -231,7 +246,7 @@ static int measure(long vmas)
 			fprintf(stderr, "vmabench: the reader failed before the layout was read\n");
 			exit(1);
 		}
-		for (int op = 0; op < 2; op++)
+		for (int op = 0; op < NR_OPS; op++)
 			on[op][rep] = batch(op, split_area);
 		if (write(dfd[1], "g", 1) != 1)
 			die("go");
@@ -250,7 +265,7 @@ static int measure(long vmas)
 		}
 		lost += r.lost;
 	}
-	for (int op = 0; op < 2; op++) {
+	for (int op = 0; op < NR_OPS; op++) {
 		double mo = median(off[op], reps), mt = median(on[op], reps);
 
 		printf("result vma op=%s vmas=%d off_us=%.2f traced_us=%.2f ratio=%.2f lost=%llu\n",

@@ -34,6 +34,7 @@ struct shared {
 	char *area;		/* the big mapping */
 	char *touch;		/* TOUCH pages touched at the end */
 	unsigned long ops;	/* changes made one at a time */
+	unsigned long grow;	/* VMAs to grow to */
 	char maps[];		/* /proc/self/maps at the end */
 };
 
@@ -73,7 +74,7 @@ static void puppet_main(int step, int report_fd)
 	(void)report_fd;
 	switch (step) {
 	case GROW:	/* every other page read-only: a VMA a page */
-		for (unsigned long i = 0; i < nr_vmas; i += 2)
+		for (unsigned long i = 0; i < sh->grow; i += 2)
 			if (mprotect(sh->area + i * P, P, PROT_READ))
 				_exit(10);
 		break;
@@ -255,6 +256,7 @@ static void run(enum how how, struct result *res)
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_TRUE(sh->area != MAP_FAILED && sh->touch != MAP_FAILED);
 	sh->ops = 0;
+	sh->grow = nr_vmas;
 	/* The child inherits both mappings; the parent needs none of them. */
 	ASSERT_EQ(puppet_spawn(&p, puppet_main), 0);
 	munmap(sh->area, nr_vmas * P);
@@ -339,6 +341,53 @@ TEST(exit_before_the_layout_was_read)
 	EXPECT_GE(res.layouts, 2);
 	EXPECT_EQ(res.maps_diff, 0);
 	EXPECT_EQ(res.unplaced, 0);
+	munmap(sh, sizeof(*sh) + maps_cap);
+}
+
+/*
+ * A layout that fits the buffer goes in whole at the start, before any
+ * fault: a process of 500 VMAs (about 40 KiB of records, the default
+ * limit is 64 KiB), traced, faults at once, read afterwards: nothing lost.
+ */
+TEST(start_layout_whole_when_it_fits)
+{
+	struct text t = { 0 };
+	struct result res;
+	struct puppet p;
+	int fd, status;
+	ssize_t n;
+
+	maps_cap = 1 << 20;
+	sh = mmap(NULL, sizeof(*sh) + maps_cap, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(sh != MAP_FAILED);
+	sh->area = mmap(NULL, 500 * P, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	sh->touch = mmap(NULL, TOUCH * P, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(sh->area != MAP_FAILED && sh->touch != MAP_FAILED);
+	sh->grow = 500;
+	ASSERT_EQ(puppet_spawn(&p, puppet_main), 0);
+	munmap(sh->area, 500 * P);
+	ASSERT_EQ(puppet_step(&p, GROW), 0);
+	ASSERT_EQ(pgf_start(p.pid), 0);
+	fd = pgf_open(p.pid, 0);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(puppet_step(&p, TOUCH_PAGES), 0);
+	ASSERT_EQ(puppet_step(&p, SNAPSHOT), 0);
+	status = puppet_end(&p);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	while ((n = read_once(fd, &t)) > 0)
+		;
+	EXPECT_EQ(n, 0);
+	close(fd);
+	ASSERT_EQ(replay(&t, &res), 0);
+	EXPECT_EQ(res.layouts, 1);
+	EXPECT_EQ(res.lost_faults + res.lost_other, 0);
+	EXPECT_EQ(res.touched, TOUCH);
+	EXPECT_EQ(res.maps_diff, 0);
+	EXPECT_EQ(res.short_layouts, 0);
+	free(t.buf);
 	munmap(sh, sizeof(*sh) + maps_cap);
 }
 
