@@ -10,6 +10,7 @@
 #define pr_fmt(fmt) "pgfault: " fmt
 
 #include <linux/binfmts.h>
+#include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/debugfs.h>
 #include <linux/memcontrol.h>
@@ -26,6 +27,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
+#include <linux/security.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -152,6 +154,8 @@ static void pgf_trace_free(struct work_struct *work)
 	mem_cgroup_put(t->memcg);
 	pgf_rings_free(t);
 	kfree(t->unread);
+	if (t->cred)
+		put_cred(t->cred);
 	put_pid(t->tgid);
 	put_pid_ns(t->pid_ns);
 	kfree(t);
@@ -250,6 +254,58 @@ static int __pgf_may_trace(struct task_struct *task, const struct cred *cred)
 	ok = ptrace_may_access(task, PTRACE_MODE_ATTACH_FSCREDS);
 	revert_creds(old);
 	return ok ? 0 : -EACCES;
+}
+
+/**
+ * pgf_trace_hold_cred() - whose reading the trace is held to from now on
+ * @t: the trace
+ * @cred: the credentials of the file that starts or reads it
+ */
+void pgf_trace_hold_cred(struct pgf_trace *t, const struct cred *cred)
+{
+	const struct cred *old;
+
+	get_cred(cred);
+	spin_lock(&t->lock);
+	old = t->cred;
+	t->cred = cred;
+	spin_unlock(&t->lock);
+	if (old)
+		put_cred(old);
+}
+
+/*
+ * May the holder of @cred still ptrace-attach @task, current, whose exec
+ * has just committed its credentials and installed its mm? As
+ * __ptrace_may_access() decides for another task (which skips the checks
+ * for its own thread group): the ids, CAP_SYS_PTRACE, dumpability, then
+ * the security modules, all with @cred as the tracer's.
+ */
+static bool pgf_may_still_trace(struct task_struct *task,
+				const struct cred *cred)
+{
+	const struct cred *tcred, *old;
+	struct mm_struct *mm = task->mm;
+	bool ok;
+
+	old = override_creds(cred);
+	rcu_read_lock();
+	tcred = __task_cred(task);
+	ok = (uid_eq(cred->fsuid, tcred->euid) &&
+	      uid_eq(cred->fsuid, tcred->suid) &&
+	      uid_eq(cred->fsuid, tcred->uid) &&
+	      gid_eq(cred->fsgid, tcred->egid) &&
+	      gid_eq(cred->fsgid, tcred->sgid) &&
+	      gid_eq(cred->fsgid, tcred->gid)) ||
+	     ns_capable(tcred->user_ns, CAP_SYS_PTRACE);
+	rcu_read_unlock();
+	if (ok && mm && get_dumpable(mm) != SUID_DUMP_USER)
+		ok = ns_capable(mm->user_ns, CAP_SYS_PTRACE);
+	if (ok)
+		ok = !security_ptrace_access_check(task,
+						   PTRACE_MODE_ATTACH_FSCREDS);
+	revert_creds(old);
+	return ok;
 }
 
 /* The same, for a file bound to credential generation @gen. */
@@ -483,6 +539,8 @@ int pgf_start(struct task_struct *task, const struct cred *cred,
 	mutex_unlock(&t->mutex);
 	if (mm)
 		mmap_read_unlock(mm);
+	if (!err)
+		pgf_trace_hold_cred(t, cred);
 out_put:
 	if (mm)
 		mmput(mm);
@@ -778,6 +836,7 @@ static void pgf_exec_end(struct pgf_trace *t, struct signal_struct *sig)
 void pgf_exec(struct linux_binprm *bprm)
 {
 	struct signal_struct *sig = current->signal;
+	const struct cred *cred = NULL;
 	struct pgf_trace *t;
 	bool cred_change;
 
@@ -785,9 +844,25 @@ void pgf_exec(struct linux_binprm *bprm)
 	cred_change = bprm->secureexec ||
 		      (bprm->interp_flags & BINPRM_FLAGS_ENFORCE_NONDUMP) ||
 		      get_dumpable(current->mm) != SUID_DUMP_USER;
+	t = pgf_trace_of(sig);
+	if (t && !cred_change) {
+		/*
+		 * Whoever reads the trace must still be allowed to ptrace
+		 * the new image, as to open /proc/<pid>/mem now: a change
+		 * of user or of security domain made without AT_SECURE
+		 * (setresuid() before the exec, an LSM transition) ends it.
+		 */
+		spin_lock(&t->lock);
+		if (t->cred)
+			cred = get_cred(t->cred);
+		spin_unlock(&t->lock);
+		if (cred && !pgf_may_still_trace(current, cred))
+			cred_change = true;
+		if (cred)
+			put_cred(cred);
+	}
 	if (cred_change)
 		WRITE_ONCE(sig->pgf_exec_gen, sig->pgf_exec_gen + 1);
-	t = pgf_trace_of(sig);
 	if (!t)
 		return;
 	if (cred_change)
@@ -915,6 +990,8 @@ int pgf_reader_attach(struct task_struct *task, const struct cred *cred,
 		*tp = t;
 	}
 	spin_unlock(&t->lock);
+	if (!err)
+		pgf_trace_hold_cred(t, cred);
 out_unlock:
 	up_read(&sig->exec_update_lock);
 	return err;

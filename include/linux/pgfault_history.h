@@ -310,6 +310,12 @@ struct pgf_trace {
 	bool dead;			/* ended: nothing more will come */
 	bool need_layout;		/* fault records wait for a layout */
 	bool reader;			/* a file is reading */
+	/*
+	 * Who reads the trace: the starter's credentials, then the
+	 * reader's (a child's: its creator's trace's). Every exec checks
+	 * them against the new image. Under lock.
+	 */
+	const struct cred *cred;
 	unsigned long bits;		/* PGF_GROW_QUEUED and the others */
 	void *unread;			/* a closed reader's records, first */
 	size_t unread_len, unread_cap;
@@ -445,6 +451,7 @@ void pgf_trace_end(struct pgf_trace *t, struct pgf_exit_rec *ex);
 /* mm/pgfault_history_inherit.c: process trees */
 void pgf_children_free(struct pgf_trace *t);
 int pgf_child_claim(struct pgf_trace *t, u32 nr, struct pgf_trace **cp);
+void pgf_trace_hold_cred(struct pgf_trace *t, const struct cred *cred);
 
 /* mm/pgfault_history.c, for fs/proc/pgfault_history.c */
 void pgf_trace_put(struct pgf_trace *t);

@@ -9,6 +9,7 @@
  * The suite's own binary, copied set-uid root to /tmp, is the privileged
  * program: "credentials --as-helper ACTION" (see helper()).
  */
+#include <linux/capability.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -50,6 +51,13 @@ static int helper(const char *action)
 			close(fd);
 			usleep(20 * 1000);
 		}
+		return 0;
+	}
+	if (!strcmp(action, "touch")) {
+		m = mmap(NULL, 64 * 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		for (int i = 0; i < 64; i++)
+			m[i * 4096] = 1;
 		return 0;
 	}
 	if (!strcmp(action, "work")) {
@@ -415,6 +423,81 @@ TEST(memcg_limit_holds_for_trace_buffers)
 	EXPECT_GT(max_events, 0);
 	pgf_trace_free(&t);
 	rmdir(CG "/pgf");
+}
+
+/* Keep uid 0 with CAP_SETUID and CAP_SETGID alone (no CAP_SYS_PTRACE). */
+static int only_cap_setuid(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = { { 0 } };
+
+	data[0].effective = data[0].permitted =
+		1U << CAP_SETUID | 1U << CAP_SETGID;
+	return syscall(SYS_capset, &hdr, data) ? -1 : 0;
+}
+
+/*
+ * A privileged helper that changes user with setresuid() and then execs
+ * the program (runuser, a login daemon) gets no AT_SECURE from the exec:
+ * its credentials changed before. A reader that could ptrace the helper
+ * (same uid, its capabilities a subset of the reader's), and cannot
+ * ptrace the program (another uid, no CAP_SYS_PTRACE), must see nothing
+ * of the new image: /proc/<pid>/mem could not be opened on it now.
+ */
+TEST(exec_after_a_change_of_user_ends_a_reader_that_lost_access)
+{
+	int go[2], ready[2], status, execs = 0, stops = 0, after = 0;
+	char c, self[4096];
+	struct pgf_trace t;
+	pid_t p, r;
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	ASSERT_GT(n, 0);
+	self[n] = '\0';
+	ASSERT_SYS(pipe(go));
+	ASSERT_SYS(pipe(ready));
+	p = ASSERT_SYS(fork());
+	if (p == 0) {
+		if (only_cap_setuid() || read(go[0], &c, 1) != 1)
+			_exit(50);
+		if (setresgid(PGF_TEST_UID, PGF_TEST_UID, PGF_TEST_UID) ||
+		    setresuid(PGF_TEST_UID, PGF_TEST_UID, PGF_TEST_UID))
+			_exit(51);
+		execl(self, self, "--as-helper", "touch", NULL);
+		_exit(52);
+	}
+	r = ASSERT_SYS(fork());
+	if (r == 0) {
+		int fd;
+
+		/* The reader: uid 0, the helper's capabilities. */
+		if (only_cap_setuid() || pgf_start(p))
+			_exit(53);
+		fd = pgf_open(p, 0);
+		if (fd < 0 || write(ready[1], "r", 1) != 1 || pgf_read_all(fd, &t))
+			_exit(54);
+		for (size_t i = 0; i < t.nr; i++) {
+			if (!strcmp(t.rec[i].type, "exec"))
+				execs++;
+			else if (!strcmp(t.rec[i].type, "stop") &&
+				 !strcmp(t.rec[i].text, "credentials"))
+				stops++;
+			else if (execs && !strcmp(t.rec[i].type, "fault"))
+				after++;
+		}
+		printf("# %zu records: %d exec, %d stop credentials, %d faults after the exec\n",
+		       t.nr, execs, stops, after);
+		fflush(stdout);
+		_exit(execs == 0 && stops == 1 ? 0 : 55);
+	}
+	ASSERT_EQ(read(ready[0], &c, 1), 1);
+	ASSERT_EQ(write(go[1], "g", 1), 1);
+	ASSERT_EQ(waitpid(p, &status, 0), p);
+	EXPECT_EQ(status, 0);	/* (50 + N) << 8: its step N failed */
+	ASSERT_EQ(waitpid(r, &status, 0), r);
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 int main(int argc, char **argv)
