@@ -343,7 +343,8 @@ static void pgf_reader_start(struct pgf_file *pf, struct pgf_trace *t)
 				 PGFAULT_HISTORY_VERSION,
 				 pid_nr_ns(pf->pid, t->pid_ns), PAGE_SIZE);
 	pf->text_off = 0;
-	WRITE_ONCE(pf->trace, t);
+	/* Pairs with smp_load_acquire() in pgf_poll(). */
+	smp_store_release(&pf->trace, t);
 }
 
 /*
@@ -634,9 +635,14 @@ static __poll_t pgf_poll(struct file *file, poll_table *wait)
 
 	if (!(file->f_mode & FMODE_READ))
 		return EPOLLERR;
-	if (pgf_attach(file, pf))
-		return EPOLLIN | EPOLLRDNORM | EPOLLERR;	/* read() says why */
-	t = pf->trace;
+	/*
+	 * poll() never sleeps: attaching takes a mutex and the process's
+	 * exec_update_lock. Until a read() has attached the file, it is
+	 * readable: that read() attaches it, or says why it cannot.
+	 */
+	t = smp_load_acquire(&pf->trace);
+	if (!t)
+		return EPOLLIN | EPOLLRDNORM;
 	poll_wait(file, &t->wait, wait);
 	if (READ_ONCE(pf->text_off) < READ_ONCE(pf->text_len) ||
 	    READ_ONCE(pf->raw_off) < READ_ONCE(pf->raw_len) || pgf_readable(t))

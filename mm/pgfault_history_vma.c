@@ -456,12 +456,17 @@ static unsigned int pgf_take_ranges(struct pgf_trace *t, struct mm_struct *mm,
 	int epoch = atomic_read(&m->epoch);
 	unsigned int nr, i;
 
-	if (m->nr == PGF_MM_ALL || atomic_read(&m->traces) > 1 ||
+	/*
+	 * Under the write lock; or under the read lock with t->mutex (a
+	 * layout), where another trace's layout of this mm may clear the
+	 * notes as well: both compare the whole tree then (traces > 1).
+	 */
+	if (READ_ONCE(m->nr) == PGF_MM_ALL || atomic_read(&m->traces) > 1 ||
 	    t->shadow.epoch != epoch)
 		all = true;
 	t->shadow.epoch = epoch;
 	if (all) {
-		m->nr = 0;
+		WRITE_ONCE(m->nr, 0);
 		rg[0].start = 0;
 		rg[0].end = ULONG_MAX;
 		return 1;
@@ -846,7 +851,7 @@ static void pgf_regions_record(struct pgf_trace *t, struct mm_struct *mm,
 
 	if (READ_ONCE(t->need_layout) && !t->shadow.sending) {
 		/* The layout the reader is owed compares the whole tree. */
-		mm->pgf.nr = 0;
+		WRITE_ONCE(mm->pgf.nr, 0);
 		return;
 	}
 	nr = pgf_take_ranges(t, mm, rg, false);
@@ -875,7 +880,7 @@ static void pgf_regions_record(struct pgf_trace *t, struct mm_struct *mm,
 /* Is there a change in @mm that @t has not recorded? */
 static bool pgf_regions_changed(struct pgf_trace *t, struct mm_struct *mm)
 {
-	return mm->pgf.nr || atomic_read(&mm->pgf.traces) != 1 ||
+	return READ_ONCE(mm->pgf.nr) || atomic_read(&mm->pgf.traces) != 1 ||
 	       atomic_read(&mm->pgf.epoch) != t->shadow.epoch;
 }
 

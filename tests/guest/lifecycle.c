@@ -128,6 +128,44 @@ static void idle_steps(int step, int out)
  * stopping in a loop keeps the static key's last disable deferred (no
  * text patching per call); once all is over it goes back to zero.
  */
+/*
+ * poll() never sleeps, so it does not make a descriptor the reader (that
+ * takes a mutex and the process's exec_update_lock): a descriptor opened
+ * before the process had a trace is readable at once, and only its
+ * read() attaches it. Another descriptor opened for reading after the
+ * start is the reader then, and the first one's read() gets EBUSY.
+ */
+TEST(poll_does_not_attach_a_reader)
+{
+	struct pollfd pfd;
+	int early, late, status;
+	char buf[256];
+	pid_t pid;
+
+	pid = ASSERT_SYS(fork());
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	early = ASSERT_SYS(pgf_open(pid, O_NONBLOCK));	/* no trace yet */
+	ASSERT_EQ(pgf_start(pid), 0);
+	pfd.fd = early;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	EXPECT_EQ(poll(&pfd, 1, 0), 1);
+	EXPECT_EQ(pfd.revents, POLLIN);
+	late = pgf_open(pid, O_NONBLOCK);
+	EXPECT_GE(late, 0);
+	EXPECT_GT(read(late, buf, sizeof(buf)), 0);	/* the header */
+	EXPECT_EQ(read(early, buf, sizeof(buf)), -1);
+	EXPECT_EQ(errno, EBUSY);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	close(early);
+	if (late >= 0)
+		close(late);
+}
+
 TEST(one_descriptor_written_many_times)
 {
 	struct pgf_trace t;
