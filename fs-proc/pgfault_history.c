@@ -343,6 +343,8 @@ static void pgf_reader_start(struct pgf_file *pf, struct pgf_trace *t)
 				 PGFAULT_HISTORY_VERSION,
 				 pid_nr_ns(pf->pid, t->pid_ns), PAGE_SIZE);
 	pf->text_off = 0;
+	/* The reader's buffers count against the trace's budget, always. */
+	pgf_charge(t, PGF_RAW_SIZE + PGF_TEXT_SIZE, true);
 	/* Pairs with smp_load_acquire() in pgf_poll(). */
 	smp_store_release(&pf->trace, t);
 }
@@ -438,6 +440,7 @@ static int pgf_release(struct inode *inode, struct file *file)
 		    pgf_unread(pf->trace, pf->raw, PGF_RAW_SIZE, off,
 			       pf->raw_len - off))
 			pf->raw = NULL;
+		pgf_uncharge(pf->trace, PGF_RAW_SIZE + PGF_TEXT_SIZE);
 		pgf_reader_detach(pf->trace);
 	}
 	pgf_file_free(pf);

@@ -99,6 +99,14 @@ static unsigned int pgf_buffer_kb = 64;
 static unsigned int pgf_min_kb = PGF_MIN_KB;
 static unsigned int pgf_max_kb = PGF_MAX_KB;
 
+/* A trace tree's budget: rings, unclaimed children, reader buffers. */
+#define PGF_BUDGET_MIN_KB	1024
+#define PGF_BUDGET_MAX_KB	(16 * 1024 * 1024)
+
+static unsigned int pgf_budget_kb = 64 * 1024;
+static unsigned int pgf_budget_min_kb = PGF_BUDGET_MIN_KB;
+static unsigned int pgf_budget_max_kb = PGF_BUDGET_MAX_KB;
+
 static struct ctl_table pgf_sysctls[] = {
 	{
 		.procname	= "pgfault_history_buffer_kb",
@@ -108,6 +116,15 @@ static struct ctl_table pgf_sysctls[] = {
 		.proc_handler	= proc_douintvec_minmax,
 		.extra1		= &pgf_min_kb,
 		.extra2		= &pgf_max_kb,
+	},
+	{
+		.procname	= "pgfault_history_budget_kb",
+		.data		= &pgf_budget_kb,
+		.maxlen		= sizeof(pgf_budget_kb),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &pgf_budget_min_kb,
+		.extra2		= &pgf_budget_max_kb,
 	},
 };
 
@@ -154,6 +171,8 @@ static void pgf_trace_free(struct work_struct *work)
 	mem_cgroup_put(t->memcg);
 	pgf_rings_free(t);
 	kfree(t->unread);
+	pgf_uncharge(t, t->charged);
+	pgf_budget_put(t->budget);
 	if (t->cred)
 		put_cred(t->cred);
 	put_pid(t->tgid);
@@ -170,18 +189,59 @@ static void pgf_trace_free(struct work_struct *work)
  */
 #define PGF_BUF_START	SZ_64K
 
+/**
+ * pgf_budget_new() - a budget of vm.pgfault_history_budget_kb
+ *
+ * Return: the budget, with one reference, or NULL.
+ */
+struct pgf_budget *pgf_budget_new(void)
+{
+	struct pgf_budget *b = kmalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
+
+	if (!b)
+		return NULL;
+	refcount_set(&b->ref, 1);
+	atomic_long_set(&b->bytes, 0);
+	b->limit = (long)READ_ONCE(pgf_budget_kb) * SZ_1K;
+	return b;
+}
+
+void pgf_budget_put(struct pgf_budget *b)
+{
+	if (b && refcount_dec_and_test(&b->ref))
+		kfree(b);
+}
+
+/*
+ * What a trace holds besides its rings, charged to its budget as they
+ * are: the structure, the room for a region's name and a small change.
+ */
+#define PGF_TRACE_BYTES	(sizeof(struct pgf_trace) + PATH_MAX + 1024)
+
 /*
  * A trace whose fault rings start at @start bytes in all, and whose rings
- * may each grow to @limit.
+ * may each grow to @limit, paid for by @budget (a new one if NULL).
  */
 static struct pgf_trace *pgf_trace_alloc(struct pid_namespace *ns,
-					 size_t start, size_t limit)
+					 size_t start, size_t limit,
+					 struct pgf_budget *budget)
 {
 	struct pgf_trace *t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 	size_t cpu_start, ctl_start;
 
 	if (!t)
 		return NULL;
+	spin_lock_init(&t->budget_lock);
+	t->guest = budget;
+	if (budget)
+		refcount_inc(&budget->ref);
+	else
+		budget = pgf_budget_new();
+	t->budget = budget;
+	if (!budget) {
+		kfree(t);
+		return NULL;
+	}
 	t->limit = max_t(size_t, PAGE_SIZE, limit);
 	cpu_start = clamp_t(size_t, start / num_possible_cpus(), PAGE_SIZE,
 			    t->limit);
@@ -189,6 +249,8 @@ static struct pgf_trace *pgf_trace_alloc(struct pid_namespace *ns,
 	spin_lock_init(&t->lock);
 	INIT_LIST_HEAD(&t->children);
 	INIT_LIST_HEAD(&t->child_node);
+	if (!pgf_charge(t, PGF_TRACE_BYTES, false))
+		goto out_free_rings;
 	if (pgf_rings_alloc(t, ctl_start, cpu_start))
 		goto out_free_rings;
 	if (pgf_regions_init(t))
@@ -208,6 +270,8 @@ static struct pgf_trace *pgf_trace_alloc(struct pid_namespace *ns,
 out_free_rings:
 	pgf_rings_free(t);
 	kfree(t->shadow.path);
+	pgf_uncharge(t, t->charged);
+	pgf_budget_put(t->budget);
 	kfree(t);
 	return NULL;
 }
@@ -215,17 +279,22 @@ out_free_rings:
 /**
  * pgf_trace_new() - a new trace, its rings at the start size
  * @ns: the pid namespace its thread ids are numbers in
+ * @budget: the budget that pays for its buffers (its creator's, for a
+ *          child's trace), or NULL for a new one
  *
- * Its rings may each grow to vm.pgfault_history_buffer_kb.
+ * Its rings may each grow to vm.pgfault_history_buffer_kb, as far as the
+ * budget allows.
  *
  * Context: process context, may sleep; charged to current's memcg.
- * Return: the trace, with one reference, or NULL.
+ * Return: the trace, with one reference, or NULL (no memory, or the
+ * budget is spent).
  */
-struct pgf_trace *pgf_trace_new(struct pid_namespace *ns)
+struct pgf_trace *pgf_trace_new(struct pid_namespace *ns,
+				struct pgf_budget *budget)
 {
 	size_t limit = (size_t)READ_ONCE(pgf_buffer_kb) * SZ_1K;
 
-	return pgf_trace_alloc(ns, PGF_BUF_START, limit);
+	return pgf_trace_alloc(ns, PGF_BUF_START, limit, budget);
 }
 
 /**
@@ -352,7 +421,7 @@ static struct pgf_trace *pgf_trace_install(struct task_struct *task,
 	unsigned long flags;
 
 	lockdep_assert_held(&sig->exec_update_lock);
-	fresh = pgf_trace_new(ns);
+	fresh = pgf_trace_new(ns, NULL);
 	if (!fresh)
 		return ERR_PTR(-ENOMEM);
 	if (!lock_task_sighand(task, &flags)) {

@@ -17,7 +17,11 @@
  * KiB, and each doubles up to the limit taken from the sysctl
  * vm.pgfault_history_buffer_kb (default 64) when tracing starts. Every
  * allocation is charged to the memory cgroup of the task that causes it
- * (a ring's growth to the traced process's, from a work item).
+ * (a ring's growth to the traced process's, from a work item), and
+ * counted against the trace's budget (&struct pgf_budget, pgf_charge()),
+ * which the traces of the children it created share until a reader
+ * claims them: a ring at the budget stays at its size, and a child's
+ * trace that would take it past three quarters is not made.
  *
  * Locking: a CPU's ring is under its own spinlock, which only the threads
  * faulting on that CPU and the reader take: no lock is shared by the
@@ -123,12 +127,17 @@ static struct pgf_buf *pgf_buf_alloc(size_t bytes, gfp_t gfp)
 	return b;
 }
 
-static int pgf_ring_init(struct pgf_ring *r, spinlock_t *lock, size_t bytes)
+static int pgf_ring_init(struct pgf_trace *t, struct pgf_ring *r,
+			 spinlock_t *lock, size_t bytes)
 {
 	r->lock = lock;
-	r->buf = pgf_buf_alloc(bytes, GFP_KERNEL_ACCOUNT);
-	if (!r->buf)
+	if (!pgf_charge(t, bytes, false))
 		return -ENOMEM;
+	r->buf = pgf_buf_alloc(bytes, GFP_KERNEL_ACCOUNT);
+	if (!r->buf) {
+		pgf_uncharge(t, bytes);
+		return -ENOMEM;
+	}
 	r->alloc = bytes;
 	atomic_long_add(bytes, &pgf_nr_buf_bytes);
 	return 0;
@@ -150,15 +159,84 @@ int pgf_rings_alloc(struct pgf_trace *t, size_t ctl_bytes, size_t cpu_bytes)
 	t->cpu = alloc_percpu_gfp(struct pgf_cpu, GFP_KERNEL_ACCOUNT);
 	if (!t->cpu)
 		return -ENOMEM;
-	if (pgf_ring_init(&t->ctl, &t->lock, ctl_bytes))
+	if (pgf_ring_init(t, &t->ctl, &t->lock, ctl_bytes))
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
 		c = per_cpu_ptr(t->cpu, cpu);
 		spin_lock_init(&c->lock);
-		if (pgf_ring_init(&c->ring, &c->lock, cpu_bytes))
+		if (pgf_ring_init(t, &c->ring, &c->lock, cpu_bytes))
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/**
+ * pgf_charge() - count bytes a trace's buffers take against its budget
+ * @t: the trace
+ * @bytes: how many
+ * @force: count them even past the budget (a reader's buffers, records
+ *         given back: never refused)
+ *
+ * A child's trace on its creator's budget may take it to three quarters
+ * only: the rest keeps room for the creator's own rings, whose records
+ * tell the reader of the children.
+ *
+ * Return: false, nothing counted, if they would take the budget past its
+ * limit.
+ */
+bool pgf_charge(struct pgf_trace *t, long bytes, bool force)
+{
+	struct pgf_budget *b;
+	bool ok = true;
+	long limit;
+
+	spin_lock(&t->budget_lock);
+	b = t->budget;
+	limit = t->guest ? b->limit / 4 * 3 : b->limit;
+	if (atomic_long_add_return(bytes, &b->bytes) > limit && !force) {
+		atomic_long_sub(bytes, &b->bytes);
+		ok = false;
+	} else {
+		t->charged += bytes;
+	}
+	spin_unlock(&t->budget_lock);
+	return ok;
+}
+
+/**
+ * pgf_uncharge() - the bytes a trace's buffers took are free
+ * @t: the trace
+ * @bytes: how many
+ */
+void pgf_uncharge(struct pgf_trace *t, long bytes)
+{
+	spin_lock(&t->budget_lock);
+	atomic_long_sub(bytes, &t->budget->bytes);
+	t->charged -= bytes;
+	spin_unlock(&t->budget_lock);
+}
+
+/**
+ * pgf_budget_own() - a claimed child's trace pays for itself from now on
+ * @t: the child's trace, just claimed by a reader
+ *
+ * It moves what it holds off its creator's budget, onto a new one; if
+ * that cannot be made, it stays on its creator's.
+ */
+void pgf_budget_own(struct pgf_trace *t)
+{
+	struct pgf_budget *nb = pgf_budget_new(), *old;
+
+	if (!nb)
+		return;
+	spin_lock(&t->budget_lock);
+	old = t->budget;
+	atomic_long_sub(t->charged, &old->bytes);
+	atomic_long_add(t->charged, &nb->bytes);
+	t->budget = nb;
+	t->guest = false;
+	spin_unlock(&t->budget_lock);
+	pgf_budget_put(old);
 }
 
 /**
@@ -295,9 +373,14 @@ static bool __pgf_grow(struct pgf_trace *t, struct pgf_ring *r, gfp_t gfp,
 	if (r->growing || r->stuck || r->alloc >= (past ? SZ_2G : t->limit))
 		return false;
 	want = past ? r->alloc * 2 : min(r->alloc * 2, t->limit);
+	/* The budget: a ring at it stays at its size (the exit's may not). */
+	if (!pgf_charge(t, want - r->alloc, past))
+		return false;
 	r->growing = true;
 	spin_unlock(r->lock);
 	nb = pgf_buf_alloc(want, gfp | __GFP_NOWARN | __GFP_NORETRY);
+	if (!nb)
+		pgf_uncharge(t, want - r->alloc);
 	spin_lock(r->lock);
 	r->growing = false;
 	if (!nb && gfpflags_allow_blocking(gfp)) {
@@ -755,6 +838,7 @@ static size_t __pgf_pop_unread(struct pgf_trace *t, void *out, size_t size)
 	if (!t->unread_len) {
 		kfree(t->unread);
 		t->unread = NULL;
+		pgf_uncharge(t, t->unread_cap);
 	}
 	return n;
 }
@@ -957,6 +1041,7 @@ bool pgf_unread(struct pgf_trace *t, void *recs, size_t cap, size_t off,
 		t->unread_cap = cap;
 		t->unread_len = len;
 		taken = true;
+		pgf_charge(t, cap, true);
 	} else if (!WARN_ON_ONCE(len > t->unread_cap - t->unread_len)) {
 		/* They were taken from the ones given back: room for both. */
 		memmove(t->unread + len, t->unread, t->unread_len);

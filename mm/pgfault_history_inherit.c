@@ -86,7 +86,8 @@ void __pgf_fork(struct task_struct *p, struct pid *pid, u64 clone_flags)
 		if (!w)
 			return;
 	}
-	t = pgf_trace_new(pt->pid_ns);
+	/* Paid for by the creator's budget until a reader claims it. */
+	t = pgf_trace_new(pt->pid_ns, pt->budget);
 	if (!t)
 		goto out_free_window;
 	t->tgid = get_pid(pid);
@@ -188,6 +189,8 @@ int pgf_child_claim(struct pgf_trace *t, u32 nr, struct pgf_trace **cp)
 		pgf_trace_put(c);
 		return -EBUSY;
 	}
+	/* Claimed: off its creator's budget, onto one of its own. */
+	pgf_budget_own(c);
 	*cp = c;
 	return 0;
 }

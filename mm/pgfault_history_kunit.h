@@ -26,7 +26,7 @@ static void pgf_test_fault(struct pgf_trace *t, struct pgf_rec *rec, u64 n)
 static struct pgf_trace *pgf_test_trace(struct kunit *test, size_t limit)
 {
 	struct pgf_trace *t = pgf_trace_alloc(task_active_pid_ns(current),
-					      PAGE_SIZE, limit);
+					      PAGE_SIZE, limit, NULL);
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	WRITE_ONCE(t->active, true);
@@ -380,6 +380,44 @@ static void pgf_test_regions_all_or_nothing(struct kunit *test)
 	pgf_trace_put(t);
 }
 
+/*
+ * The budget: a spent one refuses growth and a child's trace, forced
+ * charges (a reader's buffers) still count; a claimed child moves what it
+ * holds onto a budget of its own.
+ */
+static void pgf_test_budget_covers_children(struct kunit *test)
+{
+	struct pgf_trace *t = pgf_test_trace(test, 4 * PAGE_SIZE), *c;
+	struct pgf_budget *b = t->budget;
+
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&b->bytes), t->charged);
+	b->limit = atomic_long_read(&b->bytes);		/* spent */
+	KUNIT_EXPECT_FALSE(test, pgf_charge(t, 1, false));
+	KUNIT_EXPECT_TRUE(test, pgf_charge(t, 1, true));
+	pgf_uncharge(t, 1);
+	c = pgf_trace_alloc(task_active_pid_ns(current), PAGE_SIZE,
+			    4 * PAGE_SIZE, b);
+	KUNIT_EXPECT_NULL(test, c);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&b->bytes), t->charged);
+	/* A child may take three quarters of it, not more. */
+	b->limit = (atomic_long_read(&b->bytes) + SZ_1M) / 3 * 4;
+	c = pgf_trace_alloc(task_active_pid_ns(current), PAGE_SIZE,
+			    4 * PAGE_SIZE, b);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&b->bytes),
+			t->charged + c->charged);
+	KUNIT_EXPECT_TRUE(test, c->guest);
+	KUNIT_EXPECT_FALSE(test, pgf_charge(c, SZ_1M, false));
+	KUNIT_EXPECT_TRUE(test, pgf_charge(t, SZ_1M, false));
+	pgf_uncharge(t, SZ_1M);
+	pgf_budget_own(c);
+	KUNIT_EXPECT_FALSE(test, c->guest);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&b->bytes), t->charged);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&c->budget->bytes), c->charged);
+	pgf_trace_put(c);
+	pgf_trace_put(t);
+}
+
 static void pgf_test_failed_fault_counts_as_other(struct kunit *test)
 {
 	struct pgf_trace *t = pgf_test_trace(test, PAGE_SIZE);
@@ -510,6 +548,7 @@ static struct kunit_case pgf_test_cases[] = {
 	KUNIT_CASE(pgf_test_end_always_fits),
 	KUNIT_CASE(pgf_test_unread_comes_first),
 	KUNIT_CASE(pgf_test_merge_in_time_order),
+	KUNIT_CASE(pgf_test_budget_covers_children),
 	{},
 };
 

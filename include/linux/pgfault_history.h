@@ -300,11 +300,28 @@ struct pgf_twork {
  * One per traced process; see the DOC: in mm/pgfault_history.c for its
  * life and locks.
  */
+/*
+ * The bytes a trace and the children waiting to be claimed from it may
+ * hold in buffers: vm.pgfault_history_budget_kb when the first trace of a
+ * tree is made. Shared by a trace and the traces of the children it
+ * creates, until a reader claims them (each then gets a budget of its
+ * own); freed with the last of them.
+ */
+struct pgf_budget {
+	refcount_t ref;
+	atomic_long_t bytes;		/* charged to it */
+	long limit;
+};
+
 struct pgf_trace {
 	spinlock_t lock;		/* ctl and the state below, to ref */
 	struct pgf_ring ctl;		/* control and region records */
 	struct pgf_cpu __percpu *cpu;	/* fault records, a ring per CPU */
 	size_t limit;			/* most a ring may grow to */
+	spinlock_t budget_lock;		/* a leaf lock: budget, charged */
+	struct pgf_budget *budget;	/* which pays for its buffers */
+	long charged;			/* the bytes it charged to it */
+	bool guest;			/* on its creator's budget */
 	bool active;			/* recording */
 	bool started;			/* a start record was written */
 	bool dead;			/* ended: nothing more will come */
@@ -441,7 +458,13 @@ void __pgf_window_admit(struct pgf_trace *t, unsigned long addr);
 void pgf_window_twork_init(struct pgf_trace *t);
 
 /* mm/pgfault_history.c: traces, for the other files */
-struct pgf_trace *pgf_trace_new(struct pid_namespace *ns);
+struct pgf_trace *pgf_trace_new(struct pid_namespace *ns,
+				struct pgf_budget *budget);
+struct pgf_budget *pgf_budget_new(void);
+void pgf_budget_put(struct pgf_budget *b);
+bool pgf_charge(struct pgf_trace *t, long bytes, bool force);
+void pgf_uncharge(struct pgf_trace *t, long bytes);
+void pgf_budget_own(struct pgf_trace *t);
 int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 		   struct mm_struct *mm, const struct pgf_mode *mode,
 		   struct pgf_window **wp, bool shared_mm);

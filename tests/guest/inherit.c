@@ -809,6 +809,89 @@ static void fn_root_exits_first(void)
 	/* R exits; its child goes on. */
 }
 
+static void fn_ten_thousand(void)
+{
+	for (int i = 0; i < 10000; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(0);
+		if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+			_exit(92);
+	}
+}
+
+static int write_sysctl(const char *path, long v)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fprintf(f, "%ld\n", v) < 0;
+	return fclose(f) || ret ? -1 : 0;
+}
+
+#define BUDGET_KB 8192
+
+/*
+ * A traced process forks 10,000 children that nobody claims: their traces
+ * wait on its list, records and all. The tree's budget (8 MiB here) caps
+ * what they hold; the children past it come as "child ... untraced", and
+ * every child has its record.
+ */
+TEST(unclaimed_children_stay_within_the_budget)
+{
+	unsigned long traced = 0, untraced = 0;
+	long before, peak = 0, now;
+	int go, fd, status;
+	struct pgf_trace t;
+	pid_t root;
+
+	ASSERT_EQ(write_sysctl("/proc/sys/vm/pgfault_history_budget_kb", BUDGET_KB), 0);
+	ASSERT_EQ(pgf_set_buffer_kb(512), 0);	/* room for 10,000 records */
+	before = pgf_debug_value("buffer_bytes");
+	root = fork_root(fn_ten_thousand, &go, &now);
+	fd = ASSERT_SYS(pgf_open(root, O_RDWR));
+	ASSERT_EQ(write(fd, "1 inherit", 9), 9);
+	ASSERT_EQ(pgf_set_buffer_kb(64), 0);
+	ASSERT_EQ(write(go, "g", 1), 1);
+	close(go);
+	memset(&t, 0, sizeof(t));
+	{
+		static char buf[65536], line[4096];
+		size_t linelen = 0, lineno = 0;
+		ssize_t n;
+
+		while ((n = read(fd, buf, sizeof(buf))) > 0) {
+			ASSERT_EQ(pgf_trace_feed(&t, buf, n, line, &linelen, &lineno), 0);
+			now = pgf_debug_value("buffer_bytes") - before;
+			peak = now > peak ? now : peak;
+		}
+	}
+	ASSERT_EQ(waitpid(root, &status, 0), root);
+	EXPECT_EQ(status, 0);
+	for (size_t i = 0; i < t.nr; i++) {
+		if (strcmp(t.rec[i].type, "child"))
+			continue;
+		if (t.rec[i].b)
+			untraced++;
+		else
+			traced++;
+	}
+	ktap_diag("%lu children traced, %lu untraced; buffers peaked at %ld KiB "
+		  "over the start, budget %d KiB; %llu records lost",
+		  traced, untraced, peak / 1024, BUDGET_KB, pgf_lost_faults(&t));
+	EXPECT_EQ(traced + untraced, 10000);
+	EXPECT_GT(traced, 0);
+	EXPECT_GT(untraced, 0);
+	EXPECT_LE(peak, BUDGET_KB * 1024L);
+	pgf_trace_free(&t);
+	close(fd);
+	write_sysctl("/proc/sys/vm/pgfault_history_budget_kb", 65536);
+	EXPECT_EQ(pgf_debug_wait("traces", 0), 0);
+}
+
 /* The tree still runs when the traced root has exited and been read. */
 TEST(tree_still_running_after_root_exits)
 {
