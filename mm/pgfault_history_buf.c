@@ -6,8 +6,12 @@
  *
  * DOC: pgfault_history trace buffer
  *
- * A trace has a ring per possible CPU (&struct pgf_cpu) for the fault
- * records of the threads running there, and a control ring
+ * A trace has a ring per CPU (&struct pgf_cpu) for the fault records of
+ * the threads running there, made for the CPUs online when the trace is
+ * made and, for a CPU that comes online later, by a work item once a
+ * thread of the process faults there (its records go to the first CPU's
+ * ring meanwhile: the lock, not the CPU, keeps a ring right), and a
+ * control ring
  * (&pgf_trace.ctl) for start, stop, exec, exit and region records. Each
  * ring (&struct pgf_ring) is a byte ring of variable-length records
  * (&struct pgf_rec, multiples of 8 bytes, never split: a PAD record fills
@@ -161,13 +165,62 @@ int pgf_rings_alloc(struct pgf_trace *t, size_t ctl_bytes, size_t cpu_bytes)
 		return -ENOMEM;
 	if (pgf_ring_init(t, &t->ctl, &t->lock, ctl_bytes))
 		return -ENOMEM;
+	t->cpu_start = cpu_bytes;
 	for_each_possible_cpu(cpu) {
 		c = per_cpu_ptr(t->cpu, cpu);
 		spin_lock_init(&c->lock);
+		c->ring.lock = &c->lock;
+		/* Online CPUs only: another gets its ring when it is used. */
+		if (!cpu_online(cpu) && t->fallback)
+			continue;
 		if (pgf_ring_init(t, &c->ring, &c->lock, cpu_bytes))
 			return -ENOMEM;
+		if (!t->fallback)
+			t->fallback = c;
 	}
 	return 0;
+}
+
+/*
+ * A thread faulted on a CPU that has no ring: have the work item make it
+ * (pgf_grow_work()); the record goes to the fallback ring meanwhile.
+ */
+static void pgf_want_ring(struct pgf_trace *t, struct pgf_cpu *c)
+{
+	if (READ_ONCE(c->want_ring) || READ_ONCE(t->dead))
+		return;
+	WRITE_ONCE(c->want_ring, true);
+	if (test_and_set_bit(PGF_GROW_QUEUED, &t->bits))
+		return;
+	refcount_inc(&t->ref);
+	queue_work(system_unbound_wq, &t->grow_work);
+}
+
+/* Make the rings the CPUs that came online asked for. */
+static void pgf_make_rings(struct pgf_trace *t)
+{
+	struct pgf_buf *nb;
+	struct pgf_cpu *c;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		c = per_cpu_ptr(t->cpu, cpu);
+		if (!READ_ONCE(c->want_ring) || READ_ONCE(c->ring.buf))
+			continue;
+		/* Not retried if the budget or memory refuses: the fallback. */
+		if (!pgf_charge(t, t->cpu_start, false))
+			continue;
+		nb = pgf_buf_alloc(t->cpu_start, GFP_KERNEL_ACCOUNT);
+		if (!nb) {
+			pgf_uncharge(t, t->cpu_start);
+			continue;
+		}
+		spin_lock(&c->lock);
+		c->ring.alloc = t->cpu_start;
+		WRITE_ONCE(c->ring.buf, nb);
+		spin_unlock(&c->lock);
+		atomic_long_add(t->cpu_start, &pgf_nr_buf_bytes);
+	}
 }
 
 /**
@@ -599,6 +652,8 @@ void pgf_grow_work(struct work_struct *work)
 
 	/* A ring that asks from now on queues the work again. */
 	clear_bit(PGF_GROW_QUEUED, &t->bits);
+	if (!READ_ONCE(t->dead))
+		pgf_make_rings(t);
 	for (cpu = -1, r = &t->ctl; r; r = pgf_next_ring(t, &cpu)) {
 		spin_lock(r->lock);
 		if (r->want_grow) {
@@ -664,7 +719,13 @@ out_unlock:
 bool pgf_emit_fault(struct pgf_trace *t, const struct pgf_rec *src,
 		    enum pgf_kind kind)
 {
-	return __pgf_emit_to(t, raw_cpu_ptr(t->cpu), src, kind);
+	struct pgf_cpu *c = raw_cpu_ptr(t->cpu);
+
+	if (unlikely(!READ_ONCE(c->ring.buf))) {
+		pgf_want_ring(t, c);
+		c = t->fallback;
+	}
+	return __pgf_emit_to(t, c, src, kind);
 }
 
 /**
@@ -806,7 +867,7 @@ bool pgf_readable(struct pgf_trace *t)
 	spin_unlock(&t->lock);
 	for (cpu = -1, r = &t->ctl; r; r = pgf_next_ring(t, &cpu)) {
 		spin_lock(r->lock);
-		if (r->buf->used || r->lost_faults || r->lost_other)
+		if ((r->buf && r->buf->used) || r->lost_faults || r->lost_other)
 			ret = true;
 		else	/* the caller is on t->wait: wake it */
 			r->reader_sleeps = true;
@@ -850,7 +911,7 @@ static struct pgf_rec *__pgf_first(struct pgf_ring *r)
 	struct pgf_rec *rec;
 
 	lockdep_assert_held(r->lock);
-	if (!b->used)
+	if (!b || !b->used)
 		return NULL;
 	rec = (struct pgf_rec *)(b->data + b->tail);
 	if (rec->type != PGF_REC_PAD)

@@ -277,7 +277,8 @@ struct pgf_ring {
 /* The ring of fault records of one CPU: its producers and the reader. */
 struct pgf_cpu {
 	spinlock_t lock;		/* ring; taken on this CPU and by the reader */
-	struct pgf_ring ring;
+	struct pgf_ring ring;		/* no buf: the CPU was offline */
+	bool want_ring;			/* a thread ran here: make its ring */
 };
 
 /* &pgf_trace.bits */
@@ -317,6 +318,8 @@ struct pgf_trace {
 	spinlock_t lock;		/* ctl and the state below, to ref */
 	struct pgf_ring ctl;		/* control and region records */
 	struct pgf_cpu __percpu *cpu;	/* fault records, a ring per CPU */
+	struct pgf_cpu *fallback;	/* for a CPU that has no ring yet */
+	size_t cpu_start;		/* a CPU ring's first size */
 	size_t limit;			/* most a ring may grow to */
 	spinlock_t budget_lock;		/* a leaf lock: budget, charged */
 	struct pgf_budget *budget;	/* which pays for its buffers */

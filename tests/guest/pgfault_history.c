@@ -5,6 +5,7 @@
  * /proc/<pid>/stat are the oracle wherever a count can be compared.
  */
 #include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -14,6 +15,7 @@
 #include "ktap.h"
 #include "util.h"
 #include "pgf.h"
+#include "pgfstats.h"
 
 #define PAGE 4096UL
 #define PAGES 256
@@ -175,6 +177,83 @@ static void stat_oracle(unsigned int buffer_kb, int read_live)
 TEST(faults_match_stat_counters)
 {
 	stat_oracle(0, 1);
+}
+
+static int write_cpu1_online(int on)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/cpu1/online", "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fprintf(f, "%d\n", on) < 0;
+	return fclose(f) || ret ? -1 : 0;
+}
+
+/*
+ * Rings for the CPUs online when the trace is made; a CPU that comes
+ * online later gets its ring once a thread of the process faults there,
+ * and nothing is lost meanwhile (its first records go to another CPU's
+ * ring). Needs a second CPU that can go offline (x86_64 guest).
+ */
+static void fault_on_cpu1(int step, int out)
+{
+	cpu_set_t set;
+	char *m;
+
+	(void)out;
+	if (step != 1)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(1, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		_exit(60);
+	m = mmap(NULL, 512 * 4096, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		_exit(61);
+	madvise(m, 512 * 4096, MADV_NOHUGEPAGE);	/* a fault a page */
+	for (int i = 0; i < 512; i++)
+		m[i * 4096] = 1;
+}
+
+TEST(ring_made_for_a_cpu_that_came_online)
+{
+	long before, started, later = 0;
+	unsigned long f0, f1;
+	struct pgf_trace t;
+	struct puppet p;
+	int fd;
+
+	if (sysconf(_SC_NPROCESSORS_CONF) < 2 || write_cpu1_online(0))
+		SKIP("no second CPU that can go offline");
+	ASSERT_EQ(puppet_spawn(&p, fault_on_cpu1), 0);
+	before = pgf_debug_value("buffer_bytes");
+	ASSERT_EQ(pgf_start(p.pid), 0);
+	started = pgf_debug_value("buffer_bytes");
+	ASSERT_EQ(write_cpu1_online(1), 0);
+	fd = ASSERT_SYS(pgf_open(p.pid, 0));
+	f0 = pgf_faults_of(p.pid);
+	ASSERT_EQ(puppet_step(&p, 1), 0);
+	f1 = pgf_faults_of(p.pid);
+	/* The work item makes CPU 1's ring: wait for it, bounded. */
+	for (int i = 0; i < 2000; i++) {
+		later = pgf_debug_value("buffer_bytes");
+		if (later > started)
+			break;
+		usleep(1000);
+	}
+	ktap_diag("rings: %ld KiB at the start (CPU 1 offline), %ld KiB once it ran there",
+		  (started - before) / 1024, (later - before) / 1024);
+	EXPECT_GT(later, started);
+	ASSERT_EQ(pgf_stop(p.pid), 0);
+	EXPECT_EQ(WEXITSTATUS(puppet_end(&p)), 0);
+	ASSERT_EQ(pgf_read_all(fd, &t), 0);
+	close(fd);
+	EXPECT_GE(f1 - f0, 512);
+	EXPECT_EQ(pgf_ok_faults(&t), f1 - f0);
+	EXPECT_EQ(pgf_lost_faults(&t), 0);
+	pgf_trace_free(&t);
 }
 
 TEST(tiny_buffer_no_reader_counts_every_loss)
