@@ -739,6 +739,7 @@ int pgf_rearm(struct task_struct *task, const struct cred *cred, u32 exec_gen)
 	/* In window mode, the window starts again, empty. */
 	mutex_lock(&t->mutex);
 	__pgf_window_empty(t);
+	WRITE_ONCE(t->rearmed, true);
 	mutex_unlock(&t->mutex);
 	err = pgf_rearm_mm(mm, &pages);
 	mmap_read_unlock(mm);
@@ -749,6 +750,19 @@ out_put:
 out_unlock_exec:
 	up_read(&sig->exec_update_lock);
 	return err;
+}
+
+/*
+ * Can a fault that only made a present page accessible again be this
+ * trace's re-arming? In interval, window and sampling mode, or once
+ * "rearm" was written. Otherwise it was the kernel's own doing (NUMA
+ * balancing's hinting faults; where software keeps the accessed bit, a
+ * page reclaim aged): a minor fault, not a re-reference.
+ */
+static bool pgf_may_have_rearmed(struct pgf_trace *t)
+{
+	return READ_ONCE(t->rearmed) || data_race(t->interval_ms) ||
+	       data_race(t->window_pages) || data_race(t->sample_ms);
 }
 
 /*
@@ -787,10 +801,10 @@ void __pgf_record_fault(struct mm_struct *mm, unsigned long address,
 		result = PGF_RESULT_SIGSEGV;
 	else if ((ret & VM_FAULT_MAJOR) || (flags & FAULT_FLAG_TRIED))
 		result = PGF_RESULT_MAJOR;	/* as mm_account_fault() counts */
-	else if (ret & VM_FAULT_HINTING)
+	else if ((ret & VM_FAULT_HINTING) && pgf_may_have_rearmed(t))
 		result = PGF_RESULT_REREF;	/* counted as minor */
 	else
-		result = PGF_RESULT_MINOR;
+		result = PGF_RESULT_MINOR;	/* NUMA hinting, when not ours */
 	/* /proc/<pid>/stat counts successful faults only. */
 	if (result > PGF_RESULT_COUNTED_MAX)
 		kind = PGF_KIND_OTHER;

@@ -354,6 +354,7 @@ struct pgf_trace {
 	struct pgf_twork window_twork[PGF_WINDOW_TWORKS]; /* its re-arms */
 	bool reref_bound;		/* counted in mm->pgf.rereference */
 	bool inherit;			/* new processes get traces. Under mutex */
+	bool rearmed;			/* "rearm" was written once */
 	struct list_head children;	/* their traces, until claimed. Lock */
 	struct list_head child_node;	/* in the creator's children */
 	u32 child_nr;			/* the process's pid in pid_ns */
