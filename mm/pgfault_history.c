@@ -761,8 +761,10 @@ out_unlock_exec:
  */
 static bool pgf_may_have_rearmed(struct pgf_trace *t)
 {
-	return READ_ONCE(t->rearmed) || data_race(t->interval_ms) ||
-	       data_race(t->window_pages) || data_race(t->sample_ms);
+	/* The modes change under t->mutex, only while the trace is stopped. */
+	return READ_ONCE(t->rearmed) ||
+	       /* as above */
+	       data_race(t->interval_ms || t->window_pages || t->sample_ms);
 }
 
 /*
