@@ -824,17 +824,6 @@ static void fn_many_children(void)
 	}
 }
 
-static int write_sysctl(const char *path, long v)
-{
-	FILE *f = fopen(path, "w");
-	int ret;
-
-	if (!f)
-		return -1;
-	ret = fprintf(f, "%ld\n", v) < 0;
-	return fclose(f) || ret ? -1 : 0;
-}
-
 #define BUDGET_KB 8192
 
 /*
@@ -851,7 +840,7 @@ TEST(unclaimed_children_stay_within_the_budget)
 	struct pgf_trace t;
 	pid_t root;
 
-	ASSERT_EQ(write_sysctl("/proc/sys/vm/pgfault_history_budget_kb", BUDGET_KB), 0);
+	ASSERT_EQ(pgf_write_long("/proc/sys/vm/pgfault_history_budget_kb", BUDGET_KB), 0);
 	ASSERT_EQ(pgf_set_buffer_kb(512), 0);	/* room for 10,000 records */
 	nr_forks = is_uml() ? 10000 : 2000;
 	before = pgf_debug_value("buffer_bytes");
@@ -892,7 +881,7 @@ TEST(unclaimed_children_stay_within_the_budget)
 	EXPECT_LE(peak, BUDGET_KB * 1024L);
 	pgf_trace_free(&t);
 	close(fd);
-	write_sysctl("/proc/sys/vm/pgfault_history_budget_kb", 65536);
+	pgf_write_long("/proc/sys/vm/pgfault_history_budget_kb", 65536);
 	EXPECT_EQ(pgf_debug_wait("traces", 0), 0);
 }
 

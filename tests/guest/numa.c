@@ -19,38 +19,15 @@
 #define PAGES 2048
 #define SCHED "/sys/kernel/debug/sched/numa_balancing/"
 
-static long read_num(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long v = -1;
-
-	if (f && fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	if (f)
-		fclose(f);
-	return v;
-}
-
-static int write_num(const char *path, long v)
-{
-	FILE *f = fopen(path, "w");
-	int ret;
-
-	if (!f)
-		return -1;
-	ret = fprintf(f, "%ld\n", v) < 0;
-	return fclose(f) || ret ? -1 : 0;
-}
-
 struct shared {
 	volatile int touched, stop;
 };
 
 TEST(first_mode_with_numa_balancing_records_no_reref)
 {
-	long old_mode = read_num("/proc/sys/kernel/numa_balancing");
-	long old_delay = read_num(SCHED "scan_delay_ms");
-	long old_min = read_num(SCHED "scan_period_min_ms");
+	long old_mode = pgf_read_long("/proc/sys/kernel/numa_balancing");
+	long old_delay = pgf_read_long(SCHED "scan_delay_ms");
+	long old_min = pgf_read_long(SCHED "scan_period_min_ms");
 	unsigned long reref = 0, minor = 0;
 	struct shared *sh;
 	struct pgf_trace t;
@@ -92,9 +69,9 @@ TEST(first_mode_with_numa_balancing_records_no_reref)
 		usleep(1000);
 	}
 	before = pgf_faults_of(pid);
-	ASSERT_EQ(write_num(SCHED "scan_delay_ms", 0), 0);
-	ASSERT_EQ(write_num(SCHED "scan_period_min_ms", 100), 0);
-	ASSERT_EQ(write_num("/proc/sys/kernel/numa_balancing", 1), 0);
+	ASSERT_EQ(pgf_write_long(SCHED "scan_delay_ms", 0), 0);
+	ASSERT_EQ(pgf_write_long(SCHED "scan_period_min_ms", 100), 0);
+	ASSERT_EQ(pgf_write_long("/proc/sys/kernel/numa_balancing", 1), 0);
 	ASSERT_EQ(pgf_set_buffer_kb(1024), 0);
 	ASSERT_EQ(pgf_start(pid), 0);
 	ASSERT_EQ(pgf_set_buffer_kb(64), 0);
@@ -108,9 +85,9 @@ TEST(first_mode_with_numa_balancing_records_no_reref)
 	}
 	sh->stop = 1;
 	after = pgf_zombie_faults(pid, &status);
-	write_num("/proc/sys/kernel/numa_balancing", old_mode);
-	write_num(SCHED "scan_delay_ms", old_delay);
-	write_num(SCHED "scan_period_min_ms", old_min);
+	pgf_write_long("/proc/sys/kernel/numa_balancing", old_mode);
+	pgf_write_long(SCHED "scan_delay_ms", old_delay);
+	pgf_write_long(SCHED "scan_period_min_ms", old_min);
 	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	ASSERT_EQ(pgf_read_all(fd, &t), 0);
 	close(fd);

@@ -179,23 +179,14 @@ TEST(faults_match_stat_counters)
 	stat_oracle(0, 1);
 }
 
-static int write_cpu1_online(int on)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/cpu1/online", "w");
-	int ret;
-
-	if (!f)
-		return -1;
-	ret = fprintf(f, "%d\n", on) < 0;
-	return fclose(f) || ret ? -1 : 0;
-}
-
 /*
  * Rings for the CPUs online when the trace is made; a CPU that comes
  * online later gets its ring once a thread of the process faults there,
  * and nothing is lost meanwhile (its first records go to another CPU's
  * ring). Needs a second CPU that can go offline (x86_64 guest).
  */
+#define CPU1_ONLINE "/sys/devices/system/cpu/cpu1/online"
+
 static void fault_on_cpu1(int step, int out)
 {
 	cpu_set_t set;
@@ -225,13 +216,13 @@ TEST(ring_made_for_a_cpu_that_came_online)
 	struct puppet p;
 	int fd;
 
-	if (sysconf(_SC_NPROCESSORS_CONF) < 2 || write_cpu1_online(0))
+	if (sysconf(_SC_NPROCESSORS_CONF) < 2 || pgf_write_long(CPU1_ONLINE, 0))
 		SKIP("no second CPU that can go offline");
 	ASSERT_EQ(puppet_spawn(&p, fault_on_cpu1), 0);
 	before = pgf_debug_value("buffer_bytes");
 	ASSERT_EQ(pgf_start(p.pid), 0);
 	started = pgf_debug_value("buffer_bytes");
-	ASSERT_EQ(write_cpu1_online(1), 0);
+	ASSERT_EQ(pgf_write_long(CPU1_ONLINE, 1), 0);
 	fd = ASSERT_SYS(pgf_open(p.pid, 0));
 	f0 = pgf_faults_of(p.pid);
 	ASSERT_EQ(puppet_step(&p, 1), 0);

@@ -86,4 +86,43 @@ static inline char *map_guarded(size_t pages)
 	return g + 4096UL;
 }
 
+/* The number a file (a sysctl, a sysfs knob) holds; -1 if none. */
+static inline long pgf_read_long(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (f && fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* Write a number to a file (a sysctl, a sysfs knob): 0 or -1. */
+static inline int pgf_write_long(const char *path, long v)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fprintf(f, "%ld\n", v) < 0;
+	return fclose(f) || ret ? -1 : 0;
+}
+
+/* Is the memory controller built in (listed in /proc/cgroups)? */
+static inline int has_memcg(void)
+{
+	char line[256];
+	int found = 0;
+	FILE *f = fopen("/proc/cgroups", "r");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, "memory\t", 7);
+	if (f)
+		fclose(f);
+	return found;
+}
+
 #endif
