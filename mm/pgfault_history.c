@@ -191,18 +191,25 @@ static void pgf_trace_free(struct work_struct *work)
 
 /**
  * pgf_budget_new() - a budget of vm.pgfault_history_budget_kb
+ * @ring_limit: the most each ring of the trace may grow to
+ *
+ * At least four times what the trace's own rings may reach (a ring per
+ * online CPU and the control ring, each at @ring_limit): its own rings
+ * always reach their limit within the quarter that the children it
+ * creates leave it.
  *
  * Return: the budget, with one reference, or NULL.
  */
-struct pgf_budget *pgf_budget_new(void)
+struct pgf_budget *pgf_budget_new(size_t ring_limit)
 {
 	struct pgf_budget *b = kmalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
+	long rings = 4L * (num_online_cpus() + 1) * ring_limit;
 
 	if (!b)
 		return NULL;
 	refcount_set(&b->ref, 1);
 	atomic_long_set(&b->bytes, 0);
-	b->limit = (long)READ_ONCE(pgf_budget_kb) * SZ_1K;
+	b->limit = max((long)READ_ONCE(pgf_budget_kb) * SZ_1K, rings);
 	return b;
 }
 
@@ -236,7 +243,7 @@ static struct pgf_trace *pgf_trace_alloc(struct pid_namespace *ns,
 	if (budget)
 		refcount_inc(&budget->ref);
 	else
-		budget = pgf_budget_new();
+		budget = pgf_budget_new(max_t(size_t, PAGE_SIZE, limit));
 	t->budget = budget;
 	if (!budget) {
 		kfree(t);

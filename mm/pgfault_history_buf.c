@@ -278,7 +278,7 @@ void pgf_uncharge(struct pgf_trace *t, long bytes)
  */
 void pgf_budget_own(struct pgf_trace *t)
 {
-	struct pgf_budget *nb = pgf_budget_new(), *old;
+	struct pgf_budget *nb = pgf_budget_new(t->limit), *old;
 
 	if (!nb)
 		return;

@@ -464,7 +464,7 @@ void pgf_window_twork_init(struct pgf_trace *t);
 /* mm/pgfault_history.c: traces, for the other files */
 struct pgf_trace *pgf_trace_new(struct pid_namespace *ns,
 				struct pgf_budget *budget);
-struct pgf_budget *pgf_budget_new(void);
+struct pgf_budget *pgf_budget_new(size_t ring_limit);
 void pgf_budget_put(struct pgf_budget *b);
 bool pgf_charge(struct pgf_trace *t, long bytes, bool force);
 void pgf_uncharge(struct pgf_trace *t, long bytes);

@@ -239,6 +239,9 @@ static inline void pgf_trace_free(struct pgf_trace *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* More than any test makes: the sign of a runaway trace. */
+#define PGF_TRACE_MAX_RECORDS	1000000
+
 /*
  * Parse text into @t; lines may arrive in pieces across calls. Returns 0,
  * or -1 on a line that does not parse (printed as a diagnostic).
@@ -268,6 +271,23 @@ static inline int pgf_trace_feed(struct pgf_trace *t, const char *buf,
 			continue;
 		}
 		*linelen = 0;
+		/*
+		 * A runaway trace (a fault that never completes, a layout sent
+		 * over and over) would take the guest's memory: stop, and say
+		 * what it was.
+		 */
+		if (t->nr >= PGF_TRACE_MAX_RECORDS) {
+			printf("# over %d records: a runaway trace? line %zu: %.200s\n",
+			       PGF_TRACE_MAX_RECORDS, *lineno, line);
+			for (size_t k = t->nr - 3; k < t->nr; k++)
+				printf("#   before it: %s %llu %d %lx %c %s\n",
+				       t->rec[k].type, t->rec[k].time,
+				       t->rec[k].tid, t->rec[k].addr,
+				       t->rec[k].access ? t->rec[k].access : '-',
+				       t->rec[k].result);
+			fflush(stdout);
+			return -1;
+		}
 		if (t->nr == t->cap) {
 			t->cap = t->cap ? 2 * t->cap : 1024;
 			t->rec = realloc(t->rec, t->cap * sizeof(*t->rec));
