@@ -446,7 +446,7 @@ static int only_cap_setuid(void)
  */
 TEST(exec_after_a_change_of_user_ends_a_reader_that_lost_access)
 {
-	int go[2], ready[2], status, execs = 0, stops = 0, after = 0;
+	int go[2], ready[2], dropped[2], status, execs = 0, stops = 0, after = 0;
 	char c, self[4096];
 	struct pgf_trace t;
 	pid_t p, r;
@@ -457,9 +457,12 @@ TEST(exec_after_a_change_of_user_ends_a_reader_that_lost_access)
 	self[n] = '\0';
 	ASSERT_SYS(pipe(go));
 	ASSERT_SYS(pipe(ready));
+	ASSERT_SYS(pipe(dropped));
 	p = ASSERT_SYS(fork());
 	if (p == 0) {
-		if (only_cap_setuid() || read(go[0], &c, 1) != 1)
+		/* Its capabilities dropped before the reader may start. */
+		if (only_cap_setuid() || write(dropped[1], "d", 1) != 1 ||
+		    read(go[0], &c, 1) != 1)
 			_exit(50);
 		if (setresgid(PGF_TEST_UID, PGF_TEST_UID, PGF_TEST_UID) ||
 		    setresuid(PGF_TEST_UID, PGF_TEST_UID, PGF_TEST_UID))
@@ -467,6 +470,8 @@ TEST(exec_after_a_change_of_user_ends_a_reader_that_lost_access)
 		execl(self, self, "--as-helper", "touch", NULL);
 		_exit(52);
 	}
+	close(dropped[1]);
+	ASSERT_EQ(read(dropped[0], &c, 1), 1);
 	r = ASSERT_SYS(fork());
 	if (r == 0) {
 		int fd;
@@ -491,7 +496,14 @@ TEST(exec_after_a_change_of_user_ends_a_reader_that_lost_access)
 		fflush(stdout);
 		_exit(execs == 0 && stops == 1 ? 0 : 55);
 	}
-	ASSERT_EQ(read(ready[0], &c, 1), 1);
+	/* A reader that fails closes its end: read() gives 0, no hang. */
+	close(ready[1]);
+	if (read(ready[0], &c, 1) != 1) {
+		kill(p, SIGKILL);
+		waitpid(p, &status, 0);
+		waitpid(r, &status, 0);
+		ASSERT_EQ(WEXITSTATUS(status), 0);	/* says which step */
+	}
 	ASSERT_EQ(write(go[1], "g", 1), 1);
 	ASSERT_EQ(waitpid(p, &status, 0), p);
 	EXPECT_EQ(status, 0);	/* (50 + N) << 8: its step N failed */
