@@ -191,6 +191,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	double goff[MAXREPS], gon[MAXREPS], poff[MAXREPS], pon[MAXREPS];
+	long nreps = reps;
 	char vs[32], ns[32], maps[] = "/tmp/growbench.maps";
 	char trace[] = "/tmp/growbench.trace", self[4096];
 	unsigned long long lost = 0;
@@ -203,13 +204,17 @@ int main(int argc, char **argv)
 	while ((c = getopt(argc, argv, "v:n:r:h")) != -1) {
 		switch (c) {
 		case 'v':
-			vmas = atol(optarg);
+			if (parse_num_opt("growbench", optarg, 'v', 2, 1000000, &vmas))
+				return 2;
 			break;
 		case 'n':
-			pairs = atol(optarg);
+			if (parse_num_opt("growbench", optarg, 'n', 1, 1000000, &pairs))
+				return 2;
 			break;
 		case 'r':
-			reps = atoi(optarg);
+			if (parse_num_opt("growbench", optarg, 'r', 1, MAXREPS, &nreps))
+				return 2;
+			reps = nreps;
 			break;
 		case 'h':
 			usage(stdout);
@@ -219,7 +224,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (vmas < 2 || vmas > 1000000 || pairs < 1 || reps < 1 || reps > MAXREPS) {
+	if (optind != argc) {
 		usage(stderr);
 		return 2;
 	}

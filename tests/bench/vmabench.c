@@ -311,19 +311,6 @@ static int parse_list(const char *s, long *v, long max)
 }
 
 /* A number lo..hi for option -@opt into @v; 0, or -1 with a message. */
-static int parse_num(const char *arg, char opt, long lo, long hi, long *v)
-{
-	char *end;
-	long x = strtol(arg, &end, 10);
-
-	if (end == arg || *end || x < lo || x > hi) {
-		fprintf(stderr, "vmabench: -%c wants %ld..%ld: '%s'\n", opt, lo, hi, arg);
-		return -1;
-	}
-	*v = x;
-	return 0;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -354,16 +341,16 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'n':
-			if (parse_num(optarg, 'n', 1, 1000000, &pairs))
+			if (parse_num_opt("vmabench", optarg, 'n', 1, 1000000, &pairs))
 				return 2;
 			break;
 		case 'r':
-			if (parse_num(optarg, 'r', 1, 64, &num))
+			if (parse_num_opt("vmabench", optarg, 'r', 1, 64, &num))
 				return 2;
 			reps = num;
 			break;
 		case 'b':
-			if (parse_num(optarg, 'b', 4, 65536, &buffer_kb))
+			if (parse_num_opt("vmabench", optarg, 'b', 4, 65536, &buffer_kb))
 				return 2;
 			break;
 		case 'd':

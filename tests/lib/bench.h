@@ -34,6 +34,25 @@ static inline double median(double *v, int n)
 }
 
 /*
+ * Option -@opt of program @prog: a whole number from @lo to @hi into *@v;
+ * -1, with a message, if it is not one.
+ */
+static inline int parse_num_opt(const char *prog, const char *arg, char opt,
+				long lo, long hi, long *v)
+{
+	char *end;
+	long x = strtol(arg, &end, 10);
+
+	if (end == arg || *end || x < lo || x > hi) {
+		fprintf(stderr, "%s: -%c wants %ld..%ld: '%s'\n", prog, opt, lo,
+			hi, arg);
+		return -1;
+	}
+	*v = x;
+	return 0;
+}
+
+/*
  * A comma-separated list of up to @max positive numbers into @v; returns
  * how many, or -1 if it is not one.
  */
