@@ -40,6 +40,9 @@ SMP = 2
 # that real CPUs never see; one thread is safe. Our own x86_64 kernels
 # have no jump labels; a distribution-like kernel (make kernel-deb) has.
 TCG_THREAD = os.environ.get('PGF_TCG_THREAD', 'multi')
+# NUMA nodes of the x86_64 guest: its memory and vCPUs split evenly, as
+# on a machine with that many sockets (PGF_NUMA_NODES, at most SMP).
+NODES = int(os.environ.get('PGF_NUMA_NODES', '1') or 1)
 SHARE = os.path.join(TOP, 'share')
 INITRD = os.path.join(BUILD, 'initramfs.cpio.gz')
 # Lines uml-rootfs/init prints around the job.
@@ -309,6 +312,25 @@ def accel_for(kernel, say=None):
     return accel
 
 
+def numa_argv(mem, nodes):
+    """QEMU options for `nodes` NUMA nodes sharing `mem` and SMP vCPUs."""
+    if nodes <= 1:
+        return []
+    if nodes > SMP:
+        sys.exit(f'guest: {nodes} NUMA nodes need as many vCPUs; the guest has {SMP}')
+    size = mem.upper().rstrip('B')
+    mib = int(size[:-1]) * 1024 if size.endswith('G') else int(size.rstrip('M'))
+    if mib % nodes:
+        sys.exit(f'guest: {mem} does not split evenly over {nodes} NUMA nodes')
+    argv = []
+    for n in range(nodes):
+        cpus = [c for c in range(SMP) if c % nodes == n]
+        argv += ['-object', f'memory-backend-ram,id=m{n},size={mib // nodes}M',
+                 '-numa', f'node,nodeid={n},memdev=m{n},'
+                 + ','.join(f'cpus={c}' for c in cpus)]
+    return argv
+
+
 def qemu_argv(kernel, jobdir, share, mem, interactive, quiet, accel):
     # ACPI gives the kernel the vCPUs (MADT); its PCI interrupt routing
     # costs 20 s per virtio device under TCG with the debug kernel, and
@@ -320,6 +342,7 @@ def qemu_argv(kernel, jobdir, share, mem, interactive, quiet, accel):
             '-display', 'none', '-no-reboot', '-kernel', kernel,
             '-initrd', INITRD,
             '-virtfs', f'local,path={jobdir},mount_tag=pgfjob,security_model=none']
+    argv += numa_argv(mem, NODES)
     if share:
         argv += ['-virtfs', f'local,path={os.path.abspath(share)},'
                  'mount_tag=pgfshare,security_model=none,multidevs=remap']

@@ -15,6 +15,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import guest  # noqa: E402
 import runner  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -28,6 +29,34 @@ def host_suites():
     bins = sorted(p for p in glob.glob(os.path.join(TOP, 'build/host-tests/*'))
                   if os.access(p, os.X_OK) and not p.endswith('.d'))
     return py + bins
+
+
+# Suites that need a guest with two NUMA nodes (x86_64 only: UML has one).
+TWO_NODE_SUITES = ('numa',)
+
+
+def boots(arch, suites):
+    """The boots that run `suites` (a comma list, '' for all) in `arch`:
+    (name, suites, NUMA nodes, environment) for each."""
+    env = {}
+    # The torture test's length (seconds), if asked for.
+    if os.environ.get('PGF_TORTURE_SECONDS', '').isdigit():
+        env['PGF_TORTURE_SECONDS'] = os.environ['PGF_TORTURE_SECONDS']
+        env['SUITE_TIMEOUT'] = str(int(env['PGF_TORTURE_SECONDS']) + 600)
+    if arch != 'x86_64':
+        return [(arch, suites, 1, env)]
+    wanted = [s for s in suites.split(',') if s]
+    two = [s for s in wanted if s.split(':')[0] in TWO_NODE_SUITES]
+    rest = [s for s in wanted if s not in two]
+    if not wanted:
+        two = list(TWO_NODE_SUITES)
+        env = dict(env, EXCLUDE_SUITES=' '.join(TWO_NODE_SUITES))
+    out = []
+    if rest or not wanted:
+        out.append((arch, ','.join(rest), 1, env))
+    if two:
+        out.append((f'{arch}-2nodes', ','.join(two), 2, {}))
+    return out
 
 
 def main():
@@ -53,25 +82,22 @@ def main():
             reps.append(runner.run_host(path, timeout=args.timeout))
     if not args.host_only:
         for arch in [a for a in args.arch.split(',') if a]:
-            print(f'# guest {arch}: booting', flush=True)
-            t1 = time.monotonic()
-            # The torture test's length (seconds), if asked for.
-            env = {k: os.environ[k] for k in ('PGF_TORTURE_SECONDS',)
-                   if os.environ.get(k, '').isdigit()}
-            if env:
-                env['SUITE_TIMEOUT'] = str(int(env['PGF_TORTURE_SECONDS']) + 600)
-            rep = runner.run_guest(args.suites, timeout=args.timeout, echo='job',
-                                   name=arch, arch=arch, env=env,
-                                   kernel=args.kernel)
-            print(f'# guest {arch}: ran in {rep.where}, '
-                  f'{time.monotonic() - t1:.0f}s; console log: '
-                  f'{os.path.relpath(rep.log, TOP)}', flush=True)
-            reps.append(rep)
-            # The kernel's own KUnit tests ran at that boot.
-            kunit = runner.kunit_from_log(rep.log, name=f'kunit-{arch}')
-            for path, status in kunit.leaves:
-                print(f'# {path}: {status}')
-            reps.append(kunit)
+            for name, suites, nodes, env in boots(arch, args.suites):
+                print(f'# guest {name}: booting', flush=True)
+                t1 = time.monotonic()
+                guest.NODES = nodes
+                rep = runner.run_guest(suites, timeout=args.timeout, echo='job',
+                                       name=name, arch=arch, env=env,
+                                       kernel=args.kernel)
+                print(f'# guest {name}: ran in {rep.where}, '
+                      f'{time.monotonic() - t1:.0f}s; console log: '
+                      f'{os.path.relpath(rep.log, TOP)}', flush=True)
+                reps.append(rep)
+                # The kernel's own KUnit tests ran at that boot.
+                kunit = runner.kunit_from_log(rep.log, name=f'kunit-{name}')
+                for path, status in kunit.leaves:
+                    print(f'# {path}: {status}')
+                reps.append(kunit)
     print(f'# total time {time.monotonic() - t0:.0f}s')
     sys.exit(runner.report(*reps))
 

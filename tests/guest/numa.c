@@ -6,10 +6,18 @@
  * fault. A trace that never re-armed records those as minor faults: a
  * "reref" means the trace's own re-arming, nothing else.
  *
+ * Placement: a task's pages follow it to its node whether it is traced or
+ * not, re-armed or not; with balancing off, a re-armed page's fault only
+ * restores its PTE and the page stays where it is. Oracle: move_pages(2)
+ * itself, asked where each page is. These tests need two nodes with CPUs:
+ * run-tests.py runs this suite in a two-node x86_64 guest.
+ *
  * Needs CONFIG_NUMA_BALANCING (the x86_64 guest; one node is enough for
  * hinting faults, the pages just stay where they are).
  */
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include "ktap.h"
 #include "util.h"
@@ -104,6 +112,251 @@ TEST(first_mode_with_numa_balancing_records_no_reref)
 	EXPECT_EQ(pgf_ok_faults(&t) + pgf_lost_faults(&t), (unsigned long)(after - before));
 	pgf_trace_free(&t);
 	munmap(sh, sizeof(*sh));
+}
+
+/* ---- placement on two nodes -------------------------------------------- */
+
+#define NP	512
+
+/* The first CPU of @node, or -1 if it has none (or does not exist). */
+static int node_cpu(int node)
+{
+	char path[64];
+	int cpu = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
+	f = fopen(path, "r");
+	if (f && fscanf(f, "%d", &cpu) != 1)
+		cpu = -1;
+	if (f)
+		fclose(f);
+	return cpu;
+}
+
+static int pin(int cpu)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return sched_setaffinity(0, sizeof(one), &one);
+}
+
+/* How many of the @np pages at @addr in @pid are on @node; -1 on error. */
+static int pages_on(pid_t pid, unsigned long addr, int np, int node)
+{
+	void *pages[NP];
+	int status[NP], n = 0;
+
+	for (int i = 0; i < np; i++)
+		pages[i] = (void *)(addr + i * 4096UL);
+	if (syscall(SYS_move_pages, pid, np, pages, NULL, status, 0))
+		return -1;
+	for (int i = 0; i < np; i++)
+		n += status[i] == node;
+	return n;
+}
+
+struct mover {
+	volatile unsigned long addr;	/* set once the pages are on node 1 */
+	volatile int go;		/* 1: move to node 0 and keep reading; 2: read once */
+	volatile int reads;		/* passes over the pages on node 0 */
+	volatile int stop;
+};
+
+/*
+ * The child: its pages made on node 1's CPU, then read from node 0's, over
+ * and over (go 1) or once (go 2).
+ */
+static void mover(struct mover *mv, int cpu0, int cpu1)
+{
+	volatile char sink;
+	char *m;
+
+	if (pin(cpu1))
+		_exit(10);
+	m = mmap(NULL, NP * 4096UL, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		_exit(11);
+	madvise(m, NP * 4096UL, MADV_NOHUGEPAGE);
+	for (int i = 0; i < NP; i++)
+		m[i * 4096UL] = 1;
+	mv->addr = (unsigned long)m;
+	while (!mv->go && !mv->stop)
+		usleep(1000);
+	if (pin(cpu0))
+		_exit(12);
+	do {
+		for (int i = 0; i < NP; i++)
+			sink = m[i * 4096UL];
+		mv->reads++;
+	} while (mv->go == 1 && !mv->stop);
+	(void)sink;
+	while (!mv->stop)
+		usleep(1000);
+	_exit(0);
+}
+
+enum trace_how { UNTRACED, FIRST, REARMED };
+
+struct balancing {
+	long mode, delay, min;
+};
+
+static int balancing_set(struct balancing *old, long mode)
+{
+	old->mode = pgf_read_long("/proc/sys/kernel/numa_balancing");
+	old->delay = pgf_read_long(SCHED "scan_delay_ms");
+	old->min = pgf_read_long(SCHED "scan_period_min_ms");
+	if (old->mode < 0 || old->delay < 0 || old->min < 0)
+		return -1;
+	if (pgf_write_long(SCHED "scan_delay_ms", 0) ||
+	    pgf_write_long(SCHED "scan_period_min_ms", 100) ||
+	    pgf_write_long("/proc/sys/kernel/numa_balancing", mode))
+		return -1;
+	return 0;
+}
+
+static void balancing_restore(const struct balancing *old)
+{
+	pgf_write_long("/proc/sys/kernel/numa_balancing", old->mode);
+	pgf_write_long(SCHED "scan_delay_ms", old->delay);
+	pgf_write_long(SCHED "scan_period_min_ms", old->min);
+}
+
+/*
+ * Pages made on node 1, then used from node 0 with balancing @mode, traced
+ * as @how. Returns how many of them ended on node 0 (within a bound when
+ * balancing is on; after one pass over re-armed pages when it is off), and
+ * the trace in @t.
+ */
+static int moved_pages(enum trace_how how, long mode, struct pgf_trace *t,
+		       int *status)
+{
+	int cpu0 = node_cpu(0), cpu1 = node_cpu(1), on0 = -1, fd = -1;
+	struct balancing old;
+	struct mover *mv;
+	pid_t pid;
+
+	memset(t, 0, sizeof(*t));
+	if (cpu0 < 0 || cpu1 < 0 || cpu0 == cpu1)
+		return -2;
+	mv = mmap(NULL, sizeof(*mv), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (mv == MAP_FAILED)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		mover(mv, cpu0, cpu1);
+	for (int i = 0; i < 30000 && !mv->addr; i++)
+		usleep(1000);
+	if (!mv->addr || pages_on(pid, mv->addr, NP, 1) != NP) {
+		ktap_diag("the pages were not all made on node 1 (%d of %d)",
+			  mv->addr ? pages_on(pid, mv->addr, NP, 1) : -1, NP);
+		goto out;
+	}
+	if (balancing_set(&old, mode))
+		goto out_restore;
+	if (how != UNTRACED) {
+		if (pgf_set_buffer_kb(1024) || pgf_start(pid) ||
+		    pgf_set_buffer_kb(64))
+			goto out_restore;
+		fd = pgf_open(pid, 0);
+		if (fd < 0 || (how == REARMED && pgf_rearm(pid)))
+			goto out_restore;
+	}
+	mv->go = mode ? 1 : 2;
+	for (int i = 0; i < 120000; i++) {
+		if (mode && pages_on(pid, mv->addr, NP, 0) >= NP * 9 / 10)
+			break;
+		if (!mode && mv->reads)
+			break;
+		usleep(1000);
+	}
+	on0 = pages_on(pid, mv->addr, NP, 0);
+	ktap_diag("%d of %d pages on node 0 after %d passes over them",
+		  on0, NP, mv->reads);
+out_restore:
+	balancing_restore(&old);
+out:
+	mv->stop = 1;
+	waitpid(pid, status, 0);
+	if (fd >= 0) {
+		if (pgf_read_all(fd, t))
+			on0 = -1;
+		close(fd);
+	}
+	munmap(mv, sizeof(*mv));
+	return on0;
+}
+
+static size_t faults_with(const struct pgf_trace *t, const char *result)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nr; i++)
+		n += !strcmp(t->rec[i].type, "fault") &&
+		     !strcmp(t->rec[i].result, result);
+	return n;
+}
+
+static void pages_follow(enum trace_how how)
+{
+	struct pgf_trace t;
+	int on0, status = -1;
+
+	if (pgf_read_long("/proc/sys/kernel/numa_balancing") < 0)
+		SKIP("no NUMA balancing");
+	on0 = moved_pages(how, 1, &t, &status);
+	if (on0 == -2)
+		SKIP("needs two NUMA nodes with CPUs (run-tests.py boots them)");
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_GE(on0, NP * 9 / 10);
+	if (how != UNTRACED)
+		ktap_diag("trace: %zu minor, %zu reref faults",
+			  faults_with(&t, "minor"), faults_with(&t, "reref"));
+	if (how == FIRST)
+		EXPECT_EQ(faults_with(&t, "reref"), 0);
+	if (how == REARMED)
+		EXPECT_GE(faults_with(&t, "reref"), 1);
+	pgf_trace_free(&t);
+}
+
+TEST(an_untraced_task_s_pages_follow_it_to_its_node)
+{
+	pages_follow(UNTRACED);
+}
+
+TEST(a_traced_task_s_pages_follow_it_as_untraced)
+{
+	pages_follow(FIRST);
+}
+
+TEST(a_re_armed_task_s_pages_follow_it_with_balancing_on)
+{
+	pages_follow(REARMED);
+}
+
+TEST(re_armed_pages_stay_on_their_node_with_balancing_off)
+{
+	struct pgf_trace t;
+	int on0, status = -1;
+
+	if (pgf_read_long("/proc/sys/kernel/numa_balancing") < 0)
+		SKIP("no NUMA balancing");
+	on0 = moved_pages(REARMED, 0, &t, &status);
+	if (on0 == -2)
+		SKIP("needs two NUMA nodes with CPUs (run-tests.py boots them)");
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* Every page re-referenced from node 0, none moved there. */
+	ktap_diag("trace: %zu reref faults", faults_with(&t, "reref"));
+	EXPECT_GE(faults_with(&t, "reref"), NP);
+	EXPECT_EQ(on0, 0);
+	pgf_trace_free(&t);
 }
 
 KTAP_MAIN()
