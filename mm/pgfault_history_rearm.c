@@ -18,11 +18,11 @@
  * - Where software keeps it (UML: arch/um/kernel/tlb.c maps a page whose
  *   PTE is not young without any access, execution included since a
  *   patch of this series: an x86 host cannot map a page executable but not
- *   readable), the PTE is made old, as page_idle
- *   and DAMON do (ptep_clear_young_notify()); the folio is marked young
- *   (folio_set_young()) so that reclaim still sees the reference the PTE
- *   held. The next access faults, and handle_pte_fault() makes the PTE
- *   young again.
+ *   readable), the PTE is made old, as page_idle and DAMON do
+ *   (ptep_clear_young_notify()); the folio is marked young and not idle
+ *   (pgf_folio_referenced()) so that reclaim and idle page tracking still
+ *   see the reference the PTE held. The next access faults, and
+ *   handle_pte_fault() makes the PTE young again.
  * - Where the hardware sets it (x86), an old PTE does not fault: the PTE
  *   is made PROT_NONE the way NUMA balancing's scanner does (pte_modify()
  *   to PAGE_NONE under the PTE lock, as change_prot_numa()), keeping the
@@ -110,6 +110,23 @@ bool pgf_rearm_supported(void)
 	return !arch_has_hw_pte_young() || IS_ENABLED(CONFIG_NUMA_BALANCING);
 }
 
+/**
+ * pgf_folio_referenced() - keep a reference taken from a PTE's accessed bit
+ * @folio: the folio the PTE maps
+ *
+ * Re-arming and sampling clear accessed bits that reclaim and idle page
+ * tracking read too. As page_idle_clear_pte_refs_one() does, the folio is
+ * marked young, so that folio_referenced() still counts the reference, and
+ * no longer idle, so that /sys/kernel/mm/page_idle/bitmap still shows it
+ * accessed. Both flags need CONFIG_PAGE_IDLE_FLAG, which the feature
+ * selects.
+ */
+void pgf_folio_referenced(struct folio *folio)
+{
+	folio_clear_idle(folio);
+	folio_set_young(folio);
+}
+
 static int pgf_rearm_pte(pte_t *ptep, unsigned long addr, unsigned long next,
 			 struct mm_walk *walk)
 {
@@ -138,7 +155,7 @@ static int pgf_rearm_pte(pte_t *ptep, unsigned long addr, unsigned long next,
 	folio = vm_normal_folio(vma, addr, pte);
 	if (ptep_clear_young_notify(vma, addr, ptep)) {
 		if (folio)
-			folio_set_young(folio);
+			pgf_folio_referenced(folio);
 		(*pages)++;
 	}
 	return 0;

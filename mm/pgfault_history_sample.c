@@ -19,8 +19,9 @@
  *
  * How a bit is tested and cleared: as page_idle and DAMON do it, with
  * ptep_clear_young_notify() (secondary MMUs are asked too); a folio found
- * referenced is marked young (folio_set_young()) so that reclaim still
- * counts the reference the scan took from the PTE. Nothing else changes:
+ * referenced is marked young and not idle (pgf_folio_referenced()) so that
+ * reclaim and idle page tracking still count the reference the scan took
+ * from the PTE. Nothing else changes:
  * no page is unmapped, moved, written or made inaccessible. The TLB is
  * flushed over every range where a bit was cleared, so that the next
  * reference sets it again (x86 does not walk the page table again for a
@@ -61,7 +62,6 @@
 #include <linux/hugetlb.h>
 #include <linux/mm.h>
 #include <linux/mmu_notifier.h>
-#include <linux/page_idle.h>
 #include <linux/pagewalk.h>
 #include <linux/pgfault_history.h>
 #include <linux/sched/signal.h>
@@ -161,7 +161,7 @@ static bool pgf_sample_pmd(pmd_t *pmd, unsigned long addr,
 		s->scanned += pages;
 		young = pmdp_clear_young_notify(walk->vma, addr, pmd);
 		if (young && !is_huge_zero_pmd(pmde))
-			folio_set_young(page_folio(pmd_page(pmde)));
+			pgf_folio_referenced(page_folio(pmd_page(pmde)));
 	}
 	spin_unlock(ptl);
 	if (young) {
@@ -211,7 +211,7 @@ static int pgf_sample_pmd_entry(pmd_t *pmd, unsigned long addr,
 			continue;
 		folio = vm_normal_folio(walk->vma, a, ptent);
 		if (folio)
-			folio_set_young(folio);
+			pgf_folio_referenced(folio);
 		__set_bit(i, young);
 	}
 	pte_unmap_unlock(start, ptl);

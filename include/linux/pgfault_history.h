@@ -437,6 +437,7 @@ void pgf_regions_free(struct pgf_trace *t);
 
 /* mm/pgfault_history_rearm.c: re-arming pages */
 bool pgf_rearm_supported(void);
+void pgf_folio_referenced(struct folio *folio);
 int pgf_rearm_mm(struct mm_struct *mm, unsigned long *pages);
 void __pgf_rearm_moved(struct vm_area_struct *vma, unsigned long start,
 		       unsigned long end);
@@ -615,6 +616,26 @@ static inline bool pgfault_history_rearms(struct mm_struct *mm)
 }
 
 /**
+ * pgfault_history_fault_keeps_lock() - must a fault hold its lock to the end
+ * @mm: the mm of the fault
+ *
+ * Called by fault_dirty_shared_page(), which would release the mmap or VMA
+ * lock to throttle dirtying and then report the fault completed. A fault
+ * is recorded by handle_mm_fault() when the handler returns, and that lock
+ * orders the record against the region records of @mm: while a trace
+ * follows @mm, the lock is kept across the throttling, as it is for a fault
+ * that may not be retried, so no change of the region can come between the
+ * fault and its record.
+ *
+ * Return: true if a trace follows @mm.
+ */
+static inline bool pgfault_history_fault_keeps_lock(struct mm_struct *mm)
+{
+	return static_branch_unlikely(&pgf_tracing_key.key) &&
+	       unlikely(atomic_read(&mm->pgf.traces));
+}
+
+/**
  * pgfault_history_fork() - a new process is being created
  * @p: it, with its mm, not yet visible nor running
  * @pid: its pid
@@ -774,6 +795,11 @@ static inline pte_t pgfault_history_mprotect_pte(struct vm_area_struct *vma,
 }
 
 static inline bool pgfault_history_rearms(struct mm_struct *mm)
+{
+	return false;
+}
+
+static inline bool pgfault_history_fault_keeps_lock(struct mm_struct *mm)
 {
 	return false;
 }
