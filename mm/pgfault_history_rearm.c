@@ -36,7 +36,9 @@
  * registers) and hugetlb mappings (their faults take another path). A
  * transparent huge page mapped by a PMD has its mapping split into PTEs,
  * as every page-table walker that works on PTEs does (the folio itself
- * stays huge and in place); khugepaged may map it huge again later.
+ * stays huge and in place); khugepaged may map it huge again later. For
+ * a shmem or file one, whose split only unmaps it, the walk maps its
+ * pages with PTEs itself (pgf_rearm_pmd()), as faults would one by one.
  * Pages that are not present (swapped out, never touched) need no
  * re-arming: their next access faults anyway.
  *
@@ -87,12 +89,14 @@
 #include <linux/mm.h>
 #include <linux/mmu_notifier.h>
 #include <linux/page_idle.h>
+#include <linux/pagemap.h>
 #include <linux/pagewalk.h>
 #include <linux/pgfault_history.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/task_work.h>
+#include <linux/userfaultfd_k.h>
 #include <linux/workqueue.h>
 #include <asm/tlbflush.h>
 
@@ -175,7 +179,114 @@ bool pgf_rearm_skip(struct vm_area_struct *vma)
 	       is_vm_hugetlb_page(vma) || !vma_is_accessible(vma);
 }
 
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+/* Map pages [@i, @i + @n) of @folio at their place from @haddr. */
+static void pgf_rearm_map_run(struct vm_area_struct *vma, pmd_t *pmd,
+			      pte_t *pte, unsigned long haddr,
+			      struct folio *folio, unsigned int i,
+			      unsigned int n, bool write)
+{
+	struct vm_fault vmf = {
+		.vma = vma,
+		.address = haddr + i * PAGE_SIZE,
+		.flags = write ? FAULT_FLAG_WRITE : 0,
+		.pmd = pmd,
+		.pte = pte,
+	};
+
+	folio_ref_add(folio, n);
+	set_pte_range(&vmf, folio, folio_page(folio, i), n, vmf.address);
+}
+
+/*
+ * Map the pages of @folio, which @pmd mapped at @haddr until the split
+ * just unmapped it, with PTEs where none is yet, as a fault maps a file
+ * page (set_pte_range()); writable if the PMD was. Context: the mmap lock
+ * for reading and @folio's lock held, and a reference to @folio.
+ */
+static void pgf_rearm_map_ptes(struct vm_area_struct *vma, pmd_t *pmd,
+			       unsigned long haddr, struct folio *folio,
+			       bool write)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned int i, n, mapped = 0;
+	spinlock_t *ptl;	/* the new page table's */
+	pte_t *start;
+
+	if (pte_alloc(mm, pmd))
+		return;
+	start = pte_offset_map_lock(mm, pmd, haddr, &ptl);
+	if (!start)
+		return;
+	for (i = 0; i < HPAGE_PMD_NR; i += n) {
+		for (n = 0; i + n < HPAGE_PMD_NR &&
+		     pte_none(ptep_get(start + i + n)); n++)
+			;
+		if (!n) {
+			n = 1;	/* a fault mapped it meanwhile */
+			continue;
+		}
+		pgf_rearm_map_run(vma, pmd, start + i, haddr, folio, i, n,
+				  write);
+		mapped += n;
+	}
+	add_mm_counter(mm, mm_counter_file(folio), mapped);
+	pte_unmap_unlock(start, ptl);
+}
+
+/*
+ * A shmem or file THP mapped by a PMD. The walker would split the PMD,
+ * which for such a folio only unmaps it, and the next access would map
+ * it whole again: one fault for all its pages, and a "minor" one. Map it
+ * with PTEs instead, so that each page is re-armed and faults on its own.
+ * Left to the walker (unmapped): DAX, mlocked and userfaultfd mappings,
+ * and a folio whose lock is taken (truncation or migration may be
+ * under way).
+ */
+static int pgf_rearm_pmd(pmd_t *pmd, unsigned long addr, unsigned long next,
+			 struct mm_walk *walk)
+{
+	struct vm_area_struct *vma = walk->vma;
+	unsigned long haddr = addr & HPAGE_PMD_MASK;
+	struct folio *folio;
+	spinlock_t *ptl;	/* the PMD's */
+	bool write;
+	pmd_t pmde;
+
+	if (vma_is_anonymous(vma) || vma_is_dax(vma) ||
+	    (vma->vm_flags & VM_LOCKED) || userfaultfd_armed(vma) ||
+	    haddr < vma->vm_start || haddr + HPAGE_PMD_SIZE > vma->vm_end)
+		return 0;
+	ptl = pmd_trans_huge_lock(pmd, vma);
+	if (!ptl)
+		return 0;
+	pmde = pmdp_get(pmd);
+	if (!pmd_present(pmde) || !pmd_trans_huge(pmde) ||
+	    is_huge_zero_pmd(pmde)) {
+		spin_unlock(ptl);
+		return 0;
+	}
+	folio = page_folio(pmd_page(pmde));
+	if (!folio_trylock(folio)) {
+		spin_unlock(ptl);
+		return 0;
+	}
+	folio_get(folio);
+	write = pmd_write(pmde) && (vma->vm_flags & VM_SHARED);
+	spin_unlock(ptl);
+	split_huge_pmd(vma, pmd, haddr);
+	if (folio->mapping == vma->vm_file->f_mapping)
+		pgf_rearm_map_ptes(vma, pmd, haddr, folio, write);
+	folio_unlock(folio);
+	folio_put(folio);
+	return 0;
+}
+#else
+#define pgf_rearm_pmd NULL
+#endif
+
 static const struct mm_walk_ops pgf_rearm_ops = {
+	.pmd_entry	= pgf_rearm_pmd,
 	.pte_entry	= pgf_rearm_pte,
 	.walk_lock	= PGWALK_RDLOCK,
 };

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hugepages - re-reference tracing is exact on large folios: after
- * "rearm", every base page of a PMD-mapped transparent huge page and of
- * an mTHP faults once, as "reref", at its next access, read or write; in
- * window mode, a fault maps its own page only. (Not here: shmem. Its huge
- * page mapped by a PMD loses that mapping at a re-arm, and its next
- * access maps it whole again: not followed, see the admin guide; in
- * window mode it is mapped a page at a time, but a test of that saw a few
+ * "rearm", every base page of a PMD-mapped transparent huge page, of an
+ * mTHP and of a PMD-mapped shmem huge page (a memfd) faults once, as
+ * "reref", at its next access, read or write; in window mode, a fault
+ * maps its own page only. (Not here: a shmem range first touched under
+ * window mode, which maps it a page at a time; a test of that saw a few
  * pages of the range come small, and one fault more than the FIFO's, in
  * one run of three: to be understood before it is tested.)
  *
@@ -32,10 +31,10 @@
 #define THP		"/sys/kernel/mm/transparent_hugepage/"
 #define MTHP		THP "hugepages-64kB/"
 
-enum kind { PMD_MADVISE, PMD_ALWAYS, MTHP_64K };
+enum kind { PMD_MADVISE, PMD_ALWAYS, MTHP_64K, SHMEM_PMD };
 
 static const char * const kind_name[] = {
-	"THP (madvise)", "THP (always)", "64 KiB mTHP",
+	"THP (madvise)", "THP (always)", "64 KiB mTHP", "shmem THP",
 };
 
 static enum kind kind;
@@ -59,6 +58,16 @@ static void steps(int step, int out)
 		if (raw == MAP_FAILED)
 			_exit(2);
 		reg = (char *)(((unsigned long)raw + HPAGE - 1) & ~(HPAGE - 1));
+		if (kind == SHMEM_PMD) {
+			/* Offset 0 at a 2 MiB boundary: huge pages fit. */
+			int fd = memfd_create("pgf-shmem-thp", 0);
+
+			if (fd < 0 || ftruncate(fd, len) ||
+			    mmap(reg, len, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_FIXED, fd, 0) != reg)
+				_exit(2);
+			close(fd);
+		}
 		if (kind == PMD_MADVISE)
 			madvise(reg, len, MADV_HUGEPAGE);
 		for (size_t i = 0; i < len; i += PAGE)
@@ -143,6 +152,7 @@ static long smaps_kb(pid_t pid, unsigned long addr, const char *field)
 /* THP settings a test changes, restored after it. */
 static const char * const knobs[] = {
 	THP "enabled", THP "hugepages-2048kB/enabled", MTHP "enabled",
+	THP "shmem_enabled",
 };
 #define NKNOBS		(sizeof(knobs) / sizeof(knobs[0]))
 static char saved[NKNOBS][32];
@@ -185,6 +195,8 @@ static bool thp_set(enum kind k)
 		return !set(THP "enabled", "always") &&
 		       !set(THP "hugepages-2048kB/enabled", "never") &&
 		       !set(MTHP "enabled", "always");
+	case SHMEM_PMD:
+		return !set(THP "shmem_enabled", "always");
 	}
 	return false;
 }
@@ -326,6 +338,8 @@ static void expect_large(pid_t pid, bool thp)
 
 	if (kind == PMD_MADVISE || kind == PMD_ALWAYS)
 		huge = smaps_kb(pid, (unsigned long)reg, "AnonHugePages");
+	else if (kind == SHMEM_PMD)
+		huge = smaps_kb(pid, (unsigned long)reg, "ShmemPmdMapped");
 	else
 		huge = large_kb(pid);
 	ktap_diag("%s: %ld kB of %zu in large folios%s", kind_name[kind],
@@ -436,6 +450,11 @@ TEST(rearm_sees_every_page_of_a_64k_mthp)
 	rearm_every_page(MTHP_64K);
 }
 
+TEST(rearm_sees_every_page_of_a_shmem_thp)
+{
+	rearm_every_page(SHMEM_PMD);
+}
+
 TEST(window_sees_every_page_of_thps_mapped_before_the_start)
 {
 	window_every_page(PMD_ALWAYS, true);
@@ -444,6 +463,11 @@ TEST(window_sees_every_page_of_thps_mapped_before_the_start)
 TEST(window_sees_every_page_of_64k_mthps_mapped_before_the_start)
 {
 	window_every_page(MTHP_64K, true);
+}
+
+TEST(window_sees_every_page_of_shmem_thps_mapped_before_the_start)
+{
+	window_every_page(SHMEM_PMD, true);
 }
 
 TEST(window_maps_one_page_a_fault_where_thp_is_always)
