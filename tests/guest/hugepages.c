@@ -5,9 +5,12 @@
  * mTHP and of a PMD-mapped shmem huge page (a memfd) faults once, as
  * "reref", at its next access, read or write; in window mode, a fault
  * maps its own page only. (Not here: a shmem range first touched under
- * window mode, which maps it a page at a time; a test of that saw a few
- * pages of the range come small, and one fault more than the FIFO's, in
- * one run of three: to be understood before it is tested.)
+ * window mode, which maps it a page at a time. A test of that fails in
+ * about one run of three on x86_64: the first page faults twice as
+ * "minor" at its first touch, or the first pages of the second pass come
+ * as "minor" instead of "reref" -- their PTEs were gone, not re-armed.
+ * Neither khugepaged, quieted here, nor proactive compaction is the
+ * cause: to be understood before it is tested.)
  *
  * Oracles: the touch sequence (every page of the region once, in order):
  * after each rearm record, the faults in the region are exactly its pages
@@ -157,7 +160,44 @@ static const char * const knobs[] = {
 #define NKNOBS		(sizeof(knobs) / sizeof(knobs[0]))
 static char saved[NKNOBS][32];
 #define KHUGEPAGED_SLEEP	THP "khugepaged/scan_sleep_millisecs"
-static char khugepaged_sleep[32];
+#define KHUGEPAGED_PAGES	THP "khugepaged/pages_to_scan"
+static char khugepaged_sleep[32], khugepaged_pages[32];
+
+/* The contents of a small file, or "" ; for knobs to put back. */
+static void save(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, size - 1) : -1;
+
+	buf[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * Wait (a bounded while) until khugepaged sleeps. Writing its sleep time
+ * wakes it for one pass, which could collapse or retract the page tables
+ * of the test's region while the test runs (a change the trace does not
+ * follow: pages unmapped under a window, faults that are not re-references).
+ */
+static void khugepaged_settle(void)
+{
+	char path[64], comm[32];
+	struct pgf_stat st;
+
+	for (int pid = 1; pid < 1000; pid++) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		save(path, comm, sizeof(comm));
+		if (strcmp(comm, "khugepaged\n"))
+			continue;
+		for (int i = 0; i < 10000; i++) {
+			if (!pgf_read_stat(pid, &st) && st.state == 'S')
+				return;
+			usleep(1000);
+		}
+		return;
+	}
+}
 
 /*
  * Huge pages for the test, and only the test's own changes to them:
@@ -167,22 +207,20 @@ static char khugepaged_sleep[32];
  */
 static bool thp_set(enum kind k)
 {
-	int fd;
-	ssize_t n;
-
 	for (size_t i = 0; i < NKNOBS; i++)
 		saved[i][0] = '\0';
-	khugepaged_sleep[0] = '\0';
+	khugepaged_sleep[0] = khugepaged_pages[0] = '\0';
 	if (setting(THP "enabled", saved[0], sizeof(saved[0])))
 		return false;	/* no THP here (UML): base pages */
 	for (size_t i = 1; i < NKNOBS; i++)
 		setting(knobs[i], saved[i], sizeof(saved[i]));
-	fd = open(KHUGEPAGED_SLEEP, O_RDONLY);
-	if (fd >= 0) {
-		n = read(fd, khugepaged_sleep, sizeof(khugepaged_sleep) - 1);
-		khugepaged_sleep[n > 0 ? n : 0] = '\0';
-		close(fd);
+	/* The pass a new sleep time starts scans one page, then a day's sleep. */
+	save(KHUGEPAGED_PAGES, khugepaged_pages, sizeof(khugepaged_pages));
+	save(KHUGEPAGED_SLEEP, khugepaged_sleep, sizeof(khugepaged_sleep));
+	if (khugepaged_pages[0] && khugepaged_sleep[0]) {
+		set(KHUGEPAGED_PAGES, "1");
 		set(KHUGEPAGED_SLEEP, "86400000");
+		khugepaged_settle();
 	}
 	set("/proc/sys/vm/compact_memory", "1");
 	switch (k) {
@@ -206,6 +244,8 @@ static void thp_restore(void)
 	for (size_t i = 0; i < NKNOBS; i++)
 		if (saved[i][0])
 			set(knobs[i], saved[i]);
+	if (khugepaged_pages[0])
+		set(KHUGEPAGED_PAGES, khugepaged_pages);
 	if (khugepaged_sleep[0])
 		set(KHUGEPAGED_SLEEP, khugepaged_sleep);
 }
