@@ -67,6 +67,7 @@ void __pgf_fork(struct task_struct *p, struct pid *pid, u64 clone_flags)
 	struct mm_struct *mm = p->mm;
 	struct pgf_window *w = NULL;
 	struct pgf_mode mode = {};
+	long shadow;
 	bool inherit;
 	int err;
 
@@ -99,6 +100,17 @@ void __pgf_fork(struct task_struct *p, struct pid *pid, u64 clone_flags)
 	spin_unlock(&pt->lock);
 	/* The child's cgroups are set up later: the creator's memcg. */
 	t->memcg = get_mem_cgroup_from_current();
+	/*
+	 * Its region shadow, an entry a VMA, is made now and paid for by the
+	 * same budget (each entry as it is made, pgf_region_alloc()): held
+	 * for it meanwhile, so that a child whose shadow would not fit is
+	 * not traced, as for its buffers.
+	 */
+	shadow = (long)READ_ONCE(mm->map_count) * sizeof(struct pgf_region);
+	if (!pgf_charge(t, shadow, false)) {
+		pgf_trace_put(t);
+		goto out_free_window;
+	}
 	/* The trace holds it while active; no lock held, may patch text. */
 	static_branch_deferred_inc(&pgf_tracing_key);
 	mmap_read_lock(mm);
@@ -107,6 +119,7 @@ void __pgf_fork(struct task_struct *p, struct pid *pid, u64 clone_flags)
 			     clone_flags & CLONE_VM);
 	mutex_unlock(&t->mutex);
 	mmap_read_unlock(mm);
+	pgf_uncharge(t, shadow);
 	if (err) {
 		static_branch_slow_dec_deferred(&pgf_tracing_key);
 		pgf_trace_put(t);

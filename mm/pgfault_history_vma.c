@@ -346,16 +346,35 @@ static struct pgf_region *pgf_next(struct pgf_region *r)
  * Entries removed from the shadow are kept, up to PGF_SPARE, for the next
  * regions that appear: an mmap after a munmap (the usual churn) then
  * neither allocates nor frees. They stay charged to the memory cgroup
- * that paid for them.
+ * that paid for them, and to the trace's budget: every entry allocated is
+ * counted there (never refused: a region is not lost for the budget; a
+ * child's trace is not made if its shadow would not fit, see __pgf_fork()).
  */
 #define PGF_SPARE	16
+
+/* Region shadow entries of all traces, for the debugfs file. */
+atomic_long_t pgf_nr_region_bytes = ATOMIC_LONG_INIT(0);
+
+static void pgf_region_kfree(struct pgf_shadow *sh, struct pgf_region *r)
+{
+	kfree(r);
+	pgf_uncharge(container_of(sh, struct pgf_trace, shadow), sizeof(*r));
+	atomic_long_sub(sizeof(*r), &pgf_nr_region_bytes);
+}
 
 static struct pgf_region *pgf_region_alloc(struct pgf_shadow *sh, gfp_t gfp)
 {
 	struct pgf_region *r = sh->spare;
 
-	if (!r)
-		return kmalloc(sizeof(*r), gfp | __GFP_NOWARN);
+	if (!r) {
+		r = kmalloc(sizeof(*r), gfp | __GFP_NOWARN);
+		if (r) {
+			pgf_charge(container_of(sh, struct pgf_trace, shadow),
+				   sizeof(*r), true);
+			atomic_long_add(sizeof(*r), &pgf_nr_region_bytes);
+		}
+		return r;
+	}
 	sh->spare = r->next;
 	sh->nr_spare--;
 	return r;
@@ -364,7 +383,7 @@ static struct pgf_region *pgf_region_alloc(struct pgf_shadow *sh, gfp_t gfp)
 static void pgf_region_free(struct pgf_shadow *sh, struct pgf_region *r)
 {
 	if (sh->nr_spare == PGF_SPARE) {
-		kfree(r);
+		pgf_region_kfree(sh, r);
 		return;
 	}
 	r->next = sh->spare;
@@ -1039,11 +1058,11 @@ static void pgf_shadow_clear(struct pgf_shadow *sh)
 	struct pgf_region *r, *n;
 
 	rbtree_postorder_for_each_entry_safe(r, n, &sh->by_addr, by_addr)
-		kfree(r);
+		pgf_region_kfree(sh, r);
 	while (sh->spare) {
 		r = sh->spare;
 		sh->spare = r->next;
-		kfree(r);
+		pgf_region_kfree(sh, r);
 	}
 	sh->nr_spare = 0;
 	sh->by_addr = RB_ROOT;

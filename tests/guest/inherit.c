@@ -885,6 +885,100 @@ TEST(unclaimed_children_stay_within_the_budget)
 	EXPECT_EQ(pgf_debug_wait("traces", 0), 0);
 }
 
+static int release_pipe[2];
+#define LIVE_VMAS 2000
+
+/* 2,000 VMAs, then children that live until the test lets them go. */
+static void fn_many_live_children(void)
+{
+	char *m = mmap(NULL, 2 * LIVE_VMAS * 4096UL, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char c;
+
+	if (m == MAP_FAILED)
+		_exit(93);
+	for (int i = 0; i < LIVE_VMAS; i++)
+		if (mprotect(m + 2 * i * 4096UL, 4096, PROT_READ))
+			_exit(94);
+	close(release_pipe[1]);
+	for (int i = 0; i < nr_forks; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(read(release_pipe[0], &c, 1) == 0 ? 0 : 95);
+		if (pid < 0)
+			_exit(92);
+	}
+	while (wait(NULL) > 0)
+		;
+}
+
+/* Buffers and region shadows of all traces, in bytes. */
+static long held_bytes(void)
+{
+	return pgf_debug_value("buffer_bytes") + pgf_debug_value("shadow_bytes");
+}
+
+/*
+ * A traced process of 2,000 VMAs forks children that live on and that
+ * nobody claims: each child's trace holds a region shadow of 2,000
+ * entries besides its buffers (about 250 KiB). The budget caps both: the
+ * children past it come as "child ... untraced".
+ */
+TEST(unclaimed_live_children_hold_their_regions_within_the_budget)
+{
+	unsigned long traced = 0, untraced = 0;
+	long before, held;
+	int go, fd, status;
+	struct pgf_trace t;
+	pid_t root;
+
+	static char buf[65536], line[4096];
+	size_t linelen = 0, lineno = 0;
+	ssize_t n = 1;
+
+	if (pgf_debug_value("shadow_bytes") < 0)
+		SKIP("no shadow_bytes in /sys/kernel/debug/pgfault_history");
+	ASSERT_EQ(pgf_write_long("/proc/sys/vm/pgfault_history_budget_kb", BUDGET_KB), 0);
+	nr_forks = 100;
+	ASSERT_SYS(pipe(release_pipe));
+	before = held_bytes();
+	root = fork_root(fn_many_live_children, &go, &before);
+	before = held_bytes();
+	close(release_pipe[0]);
+	fd = ASSERT_SYS(pgf_open(root, O_RDWR));
+	ASSERT_EQ(write(fd, "1 inherit", 9), 9);
+	ASSERT_EQ(write(go, "g", 1), 1);
+	close(go);
+	memset(&t, 0, sizeof(t));
+	/* Every child's record: all of them alive, their traces made. */
+	while (traced + untraced < (unsigned long)nr_forks &&
+	       (n = read(fd, buf, sizeof(buf))) > 0) {
+		ASSERT_EQ(pgf_trace_feed(&t, buf, n, line, &linelen, &lineno), 0);
+		traced = untraced = 0;
+		for (size_t i = 0; i < t.nr; i++)
+			if (!strcmp(t.rec[i].type, "child"))
+				*(t.rec[i].b ? &untraced : &traced) += 1;
+	}
+	held = held_bytes() - before;
+	close(release_pipe[1]);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		ASSERT_EQ(pgf_trace_feed(&t, buf, n, line, &linelen, &lineno), 0);
+	ASSERT_EQ(waitpid(root, &status, 0), root);
+	EXPECT_EQ(status, 0);
+	ktap_diag("%lu children traced, %lu untraced; buffers and shadows %ld KiB "
+		  "over the start, budget %d KiB",
+		  traced, untraced, held / 1024, BUDGET_KB);
+	EXPECT_EQ(traced + untraced, (unsigned long)nr_forks);
+	EXPECT_GT(traced, 0);
+	EXPECT_GT(untraced, 0);
+	EXPECT_LE(held, BUDGET_KB * 1024L);
+	pgf_trace_free(&t);
+	close(fd);
+	pgf_write_long("/proc/sys/vm/pgfault_history_budget_kb", 65536);
+	EXPECT_EQ(pgf_debug_wait("traces", 0), 0);
+}
+
 /* The tree still runs when the traced root has exited and been read. */
 TEST(tree_still_running_after_root_exits)
 {
