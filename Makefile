@@ -329,7 +329,7 @@ shell: guest
 DEMO_CMD = $(if $(CMD),$(CMD),ps)
 demo: guest
 	@$(RUNNER) run --share '$(SHARE)' --timeout $(TIMEOUT) -- \
-		'tracepgfault -f /host/demo.trace $(DEMO_CMD); s=$$?; \
+		'tracepgfault -F -f -o /host/demo.trace $(DEMO_CMD); s=$$?; \
 		 r=$$(sed -n "1s/.* root //p" /host/demo.trace); \
 		 echo; echo "== processes (pgfreport --tree /host/demo.trace)"; \
 		 pgfreport --tree /host/demo.trace; \

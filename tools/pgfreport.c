@@ -26,6 +26,7 @@
 #include "lib/sample_report.h"
 #include "lib/svg.h"
 #include "lib/tlb.h"
+#include "lib/version.h"
 #include "lib/wss.h"
 
 static const char usage[] =
@@ -204,6 +205,7 @@ static const char usage[] =
 "                --sample-map and --compare-sample take one process:\n"
 "                they need --pid\n"
 "  -h, --help    this help\n"
+"  --version     the tools' version and the newest trace format they read\n"
 "\n"
 "--mrc, --reuse, --tlb, --hot, --wss and --prefetch first say what kind\n"
 "of trace they read (\"# mode M\", as --refs does) and what that means: a\n"
@@ -220,15 +222,15 @@ static const char usage[] =
 "be written.\n"
 "\n"
 "Examples:\n"
-"  tracepgfault ps.trace ps && pgfreport ps.trace\n"
+"  tracepgfault -o ps.trace ps && pgfreport ps.trace\n"
 "  pgfreport --summary --width 64 big.trace\n"
-"  tracepgfault -w 64 w.trace ./myprog && pgfreport --counts w.trace\n"
+"  tracepgfault -w 64 -o w.trace ./myprog && pgfreport --counts w.trace\n"
 "  pgfreport --refs --rw ps.trace > ps.refs\n"
-"  tracepgfault -w 64 w.trace ./myprog && pgfreport --mrc w.trace\n"
+"  tracepgfault -w 64 -o w.trace ./myprog && pgfreport --mrc w.trace\n"
 "  pgfreport --mrc --sizes 16,64,256,1024 ws.trace\n"
 "  pgfreport --lcs ws.oracleGeneral ws.trace >/dev/null   (then: cachesim\n"
 "      ws.oracleGeneral oracleGeneral lru,belady 64,256 --ignore-obj-size 1)\n"
-"  tracepgfault -i 10 ws.trace ./myprog && pgfreport --reuse ws.trace\n"
+"  tracepgfault -i 10 -o ws.trace ./myprog && pgfreport --reuse ws.trace\n"
 "  pgfreport --tlb w.trace\n"
 "  pgfreport --tlb 32,64:4,1536:12,2048:16 w.trace\n"
 "  pgfreport --hot 50 w.trace\n"
@@ -238,13 +240,13 @@ static const char usage[] =
 "  pgfreport --reuse --plot reuse.svg w.trace\n"
 "  pgfreport --timeline --interval 5 --plot wss.svg ws.trace\n"
 "  pgfreport --svg heat.svg --svg-x order ps.trace\n"
-"  tracepgfault -s 100 s.trace ./myprog && pgfreport --samples s.trace\n"
+"  tracepgfault -s 100 -o s.trace ./myprog && pgfreport --samples s.trace\n"
 "  pgfreport --samples --ws-intervals 8 --plot ws.svg s.trace\n"
 "  pgfreport --sample-map map.svg s.trace\n"
 "  echo 0 > /proc/sys/kernel/randomize_va_space   (ASLR off, as root)\n"
-"  tracepgfault -i 100 i.trace ./myprog && tracepgfault -s 100 s.trace \\\n"
+"  tracepgfault -i 100 -o i.trace ./myprog && tracepgfault -s 100 -o s.trace \\\n"
 "      ./myprog && pgfreport --compare-sample i.trace s.trace\n"
-"  tracepgfault -f make.trace make -j2 && pgfreport make.trace\n"
+"  tracepgfault -f -o make.trace make -j2 && pgfreport make.trace\n"
 "  pgfreport --pid 1234 --summary make.trace\n"
 "  pgfreport --mrc make.trace   (the whole tree)\n";
 
@@ -1520,6 +1522,7 @@ int main(int argc, char **argv)
 		{ "sample-map", required_argument, NULL, 'M' },
 		{ "compare-sample", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct space cur = { 0 }, chosen = { 0 };
@@ -1654,6 +1657,10 @@ int main(int argc, char **argv)
 		case 'n': counts = true; break;
 		case 'h':
 			fputs(usage, stdout);
+			return 0;
+		case 'V':
+			printf("pgfreport %s (pgfault_history tools; trace format up to %d)\n",
+			       PGF_TOOLS_VERSION, PGFT_VERSION);
 			return 0;
 		default:
 			fputs(usage, stderr);

@@ -17,18 +17,24 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib/follow.h"
+#include "lib/pgftrace.h"
+#include "lib/version.h"
 
 static const char usage[] =
-"Usage: tracepgfault [-fq] [-i MS | -w PAGES | -s MS] OUTFILE COMMAND [ARG...]\n"
-"       tracepgfault [-fq] [-i MS | -w PAGES | -s MS] -p PID OUTFILE\n"
+"Usage: tracepgfault [-fqF] [-i MS | -w PAGES | -s MS] [-o FILE] COMMAND [ARG...]\n"
+"       tracepgfault [-fqF] [-i MS | -w PAGES | -s MS] [-o FILE] -p PID\n"
 "\n"
 "Trace every page fault and address-space change of COMMAND (all its\n"
 "threads, across exec) or of the running process PID, and write the trace\n"
-"(the text of /proc/<pid>/pgfault_history) to OUTFILE; '-' is stdout.\n"
+"(the text of /proc/<pid>/pgfault_history) to FILE, pgfault.trace unless\n"
+"-o says otherwise. An existing FILE is never overwritten without -F.\n"
 "Without -i, -w or -s, a page faults the first time it is touched and not again:\n"
 "the trace holds first touches (and, after the program writes \"rearm\" to\n"
 "/proc/self/pgfault_history, the first touch of each page after that).\n"
 "\n"
+"  -o, --output FILE  write the trace to FILE (default pgfault.trace); '-' is\n"
+"            standard output. FILE must not exist, unless -F is given\n"
+"  -F, --force  overwrite FILE if it exists (it is truncated at the start)\n"
 "  -i MS     interval mode: re-arm every page every MS milliseconds (1 to\n"
 "            3600000), so that its next touch faults again (\"reref\"): the\n"
 "            trace then holds, for each interval, the first reference to\n"
@@ -63,9 +69,12 @@ static const char usage[] =
 "            leaves a complete file\n"
 "  -q        no summary line on stderr\n"
 "  -h, --help  this help\n"
+"  --version   the tools' version and the newest trace format they read\n"
 "\n"
 "Exit status: COMMAND's (128+N if signal N killed it), 127 if it was not\n"
-"found, 126 if it could not be run; 0 after -p; 1 on our own errors.\n"
+"found, 126 if it could not be run; 0 after -p; 1 on our own errors (FILE\n"
+"exists, cannot be written, ...). When COMMAND cannot be run, FILE is\n"
+"removed if this run created it, and only then.\n"
 "A one-line summary goes to stderr: (with -f, processes traced) faults,\n"
 "major faults, regions, lost records, wall time, and, if any,\n"
 "samples, re-references and faults taken on other address spaces\n"
@@ -74,14 +83,14 @@ static const char usage[] =
 "not be followed.\n"
 "\n"
 "Examples:\n"
-"  tracepgfault ps.trace ps aux\n"
-"  tracepgfault - ./myprog | pgfreport -\n"
-"  tracepgfault -i 100 ws.trace ./myprog\n"
-"  tracepgfault -s 100 sampled.trace ./myprog\n"
-"  tracepgfault -w 1024 misses.trace ./myprog\n"
-"  tracepgfault -p 1234 server.trace\n"
-"  tracepgfault -f build.trace make -j2\n"
-"  tracepgfault -f -p 1234 server-tree.trace\n";
+"  tracepgfault ps aux                          (writes pgfault.trace)\n"
+"  tracepgfault -o - ./myprog | pgfreport -\n"
+"  tracepgfault -i 100 -o ws.trace ./myprog\n"
+"  tracepgfault -s 100 -o sampled.trace ./myprog\n"
+"  tracepgfault -w 1024 -o misses.trace ./myprog\n"
+"  tracepgfault -p 1234 -o server.trace\n"
+"  tracepgfault -f -o build.trace make -j2\n"
+"  tracepgfault -F -f -p 1234 -o server-tree.trace\n";
 
 static volatile sig_atomic_t interrupted;
 
@@ -300,22 +309,40 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_int };
 	struct totals t = { 0 };
 	struct follow fl = { 0 };
-	bool quiet = false, attach = false, tree = false;
+	bool quiet = false, attach = false, tree = false, force = false;
+	bool created = false;
 	char start[48] = "1";
 	long interval = 0, window = 0, sample = 0;
 	int opt, out, fd, status = 0, err, ready[2], go[2], errpipe[2];
-	const char *outname;
+	const char *outname = "pgfault.trace";
 	pid_t pid = 0;
 	double t0;
 	char *end;
 
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "force", no_argument, NULL, 'F' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 
-	while ((opt = getopt_long(argc, argv, "+fqi:w:s:p:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+fqFo:i:w:s:p:h", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'F':
+			force = true;
+			break;
+		case 'o':
+			if (!*optarg) {
+				fprintf(stderr, "tracepgfault: -o: an empty file name\n");
+				return 1;
+			}
+			outname = optarg;
+			break;
+		case 'V':
+			printf("tracepgfault %s (pgfault_history tools; trace format up to %d)\n",
+			       PGF_TOOLS_VERSION, PGFT_VERSION);
+			return 0;
 		case 'f':
 			tree = true;
 			break;
@@ -374,23 +401,40 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tracepgfault: -i, -w and -s are three modes: choose one\n");
 		return 1;
 	}
-	if (optind >= argc || (!attach && optind + 1 >= argc) ||
-	    (attach && optind + 1 != argc)) {
-		fputs(usage, stderr);
+	if (attach && optind != argc) {
+		fprintf(stderr, "tracepgfault: -p traces a running process: no COMMAND (\"%s\"); "
+			"the output file is given with -o\n", argv[optind]);
 		return 1;
 	}
-	outname = argv[optind];
+	if (!attach && optind >= argc) {
+		fprintf(stderr, "tracepgfault: no COMMAND to run (or -p PID to attach to); "
+			"see tracepgfault --help\n");
+		return 1;
+	}
 	if (access("/proc/self/pgfault_history", F_OK))
 		no_feature();
 	if (tree)
 		strcat(start, " inherit");
 
-	/* The output first: an unwritable file fails before anything runs. */
+	/*
+	 * The output first: an unwritable file fails before anything runs.
+	 * A file that exists is left alone unless -F says to overwrite it;
+	 * only a file this run created is removed if the command cannot run.
+	 */
 	if (!strcmp(outname, "-")) {
 		out = STDOUT_FILENO;
 		outname = "standard output";
 	} else {
-		out = open(outname, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		out = open(outname, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		created = out >= 0;
+		if (out < 0 && errno == EEXIST && force)
+			out = open(outname, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (out < 0 && errno == EEXIST) {
+			fprintf(stderr, "tracepgfault: %s exists: not overwritten; "
+				"choose another file with -o FILE, or overwrite it with -F\n",
+				outname);
+			return 1;
+		}
 		if (out < 0) {
 			fprintf(stderr, "tracepgfault: %s: %s\n", outname, strerror(errno));
 			return 1;
@@ -407,7 +451,7 @@ int main(int argc, char **argv)
 				pid, err == -ENOENT ? "no such process" :
 				err == -EBUSY ? "already traced in another mode (or with/without -f)" :
 				strerror(-err));
-			return 1;
+			goto out_remove;
 		}
 		snprintf(path, sizeof(path), "/proc/%d/pgfault_history", pid);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -418,12 +462,12 @@ int main(int argc, char **argv)
 			 */
 			fprintf(stderr, "tracepgfault: process %d is already traced and "
 				"another program reads its trace\n", pid);
-			return 1;
+			goto out_remove;
 		}
 		if (fd < 0) {
 			fprintf(stderr, "tracepgfault: %s: %s\n", path, strerror(errno));
 			ctl(pid, "0");
-			return 1;
+			goto out_remove;
 		}
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
@@ -463,7 +507,7 @@ int main(int argc, char **argv)
 			_exit(1);
 		close(ready[1]);
 		close(go[0]);
-		execvp(argv[optind + 1], argv + optind + 1);
+		execvp(argv[optind], argv + optind);
 		err = errno;
 		if (write(errpipe[1], &err, sizeof(err)) != sizeof(err))
 			_exit(127);
@@ -476,7 +520,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tracepgfault: cannot start tracing: %s\n",
 			strerror(-err));
 		waitpid(pid, NULL, 0);
-		return 1;
+		goto out_remove;
 	}
 	{
 		char path[64];
@@ -499,10 +543,10 @@ int main(int argc, char **argv)
 	}
 	close(go[1]);
 	if (read(errpipe[0], &err, sizeof(err)) == sizeof(err)) {
-		fprintf(stderr, "tracepgfault: %s: %s\n", argv[optind + 1],
+		fprintf(stderr, "tracepgfault: %s: %s\n", argv[optind],
 			err == ENOENT ? "command not found" : strerror(err));
 		waitpid(pid, NULL, 0);
-		if (out != STDOUT_FILENO)
+		if (created)
 			unlink(outname);
 		return err == ENOENT ? 127 : 126;
 	}
@@ -525,4 +569,10 @@ int main(int argc, char **argv)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
+
+out_remove:
+	/* Nothing was traced: a file this run created goes again. */
+	if (created)
+		unlink(outname);
+	return 1;
 }

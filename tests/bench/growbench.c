@@ -245,8 +245,8 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < reps; i++) {
 		char *off[] = { self, "--child", vs, ns, maps, NULL };
-		char *on[] = { "tracepgfault", "-q", trace, self, "--child", vs, ns,
-			       maps, NULL };
+		char *on[] = { "tracepgfault", "-q", "-F", "-o", trace, self,
+			       "--child", vs, ns, maps, NULL };
 
 		if (run(off, &goff[i], &poff[i]) || run(on, &gon[i], &pon[i]) ||
 		    replay(trace, maps, &r))

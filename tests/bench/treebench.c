@@ -106,8 +106,8 @@ int main(int argc, char **argv)
 	       reps);
 	for (int i = 0; i < reps; i++) {
 		char *p[] = { "sh", "-c", script, NULL };
-		char *t[] = { "tracepgfault", "-q", "-f", TRACE, "sh", "-c",
-			      script, NULL };
+		char *t[] = { "tracepgfault", "-q", "-F", "-f", "-o", TRACE,
+			      "sh", "-c", script, NULL };
 
 		plain[i] = timed(p);
 		traced[i] = timed(t);

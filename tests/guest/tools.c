@@ -181,7 +181,7 @@ TEST(exit_status_passes_through_and_trace_replays)
 	struct replayed res;
 	struct run r;
 
-	RUN(&r, "tracepgfault", "-q", "/tmp/t1.trace", "sh", "-c", "exit 3");
+	RUN(&r, "tracepgfault", "-q", "-o", "/tmp/t1.trace", "sh", "-c", "exit 3");
 	EXPECT_EQ(r.status, 3);
 	EXPECT_EQ(r.err[0], '\0');			/* -q */
 	replay_file("/tmp/t1.trace", &res);
@@ -197,7 +197,7 @@ TEST(killed_command_gives_128_plus_signal)
 {
 	struct run r;
 
-	RUN(&r, "tracepgfault", "-q", "/tmp/t2.trace", "sh", "-c", "kill -TERM $$");
+	RUN(&r, "tracepgfault", "-q", "-o", "/tmp/t2.trace", "sh", "-c", "kill -TERM $$");
 	EXPECT_EQ(r.status, 128 + SIGTERM);
 	unlink("/tmp/t2.trace");
 }
@@ -208,7 +208,7 @@ TEST(summary_line_counts_the_trace)
 	struct replayed res;
 	struct run r;
 
-	RUN(&r, "tracepgfault", "/tmp/t3.trace", "ls", "/");
+	RUN(&r, "tracepgfault", "-o", "/tmp/t3.trace", "ls", "/");
 	EXPECT_EQ(r.status, 0);
 	ASSERT_EQ(sscanf(r.err, "tracepgfault: %llu faults (%llu major), %llu regions, "
 			 "%llu lost records,", &faults, &major, &regions, &lost), 4);
@@ -224,7 +224,7 @@ TEST(command_not_found_is_127)
 {
 	struct run r;
 
-	RUN(&r, "tracepgfault", "/tmp/t4.trace", "no-such-command-here");
+	RUN(&r, "tracepgfault", "-o", "/tmp/t4.trace", "no-such-command-here");
 	EXPECT_EQ(r.status, 127);
 	EXPECT_TRUE(strstr(r.err, "command not found") != NULL);
 	EXPECT_NE(access("/tmp/t4.trace", F_OK), 0);	/* nothing left behind */
@@ -235,17 +235,110 @@ TEST(unwritable_outfile_fails_before_the_command_runs)
 	struct run r;
 
 	unlink("/tmp/pgf-ran");
-	RUN(&r, "tracepgfault", "/no/such/dir/x.trace", "touch", "/tmp/pgf-ran");
+	RUN(&r, "tracepgfault", "-o", "/no/such/dir/x.trace", "touch", "/tmp/pgf-ran");
 	EXPECT_EQ(r.status, 1);
 	EXPECT_TRUE(strstr(r.err, "/no/such/dir/x.trace") != NULL);
 	EXPECT_NE(access("/tmp/pgf-ran", F_OK), 0);	/* never ran */
+}
+
+/* The contents of a small file, for comparing before and after. */
+static size_t slurp(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, size) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0 ? (size_t)n : 0;
+}
+
+static void write_text(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+
+	ASSERT_TRUE(fd >= 0);
+	ASSERT_EQ(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+/*
+ * The output is -o FILE, pgfault.trace by default, and an existing file is
+ * never overwritten without -F: the old form's arguments swapped
+ * ("tracepgfault ./myprog out.trace") runs ./myprog, and leaves it as it
+ * was; an old habit ("tracepgfault out.trace ./myprog") is a command not
+ * found, and leaves nothing behind.
+ */
+TEST(an_existing_file_is_never_overwritten_without_force)
+{
+	static const char prog[] = "#!/bin/sh\nexit 0\n";
+	char before[256], after[256];
+	struct run r;
+	size_t n;
+
+	ASSERT_TRUE(!mkdir("/tmp/pgf-out", 0755) || errno == EEXIST);
+	ASSERT_SYS(chdir("/tmp/pgf-out"));
+	unlink("pgfault.trace");
+	unlink("out.trace");
+	write_text("myprog", prog, 0755);
+
+	RUN(&r, "tracepgfault", "-q", "./myprog", "out.trace");
+	EXPECT_EQ(r.status, 0);
+	EXPECT_EQ(slurp("myprog", after, sizeof(after)), strlen(prog));
+	EXPECT_EQ(memcmp(after, prog, strlen(prog)), 0);
+	EXPECT_EQ(access("out.trace", F_OK), -1);	/* an argument, no more */
+	EXPECT_EQ(slurp("pgfault.trace", after, 16), 16);	/* the default */
+	EXPECT_EQ(memcmp(after, "pgfault_history ", 16), 0);
+
+	/* Again: pgfault.trace exists, and is kept as it is. */
+	n = slurp("pgfault.trace", before, sizeof(before));
+	RUN(&r, "tracepgfault", "-q", "./myprog");
+	EXPECT_EQ(r.status, 1);
+	EXPECT_TRUE(strstr(r.err, "pgfault.trace exists") != NULL);
+	EXPECT_TRUE(strstr(r.err, "-F") != NULL);
+	EXPECT_EQ(slurp("pgfault.trace", after, sizeof(after)), n);
+	EXPECT_EQ(memcmp(after, before, n), 0);
+
+	/* The old habit: the output file first. */
+	RUN(&r, "tracepgfault", "-q", "-o", "new.trace", "out.trace", "./myprog");
+	EXPECT_EQ(r.status, 127);
+	EXPECT_NE(access("new.trace", F_OK), 0);	/* it made it: it removed it */
+	EXPECT_EQ(slurp("myprog", after, sizeof(after)), strlen(prog));
+
+	/* -F overwrites; a command not found then leaves the file it did not make. */
+	write_text("old.trace", "keep me\n", 0644);
+	RUN(&r, "tracepgfault", "-q", "-o", "old.trace", "./myprog");
+	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(slurp("old.trace", after, sizeof(after)), 8);
+	RUN(&r, "tracepgfault", "-q", "-F", "-o", "old.trace", "./myprog");
+	EXPECT_EQ(r.status, 0);
+	EXPECT_EQ(slurp("old.trace", after, 16), 16);
+	EXPECT_EQ(memcmp(after, "pgfault_history ", 16), 0);
+	RUN(&r, "tracepgfault", "-q", "--force", "-o", "old.trace", "no-such-command-here");
+	EXPECT_EQ(r.status, 127);
+	EXPECT_EQ(access("old.trace", F_OK), 0);
+	unlink("old.trace");
+	unlink("pgfault.trace");
+	unlink("myprog");
+}
+
+TEST(both_tools_say_their_version)
+{
+	struct run r;
+
+	RUN(&r, "tracepgfault", "--version");
+	EXPECT_EQ(r.status, 0);
+	EXPECT_EQ(strncmp(r.out, "tracepgfault ", 13), 0);
+	EXPECT_TRUE(strstr(r.out, "trace format up to") != NULL);
+	RUN(&r, "pgfreport", "--version");
+	EXPECT_EQ(r.status, 0);
+	EXPECT_EQ(strncmp(r.out, "pgfreport ", 10), 0);
 }
 
 TEST(dash_writes_the_trace_to_stdout)
 {
 	struct run r;
 
-	RUN(&r, "tracepgfault", "-q", "-", "true");
+	RUN(&r, "tracepgfault", "-q", "-o", "-", "true");
 	EXPECT_EQ(r.status, 0);
 	EXPECT_EQ(strncmp(r.out, "pgfault_history 6 pid ", 22), 0);
 	EXPECT_TRUE(strstr(r.out, "\nexit ") != NULL);
@@ -258,15 +351,20 @@ TEST(bad_usage_and_help)
 	RUN(&r, "tracepgfault", "--help");
 	EXPECT_EQ(r.status, 0);
 	EXPECT_EQ(strncmp(r.out, "Usage: tracepgfault", 19), 0);
-	RUN(&r, "tracepgfault", "/tmp/x.trace");
+	RUN(&r, "tracepgfault", "-o", "/tmp/x.trace");
 	EXPECT_EQ(r.status, 1);
-	RUN(&r, "tracepgfault", "-p", "abc", "/tmp/x.trace");
+	EXPECT_TRUE(strstr(r.err, "no COMMAND") != NULL);
+	RUN(&r, "tracepgfault", "-p", "1", "-o", "/tmp/x.trace", "true");
+	EXPECT_EQ(r.status, 1);
+	EXPECT_TRUE(strstr(r.err, "no COMMAND") != NULL);
+	EXPECT_NE(access("/tmp/x.trace", F_OK), 0);
+	RUN(&r, "tracepgfault", "-p", "abc", "-o", "/tmp/x.trace");
 	EXPECT_EQ(r.status, 1);
 	EXPECT_TRUE(strstr(r.err, "not a process id") != NULL);
-	RUN(&r, "tracepgfault", "-w", "15", "/tmp/x.trace", "true");
+	RUN(&r, "tracepgfault", "-w", "15", "-o", "/tmp/x.trace", "true");
 	EXPECT_EQ(r.status, 1);
 	EXPECT_TRUE(strstr(r.err, "from 16 to 1048576") != NULL);
-	RUN(&r, "tracepgfault", "-w", "16", "-i", "10", "/tmp/x.trace", "true");
+	RUN(&r, "tracepgfault", "-w", "16", "-i", "10", "-o", "/tmp/x.trace", "true");
 	EXPECT_EQ(r.status, 1);
 	EXPECT_TRUE(strstr(r.err, "choose one") != NULL);
 }
@@ -282,7 +380,7 @@ TEST(window_mode_traces_the_misses_of_a_command)
 	 * A shell loop over the same few commands: with 16 pages accessible
 	 * its pages fault again and again (reref); the start says the mode.
 	 */
-	RUN(&r, "tracepgfault", "-w", "16", "/tmp/w.trace", "/bin/sh", "-c",
+	RUN(&r, "tracepgfault", "-w", "16", "-o", "/tmp/w.trace", "/bin/sh", "-c",
 	    "for i in 1 2 3; do :; done");
 	EXPECT_EQ(r.status, 0);
 	f = fopen("/tmp/w.trace", "r");
@@ -313,10 +411,10 @@ TEST(sampling_mode_samples_a_command)
 	FILE *f;
 	int ret;
 
-	RUN(&r, "tracepgfault", "-s", "0", "/tmp/s.trace", "true");
+	RUN(&r, "tracepgfault", "-s", "0", "-o", "/tmp/s.trace", "true");
 	EXPECT_EQ(r.status, 1);
 	EXPECT_TRUE(strstr(r.err, "from 1 to 3600000") != NULL);
-	RUN(&r, "tracepgfault", "-s", "10", "-w", "16", "/tmp/s.trace", "true");
+	RUN(&r, "tracepgfault", "-s", "10", "-w", "16", "-o", "/tmp/s.trace", "true");
 	EXPECT_EQ(r.status, 1);
 	EXPECT_TRUE(strstr(r.err, "choose one") != NULL);
 	/*
@@ -324,7 +422,7 @@ TEST(sampling_mode_samples_a_command)
 	 * in the file, however fast the host.
 	 */
 	unlink("/tmp/s.stop");
-	pid = START("/tmp/s.err", "tracepgfault", "-s", "10", "/tmp/s.trace",
+	pid = START("/tmp/s.err", "tracepgfault", "-s", "10", "-o", "/tmp/s.trace",
 		    "/bin/sh", "-c", "while [ ! -e /tmp/s.stop ]; do :; done");
 	EXPECT_TRUE(wait_lines("/tmp/s.trace", "sample ", "baseline", 3, 30));
 	close(ASSERT_SYS(open("/tmp/s.stop", O_WRONLY | O_CREAT, 0644)));
@@ -418,7 +516,7 @@ TEST(attach_then_ctrl_c_leaves_a_complete_file)
 
 		snprintf(pid, sizeof(pid), "%d", target);
 		execlp("tracepgfault", "tracepgfault", "-q", "-p", pid,
-		       "/tmp/t5.trace", NULL);
+		       "-o", "/tmp/t5.trace", NULL);
 		_exit(98);
 	}
 	WAIT_ATTACHED("/tmp/t5.trace");
@@ -450,7 +548,7 @@ TEST(attach_until_the_process_exits)
 
 	unlink("/tmp/t6.trace");
 	snprintf(pid, sizeof(pid), "%d", target);
-	tool = START("/tmp/t6.err", "tracepgfault", "-q", "-p", pid, "/tmp/t6.trace");
+	tool = START("/tmp/t6.err", "tracepgfault", "-q", "-p", pid, "-o", "/tmp/t6.trace");
 	WAIT_ATTACHED("/tmp/t6.trace");
 	ASSERT_EQ(write(release, "\n", 1), 1);
 	close(release);
@@ -557,7 +655,7 @@ TEST(follow_a_shell_script_and_its_programs)
 	char want[32];
 	int trues = 0;
 
-	RUN(&r, "tracepgfault", "-f", "/tmp/tf.trace", "sh", "-c",
+	RUN(&r, "tracepgfault", "-f", "-o", "/tmp/tf.trace", "sh", "-c",
 	    "/bin/true; /bin/true; (/bin/true &); wait; /bin/false; exit 3");
 	EXPECT_EQ(r.status, 3);
 	read_tree("/tmp/tf.trace", &t);
@@ -590,7 +688,7 @@ TEST(follow_children_of_an_attached_process)
 
 	unlink("/tmp/tg.trace");
 	snprintf(pid, sizeof(pid), "%d", target);
-	tool = START("/tmp/tg.err", "tracepgfault", "-q", "-f", "-p", pid, "/tmp/tg.trace");
+	tool = START("/tmp/tg.err", "tracepgfault", "-q", "-f", "-p", pid, "-o", "/tmp/tg.trace");
 	WAIT_ATTACHED("/tmp/tg.trace");
 	ASSERT_EQ(write(release, "\n", 1), 1);
 	close(release);
@@ -609,10 +707,12 @@ TEST(attach_to_another_users_process_is_refused)
 	struct run r;
 
 	run_as(PGF_TEST_UID, (char *const[]){ "tracepgfault", "-p", "1",
-					      "/tmp/t7.trace", NULL }, &r);
+					      "-o", "/tmp/t7.trace", NULL }, &r);
 	EXPECT_EQ(r.status, 1);
 	EXPECT_TRUE(strstr(r.err, "cannot trace process 1") != NULL);
 	EXPECT_TRUE(strstr(r.err, "denied") != NULL);
+	/* The file it made for nothing is gone. */
+	EXPECT_NE(access("/tmp/t7.trace", F_OK), 0);
 	unlink("/tmp/t7.trace");
 }
 
@@ -630,7 +730,7 @@ TEST(kernel_without_the_feature_is_named)
 		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
 		    mount("none", "/proc", "tmpfs", 0, NULL))
 			_exit(90);
-		RUN(&r, "tracepgfault", "/tmp/t9.trace", "true");
+		RUN(&r, "tracepgfault", "-o", "/tmp/t9.trace", "true");
 		_exit(r.status == 1 && strstr(r.err, "CONFIG_PGFAULT_HISTORY") ? 0 : 91);
 	}
 	ASSERT_EQ(waitpid(pid, &st, 0), pid);
@@ -643,7 +743,7 @@ TEST(pgfreport_reads_what_tracepgfault_wrote)
 {
 	struct run r;
 
-	RUN(&r, "tracepgfault", "-q", "/tmp/t8.trace", "ps");
+	RUN(&r, "tracepgfault", "-q", "-o", "/tmp/t8.trace", "ps");
 	EXPECT_EQ(r.status, 0);
 	RUN(&r, "pgfreport", "/tmp/t8.trace");
 	EXPECT_EQ(r.status, 0);

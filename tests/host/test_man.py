@@ -377,21 +377,23 @@ def completion_completes_option_arguments_files_and_commands():
             assert got('pgfreport', '--summary', 'r') == ['run.trace'], how
             assert got('pgfreport', '--width', '') == [], how
             assert got('pgfreport', '--', '-') == [], how
-            assert got('tracepgfault', '-q', 'r') == ['run.trace'], how
+            assert got('tracepgfault', '-q', '-o', 'r') == ['run.trace'], how
+            assert got('tracepgfault', '--output', 'r') == ['run.trace'], how
             assert got('tracepgfault', '-i', '') == [], how
-            assert got('tracepgfault', '-p', '1', 'out', '') == [], how
+            assert got('tracepgfault', '-p', '1', '') == [], how
+            assert got('tracepgfault', '-p', '1', '-o', 'r') == ['run.trace'], how
             pids = got('tracepgfault', '-fp', '')
             assert str(os.getpid()) in pids, (how, pids[:5])
             pids = got('tracepgfault', '-p', str(os.getpid())[:-1])
             assert str(os.getpid()) in pids, (how, pids[:5])
-            # the command after OUTFILE, whatever options came before
+            # the command, whatever options came before
             for pre in ([], ['-f'], ['-i', '10'], ['-fqi', '10'], ['-w16'],
-                        ['--', ]):
-                cmds = got('tracepgfault', *pre, 'out.trace', 'bas')
+                        ['-o', 'out.trace'], ['-Fo', 'out.trace'], ['--', ]):
+                cmds = got('tracepgfault', *pre, 'bas')
                 assert 'bash' in cmds and not any(c.startswith('-') for c in cmds), \
                     (how, pre, cmds[:5])
             # and its arguments as that command's (files at least)
-            assert 'run.trace' in got('tracepgfault', 'o.trace', 'cat', 'r'), how
+            assert 'run.trace' in got('tracepgfault', '-o', 'o.trace', 'cat', 'r'), how
 
 
 @test

@@ -158,7 +158,7 @@ def installed_tools_work_on_a_kernel_without_the_feature():
         assert rc == 0, out + err
         bin_ = os.path.join(tmp, 'usr/bin')
         trace = os.path.join(tmp, 'out.trace')
-        p = subprocess.run([os.path.join(bin_, 'tracepgfault'), trace, 'true'],
+        p = subprocess.run([os.path.join(bin_, 'tracepgfault'), '-o', trace, 'true'],
                            capture_output=True, text=True)
         assert p.returncode != 0 and 'CONFIG_PGFAULT_HISTORY' in p.stderr and \
             'no /proc/<pid>/pgfault_history' in p.stderr, p
