@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 #include "lib/follow.h"
 #include "lib/pgftrace.h"
+#include "lib/status.h"
 #include "lib/version.h"
 
 static const char usage[] =
@@ -67,7 +69,10 @@ static const char usage[] =
 "            with its current layout) until it exits or you press Ctrl-C,\n"
 "            which stops tracing (with -f, of every process followed) and\n"
 "            leaves a complete file\n"
-"  -q        no summary line on stderr\n"
+"  -q        no summary line on stderr, and no status line: on a terminal,\n"
+"            stderr otherwise shows elapsed time, faults/s, records\n"
+"            written, records lost and processes followed as the trace is\n"
+"            read, and a warning the moment records are lost\n"
 "  -h, --help  this help\n"
 "  --version   the tools' version and the newest trace format they read\n"
 "\n"
@@ -108,7 +113,14 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The live status line (-q or a non-terminal stderr: off). */
+static struct status st;
+
+struct totals;
+static void show_status(const struct totals *t, long long processes, bool force);
+
 struct totals {
+	unsigned long long records;	/* lines after the header */
 	unsigned long long faults, major, reref, remote, lost, regions;
 	unsigned long long samples;
 	char partial[64];	/* an incomplete line carried to the next chunk */
@@ -119,6 +131,7 @@ static void count_line(struct totals *t, const char *l, size_t n)
 {
 	unsigned long long a, b, c, d, e;
 
+	t->records++;
 	if (n > 6 && !strncmp(l, "fault ", 6)) {
 		t->faults++;
 		if (memmem(l, n, " major ", 7))
@@ -168,6 +181,16 @@ static void count(struct totals *t, const char *buf, size_t n)
 	}
 }
 
+static void show_status(const struct totals *t, long long processes, bool force)
+{
+	struct status_counts c = {
+		.records = t->records, .faults = t->faults, .lost = t->lost,
+		.processes = processes,
+	};
+
+	status_update(&st, &c, now(), force);
+}
+
 static int write_all(int fd, const char *buf, size_t n)
 {
 	while (n) {
@@ -208,6 +231,15 @@ static int drain(int fd, int out, const char *outname, pid_t pid, bool attach,
 			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 			stopping = true;
 		}
+		/* With a status line, wake up to redraw it. */
+		if (st.on && !stopping) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+
+			if (!poll(&p, 1, STATUS_PERIOD_MS)) {
+				show_status(t, -1, false);
+				continue;
+			}
+		}
 		n = read(fd, buf, sizeof(buf));
 		if (n == 0)
 			return 0;
@@ -216,12 +248,15 @@ static int drain(int fd, int out, const char *outname, pid_t pid, bool attach,
 				continue;
 			if (errno == EAGAIN && stopping)
 				return 0;
+			status_clear(&st);
 			fprintf(stderr, "tracepgfault: reading the trace of %d: %s\n",
 				pid, strerror(errno));
 			return -1;
 		}
 		count(t, buf, n);
+		show_status(t, -1, false);
 		if (write_all(out, buf, n)) {
+			status_clear(&st);
 			fprintf(stderr, "tracepgfault: writing %s: %s\n", outname,
 				strerror(errno));
 			return -1;
@@ -250,15 +285,21 @@ static void no_feature(void)
 	exit(1);
 }
 
-/* follow's callback: every record line of the tree. */
+/* follow's callbacks: every record line of the tree; every poll round. */
 static void count_tree_line(void *ctx, const char *l, size_t n)
 {
 	count_line(ctx, l, n);
 }
 
+static void tree_tick(void *ctx, const struct follow *f)
+{
+	show_status(ctx, f->processes, false);
+}
+
 static void summary(const struct totals *t, const struct follow *fl,
 		    double secs)
 {
+	status_clear(&st);
 	fprintf(stderr, "tracepgfault: ");
 	if (fl)
 		fprintf(stderr, "%llu process%s, ", fl->processes,
@@ -296,7 +337,9 @@ static int follow_tree(int fd, int out, const char *outname, pid_t pid,
 	}
 	if (follow_init(fl, out, outname, fd, pid) ||
 	    (fl->line = count_tree_line, fl->ctx = t,
+	     fl->tick = st.on ? tree_tick : NULL, fl->tick_ms = STATUS_PERIOD_MS,
 	     follow_run(fl, attach ? &interrupted : NULL))) {
+		status_clear(&st);
 		fprintf(stderr, "tracepgfault: %s\n",
 			fl->error[0] ? fl->error : strerror(errno));
 		return -1;
@@ -441,6 +484,7 @@ int main(int argc, char **argv)
 		}
 	}
 	t0 = now();
+	status_init(&st, stderr, !quiet && isatty(STDERR_FILENO), t0);
 
 	if (attach) {
 		char path[64];

@@ -4,6 +4,7 @@
  * attaching with -p, every error tracepgfault promises, and a trace that
  * the tools' reader replays from start to exit.
  */
+#include <poll.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -319,6 +320,128 @@ TEST(an_existing_file_is_never_overwritten_without_force)
 	unlink("old.trace");
 	unlink("pgfault.trace");
 	unlink("myprog");
+}
+
+/*
+ * Run tracepgfault with its stderr on a pseudo-terminal; collect what the
+ * terminal shows until it closes. @stop, if set, is created once the
+ * terminal shows @until (waited for, 60 s at most).
+ */
+static void on_terminal(char *const argv[], const char *until,
+			const char *stop, char *buf, size_t size, int *status)
+{
+	int master = posix_openpt(O_RDWR | O_NOCTTY), waited = 0;
+	size_t len = 0;
+	pid_t pid;
+
+	ASSERT_TRUE(master >= 0);
+	ASSERT_SYS(grantpt(master));
+	ASSERT_SYS(unlockpt(master));
+	pid = ASSERT_SYS(fork());
+	if (pid == 0) {
+		int slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+		int null = open("/dev/null", O_WRONLY);
+
+		if (slave < 0 || null < 0 || dup2(slave, 2) < 0 || dup2(null, 1) < 0)
+			_exit(99);
+		close(master);
+		execvp(argv[0], argv);
+		_exit(98);
+	}
+	for (;;) {
+		struct pollfd p = { .fd = master, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&p, 1, 1000) == 0) {
+			if (++waited > 60)
+				break;
+			continue;
+		}
+		n = read(master, buf + len, size - 1 - len);
+		if (n <= 0)
+			break;		/* EIO: the last slave closed */
+		len += n;
+		buf[len] = '\0';
+		if (stop && until && strstr(buf, until)) {
+			close(ASSERT_SYS(open(stop, O_WRONLY | O_CREAT, 0644)));
+			until = NULL;
+		}
+	}
+	buf[len] = '\0';
+	close(master);
+	ASSERT_EQ(waitpid(pid, status, 0), pid);
+}
+
+/*
+ * On a terminal, a status line redrawn as the trace is read (erased with
+ * ESC [ K before the summary); with -q, nothing; on a pipe, no status line
+ * (the other tests read the summary from the start of stderr).
+ */
+TEST(a_status_line_on_a_terminal_only)
+{
+	static char buf[65536];
+	char *const cmd[] = { "tracepgfault", "-o", "/tmp/st.trace", "sh", "-c",
+			      "while [ ! -e /tmp/st.stop ]; do :; done", NULL };
+	char *const quiet[] = { "tracepgfault", "-q", "-o", "/tmp/st.trace", "true",
+				NULL };
+	char *summary;
+	struct run r;
+	int status;
+
+	unlink("/tmp/st.trace");
+	unlink("/tmp/st.stop");
+	on_terminal(cmd, " records, ", "/tmp/st.stop", buf, sizeof(buf), &status);
+	unlink("/tmp/st.stop");
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_TRUE(strstr(buf, "\033[Ktracepgfault: ") != NULL);
+	EXPECT_TRUE(strstr(buf, " faults/s, ") != NULL);
+	summary = strstr(buf, " faults (");
+	ASSERT_TRUE(summary != NULL);
+	/* The line is erased, then the summary comes on a clean line. */
+	EXPECT_TRUE(strstr(buf, "\r\033[Ktracepgfault: ") != NULL);
+	EXPECT_EQ(strstr(summary, "\033[K"), NULL);
+	unlink("/tmp/st.trace");
+
+	on_terminal(quiet, NULL, NULL, buf, sizeof(buf), &status);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_EQ(buf[0], '\0');
+	unlink("/tmp/st.trace");
+
+	RUN(&r, "tracepgfault", "-o", "/tmp/st.trace", "true");
+	EXPECT_EQ(strchr(r.err, '\033'), NULL);
+	unlink("/tmp/st.trace");
+}
+
+/*
+ * Records lost are warned of on the terminal as they happen: a fault storm
+ * (dd's 16 MiB buffer) into the smallest rings. Whether this host loses
+ * any is up to its speed; the warning and the summary must agree.
+ */
+TEST(a_loss_is_warned_of_on_a_terminal)
+{
+	static char buf[65536];
+	char *const cmd[] = { "tracepgfault", "-o", "/tmp/sl.trace", "dd",
+			      "if=/dev/zero", "of=/dev/null", "bs=16M", "count=4",
+			      NULL };
+	unsigned long long lost = 0;
+	char *sum;
+	int status;
+
+	unlink("/tmp/sl.trace");
+	ASSERT_EQ(pgf_set_buffer_kb(4), 0);
+	on_terminal(cmd, NULL, NULL, buf, sizeof(buf), &status);
+	ASSERT_EQ(pgf_set_buffer_kb(64), 0);
+	unlink("/tmp/sl.trace");
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	sum = strstr(buf, " regions, ");
+	ASSERT_TRUE(sum != NULL);
+	ASSERT_EQ(sscanf(sum, " regions, %llu lost records", &lost), 1);
+	ktap_diag("%llu records lost; %s", lost,
+		  strstr(buf, "WARNING") ? "warned" : "no warning");
+	if (lost)
+		EXPECT_TRUE(strstr(buf, "tracepgfault: WARNING: ") != NULL);
+	else
+		EXPECT_EQ(strstr(buf, "WARNING"), NULL);
 }
 
 TEST(both_tools_say_their_version)

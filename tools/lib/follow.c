@@ -327,7 +327,7 @@ int follow_run(struct follow *f, volatile sig_atomic_t *interrupted)
 		}
 		if (!n)
 			break;
-		if (poll(pfd, n, f->stopping ? 0 : -1) < 0) {
+		if (poll(pfd, n, f->stopping ? 0 : f->tick ? f->tick_ms : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			snprintf(f->error, sizeof(f->error), "poll: %s",
@@ -339,6 +339,8 @@ int follow_run(struct follow *f, volatile sig_atomic_t *interrupted)
 				goto out;
 		if (merge(f))
 			goto out;
+		if (f->tick)
+			f->tick(f->ctx, f);
 	}
 	ret = flush(f);
 out:

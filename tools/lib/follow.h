@@ -48,6 +48,9 @@ struct follow {
 	/* Called for every record line written (not the "pid" lines). */
 	void (*line)(void *ctx, const char *l, size_t n);
 	void *ctx;
+	/* If set, called after every poll round and every @tick_ms at most. */
+	void (*tick)(void *ctx, const struct follow *f);
+	int tick_ms;
 	char error[256];
 };
 
