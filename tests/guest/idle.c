@@ -198,6 +198,25 @@ static int count_idle(const uint64_t *pfn, const bool *usable)
 enum how { UNTRACED, SAMPLED, REARMED };
 
 /*
+ * Let a trace of @pid take its pages' accessed bits, as @how says: a
+ * sample scan (the start's baseline) or a rearm. Returns the trace's
+ * descriptor, or -1 untraced.
+ */
+static int take_bits(pid_t pid, enum how how)
+{
+	if (how == UNTRACED)
+		return -1;
+	ASSERT_EQ(pgf_set_buffer_kb(64), 0);
+	if (how == SAMPLED) {
+		ASSERT_EQ(pgf_ctl(pid, "1 sample=60000", 14), 0);
+	} else {
+		ASSERT_EQ(pgf_start(pid), 0);
+		ASSERT_EQ(pgf_rearm(pid), 0);
+	}
+	return ASSERT_SYS(pgf_open(pid, 0));
+}
+
+/*
  * Mark the puppet's pages idle, have it read them, let the trace take the
  * accessed bits (@how), and count what the bitmap calls idle.
  */
@@ -220,17 +239,7 @@ static void idle_after(enum how how)
 	ASSERT_GE(n, NP - 64);
 	ASSERT_EQ(count_idle(pfn, usable), n);	/* marking worked */
 	ASSERT_EQ(puppet_step(&p, 2), 0);	/* every page accessed */
-	if (how != UNTRACED) {
-		ASSERT_EQ(pgf_set_buffer_kb(64), 0);
-		if (how == SAMPLED) {
-			/* The start scans once: the baseline. */
-			ASSERT_EQ(pgf_ctl(p.pid, "1 sample=60000", 14), 0);
-		} else {
-			ASSERT_EQ(pgf_start(p.pid), 0);
-			ASSERT_EQ(pgf_rearm(p.pid), 0);
-		}
-		fd = ASSERT_SYS(pgf_open(p.pid, 0));
-	}
+	fd = take_bits(p.pid, how);
 	/* The pages must read as accessed since they were marked. */
 	EXPECT_EQ(count_idle(pfn, usable), 0);
 	if (how != UNTRACED)
@@ -312,17 +321,9 @@ static void reclaim_after(enum how how)
 	mkdir(CG "/pgf-reclaim", 0755);
 	ASSERT_EQ(puppet_spawn(&p, steps), 0);
 	ASSERT_EQ(puppet_step(&p, 3), 0);
-	if (how != UNTRACED) {
-		ASSERT_EQ(pgf_set_buffer_kb(64), 0);
-		if (how == SAMPLED) {
-			ASSERT_EQ(pgf_ctl(p.pid, "1 sample=60000", 14), 0);
-		} else {
-			ASSERT_EQ(pgf_start(p.pid), 0);
-			ASSERT_EQ(pgf_rearm(p.pid), 0);
-		}
-		fd = ASSERT_SYS(pgf_open(p.pid, 0));
+	fd = take_bits(p.pid, how);
+	if (fd >= 0)
 		ASSERT_EQ(pgf_stop(p.pid), 0);
-	}
 	snprintf(want, sizeof(want), "%lu", HALF / 2 * PAGE);
 	if (write_str(CG "/pgf-reclaim/memory.reclaim", want))
 		ktap_diag("memory.reclaim: less than asked for");

@@ -827,6 +827,24 @@ static void fn_many_children(void)
 #define BUDGET_KB 8192
 
 /*
+ * Every child had its record, the budget bound (some traced, some not),
+ * and what the traces held stayed within it; then the default budget back
+ * and every trace gone.
+ */
+static void budget_held(unsigned long traced, unsigned long untraced,
+			long held, struct pgf_trace *t, int fd)
+{
+	EXPECT_EQ(traced + untraced, (unsigned long)nr_forks);
+	EXPECT_GT(traced, 0);
+	EXPECT_GT(untraced, 0);
+	EXPECT_LE(held, BUDGET_KB * 1024L);
+	pgf_trace_free(t);
+	close(fd);
+	pgf_write_long("/proc/sys/vm/pgfault_history_budget_kb", 65536);
+	EXPECT_EQ(pgf_debug_wait("traces", 0), 0);
+}
+
+/*
  * A traced process forks 10,000 children that nobody claims (2,000 in the
  * x86_64 guest, emulated): their traces wait on its list, records and
  * all. The tree's budget (8 MiB here) caps what they hold; the children
@@ -875,14 +893,7 @@ TEST(unclaimed_children_stay_within_the_budget)
 	ktap_diag("%lu children traced, %lu untraced; buffers peaked at %ld KiB "
 		  "over the start, budget %d KiB; %llu records lost",
 		  traced, untraced, peak / 1024, BUDGET_KB, pgf_lost_faults(&t));
-	EXPECT_EQ(traced + untraced, (unsigned long)nr_forks);
-	EXPECT_GT(traced, 0);
-	EXPECT_GT(untraced, 0);
-	EXPECT_LE(peak, BUDGET_KB * 1024L);
-	pgf_trace_free(&t);
-	close(fd);
-	pgf_write_long("/proc/sys/vm/pgfault_history_budget_kb", 65536);
-	EXPECT_EQ(pgf_debug_wait("traces", 0), 0);
+	budget_held(traced, untraced, peak, &t, fd);
 }
 
 static int release_pipe[2];
@@ -969,14 +980,7 @@ TEST(unclaimed_live_children_hold_their_regions_within_the_budget)
 	ktap_diag("%lu children traced, %lu untraced; buffers and shadows %ld KiB "
 		  "over the start, budget %d KiB",
 		  traced, untraced, held / 1024, BUDGET_KB);
-	EXPECT_EQ(traced + untraced, (unsigned long)nr_forks);
-	EXPECT_GT(traced, 0);
-	EXPECT_GT(untraced, 0);
-	EXPECT_LE(held, BUDGET_KB * 1024L);
-	pgf_trace_free(&t);
-	close(fd);
-	pgf_write_long("/proc/sys/vm/pgfault_history_budget_kb", 65536);
-	EXPECT_EQ(pgf_debug_wait("traces", 0), 0);
+	budget_held(traced, untraced, held, &t, fd);
 }
 
 /* The tree still runs when the traced root has exited and been read. */
