@@ -312,6 +312,14 @@ def accel_for(kernel, say=None):
     return accel
 
 
+def smp_arg(nodes):
+    """QEMU's -smp: with several NUMA nodes a socket each, so that no
+    cache is shared across nodes (the kernel warns at boot otherwise)."""
+    if nodes <= 1:
+        return str(SMP)
+    return f'{SMP},sockets={nodes},cores={SMP // nodes},threads=1'
+
+
 def numa_argv(mem, nodes):
     """QEMU options for `nodes` NUMA nodes sharing `mem` and SMP vCPUs."""
     if nodes <= 1:
@@ -338,7 +346,7 @@ def qemu_argv(kernel, jobdir, share, mem, interactive, quiet, accel):
     append = ['console=ttyS0', 'panic=-1', 'acpi=noirq', 'pgfjob=9p:pgfjob']
     argv = [QEMU, '-accel', accel if accel == 'kvm' else f'tcg,thread={TCG_THREAD}',
             '-cpu', 'host' if accel == 'kvm' else 'max',
-            '-smp', str(SMP), '-m', mem.rstrip('B'), '-nodefaults',
+            '-smp', smp_arg(NODES), '-m', mem.rstrip('B'), '-nodefaults',
             '-display', 'none', '-no-reboot', '-kernel', kernel,
             '-initrd', INITRD,
             '-virtfs', f'local,path={jobdir},mount_tag=pgfjob,security_model=none']
