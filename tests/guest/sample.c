@@ -498,10 +498,12 @@ static int finish_step(struct puppet *p, unsigned char step, void *buf, size_t l
 {
 	unsigned char ack;
 
-	if (read(p->from, buf, len) != (ssize_t)len ||
+	if (puppet_read(p, buf, len) ||
 	    read(p->from, &ack, 1) != 1 || ack != step)
-		return -1;
-	return puppet_wait_idle(p);
+		return puppet_why(p, step, "no answer");
+	if (puppet_wait_idle(p))
+		return puppet_why(p, step, "not asleep after 5 s");
+	return 0;
 }
 
 /* Wait (at most 30 s) until worker @w began phase @k; its time. */

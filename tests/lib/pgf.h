@@ -93,6 +93,38 @@ static inline int puppet_wait_idle(struct puppet *p)
 }
 
 /*
+ * Say why step @step of the puppet failed (@what), and what became of
+ * it: its exit status or signal, or its state; returns -1.
+ */
+static inline int puppet_why(struct puppet *p, unsigned char step,
+			     const char *what)
+{
+	struct pgf_stat st;
+	char state[64] = "gone";
+	pid_t pid = p->pid;
+	int status;
+
+	if (waitpid(p->pid, &status, WNOHANG) == p->pid) {
+		if (WIFEXITED(status))
+			snprintf(state, sizeof(state), "exited with %d",
+				 WEXITSTATUS(status));
+		else if (WIFSIGNALED(status))
+			snprintf(state, sizeof(state), "killed by signal %d",
+				 WTERMSIG(status));
+		p->pid = -1;	/* reaped: puppet_end() must not wait */
+	} else if (!pgf_read_stat(p->pid, &st)) {
+		snprintf(state, sizeof(state), "state %c", st.state);
+	}
+#ifdef ktap_diag
+	ktap_diag("puppet %d, step %u: %s; %s", (int)pid, step, what, state);
+#else
+	fprintf(stderr, "puppet %d, step %u: %s; %s\n", (int)pid, step, what,
+		state);
+#endif
+	return -1;
+}
+
+/*
  * Fork a child that waits for a step number, runs fn(step), answers with
  * one byte, and exits when told step 0. The child is blocked in read()
  * whenever it is not running a step: it takes no faults then.
@@ -131,6 +163,23 @@ static inline int puppet_spawn(struct puppet *p, puppet_fn fn)
 	return puppet_wait_idle(p);
 }
 
+/*
+ * Read @len bytes the puppet reports: a step that writes its report in
+ * parts (one write per figure) may not have written them all yet when
+ * the first arrives, and a pipe's read() returns what is there.
+ */
+static inline int puppet_read(struct puppet *p, void *buf, size_t len)
+{
+	for (size_t got = 0; got < len;) {
+		ssize_t n = read(p->from, (char *)buf + got, len - got);
+
+		if (n <= 0)
+			return -1;
+		got += n;
+	}
+	return 0;
+}
+
 /* Run step @step in the puppet and wait for it; 0 or -1. */
 static inline int puppet_step(struct puppet *p, unsigned char step)
 {
@@ -138,8 +187,10 @@ static inline int puppet_step(struct puppet *p, unsigned char step)
 
 	if (write(p->to, &step, 1) != 1 ||
 	    read(p->from, &ack, 1) != 1 || ack != step)
-		return -1;
-	return puppet_wait_idle(p);
+		return puppet_why(p, step, "no answer");
+	if (puppet_wait_idle(p))
+		return puppet_why(p, step, "not asleep after 5 s");
+	return 0;
 }
 
 /* Run a step that sends @len bytes (e.g. an address) before its ack. */
@@ -149,10 +200,12 @@ static inline int puppet_step_recv(struct puppet *p, unsigned char step,
 	unsigned char ack;
 
 	if (write(p->to, &step, 1) != 1 ||
-	    read(p->from, buf, len) != (ssize_t)len ||
+	    puppet_read(p, buf, len) ||
 	    read(p->from, &ack, 1) != 1 || ack != step)
-		return -1;
-	return puppet_wait_idle(p);
+		return puppet_why(p, step, "no answer");
+	if (puppet_wait_idle(p))
+		return puppet_why(p, step, "not asleep after 5 s");
+	return 0;
 }
 
 /* Tell the puppet to exit; return its wait status. */
@@ -161,11 +214,12 @@ static inline int puppet_end(struct puppet *p)
 	unsigned char zero = 0;
 	int status = -1;
 
-	if (write(p->to, &zero, 1) != 1)
+	if (write(p->to, &zero, 1) != 1 && p->pid > 0)
 		kill(p->pid, SIGKILL);
 	close(p->to);
 	close(p->from);
-	waitpid(p->pid, &status, 0);
+	if (p->pid > 0)
+		waitpid(p->pid, &status, 0);
 	return status;
 }
 
