@@ -58,10 +58,21 @@ CFLAGS   ?= -O2 -g
 WFLAGS   := -Wall -Wextra -Werror
 CPPFLAGS := -Itests/lib -Iinclude/uapi -D_GNU_SOURCE
 GUEST_LDFLAGS := -static -pthread
+# What the tool library links with: libelf (tools/lib/symbols.c) and its zlib.
+TOOL_LIBS := -lelf -lz -lm
 
 # The trace reader the tools and the tests share.
 TOOLLIB    := $(patsubst tools/lib/%.c,$(GUEST)/lib/%.o,$(wildcard tools/lib/*.c))
-TOOLS      := $(patsubst tools/%.c,$(GUEST)/bin/%,$(wildcard tools/*.c))
+TOOLS      := $(patsubst tools/%.c,$(GUEST)/bin/%,$(wildcard tools/*.c)) $(GUEST)/bin/pgfreport
+# pgfreport: a front end and a builtin-*.c per command (tools/pgfreport),
+# and what pgfreport html embeds: its page (tools/pgfreport/html) and
+# Apache ECharts from npm (the version pinned here; its licence goes into
+# the page), made into C strings at build time.
+PGFREPORT_SRC := $(wildcard tools/pgfreport/*.c)
+ECHARTS_VERSION := 6.1.0
+NPM_DIR    := $(BUILD)/npm
+ECHARTS_JS := $(NPM_DIR)/node_modules/echarts/dist/echarts.min.js
+HTML_ASSETS := $(BUILD)/gen/html-assets.c
 GUEST_TESTS := $(patsubst tests/guest/%.c,$(GUEST)/tests/%,$(wildcard tests/guest/*.c))
 SELFTESTS  := $(patsubst tests/selftest/%.c,$(GUEST)/selftests/%,$(wildcard tests/selftest/*.c))
 # gentrace, hostfault and mrcbench run on the host.
@@ -73,7 +84,7 @@ GUEST_BINS := $(TOOLS) $(GUEST_TESTS) $(SELFTESTS) $(BENCHES)
 # reading traces on the host.
 HOST       := $(BUILD)/host
 HOSTLIB    := $(patsubst tools/lib/%.c,$(HOST)/lib/%.o,$(wildcard tools/lib/*.c))
-HOST_TOOLS := $(patsubst tools/%.c,$(HOST)/bin/%,$(wildcard tools/*.c)) \
+HOST_TOOLS := $(patsubst tools/%.c,$(HOST)/bin/%,$(wildcard tools/*.c)) $(HOST)/bin/pgfreport \
 	      $(HOST)/bin/gentrace $(HOST)/bin/hostfault $(HOST)/bin/mrcbench
 # Unit tests of the analyses in tools/lib, run on the host: scripts/run-tests.py
 # runs every build/host-tests/* as a host suite.
@@ -263,10 +274,27 @@ $(TOOLLIB): $(GUEST)/lib/%.o: tools/lib/%.c | $(ST)/host-deps
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP -c $< -o $@
 $(GUEST)/bin/%: tools/%.c $(TOOLLIB) | $(ST)/host-deps
 	@mkdir -p $(@D)
-	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB) -o $@ $(GUEST_LDFLAGS) -lm
+	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB) -o $@ $(GUEST_LDFLAGS) $(TOOL_LIBS)
+$(ECHARTS_JS): | $(ST)/host-deps
+	@mkdir -p $(NPM_DIR)
+	cd $(NPM_DIR) && npm install --prefix . --no-audit --no-fund --no-save \
+		echarts@$(ECHARTS_VERSION) >/dev/null
+	@test -s $@
+$(HTML_ASSETS): scripts/embed-assets.py $(wildcard tools/pgfreport/html/*) $(ECHARTS_JS)
+	@mkdir -p $(@D)
+	python3 scripts/embed-assets.py $@ tools/pgfreport/html $(NPM_DIR)/node_modules
+$(GUEST)/pgfreport/html-assets.o $(HOST)/pgfreport/html-assets.o: $(HTML_ASSETS)
+	@mkdir -p $(@D)
+	gcc -Itools/pgfreport $(CFLAGS) $(WFLAGS) -c $< -o $@
+$(GUEST)/pgfreport/%.o: tools/pgfreport/%.c | $(ST)/host-deps
+	@mkdir -p $(@D)
+	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP -c $< -o $@
+$(GUEST)/bin/pgfreport: $(patsubst tools/pgfreport/%.c,$(GUEST)/pgfreport/%.o,$(PGFREPORT_SRC)) $(GUEST)/pgfreport/html-assets.o $(TOOLLIB)
+	@mkdir -p $(@D)
+	gcc $^ -o $@ $(GUEST_LDFLAGS) $(TOOL_LIBS)
 $(GUEST)/tests/%: tests/guest/%.c $(TOOLLIB) | $(ST)/host-deps
 	@mkdir -p $(@D)
-	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB) -o $@ $(GUEST_LDFLAGS) -lm
+	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB) -o $@ $(GUEST_LDFLAGS) $(TOOL_LIBS)
 $(HOSTLIB): $(HOST)/lib/%.o: tools/lib/%.c | $(ST)/host-deps
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP -c $< -o $@
@@ -275,13 +303,19 @@ $(HOST)/bin/gentrace $(HOST)/bin/hostfault: $(HOST)/bin/%: tests/bench/%.c | $(S
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< -o $@ -pthread
 $(HOST)/bin/%: tools/%.c $(HOSTLIB) | $(ST)/host-deps
 	@mkdir -p $(@D)
-	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@ -lm
+	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@ $(TOOL_LIBS)
+$(HOST)/pgfreport/%.o: tools/pgfreport/%.c | $(ST)/host-deps
+	@mkdir -p $(@D)
+	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP -c $< -o $@
+$(HOST)/bin/pgfreport: $(patsubst tools/pgfreport/%.c,$(HOST)/pgfreport/%.o,$(PGFREPORT_SRC)) $(HOST)/pgfreport/html-assets.o $(HOSTLIB)
+	@mkdir -p $(@D)
+	gcc $^ -o $@ $(TOOL_LIBS)
 $(HOST)/bin/mrcbench: tests/bench/mrcbench.c $(HOSTLIB) | $(ST)/host-deps
 	@mkdir -p $(@D)
-	gcc $(CPPFLAGS) -Itools $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@ -lm
+	gcc $(CPPFLAGS) -Itools $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@ $(TOOL_LIBS)
 $(HOST_TESTS): $(BUILD)/host-tests/%: tests/unit/%.c $(HOSTLIB) | $(ST)/host-deps
 	@mkdir -p $(@D)
-	gcc $(CPPFLAGS) -Itools $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@ -lm
+	gcc $(CPPFLAGS) -Itools $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@ $(TOOL_LIBS)
 
 -include $(wildcard $(HOST)/*/*.d $(BUILD)/host-tests/*.d)
 
@@ -294,7 +328,7 @@ $(GUEST)/bench/%: tests/bench/%.c | $(ST)/host-deps
 # growbench replays its traces with the tools' own reader.
 $(GUEST)/bench/growbench: tests/bench/growbench.c $(TOOLLIB) | $(ST)/host-deps
 	@mkdir -p $(@D)
-	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB) -o $@ $(GUEST_LDFLAGS) -lm
+	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB) -o $@ $(GUEST_LDFLAGS) $(TOOL_LIBS)
 
 -include $(wildcard $(GUEST)/*/*.d)
 
@@ -331,12 +365,12 @@ demo: guest
 	@$(RUNNER) run --share '$(SHARE)' --timeout $(TIMEOUT) -- \
 		'tracepgfault -F -f -o /host/demo.trace $(DEMO_CMD); s=$$?; \
 		 r=$$(sed -n "1s/.* root //p" /host/demo.trace); \
-		 echo; echo "== processes (pgfreport --tree /host/demo.trace)"; \
-		 pgfreport --tree /host/demo.trace; \
-		 echo; echo "== fault map of $$r (pgfreport --pid $$r --width 100 /host/demo.trace)"; \
-		 pgfreport --pid $$r --width 100 /host/demo.trace; \
-		 echo; echo "== summary of $$r (pgfreport --pid $$r --summary /host/demo.trace)"; \
-		 pgfreport --pid $$r --summary /host/demo.trace; exit $$s'
+		 echo; echo "== processes (pgfreport tree /host/demo.trace)"; \
+		 pgfreport tree /host/demo.trace; \
+		 echo; echo "== fault map of $$r (pgfreport map --pid $$r --width 100 /host/demo.trace)"; \
+		 pgfreport map --pid $$r --width 100 /host/demo.trace; \
+		 echo; echo "== summary of $$r (pgfreport summary --pid $$r /host/demo.trace)"; \
+		 pgfreport summary --pid $$r /host/demo.trace; exit $$s'
 
 # What tracing costs: the benchmark kernels (patched and unpatched, UML and
 # x86_64), tests/bench in each, a report in build/bench/report.md.
@@ -353,6 +387,7 @@ bench-profile: $(BUILD)/bench-um/linux rootfs tools
 BENCH_RECORDS ?= 10000000
 bench-report: tools
 	@scripts/bench-report.sh $(BENCH_RECORDS)
+	@python3 tests/bench/htmlbench.py
 
 # Following a process tree, in both benchmark guests (no KASAN, no
 # lockdep): a shell script of TREE_N short commands, then "make -j2" of a

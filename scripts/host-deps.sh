@@ -9,6 +9,8 @@ set -euo pipefail
 pkgs=(
 	make gcc libc6-dev        # tools and tests, linked statically
 	bc bison flex libelf-dev libssl-dev perl python3 # kernel build
+	zlib1g-dev binutils       # pgfreport symbols: libelf (static too), its zlib; readelf in tests
+	chromium                  # host tests: pgfreport html's page in a real browser
 	xz-utils cpio gzip rsync  # unpacking the source, packing the initramfs
 	ccache                    # incremental and warm rebuilds
 	time                      # benchmarks: /usr/bin/time
@@ -23,6 +25,11 @@ pkgs=(
 	debhelper kmod            # make kernel-deb (the kernel's bindeb-pkg)
 	"$@"
 )
+
+# pgfreport html: Apache ECharts from npm at build time; Debian's npm
+# unless the host has an npm of its own (NodeSource's nodejs holds one,
+# and Debian's cannot be installed beside it).
+command -v npm >/dev/null || pkgs+=(npm)
 
 missing=()
 for p in "${pkgs[@]}"; do

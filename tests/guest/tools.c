@@ -769,7 +769,7 @@ static void check_treed(const struct treed *t)
 /*
  * tracepgfault -f on a shell script: the shell and every program it runs,
  * a background one in a subshell included, each a whole trace in one
- * file; pgfreport --tree lists them all.
+ * file; pgfreport tree lists them all.
  */
 TEST(follow_a_shell_script_and_its_programs)
 {
@@ -791,7 +791,7 @@ TEST(follow_a_shell_script_and_its_programs)
 	EXPECT_EQ(trues, 3);
 	snprintf(want, sizeof(want), "tracepgfault: %d processes,", t.n);
 	EXPECT_TRUE(strstr(r.err, want) != NULL);
-	RUN(&r, "pgfreport", "--tree", "/tmp/tf.trace");
+	RUN(&r, "pgfreport", "tree", "/tmp/tf.trace");
 	EXPECT_EQ(r.status, 0);
 	EXPECT_TRUE(strstr(r.out, "/bin/false") != NULL);
 	snprintf(want, sizeof(want), "# %d processes traced", t.n);
@@ -868,7 +868,7 @@ TEST(pgfreport_reads_what_tracepgfault_wrote)
 
 	RUN(&r, "tracepgfault", "-q", "-o", "/tmp/t8.trace", "ps");
 	EXPECT_EQ(r.status, 0);
-	RUN(&r, "pgfreport", "/tmp/t8.trace");
+	RUN(&r, "pgfreport", "map", "/tmp/t8.trace");
 	EXPECT_EQ(r.status, 0);
 	EXPECT_EQ(strncmp(r.out, "Region: ", 8), 0);
 	EXPECT_TRUE(strstr(r.out, "[stack]") != NULL);

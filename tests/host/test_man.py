@@ -140,14 +140,70 @@ def man_options(tool):
     return found, plain(sh['OPTIONS'])
 
 
+def man_command(cmd):
+    """The options of pgfreport(1)'s COMMANDS subsection @cmd, and its
+    text."""
+    sh, ss = sections(open(page('pgfreport')).read())
+    assert 'COMMANDS' in sh, 'pgfreport.1 has no COMMANDS section'
+    assert cmd in ss, f'pgfreport.1 COMMANDS has no subsection {cmd}'
+    found = set()
+    for t in tags(ss[cmd]):
+        found.update(OPTION.findall(t))
+    return found, plain(ss[cmd])
+
+
 # ---- the tools -----------------------------------------------------------
 
-def help_text(tool):
-    p = subprocess.run([SCRIPTS.get(tool) or os.path.join(BIN, tool), '--help'],
+def help_text(tool, *words):
+    """--help of @tool, or of its command @words (pgfreport map --help)."""
+    p = subprocess.run([SCRIPTS.get(tool) or os.path.join(BIN, tool), *words,
+                        '--help'],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True, timeout=60, stdin=subprocess.DEVNULL)
-    assert p.returncode == 0, (tool, p.returncode, p.stderr)
+    assert p.returncode == 0, (tool, words, p.returncode, p.stderr)
     return p.stdout
+
+
+# ---- pgfreport's commands ------------------------------------------------
+
+def pgfreport_commands():
+    """The commands of the table in tools/pgfreport/pgfreport.c."""
+    cmds = re.findall(r'\{\s*"([\w-]+)",\s*cmd_\w+,',
+                      read('tools/pgfreport/pgfreport.c'))
+    assert len(cmds) >= 10, cmds
+    return cmds
+
+
+def pgfreport_getopt(cmd):
+    """Every option pgfreport @cmd accepts: the longopts table and short
+    options of its cmd_*() in tools/pgfreport/builtin-*.c, and the common
+    options of tools/pgfreport/pass.c its .takes lets in."""
+    fn = 'cmd_' + cmd.replace('-', '_')
+    body = None
+    for f in sorted(glob.glob(os.path.join(TOP, 'tools', 'pgfreport',
+                                           'builtin-*.c'))):
+        src = open(f).read()
+        m = re.search(r'\nint ' + fn + r'\(int argc, char \*\*argv\)\n\{.*?\n\}\n',
+                      src, flags=re.S)
+        if m:
+            body = m.group(0)
+    assert body, f'no {fn}() in tools/pgfreport/builtin-*.c'
+    found = {'--' + o for o in re.findall(
+        r'\{\s*"([\w-]+)",\s*(?:no|required|optional)_argument', body)}
+    m = re.search(r'pass_getopt\(&ps, argc, argv, "([^"]*)"', body)
+    assert m, f'{fn}() calls no pass_getopt()'
+    found |= {'-' + c for c in re.findall(r'[A-Za-z0-9]', m.group(1))}
+    m = re.search(r'\.takes = ([\w |]+)', body)
+    takes = set(re.findall(r'\w+', m.group(1))) if m else set()
+    common = re.findall(r'\{\s*"([\w-]+)",\s*\w+_argument,\s*NULL,\s*(\w+|\'h\')',
+                        read('tools/pgfreport/pass.c'))
+    assert common, 'no common[] table in tools/pgfreport/pass.c'
+    for name, code in common:
+        if (code == "'h'" or (code == 'OPT_PID' and 'TAKES_PID' in takes) or
+                (code not in ('OPT_PID', "'h'") and 'TAKES_FILTERS' in takes)):
+            found.add('--' + name)
+    found.add('-h')
+    return found
 
 
 def getopt_options(tool):
@@ -160,6 +216,10 @@ def getopt_options(tool):
         found = set(re.findall(r"'(--?[A-Za-z][\w-]*)'", body))
         assert found, f'no options found in {SCRIPTS[tool]} parse()'
         return found
+    if tool == 'pgfreport':
+        # before a command: main()'s own words
+        return set(re.findall(r'strcmp\(c, "(--?[\w-]+)"\)',
+                              read('tools/pgfreport/pgfreport.c')))
     src = read(f'tools/{tool}.c')
     longs = re.findall(r'\{\s*"([\w-]+)",\s*(?:no|required|optional)_argument',
                        src)
@@ -169,27 +229,28 @@ def getopt_options(tool):
     return {'--' + o for o in longs} | {'-' + o for o in shorts}
 
 
-def help_options(tool):
-    """The options --help lists: the tag of each option line of its option
-    block (an indented line starting with -), and the tool's own long
-    options the block's descriptions name (pgfreport's --interval and
-    --window appear only in --timeline's text)."""
+def help_options(tool, *words):
+    """The options --help lists (of @tool, or of its command @words): the
+    tag of each option line (an indented line starting with -) of its
+    option blocks, and the tool's own long options the blocks'
+    descriptions name."""
     block, started = [], False
-    for line in help_text(tool).splitlines():
+    for line in help_text(tool, *words).splitlines():
         if re.match(r'^  +-', line):
             started = True
         elif started and line and not line.startswith(' '):
-            break
+            started = line.rstrip().endswith('options:')
+            continue
         if started:
             block.append(line)
-    assert block, f'{tool} --help has no option lines'
+    assert block, f'{tool} {" ".join(words)} --help has no option lines'
     found = set()
     item = re.compile(r'^  +(-\w|--[\w-]+)(?:\[=\w+\])?(?:, (--[\w-]+))?')
     for line in block:
         m = item.match(line)
         if m:
             found.update(o for o in m.groups() if o)
-    own = getopt_options(tool)
+    own = pgfreport_getopt(words[0]) if words else getopt_options(tool)
     for line in block:
         found.update(o for o in re.findall(r'(?<![\w-])(--[a-z][\w-]*)', line)
                      if o in own)
@@ -254,23 +315,28 @@ def modes():
 
 
 def check_completion_offers_options(bc):
-    for tool in TOOLS:
-        want = help_options(tool)
-        valid = getopt_options(tool)
-        dash = {w.rstrip('=') for w in complete([tool, '-'], bc)}
-        dashdash = {w.rstrip('=') for w in complete([tool, '--'], bc)}
-        how = 'with bash-completion' if bc else 'without bash-completion'
+    how = 'with bash-completion' if bc else 'without bash-completion'
+    words = [(tool, ()) for tool in TOOLS]
+    words += [('pgfreport', (cmd,)) for cmd in pgfreport_commands()]
+    for tool, cmd in words:
+        name = ' '.join((tool,) + cmd)
+        want = help_options(tool, *cmd)
+        valid = pgfreport_getopt(cmd[0]) if cmd else getopt_options(tool)
+        dash = {w.rstrip('=') for w in complete([tool, *cmd, '-'], bc)}
+        dashdash = {w.rstrip('=') for w in complete([tool, *cmd, '--'], bc)}
         missing = sorted(want - dash)
-        assert not missing, (f'{tool} -<TAB> {how}: options of --help not '
+        assert not missing, (f'{name} -<TAB> {how}: options of --help not '
                              f'offered: {" ".join(missing)}')
         longs = {o for o in want if o.startswith('--')}
         missing = sorted(longs - dashdash)
-        assert not missing, (f'{tool} --<TAB> {how}: options of --help not '
+        assert not missing, (f'{name} --<TAB> {how}: options of --help not '
                              f'offered: {" ".join(missing)}')
-        assert all(w.startswith('--') for w in dashdash), (tool, dashdash)
+        assert all(w.startswith('--') for w in dashdash), (name, dashdash)
         bogus = (dash | dashdash) - valid
-        assert not bogus, (f'{tool}: the completion offers options the tool '
-                           f'does not accept: {" ".join(sorted(bogus))}')
+        assert not bogus, (f'{name}: the completion offers options it does '
+                           f'not accept: {" ".join(sorted(bogus))}')
+    cmds = complete(['pgfreport', ''], bc)
+    assert sorted(cmds) == sorted(pgfreport_commands()), (how, cmds)
 
 
 # ---- the tests -----------------------------------------------------------
@@ -332,8 +398,38 @@ def options_sections_list_the_options_of_help():
     for tool in TOOLS:
         in_help = help_options(tool)
         in_man, _ = man_options(tool)
+        if tool == 'pgfreport':
+            # before a command: --help and --version, among the common ones
+            missing = in_help - in_man
+            assert not missing, ('pgfreport --help options not in '
+                                 f'pgfreport.1 OPTIONS: {" ".join(missing)}')
+            continue
         msg = differ(tool, '--help', in_help, f'{PAGES[tool]} OPTIONS', in_man)
         assert not msg, msg
+
+
+@test
+def commands_subsections_list_the_options_of_each_command_s_help():
+    common, _ = man_options('pgfreport')
+    for cmd in pgfreport_commands():
+        in_help = help_options('pgfreport', cmd)
+        own, _ = man_command(cmd)
+        # the common ones are OPTIONS' entries, the others the command's
+        msg = differ(f'pgfreport {cmd}', '--help', in_help - common,
+                     f'pgfreport.1 COMMANDS {cmd}', own)
+        assert not msg, msg
+        assert own.isdisjoint(common), (cmd, own & common)
+
+
+@test
+def every_command_is_in_help_man_and_completion():
+    cmds = pgfreport_commands()
+    top = help_text('pgfreport')
+    listed = re.findall(r'^  ([a-z][\w-]*)  ', top, flags=re.M)
+    assert listed == cmds, ('pgfreport --help lists', listed, 'the table', cmds)
+    _, ss = sections(open(page('pgfreport')).read())
+    missing = [c for c in cmds if c not in ss]
+    assert not missing, f'pgfreport.1 COMMANDS lacks {missing}'
 
 
 @test
@@ -343,8 +439,16 @@ def options_sections_mention_every_getopt_option():
         mentioned = set(OPTION.findall(text))
         missing = getopt_options(tool) - mentioned
         assert not missing, (f'{tool} accepts {" ".join(sorted(missing))} '
-                             f'(tools/{tool}.c), which {PAGES[tool]} OPTIONS '
+                             f'(tools/{tool}), which {PAGES[tool]} OPTIONS '
                              'does not mention')
+    _, common = man_options('pgfreport')
+    for cmd in pgfreport_commands():
+        _, text = man_command(cmd)
+        mentioned = set(OPTION.findall(text + ' ' + common))
+        missing = pgfreport_getopt(cmd) - mentioned
+        assert not missing, (f'pgfreport {cmd} accepts '
+                             f'{" ".join(sorted(missing))}, which pgfreport.1 '
+                             f'COMMANDS {cmd} and OPTIONS do not mention')
 
 
 @test
@@ -369,14 +473,26 @@ def completion_completes_option_arguments_files_and_commands():
 
             def got(*words):
                 return complete(list(words), bc, cwd=d)
-            assert sorted(got('pgfreport', '--svg-x', '')) == ['order', 'time'], how
-            assert got('pgfreport', '--svg-x', '=', 'o') == ['order'], how
-            for opt in ('--svg', '--plot', '--sample-map', '--lcs', '--lcs-csv',
-                        '--compare-sample'):
-                assert got('pgfreport', opt, 'h') == ['heat.svg'], (how, opt)
-            assert got('pgfreport', '--summary', 'r') == ['run.trace'], how
-            assert got('pgfreport', '--width', '') == [], how
-            assert got('pgfreport', '--', '-') == [], how
+            assert sorted(got('pgfreport', 'heatmap', '--x', '')) == \
+                ['order', 'time'], how
+            assert got('pgfreport', 'heatmap', '--x', '=', 'o') == ['order'], how
+            for cmd, opt in (('heatmap', '-o'), ('heatmap', '--output'),
+                             ('mrc', '--plot'), ('samples', '--map'),
+                             ('compare', '--map'), ('export', '-o')):
+                assert got('pgfreport', cmd, opt, 'h') == ['heat.svg'], \
+                    (how, cmd, opt)
+            assert got('pgfreport', 'summary', 'r') == ['run.trace'], how
+            assert got('pgfreport', 'compare', 'run.trace', 'r') == \
+                ['run.trace'], how
+            assert got('pgfreport', 'map', '--width', '') == [], how
+            assert got('pgfreport', 'map', '--', '-') == [], how
+            assert sorted(got('pgfreport', 'export', '')) == \
+                ['csv', 'json', 'lcs', 'lcs-csv', 'refs'], how
+            assert got('pgfreport', 'export', '-o', 'x', 'l') == \
+                ['lcs', 'lcs-csv'], how
+            assert got('pgfreport', 'export', 'csv', 'r') == ['run.trace'], how
+            assert got('pgfreport', 'ma') == ['map'], how
+            assert sorted(got('pgfreport', '--')) == ['--help', '--version'], how
             assert got('tracepgfault', '-q', '-o', 'r') == ['run.trace'], how
             assert got('tracepgfault', '--output', 'r') == ['run.trace'], how
             assert got('tracepgfault', '-i', '') == [], how

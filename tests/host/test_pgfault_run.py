@@ -16,8 +16,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(TOP, 'scripts'))
 from ktaplib import Skip, test, main  # noqa: E402
+sys.path.insert(0, HERE)
+import symlib as symoracle  # noqa: E402
 
 RUN = os.path.join(TOP, 'scripts', 'pgfault-run')
+PGFREPORT = os.path.join(TOP, 'build', 'host', 'bin', 'pgfreport')
 ARCH = os.environ.get('PGF_RUN_ARCH', 'um')
 # PGF_RUN_LONG=1: the longer workloads (a 24-file project built by make
 # -j2, 200,000 sqlite rows, a bigger Python program); make test runs the
@@ -38,6 +41,31 @@ def counted(w):
     arguments, process_vm_readv), unless it failed."""
     return ((w[0] == 'fault' and w[6] in COUNTED) or
             (w[0] == 'remote' and w[4] in COUNTED))
+
+
+def check_symbols(path, pid=None):
+    """pgfreport symbols of the trace @path (process @pid of a tree) by
+    IP and by address against the oracle (binutils' readelf); returns its
+    rows by IP: {(file base name, symbol): faults}."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    rows = {}
+    for by in ('ip', 'addr'):
+        p = subprocess.run([PGFREPORT, 'symbols', '-n', '0', '--by', by,
+                            *(('--pid', str(pid)) if pid else ()), path],
+                           capture_output=True, text=True, timeout=600)
+        assert p.returncode == 0, (by, p.stderr)
+        got = symoracle.pgfreport_rows(p.stdout)
+        want = symoracle.by_base(symoracle.count(lines, pid, by=by))
+        assert got == want, (by, sorted(set(got.items()) ^ set(want.items()))[:10])
+        rows[by] = got
+    return rows['ip']
+
+
+def named(rows, dso):
+    """The faults @rows count for a symbol (not an offset) of @dso."""
+    return sum(n for (f, s), n in rows.items()
+               if (f == dso or f.startswith(dso + '.')) and not s.startswith('0x'))
 
 
 def trace_counts(path):
@@ -73,6 +101,13 @@ def a_python_script_is_traced_and_its_faults_are_the_kernels_count():
         assert exit_rec == (faults, 0), (faults, exit_rec)
         assert faults > 100, faults
         assert execs and execs[0].endswith('/python3'), execs
+        # which functions fault: the interpreter's (its dynamic symbols) and
+        # libc's, as binutils reads the same files
+        rows = check_symbols(os.path.join(d, 'pgfault.trace'))
+        top = sorted(rows.items(), key=lambda kv: -kv[1])[:3]
+        print(f'# python3: faults in python3.11 symbols {named(rows, "python3")}, '
+              f'libc {named(rows, "libc.so")}; most: {top}')
+        assert named(rows, 'python3') > 0 and named(rows, 'libc.so') > 0, rows
 
 
 @test
@@ -251,6 +286,12 @@ def gcc_builds_a_project_and_every_process_is_traced():
                        for n in names), (want, names)
         for pid, p in procs.items():
             assert p['exit'] == (p['faults'], 0), (pid, p)
+        # cc1's faults per function, by its dynamic symbols
+        cc1 = [pid for pid, p in procs.items() if 'cc1' in p['exec']]
+        rows = check_symbols(os.path.join(d, 'gcc.trace'), cc1[0])
+        print(f'# cc1 {cc1[0]}: faults in cc1 symbols {named(rows, "cc1")}, '
+              f'libc {named(rows, "libc.so")}')
+        assert named(rows, 'cc1') > 0, rows
         if LONG:
             assert names.count('cc1') == 25, names
 

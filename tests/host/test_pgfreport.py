@@ -33,9 +33,25 @@ def trace_file(text):
 HEADER = 'pgfault_history 1 pid 1 page_size 4096\n'
 
 
+def help_lists(*cmds):
+    """Each of @cmds is among the commands pgfreport --help lists, and
+    says what it does in its own --help: {command: its --help, each run
+    of white space one space}."""
+    rc, out, _ = run('--help')
+    assert rc == 0, out
+    helps = {}
+    for cmd in cmds:
+        assert f'\n  {cmd} ' in out, (cmd, out)
+        rc, helps[cmd], _ = run(cmd, '--help')
+        assert rc == 0 and helps[cmd].startswith(f'Usage: pgfreport {cmd} '), \
+            helps[cmd]
+        helps[cmd] = ' '.join(helps[cmd].split())
+    return helps
+
+
 @test
 def map_has_the_seed_shape():
-    rc, out, err = run(SEED)
+    rc, out, err = run('map', SEED)
     with open(os.path.join(TRACES, 'seed.map')) as f:
         want = f.read()
     assert rc == 0, err
@@ -45,13 +61,13 @@ def map_has_the_seed_shape():
 @test
 def stdin_works_like_a_file():
     with open(SEED) as f:
-        rc, out, _ = run('-', stdin=f.read())
+        rc, out, _ = run('map', '-', stdin=f.read())
     assert rc == 0 and out.startswith('Region: 08048000 - 0805a000 (  18 pages)'), out
 
 
 @test
 def summary_counts():
-    rc, out, err = run('--summary', SEED)
+    rc, out, err = run('summary', SEED)
     assert rc == 0, err
     lines = out.splitlines()
     assert lines[1].split()[:7] == ['08048000', '0805a000', 'r-xp', '18', '16',
@@ -81,7 +97,7 @@ def summary_counts_every_column_for_the_region_of_the_time():
             'fault 9 1 2000 w user minor 400\n'
             'exit 10 0 6 0 3\n')
     path = trace_file(text)
-    rc, out, err = run('--summary', path)
+    rc, out, err = run('summary', path)
     os.unlink(path)
     assert rc == 0, err
     rows = {l.split()[0] + '-' + l.split()[1]: l.split()[3:8]
@@ -98,7 +114,7 @@ def summary_counts_every_column_for_the_region_of_the_time():
 
 @test
 def refs_and_rw():
-    rc, out, _ = run('--refs', SEED)
+    rc, out, _ = run('export', 'refs', SEED)
     assert rc == 0
     lines = out.splitlines()
     # A version 1 trace: first touches.
@@ -106,13 +122,13 @@ def refs_and_rw():
     refs = lines[1:]
     assert refs[:3] == ['8048000', '8049000', '804a000'], refs[:3]
     assert len(refs) == 20
-    rc, out, _ = run('--refs', '--rw', SEED)
+    rc, out, _ = run('export', 'refs', '--rw', SEED)
     assert out.splitlines()[17] == '8057000 W', out.splitlines()[17]
 
 
 @test
 def csv_has_every_fault_with_its_region():
-    rc, out, _ = run('--csv', SEED)
+    rc, out, _ = run('export', 'csv', SEED)
     lines = out.splitlines()
     assert lines[0] == 'time_ns,tid,address,access,mode,result,ip,region'
     assert len(lines) == 21
@@ -127,7 +143,7 @@ def width_folds_and_shades():
     faults = ''.join(f'fault {10 + i} 1 {0x10000 + p * 4096:x} r user minor 0\n'
                      for i, p in enumerate(list(range(8, 16)) + list(range(16, 20)) + [24]))
     path = trace_file(HEADER + 'layout 1 1\nmap 1 1 10000 50000 rw-p 0 00:00 0\n' + faults)
-    rc, out, _ = run('--width', '8', path)
+    rc, out, _ = run('map', '--width', '8', path)
     os.unlink(path)
     assert out == 'Region: 00010000 - 00050000 (  64 pages): |.X=:....|\n', out
 
@@ -138,9 +154,9 @@ def spaces_before_and_after_exec():
          'fault 2 1 1000 r user minor 0\nexec 3 1 /new\n'
          'map 4 2 5000 6000 r-xp 0 00:00 0 /new\nfault 5 1 5000 r user minor 0\n')
     path = trace_file(t)
-    rc0, out0, _ = run('--space', '0', path)
-    rc1, out1, _ = run(path)
-    rc9, _, err9 = run('--space', '9', path)
+    rc0, out0, _ = run('map', '--space', '0', path)
+    rc1, out1, _ = run('map', path)
+    rc9, _, err9 = run('map', '--space', '9', path)
     os.unlink(path)
     assert out0 == 'Region: 00001000 - 00003000 (   2 pages): |X.| /old\n', out0
     assert out1 == 'Region: 00005000 - 00006000 (   1 pages): |X| /new\n', out1
@@ -153,7 +169,7 @@ def corrupt_line_is_named_and_the_rest_reported():
         lines = f.read().splitlines(keepends=True)
     lines.insert(10, 'fault 12 x 8048000 r user minor 0\n')
     path = trace_file(''.join(lines))
-    rc, out, err = run(path)
+    rc, out, err = run('map', path)
     os.unlink(path)
     assert rc == 1
     assert f'{path}:11: malformed record' in err, err
@@ -166,7 +182,7 @@ def truncated_trace_is_reported():
     with open(SEED) as f:
         text = f.read()
     path = trace_file(text[:text.index('fault 2300')] + 'fault 2300 100 804')
-    rc, out, err = run(path)
+    rc, out, err = run('map', path)
     os.unlink(path)
     assert rc == 1 and 'truncated' in err and ':9:' in err, err
     assert '|XXX...............|' in out, out
@@ -175,7 +191,7 @@ def truncated_trace_is_reported():
 @test
 def newer_version_is_refused_naming_both():
     path = trace_file('pgfault_history 7 pid 1 page_size 4096\nstart 1\n')
-    rc, out, err = run(path)
+    rc, out, err = run('map', path)
     os.unlink(path)
     assert rc == 1 and 'version 7' in err and 'versions 1 to 6' in err, err
     assert out == ''
@@ -184,7 +200,7 @@ def newer_version_is_refused_naming_both():
 @test
 def version_3_rearm_and_reref_are_read():
     # A re-reference fault counts as a successful fault (the map marks its
-    # page); "rearm" has no place on the map and shows in --json.
+    # page); "rearm" has no place on the map and shows in export json.
     text = ('pgfault_history 3 pid 1 page_size 4096\nstart 1 first\n'
             'layout 2 1\nmap 2 1 1000 4000 rw-p 0 00:00 0\n'
             'fault 3 1 1000 w user minor 400\n'
@@ -192,32 +208,32 @@ def version_3_rearm_and_reref_are_read():
             'fault 5 1 3000 r user reref 400\n'
             'exit 6 0 2 0 1\n')
     path = trace_file(text)
-    rc, out, err = run(path)
+    rc, out, err = run('map', path)
     assert rc == 0, err
     assert '|X.X|' in out, out
-    rc, out, err = run('--json', path)
+    rc, out, err = run('export', 'json', path)
     assert rc == 0, err
     assert '{"type":"rearm","time":4,"pages":1,"how":"user"}' in out, out
     assert '"result":"reref"' in out, out
-    rc, out, err = run('--summary', path)
+    rc, out, err = run('summary', path)
     assert rc == 0, err
     region = out.splitlines()[1].split()
     assert region[5:8] == ['2', '0', '1'], region  # faults, major, rerefs
     assert '2 faults (0 major, 1 re-references, 0 failed)' in out, out
-    rc, out, err = run('--refs', path)
+    rc, out, err = run('export', 'refs', path)
     assert out.splitlines()[0] == '# mode first', out
     iv = trace_file(text.replace('start 1 first', 'start 1 interval=100'))
-    rc, out, err = run('--refs', iv)
+    rc, out, err = run('export', 'refs', iv)
     os.unlink(iv)
     assert rc == 0 and out.splitlines()[0] == '# mode interval=100', (out, err)
     for badstart in ('start 1 interval=', 'start 1 interval=x', 'start 1 last',
                      'start 1 first x'):
         b = trace_file(text.replace('start 1 first', badstart))
-        rc, _, err = run(b)
+        rc, _, err = run('map', b)
         os.unlink(b)
         assert rc == 1 and ':2:' in err, (badstart, err)
     bad = trace_file(text.replace('rearm 4 1 user', 'rearm 4 1'))
-    rc, _, err = run(bad)
+    rc, _, err = run('map', bad)
     os.unlink(path)
     os.unlink(bad)
     assert rc == 1 and ':6:' in err and 'malformed' in err, err
@@ -236,23 +252,23 @@ def version_4_window_mode_and_the_map_of_counts():
             'fault 7 1 1008 w user reref 400\n'
             'exit 8 0 4 0 1\n')
     path = trace_file(text)
-    rc, out, err = run(path)
+    rc, out, err = run('map', path)
     assert rc == 0 and '|X.X.|' in out, (out, err)
-    rc, out, err = run('--counts', path)
+    rc, out, err = run('map', '--counts', path)
     assert rc == 0 and '|3.1.|' in out, (out, err)
     # Folded: two columns of two pages, 3 and 1 faults -> 2 and 1 per page.
-    rc, out, err = run('--counts', '--width', '2', path)
+    rc, out, err = run('map', '--counts', '--width', '2', path)
     assert rc == 0 and '|21|' in out, (out, err)
-    rc, out, err = run('--refs', path)
+    rc, out, err = run('export', 'refs', path)
     assert rc == 0 and out.splitlines()[0] == '# mode window=16', (out, err)
     assert out.splitlines()[1:] == ['1000', '3000', '1000', '1000'], out
-    rc, out, err = run('--summary', path)
+    rc, out, err = run('summary', path)
     region = out.splitlines()[1].split()
     assert region[4:8] == ['2', '4', '0', '2'], region  # touched .. rerefs
     for badstart in ('start 1 window=', 'start 1 window=16x',
                      'start 1 window=-1'):
         b = trace_file(text.replace('start 1 window=16', badstart))
-        rc, _, err = run(b)
+        rc, _, err = run('map', b)
         os.unlink(b)
         assert rc == 1 and ':2:' in err, (badstart, err)
     # Ten or more faults on a page: '+'.
@@ -260,7 +276,7 @@ def version_4_window_mode_and_the_map_of_counts():
         f'fault {9 + i} 1 4000 r user reref 400\n' for i in range(10)) +
         'exit 30')
     m = trace_file(many)
-    rc, out, err = run('--counts', m)
+    rc, out, err = run('map', '--counts', m)
     os.unlink(m)
     os.unlink(path)
     assert rc == 0 and '|3.1+|' in out, (out, err)
@@ -269,17 +285,17 @@ def version_4_window_mode_and_the_map_of_counts():
 @test
 def version_2_remote_records_are_read():
     # A fault on another address space has no address to place: the map
-    # is the same as without it, and --json shows it.
+    # is the same as without it, and export json shows it.
     text = ('pgfault_history 2 pid 1 page_size 4096\nstart 1\n'
             'layout 2 1\nmap 2 1 1000 3000 rw-p 0 00:00 0\n'
             'fault 3 1 1000 w user minor 400\n'
             'remote 4 1 r minor\nremote 5 2 w SIGSEGV\n'
             'exit 6 0 2 0 1\n')
     path = trace_file(text)
-    rc, out, err = run(path)
+    rc, out, err = run('map', path)
     assert rc == 0, err
     assert '|X.|' in out, out
-    rc, out, err = run('--json', path)
+    rc, out, err = run('export', 'json', path)
     os.unlink(path)
     assert rc == 0, err
     assert '{"type":"remote","time":4,"tid":1,"access":"r","result":"minor"}' in out, out
@@ -289,7 +305,7 @@ def version_2_remote_records_are_read():
 @test
 def remote_record_malformed_is_refused():
     path = trace_file(HEADER + 'start 1\nremote 4 1 q minor\n')
-    rc, _, err = run(path)
+    rc, _, err = run('map', path)
     os.unlink(path)
     assert rc == 1 and ':3:' in err and 'malformed' in err, err
 
@@ -297,10 +313,10 @@ def remote_record_malformed_is_refused():
 @test
 def not_a_trace_is_refused():
     path = trace_file('hello\n')
-    rc, _, err = run(path)
+    rc, _, err = run('map', path)
     os.unlink(path)
     assert rc == 1 and 'not a pgfault_history trace' in err, err
-    rc, _, err = run('/nonexistent.trace')
+    rc, _, err = run('map', '/nonexistent.trace')
     assert rc == 1 and 'No such file' in err, err
 
 
@@ -308,10 +324,20 @@ def not_a_trace_is_refused():
 def bad_options_are_refused():
     for args in (['--width', '0'], ['--width', 'x'], ['--space', '-1'], ['--bogus'],
                  ['a', 'b']):
-        rc, _, err = run(*args)
-        assert rc == 1 and err, (args, err)
+        rc, _, err = run('map', *args)
+        assert rc == 1 and err.startswith('pgfreport map: '), (args, err)
     rc, out, _ = run('--help')
-    assert rc == 0 and out.startswith('Usage: pgfreport'), out
+    assert rc == 0 and out.startswith('Usage: pgfreport COMMAND'), out
+    rc, out, _ = run('map', '--help')
+    assert rc == 0 and out.startswith('Usage: pgfreport map'), out
+    # A command comes first: no command, an unknown one, the old form.
+    rc, out, err = run()
+    assert rc == 1 and out == '' and 'Usage: pgfreport COMMAND' in err, err
+    rc, out, err = run(SEED)
+    assert rc == 1 and out == '' and 'is not a command' in err \
+        and f'pgfreport map {SEED}' in err, err
+    rc, out, err = run('--summary', SEED)
+    assert rc == 1 and out == '' and 'a command comes first' in err, err
 
 
 @test
@@ -322,7 +348,7 @@ def timeline_rows_are_exact():
          f(1000000, 0x1000) + f(1100000, 0x2000) + f(1200000, 0x1000) +
          f(2500000, 0x3000) + f(4100000, 0x1000))
     path = trace_file(t)
-    rc, out, err = run('--timeline', '--interval', '1', '--window', '2', path)
+    rc, out, err = run('timeline', '--interval', '1', '--window', '2', path)
     os.unlink(path)
     assert rc == 0, err
     rows = [line.split() for line in out.splitlines() if not line.startswith('#')]
@@ -336,7 +362,7 @@ def timeline_rows_are_exact():
 @test
 def json_lines_parse():
     import json
-    rc, out, _ = run('--json', SEED)
+    rc, out, _ = run('export', 'json', SEED)
     recs = [json.loads(line) for line in out.splitlines()]
     assert [r['type'] for r in recs[:3]] == ['start', 'layout', 'map'], recs[:3]
     assert sum(r['type'] == 'fault' for r in recs) == 20
@@ -352,8 +378,8 @@ def svg_is_valid_with_the_expected_marks():
     ns = '{http://www.w3.org/2000/svg}'
     with tempfile.TemporaryDirectory() as d:
         svg = os.path.join(d, 'seed.svg')
-        rc, out, err = run('--svg', svg, '--svg-x', 'order', SEED)
-        assert rc == 0 and out.startswith('Region:'), err
+        rc, out, err = run('heatmap', '-o', svg, '--x', 'order', SEED)
+        assert rc == 0 and out == '', (out, err)
         root = ET.parse(svg).getroot()
     assert root.tag == ns + 'svg'
     texts = [t.text or '' for t in root.iter(ns + 'text')]
@@ -397,7 +423,7 @@ def mrc_table_is_exact_on_beladys_string():
     # with 3 frames and 10 with 4; LRU 10 and 8; OPT 7 and 6; CLOCK 10
     # and 8. The failed fault and the remote one are not references.
     path = trace_file(belady_trace())
-    rc, out, err = run('--mrc', '--sizes', '5,4,3,2,1,4', path)
+    rc, out, err = run('mrc', '--sizes', '5,4,3,2,1,4', path)
     assert rc == 0, err
     lines = out.splitlines()
     assert lines[0] == '# mode window=16', lines
@@ -416,7 +442,7 @@ def mrc_table_is_exact_on_beladys_string():
         ['5', '20480', '0.4167', '0.4167', '0.4167', '0.4167', '5', '5', '5', '5'],
     ], rows
     # Default sizes: 1, 2, 4 below the footprint, then the footprint.
-    rc, out, err = run('--mrc', path)
+    rc, out, err = run('mrc', path)
     os.unlink(path)
     rows = [line.split()[:2] + line.split()[6:] for line in out.splitlines()
             if not line.startswith('#')]
@@ -429,7 +455,7 @@ def mrc_table_is_exact_on_beladys_string():
     lines = belady_trace().splitlines(keepends=True)
     bad = trace_file(''.join(lines[:11]) + 'fault 17 1 zz r user minor 400\n' +
                      ''.join(lines[11:]))
-    rc, out, err = run('--mrc', bad)
+    rc, out, err = run('mrc', bad)
     os.unlink(bad)
     assert rc == 1 and f'{bad}:12: malformed' in err, err
     assert '# 7 references to 5 pages (20 KiB); misses include the 5 cold ones' in out, out
@@ -441,7 +467,7 @@ def mrc_table_is_exact_on_beladys_string():
 def reuse_histogram_is_exact():
     # Distances: 5 cold, then 3 3 (the second 1 and 2), 2 2, 4 4 4.
     path = trace_file(belady_trace('interval=100', 'reref'))
-    rc, out, err = run('--reuse', path)
+    rc, out, err = run('reuse', path)
     os.unlink(path)
     assert rc == 0, err
     lines = out.splitlines()
@@ -471,7 +497,7 @@ def reuse_histogram_per_region():
                  enumerate([0x1000, 0x10000, 0x1008, 0x2000, 0x10010, 0x1000,
                             0x50000])))
     path = trace_file(t)
-    rc, out, err = run('--reuse', path)
+    rc, out, err = run('reuse', path)
     os.unlink(path)
     assert rc == 0, err
     lines = out.splitlines()
@@ -487,7 +513,7 @@ def reuse_histogram_per_region():
 @test
 def mrc_and_reuse_say_what_kind_of_trace():
     # A first-touch trace: cold misses, flat curves.
-    rc, out, err = run('--mrc', SEED)
+    rc, out, err = run('mrc', SEED)
     assert rc == 0, err
     assert out.splitlines()[0] == '# mode first', out
     assert 'first touches only' in out and 'show no reuse' in out, out
@@ -497,24 +523,24 @@ def mrc_and_reuse_say_what_kind_of_trace():
     assert rows[0][6:] == ['19', '19', '19', '19'], rows
     # First touches with the program's own rearm: re-references.
     path = trace_file(belady_trace('first', 'reref'))
-    rc, out, err = run('--reuse', path)
+    rc, out, err = run('reuse', path)
     os.unlink(path)
     assert rc == 0 and 'across a rearm' in out, (out, err)
     # A version 2 trace (no mode on start) is first-touch.
     t = ('pgfault_history 2 pid 1 page_size 4096\nstart 1\nlayout 2 1\n'
          'map 2 1 1000 3000 rw-p 0 00:00 0\nfault 3 1 1000 w user minor 400\n')
     path = trace_file(t)
-    rc, out, err = run('--reuse', path)
+    rc, out, err = run('reuse', path)
     assert rc == 0 and out.startswith('# mode first\n'), (out, err)
     # No start record at all: said so.
     nostart = trace_file(t.replace('start 1\n', ''))
-    rc, out, err = run('--mrc', nostart)
+    rc, out, err = run('mrc', nostart)
     os.unlink(nostart)
     assert rc == 0 and 'no start record' in out.splitlines()[0], (out, err)
     # Two starts in two modes: both are named.
     path2 = trace_file(t + 'stop 4 user\nstart 5 window=32\n'
                        'fault 6 1 2000 r user minor 400\n')
-    rc, out, err = run('--mrc', path2)
+    rc, out, err = run('mrc', path2)
     os.unlink(path)
     os.unlink(path2)
     assert rc == 0, err
@@ -526,19 +552,19 @@ def mrc_and_reuse_say_what_kind_of_trace():
 def mrc_on_no_references_and_bad_sizes():
     path = trace_file(HEADER + 'start 1\nlayout 1 1\nmap 1 1 1000 2000 rw-p 0 00:00 0\n'
                       'fault 2 1 1000 r user SIGSEGV 0\n')
-    rc, out, err = run('--mrc', path)
+    rc, out, err = run('mrc', path)
     assert rc == 0, err
     assert '# 0 references to 0 pages (0 KiB)' in out, out
     assert [line for line in out.splitlines() if not line.startswith('#')] == [], out
-    rc, out, err = run('--reuse', path)
+    rc, out, err = run('reuse', path)
     assert rc == 0 and out.splitlines()[-1].split() == ['cold', '0', '0.0000'], out
     for bad in ('0', 'x', '1,,2', '1,', '-4', ' 8', '4k', '99999999999999999999999'):
-        rc, out, err = run('--mrc', '--sizes', bad, path)
+        rc, out, err = run('mrc', '--sizes', bad, path)
         assert rc == 1 and '--sizes' in err and out == '', (bad, err)
     os.unlink(path)
-    rc, out, _ = run('--help')
-    for opt in ('--mrc', '--reuse', '--sizes', 'pgfreport --mrc', 'pgfreport --reuse'):
-        assert opt in out, opt
+    helps = help_lists('mrc', 'reuse')
+    assert '--sizes LIST' in helps['mrc'] and '--plot FILE' in helps['mrc'], helps
+    assert '--plot FILE' in helps['reuse'], helps
 
 
 @test
@@ -547,7 +573,7 @@ def tlb_misses_are_exact_on_beladys_string():
     # sets of two ways: odd pages 1 3 1 5 1 3 5 miss 5 times, even
     # pages 2 4 2 2 4 twice: 7. 2:1, two sets of one: 7 + 4 = 11.
     path = trace_file(belady_trace())
-    rc, out, err = run('--tlb', '3,4,4:2,2:1', path)
+    rc, out, err = run('tlb', '--specs', '3,4,4:2,2:1', path)
     assert rc == 0, err
     lines = out.splitlines()
     assert lines[0] == '# mode window=16', lines
@@ -559,19 +585,23 @@ def tlb_misses_are_exact_on_beladys_string():
                     ['4', 'full', '1', '16384', '8', '0.6667'],
                     ['4', '2', '2', '16384', '7', '0.5833'],
                     ['2', '1', '2', '8192', '11', '0.9167']], rows
-    # The default TLBs, and the list as --tlb=LIST.
-    rc, out, err = run('--tlb', path)
+    # The default TLBs, and the list as --specs=LIST.
+    rc, out, err = run('tlb', path)
     assert rc == 0, err
     rows = [line.split()[:5] for line in out.splitlines() if not line.startswith('#')]
     assert rows == [['64', 'full', '1', '262144', '5'], ['64', '4', '16', '262144', '5'],
                     ['1536', 'full', '1', '6291456', '5'],
                     ['1536', '12', '128', '6291456', '5']], rows
-    rc, out2, err = run('--tlb=3,4,4:2,2:1', path)
+    rc, out2, err = run('tlb', '--specs=3,4,4:2,2:1', path)
     assert rc == 0 and [line.split() for line in out2.splitlines()
                         if not line.startswith('#')][2][4] == '7', out2
     for bad in ('0', '4:3', '4:8', '4:0', 'x', '4,', '4:2:1'):
-        rc, out, err = run(f'--tlb={bad}', path)
-        assert rc == 1 and '--tlb' in err and out == '', (bad, err)
+        rc, out, err = run('tlb', f'--specs={bad}', path)
+        assert rc == 1 and err.startswith('pgfreport tlb: --specs: ') and out == '', \
+            (bad, err)
+    # The list is --specs's argument, never the trace.
+    rc, out, err = run('tlb', '--specs', path)
+    assert rc == 1 and '--specs' in err and out == '', err
     os.unlink(path)
 
 
@@ -602,7 +632,7 @@ def hot_pages_with_region_and_file_offset():
     # counts for the region that held the address when it happened. Ties
     # by address. 30000 is in no region ('-'); the SIGSEGV is not a reference.
     path = trace_file(HOT)
-    rc, out, err = run('--hot', path)
+    rc, out, err = run('hot', path)
     assert rc == 0, err
     lines = out.splitlines()
     assert lines[0] == '# mode window=16', lines
@@ -615,17 +645,18 @@ def hot_pages_with_region_and_file_offset():
         ['4', '13000', '1', '0.1250', '0.8750', '0x5000', '/lib/libc.so'],
         ['5', '30000', '1', '0.1250', '1.0000', '-', '-'],
     ], rows
-    for args in (['--hot', '2'], ['--hot=2']):
-        rc, out, err = run(*args, path)
+    for args in (['-n', '2'], ['-n2'], ['--top', '2'], ['--top=2']):
+        rc, out, err = run('hot', *args, path)
         assert rc == 0, err
         assert [line.split()[2] for line in out.splitlines()
                 if not line.startswith('#')] == ['3', '2'], (args, out)
-    for bad in ('--hot=0', '--hot=x', '--hot=-1'):
-        rc, out, err = run(bad, path)
-        assert rc == 1 and '--hot' in err and out == '', (bad, err)
+    for bad in (['--top=0'], ['--top=x'], ['-n', '-1'], ['-n', 'x']):
+        rc, out, err = run('hot', *bad, path)
+        assert rc == 1 and err.startswith('pgfreport hot: --top: ') and out == '', \
+            (bad, err)
     os.unlink(path)
     # A first-touch trace says what its counts mean.
-    rc, out, err = run('--hot', '3', SEED)
+    rc, out, err = run('hot', '-n', '3', SEED)
     assert rc == 0 and out.startswith('# mode first\n'), (out, err)
     assert 'one or two each in a first-touch trace' in out, out
     rows = [line.split() for line in out.splitlines() if not line.startswith('#')]
@@ -638,12 +669,12 @@ def wss_curve_is_exact_on_beladys_string():
     # tau 1: 12/12; 2: 23/12; 4: 40/12; 8 and 12 (all): 48/12. Fault rate:
     # pages not among the tau references before: 12, 12, 8, 5, 5 of 12.
     path = trace_file(belady_trace())
-    rc, out, err = run('--wss', path)
+    rc, out, err = run('wss', path)
     os.unlink(path)
     assert rc == 0, err
     lines = out.splitlines()
     assert lines[0] == '# mode window=16', lines
-    assert "Denning's working-set curve" in out and '--timeline' in out, out
+    assert "Denning's working-set curve" in out and 'pgfreport timeline' in out, out
     assert '# 12 references to 5 pages' in lines, lines
     rows = [line.split() for line in lines if not line.startswith('#')]
     assert rows == [['1', '1.0000', '4096', '1.0000'],
@@ -651,21 +682,23 @@ def wss_curve_is_exact_on_beladys_string():
                     ['4', '3.3333', '13653', '0.6667'],
                     ['8', '4.0000', '16384', '0.4167'],
                     ['12', '4.0000', '16384', '0.4167']], rows
-    rc, out, _ = run('--help')
-    for opt in ('--tlb', '--hot', '--wss', 'pgfreport --tlb', 'pgfreport --hot',
-                'pgfreport --wss', 'beyond a page trace', '--timeline'):
-        assert opt in out, opt
+    helps = help_lists('tlb', 'hot', 'wss')
+    assert '--specs SPECS' in helps['tlb'] and 'beyond a page trace' in helps['tlb'], \
+        helps['tlb']
+    assert '--top N' in helps['hot'], helps['hot']
+    assert 'pgfreport timeline gives the working set per interval' in helps['wss'], \
+        helps['wss']
 
 
 @test
 def tlb_hot_wss_on_no_references():
     path = trace_file(HEADER + 'start 1\nlayout 1 1\nmap 1 1 1000 2000 rw-p 0 00:00 0\n'
                       'fault 2 1 1000 r user SIGSEGV 0\n')
-    for opt in ('--tlb', '--hot', '--wss'):
-        rc, out, err = run(opt, path)
-        assert rc == 0 and out.startswith('# mode first\n'), (opt, out, err)
-        assert '# 0 references' in out, (opt, out)
-        if opt != '--tlb':
+    for cmd in ('tlb', 'hot', 'wss'):
+        rc, out, err = run(cmd, path)
+        assert rc == 0 and out.startswith('# mode first\n'), (cmd, out, err)
+        assert '# 0 references' in out, (cmd, out)
+        if cmd != 'tlb':
             assert [line for line in out.splitlines() if not line.startswith('#')] == [], out
     os.unlink(path)
 
@@ -673,18 +706,18 @@ def tlb_hot_wss_on_no_references():
 @test
 def tlb_hot_wss_on_a_large_trace():
     # What must hold on 300,000 random references: the fully associative
-    # TLB is the LRU curve (--mrc) at its size; s(tau) grows with tau and
+    # TLB is the LRU curve (mrc) at its size; s(tau) grows with tau and
     # is at most tau; the hot pages' counts fall and add up to at most all.
     gen = os.path.join(BIN, 'gentrace')
     with tempfile.NamedTemporaryFile(suffix='.trace') as f:
         subprocess.run([gen, '300000'], stdout=f, check=True)
-        rc, tlb, err = run('--tlb', '64,1024,1024:8', f.name)
+        rc, tlb, err = run('tlb', '--specs', '64,1024,1024:8', f.name)
         assert rc == 0, err
-        rc, mrc, err = run('--mrc', '--sizes', '64,1024', f.name)
+        rc, mrc, err = run('mrc', '--sizes', '64,1024', f.name)
         assert rc == 0, err
-        rc, wss, err = run('--wss', f.name)
+        rc, wss, err = run('wss', f.name)
         assert rc == 0, err
-        rc, hot, err = run('--hot', '100', f.name)
+        rc, hot, err = run('hot', '--top', '100', f.name)
         assert rc == 0, err
     t = [line.split() for line in tlb.splitlines() if not line.startswith('#')]
     m = [line.split() for line in mrc.splitlines() if not line.startswith('#')]
@@ -715,7 +748,7 @@ def prefetch_is_exact_on_a_hand_made_trace():
          'fault 30 1 64000 r user minor 0\nfault 31 1 65000 r user minor 0\n'
          'fault 32 1 64000 r user reref 0\nfault 33 1 99000 r user SIGSEGV 0\n')
     path = trace_file(t)
-    rc, out, err = run('--prefetch', path)
+    rc, out, err = run('prefetch', path)
     os.unlink(path)
     assert rc == 0, err
     lines = out.splitlines()
@@ -733,13 +766,12 @@ def prefetch_is_exact_on_a_hand_made_trace():
         ['32', '8', '0.6667', '8', '0.6667'],
         ['64', '8', '0.6667', '8', '0.6667'],
     ], rows
-    rc, out, _ = run('--help')
-    assert '--prefetch' in out and 'pgfreport --prefetch' in out and 'readahead' in out, out
+    assert 'readahead' in help_lists('prefetch')['prefetch']
     # A large trace: avoided faults grow with N, every >= demand.
     gen = os.path.join(BIN, 'gentrace')
     with tempfile.NamedTemporaryFile(suffix='.trace') as f:
         subprocess.run([gen, '100000'], stdout=f, check=True)
-        rc, out, err = run('--prefetch', f.name)
+        rc, out, err = run('prefetch', f.name)
     assert rc == 0, err
     table = out[out.index('# next-N prefetch'):].splitlines()
     rows = [[int(line.split()[i]) for i in (0, 1, 3)] for line in table
@@ -753,12 +785,12 @@ def prefetch_is_exact_on_a_hand_made_trace():
 @test
 def mrc_names_an_unusable_temporary_directory():
     env = dict(os.environ, TMPDIR='/nonexistent-pgfreport-test')
-    p = subprocess.run([os.path.join(BIN, 'pgfreport'), '--mrc', SEED],
+    p = subprocess.run([os.path.join(BIN, 'pgfreport'), 'mrc', SEED],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                        env=env, timeout=60)
     assert p.returncode == 1 and 'opt' in p.stderr and 'No such file' in p.stderr, p.stderr
-    # --reuse needs no file.
-    p = subprocess.run([os.path.join(BIN, 'pgfreport'), '--reuse', SEED],
+    # reuse needs no file.
+    p = subprocess.run([os.path.join(BIN, 'pgfreport'), 'reuse', SEED],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                        env=env, timeout=60)
     assert p.returncode == 0, p.stderr
@@ -773,8 +805,8 @@ def mrc_on_a_large_trace_keeps_the_orders_it_must():
     gen = os.path.join(BIN, 'gentrace')
     with tempfile.NamedTemporaryFile(suffix='.trace') as f:
         subprocess.run([gen, '300000'], stdout=f, check=True)
-        rc, out, err = run('--mrc', f.name)
-        rc2, out2, err2 = run('--reuse', f.name)
+        rc, out, err = run('mrc', f.name)
+        rc2, out2, err2 = run('reuse', f.name)
     assert rc == 0 and rc2 == 0, (err, err2)
     info = [line for line in out.splitlines() if line.startswith('# 300000 references')]
     assert info, out
@@ -809,7 +841,7 @@ def large_generated_trace_is_counted_exactly():
     gen = os.path.join(BIN, 'gentrace')
     with tempfile.NamedTemporaryFile(suffix='.trace') as f:
         subprocess.run([gen, '300000'], stdout=f, check=True)
-        rc, out, err = run('--summary', f.name)
+        rc, out, err = run('summary', f.name)
     assert rc == 0, err
     last = out.splitlines()[-1]
     assert '300000 faults' in last, last
@@ -832,9 +864,11 @@ def lcs_exports_the_reference_string_for_libcachesim():
     path = trace_file(text)
     d = tempfile.mkdtemp()
     binp, csvp = os.path.join(d, 'p.bin'), os.path.join(d, 'p.csv')
-    rc, out, err = run('--lcs', binp, '--lcs-csv', csvp, '--summary', path)
-    assert rc == 0, err
-    assert '5 references' in err and out.startswith('# start'), (out, err)
+    for fmt, out_path in (('lcs', binp), ('lcs-csv', csvp)):
+        rc, out, err = run('export', fmt, '-o', out_path, path)
+        assert rc == 0, err
+        assert err.startswith('pgfreport export: 5 references of ') and \
+            'written for libCacheSim' in err and out == '', (fmt, out, err)
     with open(csvp) as f:
         assert f.read() == ('time,obj_id,obj_size,next_access_vtime\n'
                             '0,1,4096,3\n1,2,4096,5\n1,1,4096,-1\n'
@@ -846,7 +880,7 @@ def lcs_exports_the_reference_string_for_libcachesim():
     assert recs == [(0, 1, 4096, 3), (1, 2, 4096, 5), (1, 1, 4096, -1),
                     (3, 3, 4096, -1), (3, 2, 4096, -1)], recs
     # A file that cannot be written: an error naming it, exit 1.
-    rc, out, err = run('--lcs', os.path.join(d, 'no', 'such', 'dir'), path)
+    rc, out, err = run('export', 'lcs', '-o', os.path.join(d, 'no', 'such', 'dir'), path)
     assert rc == 1 and 'no/such/dir' in err, (rc, err)
     for p in (binp, csvp):
         os.unlink(p)

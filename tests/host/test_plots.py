@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""pgfreport's charts (--plot, --svg), rendered by a real SVG renderer
+"""pgfreport's charts (--plot, heatmap), rendered by a real SVG renderer
 (rsvg-convert): the marks are where the data says, and nowhere else.
 
 Each test makes a trace whose analysis is known, takes the numbers from
@@ -98,7 +98,7 @@ def loop_trace(mode, pages=100, rounds=4, region=(0x100000, 0x200000)):
 @test
 def mrc_chart_draws_every_policy_where_the_table_says():
     sizes = [8, 32, 64, 100, 128]
-    out, root, img = draw(['--mrc', '--sizes', ','.join(map(str, sizes)),
+    out, root, img = draw(['mrc', '--sizes', ','.join(map(str, sizes)),
                            '--plot', 'SVG'], loop_trace('window=16'))
     table = rows(out)
     assert [int(r[0]) for r in table] == sizes, table
@@ -137,7 +137,7 @@ def mrc_chart_draws_every_policy_where_the_table_says():
 
 @test
 def mrc_chart_of_a_first_touch_trace_says_so():
-    out, root, img = draw(['--mrc', '--plot', 'SVG'],
+    out, root, img = draw(['mrc', '--plot', 'SVG'],
                           loop_trace('first', pages=40, rounds=1))
     t = texts(root)
     assert any('first touches only' in s for s in t), t
@@ -154,7 +154,7 @@ def mrc_chart_of_a_first_touch_trace_says_so():
 def reuse_chart_has_one_bar_per_bin_at_its_share():
     # Every reference after the first round is at distance 99: bin 64-127
     # holds 3/4 of the references, cold ones the other 1/4.
-    out, root, img = draw(['--reuse', '--plot', 'SVG'], loop_trace('window=16'))
+    out, root, img = draw(['reuse', '--plot', 'SVG'], loop_trace('window=16'))
     ax = Axes(root)
     bars = [r for r in root.iter(NS + 'rect') if r.get('class') == 'bar']
     labels = [''.join(t.itertext()) for t in root.iter(NS + 'text')
@@ -191,7 +191,7 @@ def timeline_chart_follows_the_working_set():
     for i in range(100):
         t.append(f'fault {20000000 + i * 50000} 1 {0x200000 + i * 4096:x} '
                  'w user minor 4\n')
-    out, root, img = draw(['--timeline', '--interval', '10', '--window', '2',
+    out, root, img = draw(['timeline', '--interval', '10', '--window', '2',
                            '--plot', 'SVG'], ''.join(t))
     assert rows(out) == [['0.0', '50', '50', '50', '50'],
                          ['10.0', '0', '0', '50', '50'],
@@ -209,7 +209,7 @@ def timeline_chart_follows_the_working_set():
 
 @test
 def wss_chart_is_denning_curve():
-    out, root, img = draw(['--wss', '--plot', 'SVG'], loop_trace('window=16'))
+    out, root, img = draw(['wss', '--plot', 'SVG'], loop_trace('window=16'))
     ax = Axes(root)
     assert ax.xr[2] == 'log2' and ax.yr[2] == 'log2', (ax.xr, ax.yr)
     pts = rows(out)
@@ -265,7 +265,7 @@ def marks(img, box, x0, x1):
 
 @test
 def heatmap_by_time_puts_each_fault_where_and_when_it_was():
-    out, root, img = draw(['--svg', 'SVG'], heat_trace())
+    out, root, img = draw(['heatmap', '-o', 'SVG'], heat_trace())
     b = bands(root)
     assert set(b) == {'/data/a', '/bin/b'}, b
     a, bb = b['/data/a'], b['/bin/b']
@@ -311,7 +311,7 @@ def heatmap_by_time_puts_each_fault_where_and_when_it_was():
 
 @test
 def heatmap_by_order_has_no_gaps_of_time():
-    out, root, img = draw(['--svg', 'SVG', '--svg-x', 'order'], heat_trace())
+    out, root, img = draw(['heatmap', '-o', 'SVG', '--x', 'order'], heat_trace())
     a, bb = bands(root)['/data/a'], bands(root)['/bin/b']
     ax = Axes(root)
     assert ax.xr[1] >= 400, ax.xr
@@ -325,20 +325,30 @@ def heatmap_by_order_has_no_gaps_of_time():
 
 
 @test
-def plot_needs_an_analysis_it_can_draw():
+def plot_is_an_option_of_the_commands_that_draw():
     with tempfile.NamedTemporaryFile('w', suffix='.trace') as f:
         f.write(loop_trace('first', pages=2, rounds=1))
         f.flush()
-        for args in (['--plot', '/tmp/x.svg'], ['--hot', '--plot', '/tmp/x.svg'],
-                     ['--svg', '/tmp/x.svg', '--svg-x', 'space']):
+        for args, msg in (
+                (['map', '--plot', '/tmp/x.svg'],
+                 "pgfreport map: unknown option '--plot' (pgfreport map --help "
+                 "lists its options)"),
+                (['hot', '--plot', '/tmp/x.svg'],
+                 "pgfreport hot: unknown option '--plot' (pgfreport hot --help "
+                 "lists its options)"),
+                (['heatmap', '-o', '/tmp/x.svg', '--x', 'space'],
+                 "pgfreport heatmap: --x: 'space' is not"),
+                (['heatmap'], 'pgfreport heatmap: which file? -o FILE')):
             p = subprocess.run([PGFREPORT, *args, f.name], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, timeout=60)
-            assert p.returncode == 1 and p.stderr.startswith('pgfreport: --'), \
+            assert p.returncode == 1 and p.stderr.startswith(msg) and \
+                p.stdout == '', (args, p.stderr)
+        for args in (['mrc', '--plot', '/nonexistent/x.svg'],
+                     ['heatmap', '-o', '/nonexistent/x.svg']):
+            p = subprocess.run([PGFREPORT, *args, f.name], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, timeout=60)
+            assert p.returncode == 1 and '/nonexistent/x.svg' in p.stderr, \
                 (args, p.stderr)
-        p = subprocess.run([PGFREPORT, '--mrc', '--plot', '/nonexistent/x.svg',
-                            f.name], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True, timeout=60)
-        assert p.returncode == 1 and '/nonexistent/x.svg' in p.stderr, p.stderr
 
 
 main()

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""pgfreport on tree files (tracepgfault -f): the reader's checks, --tree,
+"""pgfreport on tree files (tracepgfault -f): the reader's checks, tree,
 --pid against the same trace on its own, and the whole-tree analyses,
 whose pages are each process's own."""
 import os
@@ -86,10 +86,14 @@ def interleaved():
 @test
 def tree_lists_every_process_under_its_creator():
     path = trace_file(interleaved())
-    rc, out, err = run(path)          # --tree is a tree file's default
-    rc2, out2, _ = run('--tree', path)
+    rc, out, err = run('tree', path)
+    # Read from standard input alike.
+    with open(path) as f:
+        p = subprocess.run([os.path.join(BIN, 'pgfreport'), 'tree'], stdin=f,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=120)
     os.unlink(path)
-    assert rc == 0 and rc2 == 0 and out == out2, err
+    assert rc == 0 and p.returncode == 0 and out == p.stdout, (err, p.stderr)
     lines = out.splitlines()
     assert lines[0].split()[:3] == ['PID', 'PARENT', 'START_MS'], lines[0]
     root, child, grand = (l.split() for l in lines[1:4])
@@ -108,10 +112,10 @@ def tree_lists_every_process_under_its_creator():
 def pid_reports_as_on_the_process_alone():
     tpath = trace_file(interleaved())
     cpath = trace_file(CHILD)
-    for opts in ([], ['--summary'], ['--space', '0'], ['--counts'], ['--mrc'],
-                 ['--reuse'], ['--refs'], ['--csv'], ['--hot']):
+    for opts in (['map'], ['summary'], ['map', '--space', '0'], ['map', '--counts'],
+                 ['mrc'], ['reuse'], ['export', 'refs'], ['export', 'csv'], ['hot']):
         rc, alone, err = run(*opts, cpath)
-        rc2, in_tree, err2 = run('--pid', '11', *opts, tpath)
+        rc2, in_tree, err2 = run(*opts, '--pid', '11', tpath)
         assert rc == 0 and rc2 == 0, (opts, err, err2)
         assert alone == in_tree, (opts, alone, in_tree)
     os.unlink(tpath)
@@ -121,18 +125,18 @@ def pid_reports_as_on_the_process_alone():
 @test
 def whole_tree_keeps_each_process_apart():
     path = trace_file(interleaved())
-    rc, out, err = run('--refs', path)
+    rc, out, err = run('export', 'refs', path)
     assert rc == 0, err
     refs = [l for l in out.splitlines() if not l.startswith('#')]
     # page 1000 of processes 0 and 1 are two pages; index in bits 56+
     assert refs.count('1000') == 2 and refs.count('100000000001000') == 1, refs
     assert '200000000004000' in refs and len(refs) == 7, refs
-    rc, out, err = run('--csv', path)
+    rc, out, err = run('export', 'csv', path)
     assert rc == 0 and out.splitlines()[0].endswith(',region,pid'), out
     assert out.splitlines()[1] == '1100000,10,1000,w,user,minor,0,[anon],10', out
-    rc, out, err = run('--json', path)
+    rc, out, err = run('export', 'json', path)
     assert rc == 0 and '"type":"child","pid":10,' in out, out
-    rc, out, err = run('--mrc', '--sizes', '1,8', path)
+    rc, out, err = run('mrc', '--sizes', '1,8', path)
     os.unlink(path)
     assert rc == 0, err
     # 7 references to 6 distinct (process, page): the only hit is the
@@ -161,7 +165,7 @@ def bad_trees_are_refused_naming_the_line():
     ]
     for text, want in cases:
         path = trace_file(text)
-        rc, out, err = run(path)
+        rc, out, err = run('tree', path)
         os.unlink(path)
         assert rc == 1 and want in err, (want, err)
 
@@ -170,18 +174,23 @@ def bad_trees_are_refused_naming_the_line():
 def pid_and_tree_options_check_their_input():
     tpath = trace_file(interleaved())
     cpath = trace_file(CHILD)
-    rc, out, err = run('--pid', '99', tpath)
+    rc, out, err = run('map', '--pid', '99', tpath)
     assert rc == 1 and 'no process 99' in err, err
-    rc, out, err = run('--summary', tpath)
-    assert rc == 1 and 'give --pid' in err, err
-    rc, out, err = run('--tree', cpath)
+    for cmd in ('map', 'summary'):
+        rc, out, err = run(cmd, tpath)
+        assert rc == 1 and f'is a tree: {cmd} reports on one process: give --pid' \
+            in err, err
+    rc, out, err = run('tree', cpath)
     assert rc == 1 and 'not a tree' in err, err
-    rc, out, err = run('--pid', '12', cpath)
+    rc, out, err = run('tree', '--pid', '11', tpath)
+    assert rc == 1 and out == '' and \
+        err.startswith('pgfreport tree: --pid does not apply'), err
+    rc, out, err = run('map', '--pid', '12', cpath)
     assert rc == 1 and 'process 11 alone' in err, err
-    rc, out, err = run('--pid', '11', cpath)   # its own pid: fine
+    rc, out, err = run('map', '--pid', '11', cpath)   # its own pid: fine
     assert rc == 0, err
-    rc, out, err = run('--pid', 'x', cpath)
-    assert rc == 1 and 'not a process id' in err, err
+    rc, out, err = run('map', '--pid', 'x', cpath)
+    assert rc == 1 and '--pid' in err and "'x'" in err, err
     os.unlink(tpath)
     os.unlink(cpath)
 

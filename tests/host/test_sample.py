@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """pgfreport's analyses of sampled traces (tracepgfault -s MS, format
-version 6): --samples, its --plot, --sample-map and --compare-sample.
+version 6): pgfreport samples, its --plot and --map, and pgfreport
+compare.
 
 Every trace here is written by the test from runs of pages it chooses,
 and every number pgfreport prints is checked against a brute-force
@@ -257,10 +258,10 @@ def close(a, b, eps=1e-3):
     return abs(float(a) - float(b)) <= eps
 
 
-# ---- --samples ---------------------------------------------------------------
+# ---- samples -----------------------------------------------------------------
 
 def check_samples(out, tr, k=4):
-    """Every number of --samples's output against the simulation of @tr."""
+    """Every number of samples's output against the simulation of @tr."""
     iv = tr.iv
     sec = sections(out)
     rows = sec['interval']
@@ -313,14 +314,14 @@ def random_sampled(seed, n=14):
 def test_samples_table_and_working_set_match_a_simulation():
     for seed in (1, 2, 3):
         tr = random_sampled(seed)
-        rc, out, err, _ = run('--samples', trace=tr.text())
+        rc, out, err, _ = run('samples', trace=tr.text())
         assert rc == 0, err
         check_samples(out, tr)
         # The method, in one line.
         assert summary(out, r'(working set W\(t,tau\): distinct pages referenced '
                        r'in the last tau intervals \(Denning\), from the '
                        r'accessed bits sampled every 100 ms)')
-        rc, out, err, _ = run('--samples', '--ws-intervals', '3', trace=tr.text())
+        rc, out, err, _ = run('samples', '--ws-intervals', '3', trace=tr.text())
         assert rc == 0, err
         assert sections(out)['interval'] and ' W(3) ' in out
         check_samples(out, tr, k=3)
@@ -338,7 +339,7 @@ def test_exec_starts_the_window_over():
     for t in range(6):
         tr.scan({TEXT + k for k in range(10 * (t % 3), 10 * (t % 3) + 12)} |
                 {HEAP + 3 * t})
-    rc, out, err, _ = run('--samples', '--ws-intervals', '4', trace=tr.text())
+    rc, out, err, _ = run('samples', '--ws-intervals', '4', trace=tr.text())
     assert rc == 0, err
     check_samples(out, tr)
     rows = sections(out)['interval']
@@ -360,7 +361,7 @@ def test_incomplete_and_stopped_scans_are_flagged_and_counted():
     tr.scan({HEAP + k for k in range(8)}, extra=5, flags=('incomplete',))
     tr.scan({HEAP + 1, HEAP + 2}, flags=('stopped',))
     tr.scan({TEXT}, extra=1, flags=('incomplete', 'stopped'))
-    rc, out, err, _ = run('--samples', trace=tr.text())
+    rc, out, err, _ = run('samples', trace=tr.text())
     assert rc == 0, err
     check_samples(out, tr)
     rows = sections(out)['interval']
@@ -381,7 +382,7 @@ def test_refs_that_do_not_add_up_are_an_error():
     tr = Sampled()
     tr.scan({TEXT, TEXT + 1})
     tr.scan({TEXT + 5}, extra=2)     # says 3, holds 1, not incomplete
-    rc, out, err, _ = run('--samples', trace=tr.text())
+    rc, out, err, _ = run('samples', trace=tr.text())
     n = tr.text().splitlines().index(tr.lines[-1]) + 1
     assert rc == 1, (out, err)
     assert re.search(rf'main\.trace:{n}: the scan found 3 pages referenced, '
@@ -396,14 +397,14 @@ def test_a_trace_without_samples_is_refused():
     text = (f'pgfault_history 6 pid 1 page_size {PAGE}\nstart {T0} first\n' +
             '\n'.join(map_lines(T0)) +
             f'\nfault {T0 + 5} 1 400000 x user minor 400000\n')
-    for args in (['--samples'], ['--sample-map', 'SVG0'],
-                 ['--compare-sample', 'FILE0']):
+    for args in (['samples'], ['samples', '--map', 'SVG0'],
+                 ['compare', 'TRACE', 'FILE0']):
         rc, out, err, svgs = run(*args, trace=text, files=[Interval().text()])
         assert rc == 1 and out == '', (args, out)
         assert 'has no sample records: trace with tracepgfault -s MS' in err, err
         assert svgs['SVG0'] is None
     # An interval trace given as the sampled one: said so.
-    rc, out, err, _ = run('--samples', trace=Interval().text())
+    rc, out, err, _ = run('samples', trace=Interval().text())
     assert rc == 1 and 'is an interval trace (interval=100), not a sampled one' \
         in err, err
 
@@ -421,17 +422,16 @@ def test_tree_files_need_a_pid():
     a, b = random_sampled(4, n=6), Sampled(pid=101)
     b.scan({HEAP + 9})
     text = tree((100, a.text()), (101, b.text()))
-    for args in (['--samples'], ['--sample-map', 'SVG0'],
-                 ['--compare-sample', 'FILE0']):
+    for args in (['samples'], ['samples', '--map', 'SVG0'],
+                 ['compare', 'TRACE', 'FILE0']):
         rc, out, err, _ = run(*args, trace=text, files=[Interval().text()])
         assert rc == 1 and out == '', (args, out)
-        assert 'is a tree: --samples, --sample-map and --compare-sample read ' \
-            "one process's scans: give --pid" in err, err
+        assert f'is a tree: {args[0]} reports on one process: give --pid' in err, err
     # With --pid: the process's own analysis, as from its trace alone.
-    rc, out, err, _ = run('--samples', '--pid', '100', trace=text)
+    rc, out, err, _ = run('samples', '--pid', '100', trace=text)
     assert rc == 0, err
     check_samples(out, a)
-    rc, out, err, _ = run('--samples', '--pid', '101', trace=text)
+    rc, out, err, _ = run('samples', '--pid', '101', trace=text)
     assert rc == 0, err
     check_samples(out, b)
 
@@ -440,30 +440,42 @@ def test_tree_files_need_a_pid():
 def test_options_are_checked():
     tr = random_sampled(5, n=3)
     for args, msg in (
-            (['--samples', '--ws-intervals', '0'],
-             "--ws-intervals: '0' is not a positive number of intervals"),
-            (['--ws-intervals', '3', '--mrc'],
-             "--ws-intervals is the window of --samples's W(k) column"),
-            (['--sample-map', 'SVG0', '--mrc'],
-             '--sample-map draws the intervals of a sampled trace: give it '
-             'alone, with --samples or with --compare-sample'),
-            (['--compare-sample', 'FILE0', '--plot', 'SVG0'],
-             '--plot draws the chart of --mrc, --reuse, --timeline, --wss or '
-             '--samples'),
-            (['--compare-sample', '/nonexistent/x.trace'],
-             '--compare-sample: /nonexistent/x.trace: No such file')):
+            (['samples', '--ws-intervals', '0'],
+             "pgfreport samples: --ws-intervals: '0' is not a positive number"),
+            # The options of samples are its own.
+            (['mrc', '--ws-intervals', '3'],
+             "pgfreport mrc: unknown option '--ws-intervals' (pgfreport mrc "
+             "--help lists its options)"),
+            (['mrc', '--map', 'SVG0'],
+             "pgfreport mrc: unknown option '--map' (pgfreport mrc --help "
+             "lists its options)"),
+            (['compare', '--plot', 'SVG0', 'TRACE', 'FILE0'],
+             "pgfreport compare: unknown option '--plot' (pgfreport compare "
+             "--help lists its options)"),
+            (['compare', '--ws-intervals', '3', 'TRACE', 'FILE0'],
+             "pgfreport compare: unknown option '--ws-intervals'"),
+            (['compare', 'TRACE'],
+             'pgfreport compare: two traces: the sampled one, then the '
+             'interval one'),
+            (['compare', 'TRACE', '/nonexistent/x.trace'],
+             'pgfreport compare: /nonexistent/x.trace: No such file')):
         rc, out, err, _ = run(*args, trace=tr.text(), files=[Interval().text()])
         assert rc == 1 and msg in err, (args, err)
     rc, out, err, _ = run('--help')
-    assert rc == 0 and '--samples' in out and '--compare-sample OTHER' in out \
-        and '--sample-map FILE' in out and '--ws-intervals K' in out
+    assert rc == 0 and '\n  samples ' in out and '\n  compare ' in out, out
+    rc, out, err, _ = run('samples', '--help')
+    assert rc == 0 and '--ws-intervals K' in out and '--map FILE' in out \
+        and '--plot FILE' in out, out
+    rc, out, err, _ = run('compare', '--help')
+    assert rc == 0 and 'pgfreport compare [OPTION...] SAMPLED INTERVAL' in out \
+        and '--map FILE' in out, out
 
 
 @ktap_test
 def test_json_has_the_sampling_records():
     import json
     tr = random_sampled(6, n=4)
-    rc, out, err, _ = run('--json', trace=tr.text())
+    rc, out, err, _ = run('export', 'json', trace=tr.text())
     assert rc == 0, err
     recs = [json.loads(line) for line in out.splitlines()]
     refs = [r for r in recs if r['type'] == 'refs']
@@ -477,7 +489,7 @@ def test_json_has_the_sampling_records():
     assert [s['referenced'] for s in samples[1:]] == [v['ref'] for v in tr.iv]
 
 
-# ---- --samples --plot and --sample-map ------------------------------------------
+# ---- samples --plot and --map ---------------------------------------------------
 
 class Axes:
     """Value -> pixel, from the plot-area rectangle of an SVG."""
@@ -502,7 +514,7 @@ class Axes:
 @ktap_test
 def test_plot_draws_pages_and_working_set_over_time():
     tr = random_sampled(8, n=10)
-    rc, out, err, svgs = run('--samples', '--ws-intervals', '3', '--plot', 'SVG0',
+    rc, out, err, svgs = run('samples', '--ws-intervals', '3', '--plot', 'SVG0',
                              trace=tr.text())
     assert rc == 0, err
     root = ET.fromstring(svgs['SVG0'])
@@ -527,7 +539,7 @@ def test_plot_draws_pages_and_working_set_over_time():
 
 def map_cells(root):
     """{column: set of rows filled} and the columns' elements, from the
-    rects of a --sample-map, rows found from their pixels."""
+    rects of a samples --map, rows found from their pixels."""
     ax = Axes(root)
     cols, cells = [], {}
     for g in root.iter(NS + 'g'):
@@ -552,7 +564,7 @@ def test_sample_map_has_a_column_per_interval_and_a_row_per_page():
     tr = random_sampled(9, n=12)
     tr.exec()
     tr.scan({HEAP + 250, HEAP + 251, TEXT + 3})
-    rc, out, err, svgs = run('--samples', '--sample-map', 'SVG0', trace=tr.text())
+    rc, out, err, svgs = run('samples', '--map', 'SVG0', trace=tr.text())
     assert rc == 0, err
     check_samples(out, tr)
     root = ET.fromstring(svgs['SVG0'])
@@ -609,9 +621,9 @@ def test_sample_map_shares_rows_when_there_are_too_many():
     tr.scan(a | b | c)
     tr.scan(set(list(sorted(b))[:1500]))
     tr.scan(set())
-    rc, out, err, svgs = run('--sample-map', 'SVG0', trace=tr.text())
+    rc, out, err, svgs = run('samples', '--map', 'SVG0', trace=tr.text())
     assert rc == 0, err
-    check_samples(out, tr)          # alone, it prints --samples's table
+    check_samples(out, tr)
     root = ET.fromstring(svgs['SVG0'])
     m = next(g for g in root.iter(NS + 'g') if g.get('class') == 'map')
     per, rows = int(m.get('data-pages-per-row')), int(m.get('data-rows'))
@@ -628,7 +640,7 @@ def test_sample_map_shares_rows_when_there_are_too_many():
     assert cells[2] == {}
 
 
-# ---- --compare-sample ------------------------------------------------------------
+# ---- compare -----------------------------------------------------------------------
 
 def check_compare(out, s, i, same):
     sec = sections(out)
@@ -710,7 +722,7 @@ def pair(seed, aslr=False):
 def test_compare_sample_side_by_side_with_jaccard():
     for seed in (11, 12, 13):
         s, i = pair(seed)
-        rc, out, err, _ = run('--compare-sample', 'FILE0', trace=s.text(),
+        rc, out, err, _ = run('compare', 'TRACE', 'FILE0', trace=s.text(),
                               files=[i.text()])
         assert rc == 0, err
         assert 'the same addresses' in out, out
@@ -721,7 +733,7 @@ def test_compare_sample_side_by_side_with_jaccard():
 @ktap_test
 def test_compare_sample_with_other_addresses_compares_counts_only():
     s, i = pair(21, aslr=True)
-    rc, out, err, _ = run('--compare-sample', 'FILE0', trace=s.text(),
+    rc, out, err, _ = run('compare', 'TRACE', 'FILE0', trace=s.text(),
                           files=[i.text()])
     assert rc == 0, err
     assert re.search(r'# addresses differ \(ASLR\? a region starts at 7ff\w+ in '
@@ -735,24 +747,25 @@ def test_compare_sample_refuses_the_wrong_kinds():
     s, i = pair(31)
     window = i.text().replace('interval=100', 'window=64')
     for args, files, msg in (
-            (['--compare-sample', 'FILE0'], [s.text()],
+            (['compare', 'TRACE', 'FILE0'], [s.text()],
              'is not an interval trace (its mode: sample=100; a sampled trace '
-             'goes as TRACE): give one made with tracepgfault -i MS as OTHER'),
-            (['--compare-sample', 'FILE0'], [window],
+             'goes first): give one made with tracepgfault -i MS second'),
+            (['compare', 'TRACE', 'FILE0'], [window],
              'is not an interval trace (its mode: window=64)'),
-            (['--compare-sample', 'FILE0'], [tree((200, i.text()))],
+            (['compare', 'TRACE', 'FILE0'], [tree((200, i.text()))],
              'is a tree file (tracepgfault -f): give the interval trace of one '
              'process'),
-            (['--compare-sample', 'FILE0'],
+            (['compare', 'TRACE', 'FILE0'],
              [i.text().replace(' interval\n', ' user\n')],
              'has no complete interval')):
         rc, out, err, _ = run(*args, trace=s.text(), files=files)
         assert rc == 1 and msg in err, (msg, err)
     # The two the other way round.
-    rc, out, err, _ = run('--compare-sample', 'FILE0', trace=i.text(),
+    rc, out, err, _ = run('compare', 'TRACE', 'FILE0', trace=i.text(),
                           files=[s.text()])
     assert rc == 1 and 'is an interval trace (interval=100), not a sampled ' \
-        'one' in err and 'takes the interval trace as OTHER' in err, err
+        'one' in err and 'pgfreport compare takes the sampled trace first, then ' \
+        'the interval one' in err, err
 
 
 if __name__ == '__main__':

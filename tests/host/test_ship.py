@@ -167,7 +167,7 @@ def installed_tools_work_on_a_kernel_without_the_feature():
         sample = os.path.join(TOP, 'tests', 'host', 'traces')
         traces = sorted(glob.glob(os.path.join(sample, '*.trace')))
         assert traces, sample
-        p = subprocess.run([os.path.join(bin_, 'pgfreport'), '--summary',
+        p = subprocess.run([os.path.join(bin_, 'pgfreport'), 'summary',
                             traces[0]], capture_output=True, text=True)
         assert p.returncode == 0 and p.stdout, p
 

@@ -26,6 +26,8 @@ void heat_free(struct heatmap *h)
 {
 	for (uint32_t i = 0; i < h->keys.nr; i++) {
 		free(h->b[i].cell);
+		free(h->b[i].first);
+		free(h->b[i].last);
 		free(h->b[i].name);
 	}
 	free(h->b);
@@ -37,14 +39,24 @@ void heat_free(struct heatmap *h)
 static void merge(struct heatmap *h)
 {
 	for (uint32_t i = 0; i < h->keys.nr; i++) {
-		uint32_t *cell = h->b[i].cell;
+		struct heat_band *b = &h->b[i];
 
 		for (size_t c = 0; c < HEAT_COLS; c++)
 			for (size_t r = 0; r < HEAT_ROWS; r++) {
-				uint32_t v = cell[c * HEAT_ROWS + r];
+				size_t from = c * HEAT_ROWS + r, to = c / 2 * HEAT_ROWS + r;
+				uint32_t v = b->cell[from];
 
-				cell[c * HEAT_ROWS + r] = 0;
-				cell[c / 2 * HEAT_ROWS + r] += v;
+				b->cell[from] = 0;
+				b->cell[to] += v;
+				if (!b->first || from == to)
+					continue;
+				if (b->first[from] && (!b->first[to] ||
+						       b->first[from] < b->first[to]))
+					b->first[to] = b->first[from];
+				if (b->last[from] > b->last[to])
+					b->last[to] = b->last[from];
+				b->first[from] = 0;
+				b->last[from] = 0;
 			}
 	}
 	h->per *= 2;
@@ -75,6 +87,12 @@ int heat_fault(struct heatmap *h, uint64_t key, uint64_t start, uint64_t end,
 		b->cell = calloc(HEAT_COLS * HEAT_ROWS, sizeof(*b->cell));
 		if (!b->cell)
 			return -1;
+		if (h->times) {
+			b->first = calloc(HEAT_COLS * HEAT_ROWS, sizeof(*b->first));
+			b->last = calloc(HEAT_COLS * HEAT_ROWS, sizeof(*b->last));
+			if (!b->first || !b->last)
+				return -1;
+		}
 	}
 	if (!b->name || b->start != start || b->end != end) {
 		char *n = strdup(*name ? name : "[anon]");
@@ -93,6 +111,14 @@ int heat_fault(struct heatmap *h, uint64_t key, uint64_t start, uint64_t end,
 	if (row >= HEAT_ROWS)
 		row = HEAT_ROWS - 1;
 	b->cell[x / h->per * HEAT_ROWS + row]++;
+	if (b->first) {
+		size_t i = x / h->per * HEAT_ROWS + row;
+
+		if (!b->first[i] || t + 1 < b->first[i])
+			b->first[i] = t + 1;
+		if (t + 1 > b->last[i])
+			b->last[i] = t + 1;
+	}
 	b->faults++;
 	h->n++;
 	if (x > h->xmax)

@@ -38,10 +38,13 @@ struct heat_band {
 	char *name;
 	uint64_t faults;
 	uint32_t *cell;		/* [HEAT_COLS][HEAT_ROWS] */
+	/* with heat_times(): each cell's first and last fault, ns + 1 */
+	uint64_t *first, *last;
 };
 
 struct heatmap {
 	bool by_time;		/* x: ns since the start, or fault order */
+	bool times;		/* keep each cell's first and last fault */
 	uint64_t per;		/* x units per column */
 	uint64_t xmax;		/* the largest x seen */
 	uint64_t n;		/* faults */
@@ -51,6 +54,11 @@ struct heatmap {
 };
 
 void heat_init(struct heatmap *h, bool by_time);
+/* Keep each cell's first and last fault too (16 bytes more a cell). */
+static inline void heat_times(struct heatmap *h)
+{
+	h->times = true;
+}
 void heat_free(struct heatmap *h);
 
 /*

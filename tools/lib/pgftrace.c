@@ -7,6 +7,8 @@
 #include <string.h>
 #include "pgftrace.h"
 
+const char *pgft_prog = "pgfreport";
+
 /* Digit values: 0-9, a-f and A-F; 0xff for anything else. */
 static unsigned char digit[256];
 static bool digits_ready;

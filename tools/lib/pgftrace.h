@@ -30,6 +30,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/*
+ * What messages of the tools' library begin with: "pgfreport" by default,
+ * "pgfreport mrc" while that command runs.
+ */
+extern const char *pgft_prog;
+
 /* The newest format version this code reads. */
 #define PGFT_VERSION 6
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sample_report - pgfreport's reports of sampled traces: --samples,
- * --sample-map and --compare-sample. See sample_report.h.
+ * sample_report - pgfreport's reports of sampled traces: pgfreport samples,
+ * samples --map and pgfreport compare. See sample_report.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,7 +16,7 @@
 #define IV_EXEC		SMP_CALLER		/* an exec */
 #define IV_RESTART	(SMP_CALLER << 1)	/* a new start (after a stop) */
 
-/* --sample-map: rows at most; more pages share rows */
+/* samples --map: rows at most; more pages share rows */
 #define MAP_ROWS 2000
 
 static void series_init(const struct srep *R, struct srep_series *S,
@@ -29,7 +29,7 @@ static void series_init(const struct srep *R, struct srep_series *S,
 
 static void __attribute__((noreturn)) out_of_memory(void)
 {
-	fprintf(stderr, "pgfreport: out of memory\n");
+	fprintf(stderr, "%s: out of memory\n", pgft_prog);
 	exit(1);
 }
 
@@ -261,27 +261,27 @@ static int series_kind(const struct srep *R, const struct srep_series *S,
 {
 	if (S->sampled && !S->samples) {
 		if (S->seen_interval)
-			fprintf(stderr, "pgfreport: %s is an interval trace (%s), not "
+			fprintf(stderr, "%s: %s is an interval trace (%s), not "
 				"a sampled one: %s needs a trace made with "
-				"tracepgfault -s MS%s\n", fname, S->mode, what,
-				R->o.other ? " (--compare-sample takes the interval "
-				"trace as OTHER, the sampled one as TRACE)" : "");
+				"tracepgfault -s MS%s\n", pgft_prog, fname, S->mode, what,
+				R->o.other ? " (pgfreport compare takes the sampled "
+				"trace first, then the interval one)" : "");
 		else
-			fprintf(stderr, "pgfreport: %s has no sample records: trace "
+			fprintf(stderr, "%s: %s has no sample records: trace "
 				"with tracepgfault -s MS (%s reads the scans of "
-				"sampling mode; this trace's mode: %s)\n", fname, what,
+				"sampling mode; this trace's mode: %s)\n", pgft_prog, fname, what,
 				S->mode[0] ? S->mode : "none, it has no start record");
 		return -1;
 	}
 	if (!S->sampled && !S->seen_interval) {
-		fprintf(stderr, "pgfreport: --compare-sample: %s is not an interval "
+		fprintf(stderr, "pgfreport compare: %s is not an interval "
 			"trace (its mode: %s%s): give one made with tracepgfault -i "
-			"MS as OTHER\n", fname, S->mode[0] ? S->mode : "none",
-			S->samples ? "; a sampled trace goes as TRACE" : "");
+			"MS second\n", fname, S->mode[0] ? S->mode : "none",
+			S->samples ? "; a sampled trace goes first" : "");
 		return -1;
 	}
 	if (!S->sampled && !S->s.n) {
-		fprintf(stderr, "pgfreport: --compare-sample: %s has no complete "
+		fprintf(stderr, "pgfreport compare: %s has no complete "
 			"interval (no \"rearm ... interval\" record ends one)\n", fname);
 		return -1;
 	}
@@ -314,7 +314,7 @@ static void ws_table(const struct srep *R)
 	}
 }
 
-/* The first lines of --samples and --compare-sample: what W(t,tau) is. */
+/* The first lines of pgfreport samples and pgfreport compare: what W(t,tau) is. */
 static void ws_method(const struct srep_series *S)
 {
 	printf("# working set W(t,tau): distinct pages referenced in the last tau "
@@ -385,7 +385,7 @@ static int samples_report(const struct srep *R, const char *fname)
 	return R->o.plot ? samples_plot(R, fname) : 0;
 }
 
-/* --samples --plot: pages referenced and W(t,k) per interval, over time. */
+/* pgfreport samples --plot: pages referenced and W(t,k) per interval, over time. */
 static int samples_plot(const struct srep *R, const char *fname)
 {
 	const struct srep_series *S = &R->S;
@@ -436,7 +436,7 @@ static int samples_plot(const struct srep *R, const char *fname)
 	return f ? svg_close(f, R->o.plot) : 1;
 }
 
-/* --sample-map: columns of intervals at most; more intervals share columns */
+/* samples --map: columns of intervals at most; more intervals share columns */
 #define MAP_COLS 800
 
 /*
@@ -451,7 +451,7 @@ static unsigned int quarters(const struct smp_map *m, const uint64_t *count,
 	return count[r] ? (unsigned int)((4 * count[r] + cells - 1) / cells) : 0;
 }
 
-/* --sample-map: a column per interval, a row per referenced page. */
+/* samples --map: a column per interval, a row per referenced page. */
 static int sample_map(const struct srep *R, const char *fname)
 {
 	const struct srep_series *S = &R->S;
@@ -678,17 +678,17 @@ static int read_other(const struct srep *R, struct srep_series *O,
 	int ret;
 
 	if (!f) {
-		fprintf(stderr, "pgfreport: --compare-sample: %s: %s\n", other,
+		fprintf(stderr, "pgfreport compare: %s: %s\n", other,
 			strerror(errno));
 		return 1;
 	}
 	if (pgft_open(&rd, f, other)) {
-		fprintf(stderr, "pgfreport: --compare-sample: %s\n", rd.error);
+		fprintf(stderr, "pgfreport compare: %s\n", rd.error);
 		fclose(f);
 		return 1;
 	}
 	if (rd.tree) {
-		fprintf(stderr, "pgfreport: --compare-sample: %s is a tree file "
+		fprintf(stderr, "pgfreport compare: %s is a tree file "
 			"(tracepgfault -f): give the interval trace of one process\n",
 			other);
 		pgft_close(&rd);
@@ -703,15 +703,15 @@ static int read_other(const struct srep *R, struct srep_series *O,
 		}
 	}
 	if (ret < 0)
-		fprintf(stderr, "pgfreport: --compare-sample: %s\n", rd.error);
+		fprintf(stderr, "pgfreport compare: %s\n", rd.error);
 	pgft_close(&rd);
 	fclose(f);
-	if (series_kind(R, O, other, "--compare-sample"))
+	if (series_kind(R, O, other, "pgfreport compare"))
 		return 1;
 	return ret < 0;
 }
 
-/* --compare-sample: the sampled trace @S against the interval trace. */
+/* pgfreport compare: the sampled trace @S against the interval trace. */
 static int compare_report(const struct srep *R, struct pgft_space *as,
 			  long execs, const char *fname)
 {
@@ -845,9 +845,8 @@ int srep_report(struct srep *R, const char *fname, unsigned long long t0,
 		struct pgft_space *as, long execs)
 {
 	/* The option the trace is read for, in what is said of its kind. */
-	const char *what = R->o.compare ? "--compare-sample" :
-			   R->o.map && !R->o.samples ? "--sample-map" :
-			   "--samples";
+	const char *what = R->o.compare ? "pgfreport compare" :
+			   "pgfreport samples";
 	int status;
 
 	R->t0 = t0;

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * sample_report - pgfreport's reports of a sampled trace (tracepgfault
- * -s MS): --samples (a line per interval, the pages it referenced, its
+ * -s MS): samples (a line per interval, the pages it referenced, its
  * scan and W(K); the scans' cost; Denning's W(t,tau); with --plot, a
- * chart of them over time), --sample-map (an SVG of the pages every
- * interval referenced, page-exact address x interval) and
- * --compare-sample (the sampled trace against an interval trace of the
- * same program, interval by interval). The working set over intervals
+ * chart of them over time; with --map, an SVG of the pages every
+ * interval referenced, page-exact address x interval) and compare (the
+ * sampled trace against an interval trace of the same program,
+ * interval by interval). The working set over intervals
  * is sample.h's; this reads the trace's records into intervals, checks
  * they add up, and prints and draws the reports, saying what went wrong
  * on standard error ("pgfreport: ...").
@@ -36,11 +36,11 @@
 /* The options of the reports, from pgfreport's command line. */
 struct srep_opts {
 	unsigned long ws_intervals;	/* --ws-intervals K: the window of W(K) */
-	const char *plot;		/* --plot FILE: --samples's chart, or NULL */
-	const char *map;		/* --sample-map FILE, or NULL */
-	const char *other;		/* --compare-sample OTHER, or NULL */
-	bool samples;			/* --samples was given */
-	bool compare;			/* report --compare-sample, not --samples */
+	const char *plot;		/* --plot FILE: samples's chart, or NULL */
+	const char *map;		/* --map FILE, or NULL */
+	const char *other;		/* compare: the interval trace, or NULL */
+	bool samples;			/* samples's table is asked for */
+	bool compare;			/* report compare, not samples */
 };
 
 /*
@@ -89,10 +89,10 @@ void srep_init(struct srep *R, const struct srep_opts *o,
 int srep_rec(struct srep *R, const struct pgft_rec *r, struct pgft_reader *rd);
 
 /*
- * After the last record: the report of --samples or of --compare-sample
+ * After the last record: the report of pgfreport samples or of pgfreport compare
  * (reading OTHER; @as: the trace's regions at its end, @execs its
  * execs, to tell whether the two map the same addresses), then
- * --sample-map's. @fname names the trace, @t0 its start (ns). 0, or 1
+ * samples --map's. @fname names the trace, @t0 its start (ns). 0, or 1
  * when the trace is not of the kind asked for or a file could not be
  * read or written (after saying why).
  */

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
+#include "pgftrace.h"
 #include "svg.h"
 
 FILE *svg_open(const char *path)
@@ -14,7 +15,7 @@ FILE *svg_open(const char *path)
 	FILE *f = fopen(path, "w");
 
 	if (!f)
-		fprintf(stderr, "pgfreport: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", pgft_prog, path, strerror(errno));
 	return f;
 }
 
@@ -23,7 +24,7 @@ int svg_close(FILE *f, const char *path)
 	bool bad = ferror(f);
 
 	if (fclose(f) || bad) {
-		fprintf(stderr, "pgfreport: %s: %s\n", path,
+		fprintf(stderr, "%s: %s: %s\n", pgft_prog, path,
 			errno ? strerror(errno) : "write error");
 		return 1;
 	}

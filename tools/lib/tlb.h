@@ -36,7 +36,7 @@ struct tlb_spec {
 	uint32_t ways;
 };
 
-/* The TLBs pgfreport --tlb models without a list: L1 dTLB and STLB. */
+/* The TLBs pgfreport tlb models without a list: L1 dTLB and STLB. */
 #define TLB_DEFAULT_SPECS "64,64:4,1536,1536:12"
 
 /*

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pgfreport export - a trace in the formats other tools read: CSV and
+ * JSON for scripts, the reference string for page-replacement simulators,
+ * libCacheSim's oracleGeneral binary trace and its CSV.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "builtin.h"
+#include "export.h"
+#include "pass.h"
+#include "../lib/lcs.h"
+
+static const char usage[] =
+"Usage: pgfreport export FORMAT [OPTION...] [TRACE]\n"
+"\n"
+"Write the trace as FORMAT, to standard output or -o FILE:\n"
+"\n"
+"  csv           every fault, after the header\n"
+"                time_ns,tid,address,access,mode,result,ip,region\n"
+"                (and pid, for a tree file read whole)\n"
+"  json          every record as a JSON object, one per line (with its\n"
+"                \"pid\" in a tree file)\n"
+"  refs          the reference string: one page address per line (hex), as\n"
+"                page-replacement simulators take it, after a line\n"
+"                \"# mode M\" per start of tracing: M is \"first\" (first\n"
+"                touches, and re-references after a \"rearm\") or\n"
+"                \"interval=MS\" (each interval's first references) or\n"
+"                \"window=PAGES\" (the references that miss in a FIFO\n"
+"                window of PAGES pages) or \"sample=MS\" (the faults)\n"
+"  lcs           the reference string (every counted fault) as\n"
+"                libCacheSim's oracleGeneral binary trace: 24-byte records\n"
+"                u32 time (s since the first record), u64 obj_id (page\n"
+"                number), u32 obj_size (page size), i64 next_access_vtime\n"
+"                (1-based index of the page's next reference, -1 if none),\n"
+"                little-endian; the next uses go through two temporary\n"
+"                files in $TMPDIR, 20 bytes per reference. Not to a\n"
+"                terminal\n"
+"  lcs-csv       the same as CSV, with the header\n"
+"                time,obj_id,obj_size,next_access_vtime\n"
+"\n"
+"In a tree file read whole, a page is a page of one process: process i\n"
+"(in pgfreport tree's order, from 0) has i added in address bits 56 and\n"
+"up in refs, lcs and lcs-csv. The filters choose the faults; json keeps\n"
+"every other record.\n"
+"\n"
+"Options:\n"
+"  -o, --output FILE  write to FILE (it is replaced) instead of standard\n"
+"                output\n"
+"  --rw          refs: add R or W to each line\n";
+
+enum format { CSV, JSON, REFS, LCS, LCS_CSV };
+
+static enum format format;
+static bool rw;
+static FILE *out;
+static struct lcs *lcs;
+
+static int ex_rec(struct pass *ps, const struct pgft_rec *r)
+{
+	if (format == JSON && r->type != PGFT_FAULT)
+		json_rec(out, r, ps->rd.tree);
+	if (format == REFS && r->type == PGFT_START)
+		fprintf(out, "# mode %s\n", pass_mode(r));
+	return 0;
+}
+
+static int ex_fault(struct pass *ps, const struct pgft_rec *r,
+		    const struct pgft_region *g, long sp, unsigned long long addr)
+{
+	(void)sp;
+	switch (format) {
+	case JSON:
+		json_rec(out, r, ps->rd.tree);
+		break;
+	case CSV:
+		fprintf(out, "%llu,%d,%llx,%c,%s,%s,%llx,%s", r->time, r->tid,
+			r->addr, r->access, r->kernel ? "kernel" : "user",
+			export_result_name(r->result), r->ip,
+			g ? (*g->name ? g->name : "[anon]") : "");
+		if (ps->whole)
+			fprintf(out, ",%d", r->pid);
+		fputc('\n', out);
+		break;
+	case REFS:
+		if (!pgft_counted(r->result))
+			break;
+		if (rw)
+			fprintf(out, "%llx %c\n", addr & ~(ps->page_size - 1ULL),
+				r->access == 'w' ? 'W' : 'R');
+		else
+			fprintf(out, "%llx\n", addr & ~(ps->page_size - 1ULL));
+		break;
+	case LCS:
+	case LCS_CSV:
+		if (pgft_counted(r->result) &&
+		    lcs_ref(lcs, addr / ps->page_size,
+			    (r->time - ps->t0) / 1000000000ULL))
+			return pass_error(ps, "%s: %s", format == LCS ? "lcs" : "lcs-csv",
+					  strerror(errno));
+		break;
+	}
+	return 0;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "rw", no_argument, NULL, 'R' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const names[] = { "csv", "json", "refs", "lcs",
+					      "lcs-csv" };
+	struct pass ps = { .cmd = "export", .usage = usage,
+			   .takes = TAKES_PID | TAKES_FILTERS };
+	const char *path = NULL;
+	int opt, status, nf = -1;
+
+	/* getopt moves options ahead of FORMAT and TRACE, in their order */
+	while ((opt = pass_getopt(&ps, argc, argv, "o:", longopts)) != -1) {
+		switch (opt) {
+		case PASS_QUIT:
+			return ps.status;
+		case 'o':
+			path = optarg;
+			break;
+		case 'R':
+			rw = true;
+			break;
+		}
+	}
+	if (optind == argc)
+		return pass_error(&ps, "which format? csv, json, refs, lcs or lcs-csv "
+				  "(pgfreport export --help)");
+	for (int i = 0; i < 5; i++)
+		if (!strcmp(argv[optind], names[i]))
+			nf = i;
+	if (nf < 0)
+		return pass_error(&ps, "'%s' is not a format: csv, json, refs, lcs or "
+				  "lcs-csv", argv[optind]);
+	format = nf;
+	if (rw && format != REFS)
+		return pass_error(&ps, "--rw marks reads and writes in refs: it "
+				  "does not apply to %s", names[format]);
+	if (!path && format == LCS && isatty(STDOUT_FILENO))
+		return pass_error(&ps, "lcs is binary: give -o FILE, or redirect "
+				  "standard output");
+	if (pass_open(&ps, argc - optind - 1, argv + optind + 1))
+		return 1;
+	if (format >= LCS && !(lcs = lcs_new()))
+		return pass_error(&ps, "a temporary file: %s", strerror(errno));
+	out = path ? fopen(path, format == LCS ? "wb" : "w") : stdout;
+	if (!out)
+		return pass_error(&ps, "%s: %s", path, strerror(errno));
+	if (format == CSV)
+		fprintf(out, "time_ns,tid,address,access,mode,result,ip,region%s\n",
+			ps.whole ? ",pid" : "");
+	ps.rec = ex_rec;
+	ps.fault = ex_fault;
+	status = pass_run(&ps);
+	if (lcs) {
+		if (lcs_write(lcs, format == LCS ? out : NULL,
+			      format == LCS_CSV ? out : NULL, ps.page_size))
+			status = pass_error(&ps, "%s: %s", path ? path :
+					    "standard output", strerror(errno));
+		else
+			fprintf(stderr, "pgfreport export: %llu references of %s "
+				"written for libCacheSim\n",
+				(unsigned long long)lcs_count(lcs), ps.fname);
+		lcs_free(lcs);
+	}
+	if ((out == stdout ? fflush(out) : fclose(out)) || ferror(stdout))
+		status = pass_error(&ps, "%s: %s", path ? path : "standard output",
+				    strerror(errno));
+	pass_close(&ps);
+	return status;
+}

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pgfreport heatmap - the time x address heatmap of the faults, as SVG.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "builtin.h"
+#include "kind.h"
+#include "pass.h"
+#include "../lib/heatmap.h"
+#include "../lib/svg.h"
+
+static const char usage[] =
+"Usage: pgfreport heatmap -o FILE [OPTION...] [TRACE]\n"
+"\n"
+"Draw the time x address heatmap of the faults into FILE (SVG): time since\n"
+"the trace's start across (--x order: the faults in order), and down a\n"
+"band per region that faulted, highest addresses at the top, its height\n"
+"its share of the faults, labelled with its name, range and share; a\n"
+"cell's colour is its faults on a log scale, whose legend is beside the\n"
+"plot. A fault counts for the region that held its address then.\n"
+"\n"
+"Options:\n"
+"  -o, --output FILE  the SVG file to write (needed)\n"
+"  --x time|order  the x axis (default: time)\n";
+
+static struct heatmap heat;
+
+static int heat_fault_cb(struct pass *ps, const struct pgft_rec *r,
+			 const struct pgft_region *g, long sp,
+			 unsigned long long addr)
+{
+	(void)addr;
+	if (!pgft_counted(r->result))
+		return 0;
+	if (g && heat_fault(&heat, ((uint64_t)sp << 32) ^ g->id, g->start, g->end,
+			    g->name, r->time > ps->t0 ? r->time - ps->t0 : 0,
+			    r->addr)) {
+		pass_error(ps, "out of memory");
+		exit(1);
+	}
+	return 0;
+}
+
+int cmd_heatmap(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "x", required_argument, NULL, 'X' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pass ps = { .cmd = "heatmap", .usage = usage,
+			   .takes = TAKES_PID | TAKES_FILTERS };
+	const char *out = NULL;
+	bool by_order = false;
+	struct notes notes;
+	int opt, status;
+	FILE *f;
+
+	while ((opt = pass_getopt(&ps, argc, argv, "o:", longopts)) != -1) {
+		switch (opt) {
+		case PASS_QUIT:
+			return ps.status;
+		case 'o':
+			out = optarg;
+			break;
+		case 'X':
+			if (strcmp(optarg, "time") && strcmp(optarg, "order"))
+				return pass_bad_arg(&ps, "--x", optarg,
+						    "'time' or 'order'");
+			by_order = !strcmp(optarg, "order");
+			break;
+		}
+	}
+	if (!out)
+		return pass_error(&ps, "which file? -o FILE names the SVG to write");
+	if (pass_open(&ps, argc - optind, argv + optind))
+		return 1;
+	heat_init(&heat, !by_order);
+	ps.fault = heat_fault_cb;
+	status = pass_run(&ps);
+	if (!ps.pid || ps.pid_seen) {
+		f = svg_open(out);
+		if (f) {
+			kind_notes(&ps.kind, &notes, AN_MAP);
+			heat_write(&heat, f, plot_title("Page faults, time x address",
+							ps.fname),
+				   notes.ptr, notes.n);
+			status |= svg_close(f, out);
+		} else {
+			status = 1;
+		}
+	}
+	heat_free(&heat);
+	pass_close(&ps);
+	return status;
+}

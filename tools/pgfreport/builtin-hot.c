@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pgfreport hot - the most referenced pages, each with its region and
+ * its offset in the region's file.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "builtin.h"
+#include "kind.h"
+#include "pass.h"
+#include "regtag.h"
+#include "../lib/hot.h"
+#include "../lib/symbols.h"
+
+static const char usage[] =
+"Usage: pgfreport hot [OPTION...] [TRACE]\n"
+"\n"
+"The pages with the most references (counted faults), each with its\n"
+"share of all references, its region and, in a file-backed region, its\n"
+"offset in the file (region offset + address - start). A reference\n"
+"counts for the region that held its address when it happened. It\n"
+"first says what kind of trace it reads, as pgfreport mrc does.\n"
+"\n"
+"Options:\n"
+"  -n, --top N   the N most referenced pages (default 20)\n"
+"  --sym         add the symbol at the page's start in its file (a\n"
+"                function or an object, +0xDELTA into it), from the file's\n"
+"                ELF symbols as pgfreport symbols finds them; '-' where\n"
+"                there is none (no file, stripped)\n";
+
+static struct regtags tags;
+static struct hot hot;
+
+static int hot_fault(struct pass *ps, const struct pgft_rec *r,
+		     const struct pgft_region *g, long sp, unsigned long long addr)
+{
+	uint64_t page = addr / ps->page_size, tag, off = UINT64_MAX;
+
+	if (!pgft_counted(r->result))
+		return 0;
+	tag = regtag_of(&tags, sp, g);
+	if (regtag_file(&tags, tag))
+		off = g->offset + (page * ps->page_size - g->start);
+	if (hot_ref(&hot, page, tag, off)) {
+		pass_error(ps, "out of memory");
+		exit(1);
+	}
+	return 0;
+}
+
+static void report(const struct pass *ps, long top_n, struct syms *syms)
+{
+	size_t want = (size_t)top_n < hot.nr ? (size_t)top_n : hot.nr;
+	struct hot_entry *top = malloc((want ? want : 1) * sizeof(*top));
+	unsigned long long cum = 0;
+	long n;
+
+	if (!top) {
+		pass_error(ps, "out of memory");
+		exit(1);
+	}
+	n = hot_top(&hot, top, want);
+	printf("# %llu references to %zu pages in regions (a page whose address "
+	       "two regions held over the run is two); the %ld most referenced, "
+	       "each reference counted for the region that held its address then; "
+	       "file_offset: the page's offset in the region's file\n",
+	       (unsigned long long)hot.refs, hot.nr, n);
+	printf("# %4s %16s %10s %7s %10s %12s  %s%s\n", "rank", "page", "refs",
+	       "share", "cumulative", "file_offset", syms ? "symbol  " : "",
+	       "region");
+	for (long i = 0; i < n; i++) {
+		const struct hot_entry *e = &top[i];
+		char off[24] = "-";
+
+		if (e->aux != UINT64_MAX)
+			snprintf(off, sizeof(off), "0x%llx", (unsigned long long)e->aux);
+		cum += e->refs;
+		printf("%6ld %16llx %10llu %7.4f %10.4f %12s  ", i + 1,
+		       (unsigned long long)e->page * ps->page_size,
+		       (unsigned long long)e->refs, (double)e->refs / hot.refs,
+		       (double)cum / hot.refs, off);
+		if (syms) {
+			struct sym_hit h;
+
+			if (e->aux != UINT64_MAX &&
+			    syms_at(syms, regtag_name(&tags, e->tag), e->aux, &h) > 0)
+				printf("%s+0x%llx  ", h.name, (unsigned long long)h.delta);
+			else
+				printf("-  ");
+		}
+		printf("%s\n", regtag_name(&tags, e->tag));
+	}
+	free(top);
+}
+
+int cmd_hot(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "top", required_argument, NULL, 'n' },
+		{ "sym", no_argument, NULL, 'y' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pass ps = { .cmd = "hot", .usage = usage,
+			   .takes = TAKES_PID | TAKES_FILTERS };
+	struct syms *syms = NULL;
+	struct notes notes;
+	long top_n = 20;
+	int opt, status;
+
+	while ((opt = pass_getopt(&ps, argc, argv, "n:", longopts)) != -1) {
+		if (opt == PASS_QUIT)
+			return ps.status;
+		if (opt == 'n' && pass_number(&ps, "--top", optarg, false, &top_n))
+			return 1;
+		if (opt == 'y' && !syms && !(syms = syms_new()))
+			return pass_error(&ps, "libelf cannot start");
+	}
+	if (pass_open(&ps, argc - optind, argv + optind))
+		return 1;
+	ps.fault = hot_fault;
+	status = pass_run(&ps);
+	if (!ps.pid || ps.pid_seen) {
+		kind_notes(&ps.kind, &notes, AN_HOT);
+		notes_print(&notes);
+		report(&ps, top_n, syms);
+	}
+	syms_free(syms);
+	hot_free(&hot);
+	regtags_free(&tags);
+	pass_close(&ps);
+	return status;
+}

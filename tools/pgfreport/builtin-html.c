@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pgfreport html - one self-contained interactive page: the process
+ * tree, the region table, a zoomable time x address heatmap with details
+ * on hover, and the MRC, reuse-distance, working-set and timeline charts,
+ * drawn by Apache ECharts (embedded at build time: html-assets.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "builtin.h"
+#include "cache.h"
+#include "html-assets.h"
+#include "kind.h"
+#include "pass.h"
+#include "space.h"
+#include "timeline.h"
+#include "../lib/heatmap.h"
+#include "../lib/wss.h"
+
+static const char usage[] =
+"Usage: pgfreport html -o FILE [OPTION...] [TRACE]\n"
+"\n"
+"Write one self-contained HTML page into FILE, to open in a browser (no\n"
+"network needed): the process tree, the region table (pgfreport summary's\n"
+"columns), the time x address heatmap (zoom with the wheel or the\n"
+"sliders, pan by dragging; a cell's details on hover: its region, its\n"
+"addresses and pages, its faults, its first and last fault), and the\n"
+"charts of mrc, reuse, wss and timeline. The charts are Apache ECharts'\n"
+"(Apache-2.0; its licence is in the page). The heatmap is binned as the\n"
+"trace streams (512 columns, 32 rows per region), so the page's size\n"
+"does not grow with the trace's length.\n"
+"\n"
+"Options:\n"
+"  -o, --output FILE  the HTML file to write (needed)\n"
+"  --interval MS  the timeline's interval (default 10)\n"
+"  --window N    the timeline's working-set window, in intervals\n"
+"                (default 10)\n";
+
+static struct cache cache;
+static struct wss wss;
+static struct heatmap heat;
+static struct timeline tl;
+static struct spaces spaces = SPACES_INIT(-1);
+static struct ptree own;		/* a single process's, as a tree */
+
+static int html_rec(struct pass *ps, const struct pgft_rec *r)
+{
+	if (!ps->whole)
+		space_rec(&spaces, r);
+	if (!ps->rd.tree && !ptree_rec(&own, r, ps->page_size))
+		return pass_error(ps, "out of memory");
+	return 0;
+}
+
+static int html_fault(struct pass *ps, const struct pgft_rec *r,
+		      const struct pgft_region *g, long sp,
+		      unsigned long long addr)
+{
+	uint64_t page = addr / ps->page_size;
+
+	if (!ps->whole)
+		space_fault(&spaces, r, g, ps->page_size);
+	if (!pgft_counted(r->result))
+		return 0;
+	cache_ref(&cache, page, 0);
+	tl_fault(&tl, r->time, page);
+	if (wss_ref(&wss, page) ||
+	    (g && heat_fault(&heat, ((uint64_t)sp << 32) ^ g->id, g->start,
+			     g->end, g->name,
+			     r->time > ps->t0 ? r->time - ps->t0 : 0, r->addr)))
+		return pass_error(ps, "out of memory");
+	return 0;
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+/* A JSON string, safe inside <script>: no "<" (so no "</script>"). */
+static void jstr(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c == '<' || c == '>' || c == '&')
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void jnum(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.10g", v);
+	else
+		fputs("null", f);
+}
+
+static void jarr(FILE *f, const double *v, size_t n)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputc(',', f);
+		jnum(f, v[i]);
+	}
+	fputc(']', f);
+}
+
+static void tree_json(FILE *f, const struct ptree *t, unsigned long long t0)
+{
+	fputs("\"tree\":[", f);
+	for (size_t i = 0; i < t->nr; i++) {
+		const struct ptree_proc *p = &t->v[i];
+		char status[32] = "running";
+
+		if (p->exited)
+			snprintf(status, sizeof(status), "exit %llu", p->status);
+		else if (p->stopped)
+			snprintf(status, sizeof(status), "stopped");
+		fprintf(f, "%s{\"pid\":%d,\"parent\":%d,\"start_ms\":", i ? "," : "",
+			p->pid, p->parent);
+		jnum(f, p->start > t0 ? (p->start - t0) / 1e6 : 0);
+		fputs(",\"end_ms\":", f);
+		jnum(f, p->end > t0 ? (p->end - t0) / 1e6 : 0);
+		fprintf(f, ",\"faults\":%llu,\"major\":%llu,\"reref\":%llu,"
+			"\"pages\":%llu,\"lost\":%llu,\"children\":%llu,\"status\":",
+			p->faults, p->major, p->reref, p->pages, p->lost, p->children);
+		jstr(f, status);
+		fputs(",\"cmd\":", f);
+		jstr(f, p->cmd ? p->cmd : "");
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
+static void regions_json(FILE *f, const struct pass *ps)
+{
+	struct space *sp = ps->whole ? NULL : space_end(&spaces);
+	bool first = true;
+
+	fputs("\"regions\":[", f);
+	for (size_t i = 0; sp && i < sp->nr; i++) {
+		const struct rstat *r = &sp->r[i];
+
+		if (!r->end || !pgft_filter_region_in(&ps->filt, r->id, r->start,
+						      r->end, r->name))
+			continue;
+		fprintf(f, "%s{\"id\":%llu,\"start\":\"%llx\",\"end\":\"%llx\","
+			"\"perms\":\"%s\",\"pages\":%llu,\"touched\":%llu,"
+			"\"faults\":%llu,\"major\":%llu,\"reref\":%llu,\"first_ms\":",
+			first ? "" : ",", r->id, r->start, r->end, r->perms,
+			(r->end - r->start) / ps->page_size, r->pages_touched,
+			r->faults, r->major, r->reref);
+		if (r->touched)
+			jnum(f, (r->first_ns - ps->t0) / 1e6);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"alive\":%s,\"name\":", r->alive ? "true" : "false");
+		jstr(f, r->name && *r->name ? r->name : "[anon]");
+		fputc('}', f);
+		first = false;
+	}
+	fputc(']', f);
+}
+
+static void heat_json(FILE *f)
+{
+	uint64_t cols = heat.n ? heat.xmax / heat.per + 1 : 0;
+
+	fprintf(f, "\"heat\":{\"by_time\":%s,\"per\":%llu,\"cols\":%llu,"
+		"\"rows\":%d,\"bands\":[", heat.by_time ? "true" : "false",
+		(unsigned long long)heat.per, (unsigned long long)cols, HEAT_ROWS);
+	for (uint32_t i = 0; i < heat.keys.nr; i++) {
+		const struct heat_band *b = &heat.b[i];
+		bool first = true;
+
+		fprintf(f, "%s{\"start\":\"%llx\",\"end\":\"%llx\",\"faults\":%llu,"
+			"\"name\":", i ? "," : "", (unsigned long long)b->start,
+			(unsigned long long)b->end, (unsigned long long)b->faults);
+		jstr(f, b->name);
+		/* the cells that faulted: col, row, faults, first, last (ms) */
+		fputs(",\"cells\":[", f);
+		for (size_t c = 0; c < HEAT_COLS; c++)
+			for (size_t r = 0; r < HEAT_ROWS; r++) {
+				size_t k = c * HEAT_ROWS + r;
+
+				if (!b->cell[k])
+					continue;
+				fprintf(f, "%s%zu,%zu,%u,", first ? "" : ",", c, r,
+					b->cell[k]);
+				jnum(f, (b->first[k] - 1) / 1e6);
+				fputc(',', f);
+				jnum(f, (b->last[k] - 1) / 1e6);
+				first = false;
+			}
+		fputs("]}", f);
+	}
+	fputs("]}", f);
+}
+
+static void mrc_json(FILE *f, const struct pass *ps)
+{
+	struct mrc *fifo = cache.sim[MRC_FIFO];
+	size_t n = mrc_nr(fifo);
+	uint64_t refs = cache.lru.refs;
+
+	fprintf(f, "\"mrc\":{\"refs\":%llu,\"pages\":%llu,\"blind\":%llu,"
+		"\"sizes\":[", (unsigned long long)refs,
+		(unsigned long long)reuse_pages(&cache.lru),
+		(unsigned long long)kind_blind(&ps->kind));
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%llu", i ? "," : "",
+			(unsigned long long)mrc_size(fifo, i));
+	fputc(']', f);
+	for (int p = -1; p <= MRC_OPT; p++) {
+		static const char *const name[] = { "lru", "fifo", "clock", "opt" };
+
+		fprintf(f, ",\"%s\":[", name[p + 1]);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t m = p < 0 ? reuse_lru_misses(&cache.lru,
+							      mrc_size(fifo, i)) :
+					     mrc_misses(cache.sim[p], i);
+
+			if (i)
+				fputc(',', f);
+			jnum(f, refs ? (double)m / refs : 0);
+		}
+		fputc(']', f);
+	}
+	fputc('}', f);
+}
+
+static void reuse_json(FILE *f)
+{
+	const struct reuse *r = &cache.lru;
+	unsigned int top = r->refs > r->cold ? reuse_bin(r->max_dist) : 0;
+
+	fprintf(f, "\"reuse\":{\"refs\":%llu,\"cold\":%llu,\"bins\":[",
+		(unsigned long long)r->refs, (unsigned long long)r->cold);
+	for (unsigned int k = 0; r->refs > r->cold && k <= top; k++) {
+		char label[48];
+
+		reuse_bin_label(label, sizeof(label), k);
+		fprintf(f, "%s[", k ? "," : "");
+		jstr(f, label);
+		fprintf(f, ",%llu]", (unsigned long long)r->bins[k]);
+	}
+	fputs("]}", f);
+}
+
+static void wss_json(FILE *f)
+{
+	uint64_t n = wss.refs;
+	bool first = true;
+
+	wss_end(&wss);
+	fprintf(f, "\"wss\":{\"refs\":%llu,\"points\":[", (unsigned long long)n);
+	for (uint64_t tau = 1; n; tau = tau < n && tau * 2 > n ? n : tau * 2) {
+		fprintf(f, "%s[%llu,", first ? "" : ",", (unsigned long long)tau);
+		jnum(f, (double)wss_sum(&wss, tau) / n);
+		fputc(',', f);
+		jnum(f, (double)wss_faults(&wss, tau) / n);
+		fputc(']', f);
+		first = false;
+		if (tau >= n)
+			break;
+	}
+	fputs("]}", f);
+}
+
+static void timeline_json(FILE *f)
+{
+	static const char *const name[] = { "t_ms", "faults", "pages", "ws",
+					    "footprint" };
+
+	fprintf(f, "\"timeline\":{\"interval_ms\":%ld,\"window\":%ld",
+		tl.interval_ms, tl.window);
+	for (int k = 0; k < TL_COLS; k++) {
+		fprintf(f, ",\"%s\":", name[k]);
+		jarr(f, tl.row[k], tl.nrow);
+	}
+	fputc('}', f);
+}
+
+static void data_json(FILE *f, const struct pass *ps)
+{
+	struct notes notes;
+
+	fputs("{\"file\":", f);
+	jstr(f, ps->fname);
+	fprintf(f, ",\"page_size\":%lu,\"tree_file\":%s,\"whole\":%s,"
+		"\"pid\":%ld,\"lost\":%llu,\"filtered\":%s,\"notes\":[",
+		ps->page_size, ps->rd.tree ? "true" : "false",
+		ps->whole ? "true" : "false", ps->pid ? ps->pid : ps->rd.pid,
+		ps->lost, pgft_filter_any(&ps->filt) ? "true" : "false");
+	kind_notes(&ps->kind, &notes, AN_MRC);
+	for (size_t i = 0; i < notes.n; i++) {
+		if (i)
+			fputc(',', f);
+		jstr(f, notes.line[i]);
+	}
+	fputs("],", f);
+	tree_json(f, ps->rd.tree ? &ps->pt : &own, ps->t0);
+	fputc(',', f);
+	regions_json(f, ps);
+	fputc(',', f);
+	heat_json(f);
+	fputc(',', f);
+	mrc_json(f, ps);
+	fputc(',', f);
+	reuse_json(f);
+	fputc(',', f);
+	wss_json(f);
+	fputc(',', f);
+	timeline_json(f);
+	fputs("}", f);
+}
+
+static int write_page(const struct pass *ps, const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return pass_error(ps, "%s: %s", path, strerror(errno));
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"generator\" content=\"pgfreport html\">\n<title>", f);
+	fputs("pgfreport: page faults</title>\n<style>\n", f);
+	fputs(html_report_css, f);
+	fputs("</style>\n<script type=\"text/plain\" id=\"pgf-licences\">\n", f);
+	fputs(html_licences, f);
+	fputs("</script>\n<script>\n", f);
+	fputs(html_echarts_js, f);
+	fputs("\n</script>\n</head>\n<body>\n", f);
+	fputs(html_report_body, f);
+	fputs("<script type=\"application/json\" id=\"pgf-data\">", f);
+	data_json(f, ps);
+	fputs("</script>\n<script>\n", f);
+	fputs(html_report_js, f);
+	fputs("\n</script>\n</body>\n</html>\n", f);
+	if (ferror(f) | fclose(f))
+		return pass_error(ps, "%s: %s", path, strerror(errno));
+	return 0;
+}
+
+int cmd_html(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "window", required_argument, NULL, 'W' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pass ps = { .cmd = "html", .usage = usage,
+			   .takes = TAKES_PID | TAKES_FILTERS };
+	long interval_ms = 10, window = 10;
+	const char *out = NULL;
+	int opt, status;
+
+	while ((opt = pass_getopt(&ps, argc, argv, "o:", longopts)) != -1) {
+		switch (opt) {
+		case PASS_QUIT:
+			return ps.status;
+		case 'o':
+			out = optarg;
+			break;
+		case 'i':
+			if (pass_number(&ps, "--interval", optarg, false, &interval_ms))
+				return 1;
+			break;
+		case 'W':
+			if (pass_number(&ps, "--window", optarg, false, &window))
+				return 1;
+			break;
+		}
+	}
+	if (!out)
+		return pass_error(&ps, "which file? -o FILE names the page to write");
+	if (pass_open(&ps, argc - optind, argv + optind) ||
+	    cache_init(&cache, true, NULL, 0, false))
+		return 1;
+	heat_init(&heat, true);
+	heat_times(&heat);
+	wss_init(&wss);
+	tl_init(&tl, interval_ms, window);
+	ps.rec = html_rec;
+	ps.fault = html_fault;
+	status = pass_run(&ps);
+	tl_end(&tl);
+	if (cache_end(&cache))
+		status = 1;
+	else if (!ps.pid || ps.pid_seen)
+		status |= write_page(&ps, out);
+	cache_free(&cache);
+	heat_free(&heat);
+	wss_free(&wss);
+	tl_free(&tl);
+	spaces_free(&spaces);
+	ptree_free(&own);
+	pass_close(&ps);
+	return status;
+}

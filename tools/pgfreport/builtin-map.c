@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pgfreport map - the fault map of each region of an address space, the
+ * seed's "Region: a - b (N pages): |XX..|" lines.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include "builtin.h"
+#include "pass.h"
+#include "space.h"
+
+static const char usage[] =
+"Usage: pgfreport map [OPTION...] [TRACE]\n"
+"\n"
+"The fault map of each region of the address space:\n"
+"\n"
+"  Region: 08048000 - 0805a000 (  18 pages): |XXXXXXXXXXXXXXXX..| /bin/ps\n"
+"\n"
+"one line per region, 'X' for a page that faulted, '.' for one that did\n"
+"not, then the region's name. Regions removed during the run follow,\n"
+"marked 'removed'. A page counts in the region that held its address\n"
+"when it faulted. With --addr or --region, the regions they choose.\n"
+"\n"
+"Options:\n"
+"  --space N     the address space to show: 0 is the one tracing started\n"
+"                in, 1 the one after the first exec, ...; default: the last\n"
+"  --width N     fold a region of more than N pages into N characters, each\n"
+"                standing for several pages, shaded by how many of them\n"
+"                faulted: '.' none, ':' '-' '=' '+' '*' '#' more, 'X' all\n"
+"  --counts      shade the map by how many times each page faulted (its\n"
+"                references in a re-reference trace): '.' never, '1' to\n"
+"                '9' that many times, '+' ten or more; a folded column\n"
+"                shows the faults per page of its pages, rounded up\n";
+
+static long width;
+static bool counts;
+static struct spaces spaces = SPACES_INIT(-1);
+
+static void map_line(const struct space *sp, const struct rstat *r,
+		     unsigned long page_size)
+{
+	unsigned long long pages = (r->end - r->start) / page_size;
+	unsigned long long first = r->start / page_size;
+	long cols = width && (long long)pages > width ? width : (long)pages;
+	static const char shade[] = ".:-=+*#X";
+
+	printf("Region: %08llx - %08llx (%4llu pages): |", r->start, r->end, pages);
+	for (long c = 0; c < cols; c++) {
+		unsigned long long a = first + pages * c / cols;
+		unsigned long long b = first + pages * (c + 1) / cols;
+		unsigned long long hit = 0, refs = 0;
+
+		for (unsigned long long p = a; p < b; p++) {
+			uint32_t n = ps_count(&sp->pages, p);
+
+			hit += n != 0;
+			refs += n;
+		}
+		if (counts) {
+			/* Faults per page of the column, rounded up. */
+			refs = (refs + (b - a) - 1) / (b - a);
+			putchar(!refs ? '.' : refs > 9 ? '+' : '0' + (int)refs);
+		} else if (b - a == 1 || !hit || hit == b - a) {
+			putchar(!hit ? '.' : 'X');
+		} else {
+			putchar(shade[1 + (hit * 6 - 1) / (b - a)]);
+		}
+	}
+	printf("|%s%s%s\n", r->name && *r->name ? " " : "", r->name ? r->name : "",
+	       r->alive ? "" : " (removed)");
+}
+
+int cmd_map(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "space", required_argument, NULL, 's' },
+		{ "width", required_argument, NULL, 'w' },
+		{ "counts", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pass ps = { .cmd = "map", .usage = usage,
+			   .takes = TAKES_PID | TAKES_FILTERS | ONE_PROCESS };
+	struct space *sp;
+	int opt, status;
+
+	while ((opt = pass_getopt(&ps, argc, argv, "", longopts)) != -1) {
+		switch (opt) {
+		case PASS_QUIT:
+			return ps.status;
+		case 's':
+			if (pass_number(&ps, "--space", optarg, true, &spaces.want))
+				return 1;
+			break;
+		case 'w':
+			if (pass_number(&ps, "--width", optarg, false, &width))
+				return 1;
+			break;
+		case 'n':
+			counts = true;
+			break;
+		}
+	}
+	if (pass_open(&ps, argc - optind, argv + optind))
+		return 1;
+	sp = spaces_run(&ps, &spaces, &status);
+	if (sp) {
+		for (size_t i = 0; i < sp->nr; i++)
+			if (sp->r[i].end &&
+			    pgft_filter_region_in(&ps.filt, sp->r[i].id,
+						  sp->r[i].start, sp->r[i].end,
+						  sp->r[i].name))
+				map_line(sp, &sp->r[i], ps.page_size);
+		if (ps.lost)
+			printf("# %llu records were lost: the trace is incomplete\n",
+			       ps.lost);
+	}
+	spaces_free(&spaces);
+	pass_close(&ps);
+	return status;
+}

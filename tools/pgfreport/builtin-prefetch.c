@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pgfreport prefetch - how sequential the faults are, and what a next-N
+ * prefetch would have saved.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "builtin.h"
+#include "kind.h"
+#include "pass.h"
+#include "regtag.h"
+#include "../lib/prefetch.h"
+#include "../lib/reuse.h"
+
+static const char usage[] =
+"Usage: pgfreport prefetch [OPTION...] [TRACE]\n"
+"\n"
+"How sequential the faults are, and what prefetching would have saved:\n"
+"the share of faults on the previous fault's page + 1 (overall, and per\n"
+"region after the region's previous fault), runs of faults with the same\n"
+"stride by length, and for N = 1, 2, 4, ... 64 the faults a next-N\n"
+"prefetch avoids. The model: a trigger on page p brings in p+1 .. p+N of\n"
+"p's region; a brought-in page stays until its next fault, which is\n"
+"avoided; \"demand\" counts with only the faults not avoided triggering\n"
+"(fault-around), \"every\" with avoided ones triggering too (readahead).\n"
+"It first says what kind of trace it reads, as pgfreport mrc does.\n";
+
+static struct regtags tags;
+static struct prefetch pf;
+
+static int pf_fault(struct pass *ps, const struct pgft_rec *r,
+		    const struct pgft_region *g, long sp, unsigned long long addr)
+{
+	uint64_t page = addr / ps->page_size;
+
+	if (!pgft_counted(r->result))
+		return 0;
+	if (prefetch_ref(&pf, page, regtag_of(&tags, sp, g),
+			 g ? g->end / ps->page_size : page + 1)) {
+		pass_error(ps, "out of memory");
+		exit(1);
+	}
+	return 0;
+}
+
+static void report(void)
+{
+	double n = pf.refs ? (double)pf.refs : 1;
+	uint64_t avoided = 0;
+	unsigned int top = 0;
+
+	prefetch_end(&pf);
+	printf("# %llu faults; next-page (the previous fault's page + 1): %llu "
+	       "(%.4f)\n", (unsigned long long)pf.refs,
+	       (unsigned long long)pf.next_page, pf.next_page / n);
+	printf("# runs of faults with the same stride (page - the previous fault's "
+	       "page), by length in strides (a run of k spans k + 1 faults)\n");
+	printf("# %-20s %12s %12s\n", "run_strides", "runs", "of_faults");
+	for (unsigned int k = 1; k < PF_BINS; k++)
+		if (pf.runs[k])
+			top = k;
+	for (unsigned int k = 1; k <= top; k++) {
+		char label[48];
+
+		reuse_bin_label(label, sizeof(label), k);
+		printf("%-22s %12llu %12.4f\n", label, (unsigned long long)pf.runs[k],
+		       pf.run_strides[k] / n);
+	}
+	printf("# per region (the region that held the address at the fault; "
+	       "next-page: after the previous fault in the same region)\n");
+	printf("# %10s %12s %10s  %s\n", "faults", "next_page", "share", "region");
+	for (size_t t = 0; t < pf.nreg; t++)
+		if (pf.reg[t].faults)
+			printf("%12llu %12llu %10.4f  %s\n",
+			       (unsigned long long)pf.reg[t].faults,
+			       (unsigned long long)pf.reg[t].next_page,
+			       (double)pf.reg[t].next_page / pf.reg[t].faults,
+			       regtag_name(&tags, t));
+	printf("# next-N prefetch: each trigger on page p brings in p+1 .. p+N of "
+	       "its region, kept until used; \"demand\": only the faults not "
+	       "avoided trigger (fault-around); \"every\": avoided ones too "
+	       "(readahead)\n");
+	printf("# %6s %14s %10s %14s %10s\n", "N", "avoided_demand", "share",
+	       "avoided_every", "share");
+	for (unsigned int k = 0, pn = 1; pn <= PF_MAX; pn++) {
+		avoided += pf.avoided_every[pn];
+		if (pn != prefetch_grid[k])
+			continue;
+		printf("%8u %14llu %10.4f %14llu %10.4f\n", pn,
+		       (unsigned long long)pf.avoided_demand[k],
+		       pf.avoided_demand[k] / n, (unsigned long long)avoided,
+		       avoided / n);
+		k++;
+	}
+}
+
+int cmd_prefetch(int argc, char **argv)
+{
+	struct pass ps = { .cmd = "prefetch", .usage = usage,
+			   .takes = TAKES_PID | TAKES_FILTERS };
+	struct notes notes;
+	int opt, status;
+
+	while ((opt = pass_getopt(&ps, argc, argv, "", NULL)) != -1)
+		if (opt == PASS_QUIT)
+			return ps.status;
+	if (pass_open(&ps, argc - optind, argv + optind))
+		return 1;
+	prefetch_init(&pf);
+	ps.fault = pf_fault;
+	status = pass_run(&ps);
+	if (!ps.pid || ps.pid_seen) {
+		kind_notes(&ps.kind, &notes, AN_PREFETCH);
+		notes_print(&notes);
+		report();
+	}
+	prefetch_free(&pf);
+	regtags_free(&tags);
+	pass_close(&ps);
+	return status;
+}

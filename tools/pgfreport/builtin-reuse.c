@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pgfreport reuse - the histogram of the references' LRU stack (reuse)
+ * distances, whole and per region.
+ */
+#include <stdio.h>
+#include "builtin.h"
+#include "cache.h"
+#include "kind.h"
+#include "pass.h"
+#include "regtag.h"
+#include "../lib/svg.h"
+
+static const char usage[] =
+"Usage: pgfreport reuse [OPTION...] [TRACE]\n"
+"\n"
+"The histogram of the references' LRU stack (reuse) distances, the other\n"
+"pages referenced since the page's previous reference, in log2 bins (0,\n"
+"1, 2-3, 4-7, ...), first references (cold) apart; \"cumulative\" is the\n"
+"share of references at that distance or less: the hit ratio of an LRU\n"
+"cache one page larger than the bin's top. Then per region (the one that\n"
+"held the address at the reference): references, cold ones, and the\n"
+"references in each bin. It first says what kind of trace it reads, as\n"
+"pgfreport mrc does.\n"
+"\n"
+"Options:\n"
+"  --plot FILE   also draw the histogram with the LRU hit ratio into FILE\n"
+"                (SVG)\n";
+
+static struct cache cache;
+static struct regtags tags;
+
+static int reuse_fault(struct pass *ps, const struct pgft_rec *r,
+		       const struct pgft_region *g, long sp,
+		       unsigned long long addr)
+{
+	if (pgft_counted(r->result)) {
+			cache_ref(&cache, addr / ps->page_size, regtag_of(&tags, sp, g));
+	}
+	return 0;
+}
+
+static int histogram(const struct pass *ps, const struct notes *notes,
+		     const char *plot)
+{
+	const struct reuse *r = &cache.lru;
+	unsigned long long cum = 0;
+	unsigned int top = r->refs > r->cold ? reuse_bin(r->max_dist) : 0;
+
+	printf("# %llu references to %llu pages; %llu first references (cold misses)\n",
+	       (unsigned long long)r->refs, (unsigned long long)reuse_pages(r),
+	       (unsigned long long)r->cold);
+	printf("# %-20s %12s %7s %10s\n", "distance", "references", "share",
+	       "cumulative");
+	printf("%-22s %12llu %7.4f\n", "cold", (unsigned long long)r->cold,
+	       r->refs ? (double)r->cold / r->refs : 0.0);
+	for (unsigned int k = 0; r->refs > r->cold && k <= top; k++) {
+		char label[48];
+
+		reuse_bin_label(label, sizeof(label), k);
+		cum += r->bins[k];
+		printf("%-22s %12llu %7.4f %10.4f\n", label,
+		       (unsigned long long)r->bins[k], (double)r->bins[k] / r->refs,
+		       (double)cum / r->refs);
+	}
+	if (plot) {
+		FILE *f = svg_open(plot);
+		struct plot_text t = kind_plot_text(notes, "Reuse distances",
+						    ps->fname, ps->page_size);
+
+		if (!f)
+			return 1;
+		plot_reuse(f, &t, r);
+		return svg_close(f, plot);
+	}
+	return 0;
+}
+
+static void per_region(void)
+{
+	unsigned int top = 0;
+
+	if (!cache.lru.refs)
+		return;
+	for (size_t t = 0; t < cache.nreg; t++)
+		for (unsigned int k = 0; k < REUSE_BINS; k++)
+			if (cache.reg[t].bins[k] && k > top)
+				top = k;
+	printf("# per region (the region that held the address at the reference): "
+	       "references, cold ones, then the references per distance bin; the "
+	       "distances are the whole string's (other pages of every region)\n");
+	printf("# %10s %10s", "references", "cold");
+	for (unsigned int k = 0; k <= top; k++) {
+		char label[48];
+
+		reuse_bin_label(label, sizeof(label), k);
+		printf(" %10s", label);
+	}
+	printf("  region\n");
+	/* Tag 0, the references outside any region, last. */
+	for (size_t i = 1; i <= cache.nreg; i++) {
+		size_t t = i % cache.nreg;
+		const struct reuse_reg *g = &cache.reg[t];
+
+		if (!g->refs)
+			continue;
+		printf("%12llu %10llu", (unsigned long long)g->refs,
+		       (unsigned long long)g->cold);
+		for (unsigned int k = 0; k <= top; k++)
+			printf(" %10llu", (unsigned long long)g->bins[k]);
+		printf("  %s\n", regtag_name(&tags, t));
+	}
+}
+
+int cmd_reuse(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "plot", required_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pass ps = { .cmd = "reuse", .usage = usage,
+			   .takes = TAKES_PID | TAKES_FILTERS };
+	const char *plot = NULL;
+	struct notes notes;
+	int opt, status;
+
+	while ((opt = pass_getopt(&ps, argc, argv, "", longopts)) != -1) {
+		if (opt == PASS_QUIT)
+			return ps.status;
+		if (opt == 'p')
+			plot = optarg;
+	}
+	if (pass_open(&ps, argc - optind, argv + optind) ||
+	    cache_init(&cache, false, NULL, 0, true))
+		return 1;
+	ps.fault = reuse_fault;
+	status = pass_run(&ps);
+	if (cache_end(&cache)) {
+		status = 1;
+	} else if (!ps.pid || ps.pid_seen) {
+		kind_notes(&ps.kind, &notes, AN_REUSE);
+		notes_print(&notes);
+		status |= histogram(&ps, &notes, plot);
+		per_region();
+	}
+	cache_free(&cache);
+	regtags_free(&tags);
+	pass_close(&ps);
+	return status;
+}

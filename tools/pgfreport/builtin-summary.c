@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pgfreport summary - per region of an address space: its pages, the
+ * pages that faulted, its faults by kind and its first touch; totals.
+ */
+#include <stdio.h>
+#include "builtin.h"
+#include "pass.h"
+#include "space.h"
+
+static const char usage[] =
+"Usage: pgfreport summary [OPTION...] [TRACE]\n"
+"\n"
+"Per region of the address space: start, end, permissions, pages, pages\n"
+"touched, faults, major faults, re-references (faults on re-armed pages:\n"
+"\"reref\"), first touch (ms after the start, '-' if none), name; then\n"
+"the totals. A fault counts for the region that held its address when it\n"
+"happened. With --addr or --region, the regions they choose.\n"
+"\n"
+"Options:\n"
+"  --space N     the address space to show: 0 is the one tracing started\n"
+"                in, 1 the one after the first exec, ...; default: the last\n";
+
+static struct spaces spaces = SPACES_INIT(-1);
+
+static void summary(const struct pass *ps, const struct space *sp, long index)
+{
+	unsigned long long mapped = 0, alive = 0, shown = 0;
+
+	printf("%-8s %-8s %5s %9s %9s %9s %7s %9s %12s  %s\n", "# start",
+	       "end", "perms", "pages", "touched", "faults", "major",
+	       "rerefs", "first_ms", "region");
+	for (size_t i = 0; i < sp->nr; i++) {
+		const struct rstat *r = &sp->r[i];
+		unsigned long long pages = (r->end - r->start) / ps->page_size;
+
+		if (!pgft_filter_region_in(&ps->filt, r->id, r->start, r->end,
+					   r->name))
+			continue;
+		shown++;
+		if (!r->end)
+			continue;
+		if (r->alive) {
+			mapped += pages;
+			alive++;
+		}
+		printf("%08llx %08llx %5s %9llu %9llu %9llu %7llu %9llu ", r->start,
+		       r->end, r->perms, pages, r->pages_touched, r->faults,
+		       r->major, r->reref);
+		if (r->touched)
+			printf("%12.3f", (r->first_ns - ps->t0) / 1e6);
+		else
+			printf("%12s", "-");
+		printf("  %s%s\n", r->name && *r->name ? r->name : "[anon]",
+		       r->alive ? "" : " (removed)");
+	}
+	printf("# address space %ld: %llu regions at the end (%llu removed), "
+	       "%llu pages mapped, %llu touched, %llu faults (%llu major, ",
+	       index, alive, shown - alive, mapped,
+	       (unsigned long long)sp->pages.nr, sp->faults, sp->major);
+	if (sp->reref)
+		printf("%llu re-references, ", sp->reref);
+	printf("%llu failed)\n", sp->failed);
+	if (pgft_filter_any(&ps->filt))
+		printf("# the faults and regions the filters chose\n");
+}
+
+int cmd_summary(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "space", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pass ps = { .cmd = "summary", .usage = usage,
+			   .takes = TAKES_PID | TAKES_FILTERS | ONE_PROCESS };
+	struct space *sp;
+	int opt, status;
+
+	while ((opt = pass_getopt(&ps, argc, argv, "", longopts)) != -1) {
+		if (opt == PASS_QUIT)
+			return ps.status;
+		if (opt == 's' &&
+		    pass_number(&ps, "--space", optarg, true, &spaces.want))
+			return 1;
+	}
+	if (pass_open(&ps, argc - optind, argv + optind))
+		return 1;
+	sp = spaces_run(&ps, &spaces, &status);
+	if (sp) {
+		summary(&ps, sp, spaces.shown);
+		if (ps.lost)
+			printf("# %llu records were lost: the trace is incomplete\n",
+			       ps.lost);
+	}
+	spaces_free(&spaces);
+	pass_close(&ps);
+	return status;
+}

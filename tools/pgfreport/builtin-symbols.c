@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pgfreport symbols - the faults per function (the symbol containing the
+ * fault's instruction pointer) or per symbol touched (containing the
+ * faulting address), found through the regions' files and libelf
+ * (tools/lib/symbols.h), as perf report --sort dso,sym.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "builtin.h"
+#include "pass.h"
+#include "../lib/symbols.h"
+
+static const char usage[] =
+"Usage: pgfreport symbols [OPTION...] [TRACE]\n"
+"\n"
+"The faults per function: each fault counts for the symbol containing its\n"
+"instruction pointer (the code that faulted), found through the region\n"
+"that held the address then: its file, the offset in the file, and the\n"
+"file's ELF symbols (.symtab; else the debug file of its build id under\n"
+"/usr/lib/debug/.build-id; else .dynsym, what a stripped library\n"
+"exports). Shared libraries and PIE executables are found as they were\n"
+"mapped. A row per symbol, most faults first: faults, share, major,\n"
+"rerefs, the file (dso) and the symbol. A fault the kernel took on the\n"
+"process's behalf (mode kernel: a read() into a fresh buffer) counts for\n"
+"the code of its system call. [unknown] is an address no region held; a\n"
+"region without a file goes by its name ([heap], [stack], [anon]); where\n"
+"the file has no symbol (stripped) or cannot be read on this machine,\n"
+"the symbol is the offset in the file (0x1234). Symbols are the sized\n"
+"functions and objects; of several covering an address, the innermost.\n"
+"The files are read where pgfreport runs: the same paths must hold the\n"
+"same files as where the trace was taken.\n"
+"\n"
+"Options:\n"
+"  --by ip|addr  what a fault is counted for: the symbol containing its\n"
+"                instruction pointer (ip, the default) or the one\n"
+"                containing its address (addr: the function or object it\n"
+"                touched; in a file without symbols, its page's offset)\n"
+"  -n, --top N   the N symbols with the most faults (default 30; 0: all)\n";
+
+struct row {
+	char *dso, *sym;
+	unsigned long long faults, major, reref;
+};
+
+static struct syms *syms;
+static bool by_addr;
+static struct row *rows;
+static size_t nrows, caprows;
+static unsigned long long total;
+/* open addressing over rows, by (dso, sym) */
+static size_t *slot;
+static size_t nslot;
+
+static void oom(void)
+{
+	fprintf(stderr, "pgfreport symbols: out of memory\n");
+	exit(1);
+}
+
+static size_t hash(const char *a, const char *b)
+{
+	size_t h = 14695981039346656037ULL;
+
+	for (; *a; a++)
+		h = (h ^ (unsigned char)*a) * 1099511628211ULL;
+	h = (h ^ 0xff) * 1099511628211ULL;
+	for (; *b; b++)
+		h = (h ^ (unsigned char)*b) * 1099511628211ULL;
+	return h;
+}
+
+static struct row *row_of(const char *dso, const char *sym)
+{
+	size_t i;
+
+	if (2 * (nrows + 1) > nslot) {
+		size_t n = nslot ? 2 * nslot : 1024;
+		size_t *s = malloc(n * sizeof(*s));
+
+		if (!s)
+			oom();
+		memset(s, 0xff, n * sizeof(*s));
+		for (size_t r = 0; r < nrows; r++) {
+			for (i = hash(rows[r].dso, rows[r].sym) & (n - 1);
+			     s[i] != (size_t)-1; i = (i + 1) & (n - 1))
+				;
+			s[i] = r;
+		}
+		free(slot);
+		slot = s;
+		nslot = n;
+	}
+	for (i = hash(dso, sym) & (nslot - 1); slot[i] != (size_t)-1;
+	     i = (i + 1) & (nslot - 1))
+		if (!strcmp(rows[slot[i]].dso, dso) && !strcmp(rows[slot[i]].sym, sym))
+			return &rows[slot[i]];
+	if (nrows == caprows) {
+		caprows = caprows ? 2 * caprows : 256;
+		rows = realloc(rows, caprows * sizeof(*rows));
+		if (!rows)
+			oom();
+	}
+	rows[nrows] = (struct row){ strdup(dso), strdup(sym), 0, 0, 0 };
+	if (!rows[nrows].dso || !rows[nrows].sym)
+		oom();
+	slot[i] = nrows;
+	return &rows[nrows++];
+}
+
+/* Whether region @g maps a file: a path, not [heap] or the like. */
+static bool has_file(const struct pgft_region *g)
+{
+	return g && g->name[0] == '/';
+}
+
+static int sym_fault(struct pass *ps, const struct pgft_rec *r,
+		     const struct pgft_region *g, long sp, unsigned long long addr)
+{
+	unsigned long long a = by_addr ? r->addr : r->ip;
+	char sym[64];
+	const char *dso, *name;
+	struct sym_hit h;
+	struct row *w;
+
+	(void)sp;
+	(void)addr;
+	if (!pgft_counted(r->result))
+		return 0;
+	if (!by_addr)
+		g = pass_region(ps, a);
+	if (!g) {
+		dso = "[unknown]";
+		name = "[unknown]";
+	} else if (!has_file(g)) {
+		dso = *g->name ? g->name : "[anon]";
+		name = dso;
+	} else {
+		unsigned long long off = g->offset + (a - g->start);
+
+		dso = g->name;
+		if (syms_at(syms, g->name, off, &h) > 0) {
+			name = h.name;
+		} else {
+			/* no symbol: the offset, of the page for an address */
+			snprintf(sym, sizeof(sym), "0x%llx", by_addr ?
+				 off & ~(ps->page_size - 1ULL) : off);
+			name = sym;
+		}
+	}
+	w = row_of(dso, name);
+	w->faults++;
+	w->major += r->result == PGFT_MAJOR;
+	w->reref += r->result == PGFT_REREF;
+	total++;
+	return 0;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	int c;
+
+	if (x->faults != y->faults)
+		return x->faults > y->faults ? -1 : 1;
+	c = strcmp(x->dso, y->dso);
+	return c ? c : strcmp(x->sym, y->sym);
+}
+
+static void report(long top)
+{
+	size_t n = top && (size_t)top < nrows ? (size_t)top : nrows;
+
+	qsort(rows, nrows, sizeof(*rows), cmp_rows);
+	printf("# %llu counted faults, by the symbol containing their %s; %zu "
+	       "symbols%s\n", total, by_addr ? "address" : "instruction pointer",
+	       nrows, n < nrows ? ", the first shown" : "");
+	printf("# %10s %7s %9s %9s  %-24s %s\n", "faults", "share", "major",
+	       "rerefs", "dso", "symbol");
+	for (size_t i = 0; i < n; i++) {
+		const struct row *w = &rows[i];
+		const char *base = strrchr(w->dso, '/');
+
+		printf("%12llu %7.4f %9llu %9llu  %-24s %s\n", w->faults,
+		       total ? (double)w->faults / total : 0.0, w->major, w->reref,
+		       base ? base + 1 : w->dso, w->sym);
+	}
+}
+
+int cmd_symbols(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "by", required_argument, NULL, 'b' },
+		{ "top", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pass ps = { .cmd = "symbols", .usage = usage,
+			   .takes = TAKES_PID | TAKES_FILTERS };
+	long top = 30;
+	int opt, status;
+
+	while ((opt = pass_getopt(&ps, argc, argv, "n:", longopts)) != -1) {
+		switch (opt) {
+		case PASS_QUIT:
+			return ps.status;
+		case 'b':
+			if (strcmp(optarg, "ip") && strcmp(optarg, "addr"))
+				return pass_bad_arg(&ps, "--by", optarg,
+						    "'ip' or 'addr'");
+			by_addr = !strcmp(optarg, "addr");
+			break;
+		case 'n':
+			if (pass_number(&ps, "--top", optarg, true, &top))
+				return 1;
+			break;
+		}
+	}
+	syms = syms_new();
+	if (!syms)
+		return pass_error(&ps, "libelf: %s", "cannot start (out of memory?)");
+	if (pass_open(&ps, argc - optind, argv + optind))
+		return 1;
+	ps.fault = sym_fault;
+	status = pass_run(&ps);
+	if (!ps.pid || ps.pid_seen)
+		report(top);
+	for (size_t i = 0; i < nrows; i++) {
+		free(rows[i].dso);
+		free(rows[i].sym);
+	}
+	free(rows);
+	free(slot);
+	syms_free(syms);
+	pass_close(&ps);
+	return status;
+}

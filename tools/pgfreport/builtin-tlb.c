@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pgfreport tlb - the TLB misses of the reference string, per TLB
+ * geometry: fully associative ones exact from the LRU curve, set
+ * associative ones simulated.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "builtin.h"
+#include "cache.h"
+#include "kind.h"
+#include "pass.h"
+#include "../lib/tlb.h"
+
+static const char usage[] =
+"Usage: pgfreport tlb [OPTION...] [TRACE]\n"
+"\n"
+"TLB misses of the reference string, per TLB: N, a fully associative LRU\n"
+"TLB of N entries (exact, from the LRU curve), or N:W, N entries in N/W\n"
+"sets of W ways, LRU in each set, page p in set p mod N/W; one entry maps\n"
+"one page of the trace (4 KiB here). Cache-line effects, huge pages and\n"
+"the page walk's own caches are beyond a page trace. It first says what\n"
+"kind of trace it reads, as pgfreport mrc does.\n"
+"\n"
+"Options:\n"
+"  --specs SPECS  the TLBs, a list of N and N:W (default\n"
+"                " TLB_DEFAULT_SPECS "), such as 32,64:4,1536:12\n";
+
+static struct cache cache;
+static struct tlb_spec *specs;
+static size_t nspecs;
+static struct tlb *tlbs;
+
+static int tlb_fault(struct pass *ps, const struct pgft_rec *r,
+		     const struct pgft_region *g, long sp, unsigned long long addr)
+{
+	uint64_t page = addr / ps->page_size;
+
+	(void)g;
+	(void)sp;
+	if (!pgft_counted(r->result))
+		return 0;
+	cache_ref(&cache, page, 0);
+	for (size_t i = 0; i < nspecs; i++)
+		if (tlbs[i].way)
+			tlb_ref(&tlbs[i], page);
+	return 0;
+}
+
+static void report(const struct pass *ps)
+{
+	const struct reuse *r = &cache.lru;
+
+	printf("# pages of %lu bytes, one TLB entry each, LRU replacement; ENTRIES:WAYS "
+	       "has ENTRIES/WAYS sets, page p in set p mod sets; \"full\": fully "
+	       "associative, exact from the LRU curve\n", ps->page_size);
+	printf("# a page trace sees pages, not accesses: cache-line effects (and "
+	       "huge pages, the page walk's own caches, hits between two faults) "
+	       "are beyond it\n");
+	printf("# %llu references to %llu pages; misses include the %llu cold ones\n",
+	       (unsigned long long)r->refs, (unsigned long long)reuse_pages(r),
+	       (unsigned long long)r->cold);
+	printf("# %9s %6s %6s %14s %12s %10s\n", "entries", "ways", "sets",
+	       "reach_bytes", "misses", "miss_ratio");
+	for (size_t i = 0; i < nspecs; i++) {
+		const struct tlb_spec *s = &specs[i];
+		uint64_t miss = s->ways ? tlbs[i].misses :
+			reuse_lru_misses(r, s->entries);
+		char ways[16] = "full";
+
+		if (s->ways)
+			snprintf(ways, sizeof(ways), "%u", s->ways);
+		printf("%11llu %6s %6llu %14llu %12llu %10.4f\n",
+		       (unsigned long long)s->entries, ways,
+		       (unsigned long long)(s->ways ? s->entries / s->ways : 1),
+		       (unsigned long long)s->entries * ps->page_size,
+		       (unsigned long long)miss,
+		       r->refs ? (double)miss / r->refs : 0.0);
+	}
+}
+
+int cmd_tlb(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "specs", required_argument, NULL, 'T' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pass ps = { .cmd = "tlb", .usage = usage,
+			   .takes = TAKES_PID | TAKES_FILTERS };
+	const char *list = TLB_DEFAULT_SPECS;
+	struct notes notes;
+	int opt, status;
+
+	while ((opt = pass_getopt(&ps, argc, argv, "", longopts)) != -1) {
+		if (opt == PASS_QUIT)
+			return ps.status;
+		if (opt == 'T')
+			list = optarg;
+	}
+	if (tlb_parse(list, &specs, &nspecs))
+		return pass_bad_arg(&ps, "--specs", list, "a list of TLBs, ENTRIES "
+				    "(fully associative) or ENTRIES:WAYS with WAYS "
+				    "dividing ENTRIES, such as 64:4,1536:12");
+	tlbs = calloc(nspecs, sizeof(*tlbs));
+	for (size_t i = 0; tlbs && i < nspecs; i++)
+		if (specs[i].ways && tlb_init(&tlbs[i], specs[i].entries,
+					      specs[i].ways))
+			return pass_error(&ps, "out of memory");
+	if (!tlbs)
+		return pass_error(&ps, "out of memory");
+	if (pass_open(&ps, argc - optind, argv + optind) ||
+	    cache_init(&cache, false, NULL, 0, false))
+		return 1;
+	ps.fault = tlb_fault;
+	status = pass_run(&ps);
+	if (cache_end(&cache)) {
+		status = 1;
+	} else if (!ps.pid || ps.pid_seen) {
+		kind_notes(&ps.kind, &notes, AN_TLB);
+		notes_print(&notes);
+		report(&ps);
+	}
+	for (size_t i = 0; i < nspecs; i++)
+		tlb_free(&tlbs[i]);
+	free(tlbs);
+	free(specs);
+	cache_free(&cache);
+	pass_close(&ps);
+	return status;
+}

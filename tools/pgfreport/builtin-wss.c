@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pgfreport wss - Denning's working-set curve of the reference string,
+ * exact from the gaps between a page's references.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "builtin.h"
+#include "kind.h"
+#include "pass.h"
+#include "../lib/svg.h"
+#include "../lib/wss.h"
+
+static const char usage[] =
+"Usage: pgfreport wss [OPTION...] [TRACE]\n"
+"\n"
+"Denning's working-set curve: for windows of tau = 1, 2, 4, ... references\n"
+"(then all of them), the mean working-set size s(tau) = (1/n) sum over\n"
+"references t of the distinct pages among the tau references ending at\n"
+"t, in pages and bytes, and the working-set fault rate (the share of\n"
+"references whose page is not among the tau before them); exact, from\n"
+"the gaps between a page's references: n s(tau) = sum of min(tau, gap to\n"
+"the page's next reference, or to the end of the trace + 1). pgfreport\n"
+"timeline gives the working set per interval of time. It first says what\n"
+"kind of trace it reads, as pgfreport mrc does.\n"
+"\n"
+"Options:\n"
+"  --plot FILE   also draw the curve into FILE (SVG), on log2 axes\n";
+
+static struct wss wss;
+
+static int wss_fault(struct pass *ps, const struct pgft_rec *r,
+		     const struct pgft_region *g, long sp, unsigned long long addr)
+{
+	(void)g;
+	(void)sp;
+	if (!pgft_counted(r->result))
+		return 0;
+	if (wss_ref(&wss, addr / ps->page_size)) {
+		pass_error(ps, "out of memory");
+		exit(1);
+	}
+	return 0;
+}
+
+static int report(const struct pass *ps, const struct notes *notes,
+		  const char *plot)
+{
+	uint64_t n = wss.refs;
+
+	wss_end(&wss);
+	printf("# Denning's working-set curve: s(tau), the mean over every reference "
+	       "t of the distinct pages among the tau references ending at t, exact "
+	       "from the gaps between references to a page (Denning & Schwartz "
+	       "1972); fault_rate: the share of references whose page is not "
+	       "among the tau before them\n");
+	printf("# tau counts this trace's references (its counted faults), not the "
+	       "program's; the working set per interval of time is pgfreport "
+	       "timeline's\n");
+	printf("# %llu references to %u pages\n", (unsigned long long)n,
+	       wss.ids.nr);
+	printf("# %10s %12s %14s %10s\n", "tau_refs", "wss_pages", "wss_bytes",
+	       "fault_rate");
+	for (uint64_t tau = 1; n; tau = tau < n && tau * 2 > n ? n : tau * 2) {
+		double s = (double)wss_sum(&wss, tau) / n;
+
+		printf("%12llu %12.4f %14.0f %10.4f\n", (unsigned long long)tau, s,
+		       s * ps->page_size, (double)wss_faults(&wss, tau) / n);
+		if (tau >= n)
+			break;
+	}
+	if (plot) {
+		FILE *f = svg_open(plot);
+		struct plot_text t = kind_plot_text(notes, "Working-set curve",
+						    ps->fname, ps->page_size);
+
+		if (!f)
+			return 1;
+		plot_wss(f, &t, &wss);
+		return svg_close(f, plot);
+	}
+	return 0;
+}
+
+int cmd_wss(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "plot", required_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pass ps = { .cmd = "wss", .usage = usage,
+			   .takes = TAKES_PID | TAKES_FILTERS };
+	const char *plot = NULL;
+	struct notes notes;
+	int opt, status;
+
+	while ((opt = pass_getopt(&ps, argc, argv, "", longopts)) != -1) {
+		if (opt == PASS_QUIT)
+			return ps.status;
+		if (opt == 'p')
+			plot = optarg;
+	}
+	if (pass_open(&ps, argc - optind, argv + optind))
+		return 1;
+	wss_init(&wss);
+	ps.fault = wss_fault;
+	status = pass_run(&ps);
+	if (!ps.pid || ps.pid_seen) {
+		kind_notes(&ps.kind, &notes, AN_WSS);
+		notes_print(&notes);
+		status |= report(&ps, &notes, plot);
+	}
+	wss_free(&wss);
+	pass_close(&ps);
+	return status;
+}

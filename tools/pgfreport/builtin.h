@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * builtin - pgfreport's commands, one file each (builtin-CMD.c), as
+ * perf's. Each takes its argv from its own name on: argv[0] is "map".
+ */
+#ifndef PGFREPORT_BUILTIN_H
+#define PGFREPORT_BUILTIN_H
+
+int cmd_map(int argc, char **argv);
+int cmd_summary(int argc, char **argv);
+int cmd_tree(int argc, char **argv);
+int cmd_timeline(int argc, char **argv);
+int cmd_heatmap(int argc, char **argv);
+int cmd_mrc(int argc, char **argv);
+int cmd_reuse(int argc, char **argv);
+int cmd_tlb(int argc, char **argv);
+int cmd_hot(int argc, char **argv);
+int cmd_wss(int argc, char **argv);
+int cmd_prefetch(int argc, char **argv);
+int cmd_samples(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_symbols(int argc, char **argv);
+int cmd_html(int argc, char **argv);
+
+#endif

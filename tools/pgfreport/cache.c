@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cache - the reference string through LRU, FIFO, CLOCK and OPT
+ * (cache.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cache.h"
+#include "../lib/pgftrace.h"
+
+int cache_init(struct cache *c, bool sims, const uint64_t *sizes,
+	       size_t nsizes, bool per_region)
+{
+	reuse_init(&c->lru, 0);
+	c->per_region = per_region;
+	for (int p = MRC_FIFO; sims && p <= MRC_OPT; p++) {
+		c->sim[p] = mrc_new(p, sizes, nsizes);
+		if (!c->sim[p]) {
+			fprintf(stderr, "%s: %s%s: %s\n", pgft_prog, mrc_policy_name(p),
+				p == MRC_OPT ? ": its temporary file" : "",
+				strerror(errno));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void cache_flush(struct cache *c)
+{
+	if (!c->nbatch || c->failed)
+		return;
+	if (reuse_ref_batch_dist(&c->lru, c->batch, c->nbatch,
+				 c->per_region ? c->dist : NULL)) {
+		fprintf(stderr, "%s: out of memory for the reuse distances\n", pgft_prog);
+		c->failed = true;
+	}
+	for (size_t i = 0; c->per_region && !c->failed && i < c->nbatch; i++) {
+		struct reuse_reg *g;
+
+		if (c->tag[i] >= c->nreg) {
+			size_t n = c->tag[i] + 1 > 2 * c->nreg ? c->tag[i] + 1 : 2 * c->nreg;
+
+			g = realloc(c->reg, n * sizeof(*g));
+			if (!g) {
+				fprintf(stderr, "%s: out of memory\n", pgft_prog);
+				exit(1);
+			}
+			memset(g + c->nreg, 0, (n - c->nreg) * sizeof(*g));
+			c->reg = g;
+			c->nreg = n;
+		}
+		g = &c->reg[c->tag[i]];
+		g->refs++;
+		if (c->dist[i] == REUSE_COLD)
+			g->cold++;
+		else
+			g->bins[reuse_bin(c->dist[i])]++;
+	}
+	for (int p = MRC_FIFO; p <= MRC_OPT && c->sim[p]; p++)
+		if (!c->failed && mrc_ref_batch(c->sim[p], c->batch, c->nbatch)) {
+			fprintf(stderr, "%s: %s: %s\n", pgft_prog, mrc_policy_name(p),
+				strerror(errno));
+			c->failed = true;
+		}
+	c->nbatch = 0;
+}
+
+int cache_end(struct cache *c)
+{
+	cache_flush(c);
+	for (int p = MRC_FIFO; p <= MRC_OPT && c->sim[p] && !c->failed; p++)
+		if (mrc_end(c->sim[p])) {
+			fprintf(stderr, "%s: %s: %s\n", pgft_prog, mrc_policy_name(p),
+				strerror(errno));
+			c->failed = true;
+		}
+	return c->failed;
+}
+
+void cache_free(struct cache *c)
+{
+	for (int p = MRC_FIFO; p <= MRC_OPT; p++)
+		mrc_free(c->sim[p]);
+	free(c->reg);
+	reuse_free(&c->lru);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cache - the reference string through an LRU stack (reuse distances,
+ * the exact LRU curve; tools/lib/reuse.h) and, for mrc, the FIFO, CLOCK
+ * and OPT simulations (tools/lib/mrc.h), in batches (tools/lib does them
+ * faster so); for reuse, the histogram of each region's references too.
+ * Memory is bounded by the distinct pages.
+ *
+ *	struct cache c = { 0 };
+ *
+ *	cache_init(&c, sims, sizes, nsizes, per_region);	(0 or 1)
+ *	for each reference: cache_ref(&c, page, tag);
+ *	if (cache_end(&c)) -> failed, said why
+ *	... c.lru, c.sim[], c.reg ...
+ *	cache_free(&c);
+ */
+#ifndef PGFREPORT_CACHE_H
+#define PGFREPORT_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../lib/mrc.h"
+#include "../lib/reuse.h"
+
+#define CACHE_BATCH 256
+
+/* reuse per region: the histogram of the references to each. */
+struct reuse_reg {
+	uint64_t refs, cold, bins[REUSE_BINS];
+};
+
+struct cache {
+	struct reuse lru;
+	struct mrc *sim[MRC_OPT + 1];	/* mrc: FIFO, CLOCK, OPT */
+	bool per_region;		/* reuse: c.reg */
+	uint64_t batch[CACHE_BATCH];
+	uint64_t tag[CACHE_BATCH];	/* their regions' tags */
+	int64_t dist[CACHE_BATCH];
+	size_t nbatch;
+	struct reuse_reg *reg;		/* by tag */
+	size_t nreg;
+	bool failed;
+};
+
+/*
+ * With @sims, the FIFO, CLOCK and OPT simulations at @sizes (NULL: the
+ * default sizes); with @per_region, c.reg. 0, or 1 after a message.
+ */
+int cache_init(struct cache *c, bool sims, const uint64_t *sizes,
+	       size_t nsizes, bool per_region);
+void cache_flush(struct cache *c);
+
+/* A reference to @page, in the region tagged @tag (per_region). */
+static inline void cache_ref(struct cache *c, uint64_t page, uint64_t tag)
+{
+	c->tag[c->nbatch] = tag;
+	c->batch[c->nbatch++] = page;
+	if (c->nbatch == CACHE_BATCH)
+		cache_flush(c);
+}
+
+/* After the last reference: 0, or 1 after a message. */
+int cache_end(struct cache *c);
+void cache_free(struct cache *c);
+
+#endif

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * export-json - a trace's records as JSON objects, one per line, for
+ * pgfreport export json.
+ */
+#include <stdio.h>
+#include "export.h"
+
+const char *export_result_name(enum pgft_result r)
+{
+	static const char * const n[] = {
+		"minor", "major", "reref", "SIGSEGV", "SIGBUS", "OOM"
+	};
+
+	return n[r];
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(out, "\\u%04x", *s);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+void json_rec(FILE *out, const struct pgft_rec *r, bool tree)
+{
+	static const char * const types[] = {
+		"start", "fault", "lost", "exec", "stop", "exit", "layout", "map",
+		"change", "unmap", "remote", "rearm", "child", "refs", "sample",
+	};
+	const char *p;
+
+	fprintf(out, "{\"type\":\"%s\"", types[r->type]);
+	if (tree)
+		fprintf(out, ",\"pid\":%d", r->pid);
+	if (r->type != PGFT_LOST)
+		fprintf(out, ",\"time\":%llu", r->time);
+	switch (r->type) {
+	case PGFT_FAULT:
+		fprintf(out, ",\"tid\":%d,\"address\":%llu,\"access\":\"%c\",\"mode\":\"%s\","
+		       "\"result\":\"%s\",\"ip\":%llu", r->tid, r->addr, r->access,
+		       r->kernel ? "kernel" : "user", export_result_name(r->result), r->ip);
+		break;
+	case PGFT_REMOTE:
+		fprintf(out, ",\"tid\":%d,\"access\":\"%c\",\"result\":\"%s\"",
+		       r->tid, r->access, export_result_name(r->result));
+		break;
+	case PGFT_MAP:
+	case PGFT_CHANGE:
+		fprintf(out, ",\"id\":%llu,\"start\":%llu,\"end\":%llu,\"perms\":\"%s\","
+		       "\"offset\":%llu,\"dev\":\"%02x:%02x\",\"inode\":%llu,\"name\":",
+		       r->id, r->start, r->end, r->perms, r->offset, r->major,
+		       r->minor, r->inode);
+		json_str(out, r->name);
+		break;
+	case PGFT_UNMAP:
+		fprintf(out, ",\"id\":%llu", r->id);
+		break;
+	case PGFT_LAYOUT:
+		fprintf(out, ",\"count\":%llu", r->n[0]);
+		break;
+	case PGFT_LOST:
+		fprintf(out, ",\"faults\":%llu,\"other\":%llu", r->n[0], r->n[1]);
+		break;
+	case PGFT_EXEC:
+		fprintf(out, ",\"tid\":%d,\"path\":", r->tid);
+		json_str(out, r->text);
+		break;
+	case PGFT_STOP:
+		fprintf(out, ",\"reason\":");
+		json_str(out, r->text);
+		break;
+	case PGFT_REARM:
+		fprintf(out, ",\"pages\":%llu,\"how\":", r->n[0]);
+		json_str(out, r->text);
+		break;
+	case PGFT_START:
+		fprintf(out, ",\"mode\":");
+		json_str(out, *r->text ? r->text : "first");
+		if (r->n[0])
+			fprintf(out, ",\"inherit\":true");
+		break;
+	case PGFT_CHILD:
+		fprintf(out, ",\"tid\":%d,\"pid\":%llu", r->tid, r->n[0]);
+		if (r->n[1])
+			fprintf(out, ",\"untraced\":true");
+		break;
+	case PGFT_EXIT:
+		fprintf(out, ",\"status\":%llu,\"faults\":%llu,\"lost\":%llu,\"regions\":%llu",
+		       r->n[0], r->n[1], r->n[2], r->n[3]);
+		break;
+	case PGFT_REFS: {
+		unsigned long long a, n;
+		const char *sep = "";
+
+		/* Each run as [address, pages]. */
+		fprintf(out, ",\"tid\":%d,\"runs\":[", r->tid);
+		for (p = r->text; pgft_run(&p, &a, &n); sep = ",")
+			fprintf(out, "%s[%llu,%llu]", sep, a, n);
+		fprintf(out, "]");
+		break;
+	}
+	case PGFT_SAMPLE:
+		fprintf(out, ",\"tid\":%d,\"scanned\":%llu,\"referenced\":%llu,\"ns\":%llu",
+		       r->tid, r->n[0], r->n[1], r->n[2]);
+		if (r->flags & PGFT_SAMPLE_BASELINE)
+			fprintf(out, ",\"baseline\":true");
+		if (r->flags & PGFT_SAMPLE_INCOMPLETE)
+			fprintf(out, ",\"incomplete\":true");
+		if (r->flags & PGFT_SAMPLE_STOPPED)
+			fprintf(out, ",\"stopped\":true");
+		break;
+	default:
+		break;
+	}
+	fputs("}\n", out);
+}

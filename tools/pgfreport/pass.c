@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pass - the common options, the trace, and the pass over its records
+ * that every pgfreport command shares (pass.h).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "pass.h"
+
+enum {
+	OPT_PID = 0x1000, OPT_TID, OPT_TIME, OPT_ADDR, OPT_REGION,
+};
+
+static const struct option common[] = {
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "time", required_argument, NULL, OPT_TIME },
+	{ "addr", required_argument, NULL, OPT_ADDR },
+	{ "region", required_argument, NULL, OPT_REGION },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char help_pid[] =
+"  --pid PID     of a tree file (tracepgfault -f), process PID alone\n";
+static const char help_filters[] =
+"  --tid TID     the faults of thread TID alone\n"
+"  --time FROM,TO  the faults from FROM to TO seconds after the trace's\n"
+"                start (FROM <= t < TO; either may be left out: 2, or\n"
+"                ,0.5); @S is S seconds of the trace's own clock (a\n"
+"                record's time / 1e9), as in @1234.5,@1240\n"
+"  --addr START-END  the faults at addresses START <= a < END (hex, 0x\n"
+"                optional); or START+SIZE, SIZE in bytes with k, m or g\n"
+"  --region NAME|ID  the faults in a region: its id (its map records'), its\n"
+"                name, the last part of its path (libc.so.6), or [anon]\n"
+"                for one without a name; again for more regions (a fault\n"
+"                in any of them is taken)\n";
+
+int pass_error(const struct pass *ps, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "pgfreport %s: ", ps->cmd);	/* before pass_getopt() too */
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+int pass_bad_arg(const struct pass *ps, const char *opt, const char *arg,
+		 const char *what)
+{
+	return pass_error(ps, "%s: '%s' is not %s", opt, arg, what);
+}
+
+int pass_number(const struct pass *ps, const char *opt, const char *arg,
+		bool zero, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || *v < (zero ? 0 : 1))
+		return pass_bad_arg(ps, opt, arg, zero ? "a non-negative number" :
+				    "a positive number");
+	return 0;
+}
+
+static void help(const struct pass *ps)
+{
+	fputs(ps->usage, stdout);
+	printf("\nCommon options:\n");
+	if (ps->takes & TAKES_PID)
+		fputs(help_pid, stdout);
+	if (ps->takes & TAKES_FILTERS)
+		fputs(help_filters, stdout);
+	printf("  -h, --help    this help\n");
+	printf("\nWithout TRACE, or with '-', the trace is read from standard "
+	       "input.\n");
+}
+
+/* The common option @code: 0, or 1 after a message. */
+static int common_opt(struct pass *ps, int code, const char *name,
+		      const char *arg)
+{
+	char err[200];
+	int bad = 0;
+	long v;
+
+	if ((code == OPT_PID && !(ps->takes & TAKES_PID)) ||
+	    (code != OPT_PID && !(ps->takes & TAKES_FILTERS)))
+		return pass_error(ps, "%s does not apply: %s", name,
+				  code == OPT_PID ? "it reads every process of a tree" :
+				  "it reports on the whole trace, not on faults "
+				  "(pgfreport --help lists the commands that take it)");
+	switch (code) {
+	case OPT_PID: {
+		char *end;
+
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || v <= 0 || v > 0x7fffffff)
+			return pass_bad_arg(ps, name, arg, "a process id");
+		ps->pid = v;
+		return 0;
+	}
+	case OPT_TID:
+		bad = pgft_filter_tid(&ps->filt, arg, err, sizeof(err));
+		break;
+	case OPT_TIME:
+		bad = pgft_filter_time(&ps->filt, arg, err, sizeof(err));
+		break;
+	case OPT_ADDR:
+		bad = pgft_filter_addr(&ps->filt, arg, err, sizeof(err));
+		break;
+	case OPT_REGION:
+		bad = pgft_filter_region(&ps->filt, arg, err, sizeof(err));
+		break;
+	}
+	return bad ? pass_error(ps, "%s: %s", name, err) : 0;
+}
+
+int pass_getopt(struct pass *ps, int argc, char **argv, const char *shorts,
+		const struct option *longs)
+{
+	static struct option all[64];
+	static char sh[64];
+	size_t n = 0;
+	int opt, idx = -1;
+
+	if (!all[0].name) {
+		static char prog[48];
+
+		snprintf(prog, sizeof(prog), "pgfreport %s", ps->cmd);
+		pgft_prog = prog;
+		for (const struct option *o = longs; o && o->name; o++)
+			all[n++] = *o;
+		for (const struct option *o = common; o->name; o++)
+			all[n++] = *o;
+		/* ':' first: a missing argument is ':', not '?' */
+		snprintf(sh, sizeof(sh), ":h%s", shorts);
+		opterr = 0;
+	}
+	opt = getopt_long(argc, argv, sh, all, &idx);
+	switch (opt) {
+	case -1:
+		return -1;
+	case 'h':
+		help(ps);
+		ps->status = 0;
+		return PASS_QUIT;
+	case ':':
+		ps->status = pass_error(ps, "%s needs an argument (pgfreport %s "
+					"--help)", argv[optind - 1], ps->cmd);
+		return PASS_QUIT;
+	case '?':
+		if (optopt)
+			ps->status = pass_error(ps, "unknown option '-%c' (pgfreport "
+						"%s --help lists its options)",
+						optopt, ps->cmd);
+		else
+			ps->status = pass_error(ps, "unknown option '%s' (pgfreport "
+						"%s --help lists its options)",
+						argv[optind - 1], ps->cmd);
+		return PASS_QUIT;
+	}
+	if (opt >= OPT_PID && opt <= OPT_REGION) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "--%s", all[idx].name);
+		if (common_opt(ps, opt, name, optarg)) {
+			ps->status = 1;
+			return PASS_QUIT;
+		}
+		return pass_getopt(ps, argc, argv, shorts, longs);
+	}
+	return opt;
+}
+
+int pass_open(struct pass *ps, int argc, char **argv)
+{
+	if (argc > 1)
+		return pass_error(ps, "one trace at a time: '%s', then '%s'",
+				  argv[0], argv[1]);
+	if (argc && strcmp(argv[0], "-")) {
+		ps->fname = argv[0];
+		ps->f = fopen(ps->fname, "r");
+		if (!ps->f)
+			return pass_error(ps, "%s: %s", ps->fname, strerror(errno));
+	} else {
+		if (isatty(STDIN_FILENO))
+			return pass_error(ps, "no trace: name a trace file "
+					  "(tracepgfault -o FILE COMMAND writes one) "
+					  "or pipe one in (pgfreport %s --help)",
+					  ps->cmd);
+		ps->fname = "standard input";
+		ps->f = stdin;
+	}
+	if (pgft_open(&ps->rd, ps->f, ps->fname))
+		return pass_error(ps, "%s", ps->rd.error);
+	ps->page_size = ps->rd.page_size ? ps->rd.page_size : 4096;
+	if (!ps->rd.tree && (ps->takes & TREE_ONLY))
+		return pass_error(ps, "%s is the trace of process %d alone, not a "
+				  "tree (tracepgfault -f writes trees)", ps->fname,
+				  ps->rd.pid);
+	if (!ps->rd.tree && ps->pid && ps->pid != ps->rd.pid)
+		return pass_error(ps, "%s is the trace of process %d alone, not a "
+				  "tree (tracepgfault -f writes trees): there is no "
+				  "--pid %ld", ps->fname, ps->rd.pid, ps->pid);
+	ps->whole = ps->rd.tree && !ps->pid;
+	if (ps->whole && (ps->takes & ONE_PROCESS))
+		return pass_error(ps, "%s is a tree: %s reports on one process: give "
+				  "--pid (pgfreport tree lists them)", ps->fname,
+				  ps->cmd);
+	return 0;
+}
+
+int pass_run(struct pass *ps)
+{
+	struct pgft_rec rec;
+	int ret, status = 0;
+
+	while ((ret = pgft_next(&ps->rd, &rec)) > 0) {
+		const struct pgft_region *g;
+		unsigned long long addr;
+		long sp;
+
+		if (ps->rd.tree) {
+			ps->P = ptree_rec(&ps->pt, &rec, ps->page_size);
+			if (!ps->P) {
+				pass_error(ps, "out of memory");
+				exit(1);
+			}
+			if (ps->pid && rec.pid != ps->pid)
+				continue;
+			ps->pid_seen = true;
+		}
+		if (!ps->t0 && rec.time) {
+			ps->t0 = rec.time;
+			pgft_filter_begin(&ps->filt, ps->t0);
+		}
+		if (rec.type == PGFT_LOST)
+			ps->lost += rec.n[0] + rec.n[1];
+		kind_rec(&ps->kind, &rec);
+		if (ps->rec && ps->rec(ps, &rec)) {
+			status = 1;
+			break;
+		}
+		if (!ps->whole)
+			pgft_apply(&ps->as, &rec);
+		if (rec.type == PGFT_EXEC)
+			ps->index++;
+		if (rec.type != PGFT_FAULT)
+			continue;
+		g = pgft_find(ps->whole ? &ps->P->as : &ps->as, rec.addr);
+		if (!pgft_filter_fault(&ps->filt, &rec, g))
+			continue;
+		if (pgft_counted(rec.result))
+			kind_fault(&ps->kind, &rec);
+		if (!ps->fault)
+			continue;
+		sp = ps->whole ? (long)ps->P->index << 20 | ps->P->space : ps->index;
+		addr = ps->whole ? rec.addr | (unsigned long long)ps->P->index << 56 :
+				   rec.addr;
+		if (ps->fault(ps, &rec, g, sp, addr)) {
+			status = 1;
+			break;
+		}
+	}
+	if (ret < 0)
+		status = pass_error(ps, "%s", ps->rd.error);
+	if (ps->pid && ps->rd.tree && !ps->pid_seen)
+		status = pass_error(ps, "%s has no process %ld (pgfreport tree lists "
+				    "them)", ps->fname, ps->pid);
+	return status;
+}
+
+void pass_close(struct pass *ps)
+{
+	pgft_space_free(&ps->as);
+	ptree_free(&ps->pt);
+	pgft_close(&ps->rd);
+	pgft_filter_free(&ps->filt);
+	kind_free(&ps->kind);
+	if (ps->f && ps->f != stdin)
+		fclose(ps->f);
+	ps->f = NULL;
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pass - what every pgfreport command shares, as perf's util/ under its
+ * builtin-*.c: the options common to the commands (--pid, the filters of
+ * tools/lib/filter.h, --help), the trace they read, and one pass over
+ * its records, handing each to the command's callbacks with the region
+ * that held a fault's address then.
+ *
+ *	static struct pass ps = { .cmd = "mrc", .usage = usage,
+ *				  .takes = TAKES_PID | TAKES_FILTERS };
+ *
+ *	while ((opt = pass_getopt(&ps, argc, argv, "", longopts)) != -1)
+ *		switch (opt) {
+ *		case PASS_QUIT: return ps.status;	(--help, a bad option)
+ *		...
+ *		}
+ *	if (pass_open(&ps, argc - optind, argv + optind))
+ *		return 1;
+ *	ps.fault = my_fault;
+ *	status = pass_run(&ps);		(0, or 1 on a bad trace)
+ *	... report ...
+ *	pass_close(&ps);
+ *
+ * Messages go to standard error as "pgfreport CMD: ...".
+ */
+#ifndef PGFREPORT_PASS_H
+#define PGFREPORT_PASS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include "../lib/filter.h"
+#include "../lib/pgftrace.h"
+#include "../lib/ptree.h"
+#include "kind.h"
+
+/* What a command takes: pass.takes */
+#define TAKES_PID	0x1	/* --pid: one process of a tree file */
+#define TAKES_FILTERS	0x2	/* --tid, --time, --addr, --region */
+#define ONE_PROCESS	0x4	/* a tree file needs --pid */
+#define TREE_ONLY	0x8	/* reads tree files only (tree) */
+
+/* pass_getopt(): --help was printed, or a bad option was told */
+#define PASS_QUIT	(-2)
+
+struct pass;
+
+/* Every record of the process(es) reported on, before it is applied. */
+typedef int (*pass_rec_fn)(struct pass *ps, const struct pgft_rec *r);
+/*
+ * A fault the filters took (ps->kind has counted it): @g is the region
+ * that held its address then
+ * (NULL if none), @sp the key of its address space (a process's index
+ * in bits 20 and up in a whole tree, then its execs), @addr its address
+ * (in a whole tree, the process's index in bits 56 and up).
+ */
+typedef int (*pass_fault_fn)(struct pass *ps, const struct pgft_rec *r,
+			     const struct pgft_region *g, long sp,
+			     unsigned long long addr);
+
+struct pass {
+	const char *cmd;		/* "mrc": messages say "pgfreport mrc: " */
+	const char *usage;		/* the command's own --help */
+	unsigned int takes;		/* TAKES_* */
+	int status;			/* after PASS_QUIT: the exit status */
+	long pid;			/* --pid, or 0 */
+	struct pgft_filter filt;
+	/* the trace */
+	const char *fname;		/* its path, or "standard input" */
+	FILE *f;
+	struct pgft_reader rd;
+	unsigned long page_size;
+	bool whole;			/* a tree file read whole (no --pid) */
+	struct pgft_space as;		/* the process's regions (!whole) */
+	struct ptree pt;		/* a tree file's processes */
+	struct ptree_proc *P;		/* the record's process (tree file) */
+	long index;			/* its address space: execs so far */
+	unsigned long long t0;		/* the first record (of --pid's), ns */
+	unsigned long long lost;	/* lost records */
+	bool pid_seen;
+	struct kind kind;		/* the start records' modes, the rerefs */
+	/* the command's */
+	pass_rec_fn rec;
+	pass_fault_fn fault;
+	void *ctx;
+};
+
+/*
+ * getopt_long() over @longs and the common options, which it handles
+ * itself; returns an option of @shorts/@longs, -1 after the last, or
+ * PASS_QUIT with ps->status set (0 after --help, 1 after a message).
+ */
+int pass_getopt(struct pass *ps, int argc, char **argv, const char *shorts,
+		const struct option *longs);
+
+/* Say "pgfreport CMD: MESSAGE" on standard error; returns 1. */
+int pass_error(const struct pass *ps, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Say that option @opt (with its argument @arg) is not @what; returns 1. */
+int pass_bad_arg(const struct pass *ps, const char *opt, const char *arg,
+		 const char *what);
+
+/* A positive number (or, with @zero, non-negative) into @v; 0 or 1. */
+int pass_number(const struct pass *ps, const char *opt, const char *arg,
+		bool zero, long *v);
+
+/*
+ * Open the trace @argv[0] (@argc 0 or 1; none or "-": standard input,
+ * unless it is a terminal) and check it suits the command and --pid;
+ * 0, or 1 after saying why.
+ */
+int pass_open(struct pass *ps, int argc, char **argv);
+
+/*
+ * Read every record, calling ps->rec and ps->fault; 0, or 1 after
+ * saying what was wrong with the trace (the records before it were
+ * passed on) or that it has no --pid process.
+ */
+int pass_run(struct pass *ps);
+
+void pass_close(struct pass *ps);
+
+/* In a callback: the region that holds @addr in the record's process now. */
+static inline const struct pgft_region *pass_region(struct pass *ps,
+						    unsigned long long addr)
+{
+	return pgft_find(ps->whole ? &ps->P->as : &ps->as, addr);
+}
+
+/* "mode" of a start record: what kind of references a trace holds */
+static inline const char *pass_mode(const struct pgft_rec *r)
+{
+	return *r->text ? r->text : "first";
+}
+
+#endif

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pgfreport - render and analyse a pgfault_history trace. A thin front
+ * end: each command is a builtin-*.c of its own over pass.c (the trace,
+ * the common options, the pass over the records) and tools/lib.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "builtin.h"
+#include "../lib/pgftrace.h"
+#include "../lib/version.h"
+
+struct cmd {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *what;
+};
+
+static const struct cmd cmds[] = {
+	{ "map", cmd_map, "the fault map of each region: |XX..|" },
+	{ "summary", cmd_summary, "per region: pages, faults by kind, first touch" },
+	{ "tree", cmd_tree, "the processes of a tree file (tracepgfault -f)" },
+	{ "timeline", cmd_timeline, "faults, pages and working set per interval" },
+	{ "heatmap", cmd_heatmap, "the time x address heatmap, as SVG" },
+	{ "mrc", cmd_mrc, "miss-ratio curves: LRU, FIFO, CLOCK, OPT" },
+	{ "reuse", cmd_reuse, "the reuse-distance histogram, whole and per region" },
+	{ "tlb", cmd_tlb, "TLB misses, per TLB geometry" },
+	{ "hot", cmd_hot, "the most referenced pages" },
+	{ "symbols", cmd_symbols, "faults per function, or per symbol touched" },
+	{ "wss", cmd_wss, "Denning's working-set curve" },
+	{ "prefetch", cmd_prefetch, "sequential runs, and what prefetching saves" },
+	{ "samples", cmd_samples, "the intervals of a sampled trace (-s MS)" },
+	{ "compare", cmd_compare, "a sampled trace against an interval trace" },
+	{ "export", cmd_export, "csv, json, refs, lcs, lcs-csv" },
+	{ "html", cmd_html, "an interactive page: tree, regions, heatmap, charts" },
+};
+
+#define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"Usage: pgfreport COMMAND [OPTION...] [TRACE]\n"
+"       pgfreport --help | --version\n"
+"\n"
+"Read a pgfault_history trace (from tracepgfault, or\n"
+"/proc/<pid>/pgfault_history; TRACE '-' or absent: standard input) and\n"
+"report on it. The commands:\n"
+"\n");
+	for (size_t i = 0; i < NCMDS; i++)
+		fprintf(out, "  %-9s %s\n", cmds[i].name, cmds[i].what);
+	fprintf(out,
+"\n"
+"pgfreport COMMAND --help tells what a command prints and its options.\n"
+"Every command but tree takes --pid PID (one process of a tree file);\n"
+"those that read faults take the filters --tid, --time, --addr, --region.\n"
+"\n"
+"Options:\n"
+"  -h, --help    this help\n"
+"  --version     the tools' version and the newest trace format they read\n"
+"\n"
+"Exit status: 0; 1 on a bad trace (the report of everything before the\n"
+"bad line is still printed), a bad option or combination of options, a\n"
+"--pid or --space the trace does not have, or an output file that cannot\n"
+"be written.\n"
+"\n"
+"Examples:\n"
+"  tracepgfault -o ps.trace ps && pgfreport map ps.trace\n"
+"  pgfreport map --width 64 big.trace\n"
+"  tracepgfault -w 64 -o w.trace ./myprog && pgfreport mrc w.trace\n"
+"  pgfreport hot -n 50 --region libc.so.6 w.trace\n"
+"  pgfreport map --time 0.5,1 --addr 7f0000000000+1g ps.trace\n"
+"  tracepgfault -f -o make.trace make -j2 && pgfreport tree make.trace\n"
+"  pgfreport summary --pid 1234 make.trace\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *c = argc > 1 ? argv[1] : NULL;
+
+	if (!c) {
+		fprintf(stderr, "Usage: pgfreport COMMAND [OPTION...] [TRACE]\n"
+			"The commands:");
+		for (size_t i = 0; i < NCMDS; i++)
+			fprintf(stderr, " %s", cmds[i].name);
+		fprintf(stderr, "\npgfreport --help says what each does.\n");
+		return 1;
+	}
+	if (!strcmp(c, "-h") || !strcmp(c, "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(c, "--version")) {
+		printf("pgfreport %s (pgfault_history tools; trace format up to %d)\n",
+		       PGF_TOOLS_VERSION, PGFT_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < NCMDS; i++)
+		if (!strcmp(c, cmds[i].name))
+			return cmds[i].run(argc - 1, argv + 1);
+	if (*c == '-')
+		fprintf(stderr, "pgfreport: '%s': a command comes first, its options "
+			"after it (pgfreport --help lists the commands)\n", c);
+	else
+		fprintf(stderr, "pgfreport: '%s' is not a command (pgfreport --help "
+			"lists them; the fault map of a trace: pgfreport map %s)\n",
+			c, c);
+	return 1;
+}

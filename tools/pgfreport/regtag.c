@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * regtag - small numbers for the regions a reference string touched
+ * (regtag.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "regtag.h"
+
+uint64_t regtag_of(struct regtags *t, long space, const struct pgft_region *g)
+{
+	uint32_t had = t->ids.nr;
+	int64_t id;
+
+	if (!g)
+		return 0;
+	id = pgid_get(&t->ids, ((uint64_t)space << 44) ^ g->id);
+	if (id >= 0 && t->ids.nr != had) {
+		struct regtag *v = realloc(t->v, t->ids.nr * sizeof(*v));
+
+		if (v)
+			t->v = v;
+		if (!v || !(v[id].name = strdup(*g->name ? g->name : "[anon]")))
+			id = -1;
+		else
+			v[id].file = g->inode || g->name[0] == '/';
+	}
+	if (id < 0) {
+		fprintf(stderr, "%s: out of memory\n", pgft_prog);
+		exit(1);
+	}
+	return id + 1;
+}
+
+void regtags_free(struct regtags *t)
+{
+	for (uint32_t i = 0; i < t->ids.nr && t->v; i++)
+		free(t->v[i].name);
+	free(t->v);
+	pgid_free(&t->ids);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * regtag - a small number for each region a reference string touched
+ * (a region id names a region within its address space): 1, 2, ... in
+ * order of first sight, 0 for an address outside every region; with the
+ * region's name and whether it maps a file. hot, prefetch and reuse count
+ * per region by it.
+ */
+#ifndef PGFREPORT_REGTAG_H
+#define PGFREPORT_REGTAG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "../lib/pageid.h"
+#include "../lib/pgftrace.h"
+
+struct regtags {
+	struct pgid_map ids;		/* (space, region id) -> tag - 1 */
+	struct regtag {
+		char *name;
+		bool file;
+	} *v;
+};
+
+/* The tag of region @g of address space @space; 0 for NULL. */
+uint64_t regtag_of(struct regtags *t, long space, const struct pgft_region *g);
+
+static inline const char *regtag_name(const struct regtags *t, uint64_t tag)
+{
+	return tag ? t->v[tag - 1].name : "-";
+}
+
+static inline bool regtag_file(const struct regtags *t, uint64_t tag)
+{
+	return tag && t->v[tag - 1].file;
+}
+
+void regtags_free(struct regtags *t);
+
+#endif

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * space - what the map and the summary keep of an address space: each
+ * region it had (by id, with its range, permissions and name as last
+ * seen), the faults that happened while the region held the address, and
+ * every page that faulted, with how many times. One address space is
+ * kept: --space N's (0 the one tracing started in, 1 after the first
+ * exec, ...), or the last.
+ *
+ *	struct spaces s = SPACES_INIT(want);	(want: --space, -1: the last)
+ *
+ *	pass's rec:	space_rec(&s, r);
+ *	pass's fault:	space_fault(&s, r, g, page_size);
+ *	at the end:	sp = space_end(&s); (NULL: no such --space; s.seen)
+ */
+#ifndef PGFREPORT_SPACE_H
+#define PGFREPORT_SPACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../lib/pgftrace.h"
+
+/* A set of page numbers, each with a count (open addressing). */
+struct pageset {
+	uint64_t *v;		/* page + 1; 0 is empty */
+	uint32_t *n;		/* how many times each was added */
+	size_t cap, nr;
+};
+
+/* How many times @page was added; 0 if never. */
+uint32_t ps_count(const struct pageset *s, uint64_t page);
+
+/* page -> the region it last faulted in */
+struct pagemark {
+	uint64_t *page;		/* page + 1; 0 is empty */
+	uint64_t *id;		/* the region's id */
+	size_t cap, nr;
+};
+
+struct rstat {
+	unsigned long long id, start, end;
+	char perms[5];
+	char *name;
+	/*
+	 * All of them count what happened while the region held the
+	 * address: its faults, and the distinct pages that faulted in it.
+	 */
+	unsigned long long faults, major, reref, first_ns, pages_touched;
+	bool touched, alive;
+};
+
+struct space {
+	struct pageset pages;		/* pages that faulted */
+	struct pagemark where;		/* the region each last faulted in */
+	struct rstat *r;		/* every region seen, by id */
+	size_t nr, cap;
+	unsigned long long faults, major, reref, failed;
+};
+
+struct spaces {
+	long want;			/* --space N, or -1: the last */
+	long index;			/* the current one's */
+	long shown;			/* chosen's, or -1 */
+	struct space cur, chosen;
+};
+
+#define SPACES_INIT(w) { .want = (w), .shown = -1 }
+
+void space_rec(struct spaces *s, const struct pgft_rec *r);
+void space_fault(struct spaces *s, const struct pgft_rec *r,
+		 const struct pgft_region *g, unsigned long page_size);
+/* The address space asked for, its regions by start (alive first). */
+struct space *space_end(struct spaces *s);
+void spaces_free(struct spaces *s);
+
+struct pass;
+
+/*
+ * Read the trace @ps opened into @s (ps->rec and ps->fault are its own);
+ * then the address space asked for, or NULL after saying there is no
+ * such --space (or when --pid named no process). *@status: pass_run()'s,
+ * or 1.
+ */
+struct space *spaces_run(struct pass *ps, struct spaces *s, int *status);
+
+#endif
