@@ -11,6 +11,7 @@ pkgs=(
 	bc bison flex libelf-dev libssl-dev perl python3 # kernel build
 	zlib1g-dev binutils       # pgfreport symbols: libelf (static too), its zlib; readelf in tests
 	chromium                  # host tests: pgfreport html's page in a real browser
+	protobuf-compiler         # host tests: protoc decodes export perfetto's trace
 	xz-utils cpio gzip rsync  # unpacking the source, packing the initramfs
 	ccache                    # incremental and warm rebuilds
 	time                      # benchmarks: /usr/bin/time

@@ -487,7 +487,7 @@ def completion_completes_option_arguments_files_and_commands():
             assert got('pgfreport', 'map', '--width', '') == [], how
             assert got('pgfreport', 'map', '--', '-') == [], how
             assert sorted(got('pgfreport', 'export', '')) == \
-                ['csv', 'json', 'lcs', 'lcs-csv', 'refs'], how
+                ['csv', 'json', 'lcs', 'lcs-csv', 'perfetto', 'refs'], how
             assert got('pgfreport', 'export', '-o', 'x', 'l') == \
                 ['lcs', 'lcs-csv'], how
             assert got('pgfreport', 'export', 'csv', 'r') == ['run.trace'], how

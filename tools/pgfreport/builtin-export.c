@@ -41,6 +41,15 @@ static const char usage[] =
 "                terminal\n"
 "  lcs-csv       the same as CSV, with the header\n"
 "                time,obj_id,obj_size,next_access_vtime\n"
+"  perfetto      a Perfetto trace (protobuf), for ui.perfetto.dev and\n"
+"                trace_processor: a track per thread whose faults are\n"
+"                instants (named by their result; address, access, mode,\n"
+"                IP and region as arguments), a track per region under its\n"
+"                process with a slice per span of its life (map to unmap,\n"
+"                change, exec), counters of the faults per interval, the\n"
+"                working set and the lost records. The UI holds a trace in\n"
+"                the browser's memory: above --max-size, nothing is\n"
+"                written (narrow it with the filters). Not to a terminal\n"
 "\n"
 "In a tree file read whole, a page is a page of one process: process i\n"
 "(in pgfreport tree's order, from 0) has i added in address bits 56 and\n"
@@ -50,14 +59,25 @@ static const char usage[] =
 "Options:\n"
 "  -o, --output FILE  write to FILE (it is replaced) instead of standard\n"
 "                output\n"
-"  --rw          refs: add R or W to each line\n";
+"  --rw          refs: add R or W to each line\n"
+"  --max-size MB  perfetto: the largest trace to write (default 512)\n"
+"  --interval MS  perfetto: the counters' interval (default 10)\n"
+"  --window N    perfetto: the working set's window, in intervals\n"
+"                (default 10)\n";
 
-enum format { CSV, JSON, REFS, LCS, LCS_CSV };
+enum format { CSV, JSON, REFS, LCS, LCS_CSV, PERFETTO };
 
 static enum format format;
 static bool rw;
 static FILE *out;
 static struct lcs *lcs;
+static struct perfetto *pf;
+
+/* The process a record is of: its own in a tree file, else the trace's. */
+static int pid_of(const struct pass *ps, const struct pgft_rec *r)
+{
+	return ps->rd.tree && r->pid ? r->pid : ps->rd.pid;
+}
 
 static int ex_rec(struct pass *ps, const struct pgft_rec *r)
 {
@@ -65,6 +85,9 @@ static int ex_rec(struct pass *ps, const struct pgft_rec *r)
 		json_rec(out, r, ps->rd.tree);
 	if (format == REFS && r->type == PGFT_START)
 		fprintf(out, "# mode %s\n", pass_mode(r));
+	if (format == PERFETTO && r->type != PGFT_FAULT &&
+	    perfetto_rec(pf, pid_of(ps, r), r))
+		return 1;
 	return 0;
 }
 
@@ -94,6 +117,10 @@ static int ex_fault(struct pass *ps, const struct pgft_rec *r,
 		else
 			fprintf(out, "%llx\n", addr & ~(ps->page_size - 1ULL));
 		break;
+	case PERFETTO:
+		if (perfetto_fault(pf, pid_of(ps, r), r, g, ps->page_size))
+			return 1;
+		break;
 	case LCS:
 	case LCS_CSV:
 		if (pgft_counted(r->result) &&
@@ -111,10 +138,15 @@ int cmd_export(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "rw", no_argument, NULL, 'R' },
+		{ "max-size", required_argument, NULL, 'M' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "window", required_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const names[] = { "csv", "json", "refs", "lcs",
-					      "lcs-csv" };
+					      "lcs-csv", "perfetto" };
+	long max_mb = 512, interval_ms = 10, window = 10;
+	const char *pf_only = NULL;
 	struct pass ps = { .cmd = "export", .usage = usage,
 			   .takes = TAKES_PID | TAKES_FILTERS };
 	const char *path = NULL;
@@ -131,37 +163,75 @@ int cmd_export(int argc, char **argv)
 		case 'R':
 			rw = true;
 			break;
+		case 'M':
+			if (pass_number(&ps, "--max-size", optarg, false, &max_mb))
+				return 1;
+			pf_only = "--max-size";
+			break;
+		case 'i':
+			if (pass_number(&ps, "--interval", optarg, false, &interval_ms))
+				return 1;
+			pf_only = "--interval";
+			break;
+		case 'W':
+			if (pass_number(&ps, "--window", optarg, false, &window))
+				return 1;
+			pf_only = "--window";
+			break;
 		}
 	}
 	if (optind == argc)
-		return pass_error(&ps, "which format? csv, json, refs, lcs or lcs-csv "
-				  "(pgfreport export --help)");
-	for (int i = 0; i < 5; i++)
+		return pass_error(&ps, "which format? csv, json, refs, lcs, lcs-csv or "
+				  "perfetto (pgfreport export --help)");
+	for (int i = 0; i < 6; i++)
 		if (!strcmp(argv[optind], names[i]))
 			nf = i;
 	if (nf < 0)
-		return pass_error(&ps, "'%s' is not a format: csv, json, refs, lcs or "
-				  "lcs-csv", argv[optind]);
+		return pass_error(&ps, "'%s' is not a format: csv, json, refs, lcs, "
+				  "lcs-csv or perfetto", argv[optind]);
 	format = nf;
 	if (rw && format != REFS)
 		return pass_error(&ps, "--rw marks reads and writes in refs: it "
 				  "does not apply to %s", names[format]);
-	if (!path && format == LCS && isatty(STDOUT_FILENO))
-		return pass_error(&ps, "lcs is binary: give -o FILE, or redirect "
-				  "standard output");
+	if (pf_only && format != PERFETTO)
+		return pass_error(&ps, "%s is perfetto's: it does not apply to %s",
+				  pf_only, names[format]);
+	if (!path && (format == LCS || format == PERFETTO) &&
+	    isatty(STDOUT_FILENO))
+		return pass_error(&ps, "%s is binary: give -o FILE, or redirect "
+				  "standard output", names[format]);
 	if (pass_open(&ps, argc - optind - 1, argv + optind + 1))
 		return 1;
-	if (format >= LCS && !(lcs = lcs_new()))
+	if ((format == LCS || format == LCS_CSV) && !(lcs = lcs_new()))
 		return pass_error(&ps, "a temporary file: %s", strerror(errno));
-	out = path ? fopen(path, format == LCS ? "wb" : "w") : stdout;
+	out = path ? fopen(path, format >= LCS ? "wb" : "w") : stdout;
 	if (!out)
 		return pass_error(&ps, "%s: %s", path, strerror(errno));
+	if (format == PERFETTO &&
+	    !(pf = perfetto_new(out, path, (uint64_t)max_mb << 20, interval_ms,
+				window)))
+		return pass_error(&ps, "out of memory");
 	if (format == CSV)
 		fprintf(out, "time_ns,tid,address,access,mode,result,ip,region%s\n",
 			ps.whole ? ",pid" : "");
 	ps.rec = ex_rec;
 	ps.fault = ex_fault;
 	status = pass_run(&ps);
+	if (pf && !status && perfetto_end(pf))
+		status = 1;
+	if (pf && perfetto_too_big(pf)) {
+		status = pass_error(&ps, "the Perfetto trace would pass --max-size "
+				    "%ld MB, which the UI holds in the browser's "
+				    "memory: nothing written. Narrow it (--time, "
+				    "--pid, --tid, --addr, --region) or raise "
+				    "--max-size", max_mb);
+		if (path)
+			unlink(path);
+	} else if (pf && status && errno && !ps.rd.error[0]) {
+		status = pass_error(&ps, "%s: %s", path ? path : "standard output",
+				    strerror(errno));
+	}
+	perfetto_free(pf);
 	if (lcs) {
 		if (lcs_write(lcs, format == LCS ? out : NULL,
 			      format == LCS_CSV ? out : NULL, ps.page_size))

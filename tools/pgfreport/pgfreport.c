@@ -31,7 +31,7 @@ static const struct cmd cmds[] = {
 	{ "prefetch", cmd_prefetch, "sequential runs, and what prefetching saves" },
 	{ "samples", cmd_samples, "the intervals of a sampled trace (-s MS)" },
 	{ "compare", cmd_compare, "a sampled trace against an interval trace" },
-	{ "export", cmd_export, "csv, json, refs, lcs, lcs-csv" },
+	{ "export", cmd_export, "csv, json, refs, lcs, lcs-csv, perfetto" },
 	{ "html", cmd_html, "an interactive page: tree, regions, heatmap, charts" },
 };
 
