@@ -12,6 +12,7 @@ pkgs=(
 	zlib1g-dev binutils       # pgfreport symbols: libelf (static too), its zlib; readelf in tests
 	chromium                  # host tests: pgfreport html's page in a real browser
 	protobuf-compiler         # host tests: protoc decodes export perfetto's trace
+	python3-pandas zstd       # host tests: the Python reader's DataFrame, .zst traces
 	xz-utils cpio gzip rsync  # unpacking the source, packing the initramfs
 	ccache                    # incremental and warm rebuilds
 	time                      # benchmarks: /usr/bin/time

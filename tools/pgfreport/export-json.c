@@ -88,7 +88,8 @@ void json_rec(FILE *out, const struct pgft_rec *r, bool tree)
 			fprintf(out, ",\"inherit\":true");
 		break;
 	case PGFT_CHILD:
-		fprintf(out, ",\"tid\":%d,\"pid\":%llu", r->tid, r->n[0]);
+		/* the new process: "child" (a tree file's records have "pid") */
+		fprintf(out, ",\"tid\":%d,\"child\":%llu", r->tid, r->n[0]);
 		if (r->n[1])
 			fprintf(out, ",\"untraced\":true");
 		break;

@@ -1,0 +1,212 @@
+# SPDX-License-Identifier: GPL-2.0
+"""tools/python/pgfault_trace.py, the Python reader, against pgfreport
+export json on the same traces: every record of every type, of format
+versions 1 and 6, of a tree file, of a generated trace, plain and
+compressed (gzip, xz, zstd), equal record for record; malformed and
+newer traces refused naming the line; the pandas DataFrame (with
+/usr/bin/python3 and Debian's python3-pandas) holds the faults with their
+regions, checked against pgfreport export csv."""
+import gzip
+import json
+import lzma
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+from ktaplib import test, main, Skip  # noqa: E402
+
+TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..'))
+BIN = os.path.join(TOP, 'build', 'host', 'bin')
+PYDIR = os.path.join(TOP, 'tools', 'python')
+sys.path.insert(0, PYDIR)
+import pgfault_trace as pt  # noqa: E402
+
+# Every record type the format has (version 6), each field set.
+EVERY = '''pgfault_history 6 pid 7 page_size 4096
+start 100 sample=50 inherit
+layout 100 2
+map 100 1 400000 401000 r-xp 0 08:01 1234 /bin/with space
+map 100 2 7f0000000000 7f0000004000 rw-p 1000 fd:1f 0
+fault 200 7 400010 x user minor 400010
+fault 210 8 7f0000001000 w kernel major 400020
+fault 220 7 7f0000002000 r user reref 400030
+fault 230 7 0 r user SIGSEGV 400040
+fault 240 7 7f0000003000 w user SIGBUS 400050
+fault 250 8 7f0000003000 w user OOM 400060
+remote 260 7 r minor
+remote 261 7 w major
+change 270 2 7f0000000000 7f0000008000 rw-p 1000 fd:1f 0
+rearm 280 12 window
+child 290 7 9
+child 291 7 10 untraced
+refs 300 7 400000+1 7f0000001000+3
+sample 310 7 40 4 1234
+sample 320 7 40 0 99 baseline incomplete stopped
+sample 330 7 40 40 5 incomplete
+lost 3 4
+unmap 340 1
+stop 350 exiting now
+exec 360 7 /usr/bin/next prog
+layout 370 1
+map 370 5 555555554000 555555556000 r--p 0 08:01 99 /usr/bin/next prog
+exit 400 0 6 3 1
+'''
+
+TREE = '''pgfault_history_tree 1 root 10
+pid 10
+pgfault_history 5 pid 10 page_size 4096
+start 1000000 first inherit
+layout 1000000 1
+map 1000000 1 1000 3000 rw-p 0 00:00 0
+child 1050000 10 11
+fault 1100000 10 1000 w user minor 0
+pid 11
+pgfault_history 5 pid 11 page_size 4096
+start 1060000 first inherit
+layout 1060000 1
+map 1060000 1 1000 3000 rw-p 0 00:00 0
+fault 1200000 11 2000 w user minor 0
+exit 1300000 0 1 0 1
+pid 10
+exit 1400000 0 1 0 1
+'''
+
+OLD = '''pgfault_history 1 pid 1 page_size 4096
+start 5
+layout 5 1
+map 5 1 8048000 805a000 r-xp 0 08:01 42 /bin/ps
+fault 6 1 8048000 r user minor 8048000
+exit 9 0 1 0 1
+'''
+
+
+def write(d, name, text):
+    path = os.path.join(d, name)
+    with open(path, 'w') as f:
+        f.write(text)
+    return path
+
+
+def json_of(path):
+    """pgfreport export json's records; a key twice is an error."""
+    p = subprocess.run([os.path.join(BIN, 'pgfreport'), 'export', 'json', path],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+
+    def unique(pairs):
+        keys = [k for k, _ in pairs]
+        assert len(keys) == len(set(keys)), ('a key twice', pairs)
+        return dict(pairs)
+    return [json.loads(l, object_pairs_hook=unique) for l in p.stdout.splitlines()]
+
+
+def same(path, reader_path=None):
+    got = list(pt.records(reader_path or path))
+    want = json_of(path)
+    assert len(got) == len(want), (len(got), len(want))
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert g == w, (i, g, w)
+    return got
+
+
+@test
+def every_record_type_reads_as_pgfreport_exports_it():
+    with tempfile.TemporaryDirectory() as d:
+        got = same(write(d, 'every.trace', EVERY))
+        types = {r['type'] for r in got}
+        assert types == {'start', 'layout', 'map', 'fault', 'remote', 'change',
+                         'rearm', 'child', 'refs', 'sample', 'lost', 'unmap',
+                         'stop', 'exec', 'exit'}, types
+        assert got[2]['name'] == '/bin/with space'
+        assert [r['path'] for r in got if r['type'] == 'exec'] == ['/usr/bin/next prog']
+
+
+@test
+def a_tree_file_and_an_old_version_read_alike():
+    with tempfile.TemporaryDirectory() as d:
+        info = {}
+        got = same(write(d, 'tree.trace', TREE))
+        assert {r['pid'] for r in got} == {10, 11}
+        list(pt.records(os.path.join(d, 'tree.trace'), info))
+        assert info == {'version': 5, 'pid': 10, 'page_size': 4096, 'tree': True}
+        same(write(d, 'old.trace', OLD))
+
+
+@test
+def a_generated_trace_reads_alike_plain_and_compressed():
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, 'g.trace')
+        with open(path, 'w') as f:
+            subprocess.run([os.path.join(BIN, 'gentrace'), '20000'], stdout=f,
+                           check=True, timeout=120)
+        with open(path, 'rb') as f:
+            raw = f.read()
+        with gzip.open(path + '.gz', 'wb') as f:
+            f.write(raw)
+        with lzma.open(path + '.xz', 'wb') as f:
+            f.write(raw)
+        got = same(path)
+        assert sum(r['type'] == 'fault' for r in got) == 20000
+        assert list(pt.records(path + '.gz')) == got
+        assert list(pt.records(path + '.xz')) == got
+        if shutil.which('zstd'):
+            subprocess.run(['zstd', '-q', path, '-o', path + '.zst'], check=True)
+            assert list(pt.records(path + '.zst')) == got
+        with open(path, 'rb') as f:
+            assert list(pt.records(f)) == got
+
+
+@test
+def bad_traces_are_refused_naming_the_line():
+    with tempfile.TemporaryDirectory() as d:
+        for text, words in ((EVERY.replace('fault 210 8', 'fault 210 x'), ':7: malformed'),
+                            (EVERY.replace('sample 320 7 40 0 99 baseline incomplete',
+                                           'sample 320 7 40 0 99 incomplete baseline'),
+                             ':20: malformed'),
+                            (OLD.replace('pgfault_history 1', 'pgfault_history 9'),
+                             'version 9'),
+                            ('', 'empty'),
+                            ('hello\n', 'not a pgfault_history')):
+            path = write(d, 'bad.trace', text)
+            try:
+                list(pt.records(path))
+            except pt.TraceError as e:
+                assert words in str(e) and 'bad.trace' in str(e), (words, e)
+            else:
+                raise AssertionError(('accepted', words))
+            # pgfreport refuses the same traces
+            p = subprocess.run([os.path.join(BIN, 'pgfreport'), 'export', 'json',
+                                path], capture_output=True, text=True, timeout=60)
+            assert p.returncode == 1, (words, p)
+
+
+@test
+def the_dataframe_holds_the_faults_and_their_regions():
+    py = '/usr/bin/python3'
+    probe = subprocess.run([py, '-c', 'import pandas'], capture_output=True)
+    if probe.returncode:
+        raise Skip('no pandas for /usr/bin/python3 (Debian package python3-pandas)')
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, 'every.trace', EVERY)
+        code = ('import sys, json; sys.path.insert(0, sys.argv[1]); '
+                'import pgfault_trace as pt; df = pt.dataframe(sys.argv[2]); '
+                'print(json.dumps(df[["time", "tid", "address", "result", '
+                '"region"]].values.tolist()))')
+        p = subprocess.run([py, '-c', code, PYDIR, path], capture_output=True,
+                           text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        rows = json.loads(p.stdout)
+        csv = subprocess.run([os.path.join(BIN, 'pgfreport'), 'export', 'csv',
+                              path], capture_output=True, text=True, timeout=60)
+        want = []
+        for line in csv.stdout.splitlines()[1:]:
+            t, tid, addr, _, _, result, _, region = line.split(',', 7)
+            want.append([int(t), int(tid), int(addr, 16), result,
+                         '' if region == '' else region])
+        assert rows == want, (rows, want)
+
+
+main()
