@@ -21,6 +21,7 @@
 #include "genaddr.h"
 #include "lib/mrc.h"
 #include "lib/reuse.h"
+#include "lib/shards.h"
 
 static double clock_s(clockid_t c)
 {
@@ -72,7 +73,7 @@ static long max_rss_mib(void)
 int main(int argc, char **argv)
 {
 	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
-	const char *which = argc > 2 ? argv[2] : "lru,fifo,clock,opt";
+	const char *which = argc > 2 ? argv[2] : "lru,fifo,clock,opt,shards";
 	uint64_t *refs, misses = 0, sum;
 	struct reuse r;
 	struct span t;
@@ -136,6 +137,27 @@ policies:
 			simulated += mrc_size(m, i) < mrc_footprint(m);
 		report(mrc_policy_name(p), simulated, mrc_footprint(m), t, n);
 		mrc_free(m);
+	}
+	/* SHARDS at 1%: LRU alone, then with FIFO, CLOCK and OPT on the sample */
+	for (int sims = 0; strstr(which, "shards") && sims < 2; sims++) {
+		struct shards s;
+
+		t = now();
+		if (shards_init(&s, 0.01, 0, sims, NULL, 0)) {
+			perror("mrcbench: shards_init");
+			return 1;
+		}
+		for (uint64_t i = 0; i < n; i++)
+			shards_ref(&s, refs[i]);
+		if (shards_end(&s)) {
+			perror("mrcbench: shards_end");
+			return 1;
+		}
+		for (size_t i = 0; i < shards_nr(&s); i++)
+			misses += shards_ratio(&s, -1, i) > 0;
+		report(sims ? "shards 1% (lru, fifo, clock, opt)" : "shards 1% (lru)",
+		       shards_nr(&s), reuse_pages(&s.lru), t, n);
+		shards_free(&s);
 	}
 	printf("peak RSS: %ld MiB (%llu MiB of it the references)\n", max_rss_mib(),
 	       (unsigned long long)(n * sizeof(*refs) >> 20));

@@ -4,12 +4,15 @@
  * (exact, from the reuse distances), FIFO, CLOCK and OPT.
  */
 #include <errno.h>
+#include <math.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "builtin.h"
 #include "cache.h"
 #include "kind.h"
 #include "pass.h"
+#include "../lib/shards.h"
 #include "../lib/svg.h"
 
 static const char usage[] =
@@ -33,7 +36,15 @@ static const char usage[] =
 "                4, ... below the footprint, then the footprint\n"
 "  --plot FILE   also draw the curves of every policy into FILE (SVG), on\n"
 "                a log2 size axis in pages and bytes (the sizes a window=K\n"
-"                trace cannot tell shaded)\n";
+"                trace cannot tell shaded)\n"
+"  --shards RATE  approximate curves for traces too large for exact ones,\n"
+"                from a sample of RATE of the pages (such as 0.01) chosen\n"
+"                by a hash (SHARDS, Waldspurger et al., FAST'15): LRU from\n"
+"                the sample's reuse distances, FIFO, CLOCK and OPT\n"
+"                simulated on it at size x RATE; it says the rate, what was\n"
+"                sampled, and an error estimate from a second sample of\n"
+"                another hash seed. Memory and time: RATE of the exact\n"
+"                curves'\n";
 
 static struct cache cache;
 
@@ -94,52 +105,34 @@ static int mrc_fault(struct pass *ps, const struct pgft_rec *r,
 	return 0;
 }
 
-static int report(const struct pass *ps, const char *plot)
+/*
+ * The table (and chart) of @n sizes: @size_at[i] pages, @miss_at[k * n + i]
+ * the misses of policy k (LRU, FIFO, CLOCK, OPT) of @refs references.
+ */
+static int table(const struct pass *ps, const struct notes *notes, size_t n,
+		 const uint64_t *size_at, const uint64_t *miss_at,
+		 unsigned long long refs, const char *plot)
 {
-	struct mrc *fifo = cache.sim[MRC_FIFO];
-	unsigned long long refs = cache.lru.refs;
-	size_t n = mrc_nr(fifo);
-	uint64_t *miss_at = calloc(4 * (n ? n : 1), sizeof(*miss_at));
-	uint64_t *size_at = calloc(n ? n : 1, sizeof(*size_at));
 	const uint64_t *curve[4];
-	struct notes notes;
 	int ret = 0;
 
-	if (!miss_at || !size_at) {
-		fprintf(stderr, "%s: out of memory\n", pgft_prog);
-		exit(1);
-	}
-	kind_notes(&ps->kind, &notes, AN_MRC);
-	notes_print(&notes);
-	printf("# %llu references to %llu pages (%llu KiB); misses include the "
-	       "%llu cold ones\n", refs, (unsigned long long)reuse_pages(&cache.lru),
-	       (unsigned long long)reuse_pages(&cache.lru) * ps->page_size / 1024,
-	       (unsigned long long)cache.lru.cold);
 	printf("# %9s %14s %7s %7s %7s %7s %12s %12s %12s %12s\n", "size_pages",
 	       "size_bytes", "lru", "fifo", "clock", "opt", "lru_misses",
 	       "fifo_misses", "clock_misses", "opt_misses");
 	for (size_t i = 0; i < n; i++) {
-		uint64_t size = mrc_size(fifo, i), miss[4];
-
-		miss[0] = reuse_lru_misses(&cache.lru, size);
-		for (int p = MRC_FIFO; p <= MRC_OPT; p++)
-			miss[1 + p] = mrc_misses(cache.sim[p], i);
-		printf("%12llu %14llu", (unsigned long long)size,
-		       (unsigned long long)size * ps->page_size);
+		printf("%12llu %14llu", (unsigned long long)size_at[i],
+		       (unsigned long long)size_at[i] * ps->page_size);
 		for (int k = 0; k < 4; k++)
-			printf(" %7.4f", refs ? (double)miss[k] / refs : 0.0);
-		for (int k = 0; k < 4; k++) {
-			printf(" %12llu", (unsigned long long)miss[k]);
-			miss_at[k * n + i] = miss[k];
-		}
+			printf(" %7.4f", refs ? (double)miss_at[k * n + i] / refs : 0.0);
+		for (int k = 0; k < 4; k++)
+			printf(" %12llu", (unsigned long long)miss_at[k * n + i]);
 		putchar('\n');
-		size_at[i] = size;
 	}
 	for (int k = 0; k < 4; k++)
 		curve[k] = miss_at + k * n;
 	if (plot) {
 		FILE *f = svg_open(plot);
-		struct plot_text t = kind_plot_text(&notes, "Miss-ratio curves",
+		struct plot_text t = kind_plot_text(notes, "Miss-ratio curves",
 						    ps->fname, ps->page_size);
 
 		if (f) {
@@ -149,6 +142,120 @@ static int report(const struct pass *ps, const char *plot)
 			ret = 1;
 		}
 	}
+	return ret;
+}
+
+static void *zalloc(size_t n)
+{
+	void *p = calloc(n ? n : 1, 1);
+
+	if (!p) {
+		fprintf(stderr, "%s: out of memory\n", pgft_prog);
+		exit(1);
+	}
+	return p;
+}
+
+static int report(const struct pass *ps, const char *plot)
+{
+	struct mrc *fifo = cache.sim[MRC_FIFO];
+	unsigned long long refs = cache.lru.refs;
+	size_t n = mrc_nr(fifo);
+	uint64_t *miss_at = zalloc(4 * n * sizeof(*miss_at));
+	uint64_t *size_at = zalloc(n * sizeof(*size_at));
+	struct notes notes;
+	int ret;
+
+	kind_notes(&ps->kind, &notes, AN_MRC);
+	notes_print(&notes);
+	printf("# %llu references to %llu pages (%llu KiB); misses include the "
+	       "%llu cold ones\n", refs, (unsigned long long)reuse_pages(&cache.lru),
+	       (unsigned long long)reuse_pages(&cache.lru) * ps->page_size / 1024,
+	       (unsigned long long)cache.lru.cold);
+	for (size_t i = 0; i < n; i++) {
+		size_at[i] = mrc_size(fifo, i);
+		miss_at[i] = reuse_lru_misses(&cache.lru, size_at[i]);
+		for (int p = MRC_FIFO; p <= MRC_OPT; p++)
+			miss_at[(1 + p) * n + i] = mrc_misses(cache.sim[p], i);
+	}
+	ret = table(ps, &notes, n, size_at, miss_at, refs, plot);
+	free(miss_at);
+	free(size_at);
+	return ret;
+}
+
+/* ---- mrc --shards: sampled ----------------------------------------------- */
+
+static struct shards sample[2];	/* the curves, and a second seed's */
+
+static int shards_fault(struct pass *ps, const struct pgft_rec *r,
+			const struct pgft_region *g, long sp,
+			unsigned long long addr)
+{
+	(void)g;
+	(void)sp;
+	if (pgft_counted(r->result))
+		for (int k = 0; k < 2; k++)
+			shards_ref(&sample[k], addr / ps->page_size);
+	return 0;
+}
+
+static int shards_report(const struct pass *ps, const char *plot)
+{
+	const struct shards *s = &sample[0];
+	unsigned long long refs = s->refs;
+	size_t n = 0, m = 0, first = 0;
+	uint64_t *miss_at, *size_at;
+	double diff = 0, rate = shards_rate(s);
+	struct notes notes;
+	int ret;
+
+	/*
+	 * A sample cache of a few pages is biased (every sampled page stands
+	 * for 1 / rate): the default sizes start at SHARDS_MIN_CACHE of them.
+	 */
+	while (!s->sizes && first < shards_nr(s) &&
+	       shards_sample_size(s, first) < SHARDS_MIN_CACHE &&
+	       first + 1 < shards_nr(s))
+		first++;
+	n = shards_nr(s) - first;
+	miss_at = zalloc(4 * n * sizeof(*miss_at));
+	size_at = zalloc(n * sizeof(*size_at));
+	kind_notes(&ps->kind, &notes, AN_MRC);
+	notes_print(&notes);
+	for (size_t r = 0; r < n; r++) {
+		size_t i = first + r;
+
+		size_at[r] = shards_size(s, i);
+		for (int p = -1; p <= MRC_OPT; p++) {
+			double x = shards_ratio(s, p, i);
+
+			miss_at[(1 + p) * n + r] = (uint64_t)llround(x * refs);
+			/* the second sample, at the nearest of its sizes */
+			for (size_t j = 0; j < shards_nr(&sample[1]); j++)
+				if (shards_sample_size(&sample[1], j) ==
+				    shards_sample_size(s, i)) {
+					diff += fabs(x - shards_ratio(&sample[1], p, j));
+					m++;
+					break;
+				}
+		}
+	}
+	printf("# SHARDS (spatial sampling by a hash of the page, Waldspurger et "
+	       "al., FAST'15) at rate %.4f: %llu of %llu references sampled, %llu "
+	       "pages (about %.0f in all); LRU from the sample's reuse distances "
+	       "over the references the rate expects (SHARDS-adj), FIFO, CLOCK "
+	       "and OPT simulated on the sample at size x %.4f; misses are the "
+	       "ratios x %llu\n", rate, (unsigned long long)s->lru.refs, refs,
+	       (unsigned long long)reuse_pages(&s->lru),
+	       reuse_pages(&s->lru) / rate, rate, refs);
+	printf("# error estimate: a second sample (another hash seed) differs by "
+	       "%.4f on average (the mean absolute difference of the miss ratios "
+	       "over the sizes and policies); each one's error is about that / "
+	       "sqrt(2); sizes below %.0f pages (%d / rate) are biased: the "
+	       "default sizes start above them\n", m ? diff / m : 0.0,
+	       SHARDS_MIN_CACHE / rate, SHARDS_MIN_CACHE);
+	ret = table(ps, &notes, n, size_at, miss_at, refs, plot);
 	free(miss_at);
 	free(size_at);
 	return ret;
@@ -159,6 +266,7 @@ int cmd_mrc(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "sizes", required_argument, NULL, 'z' },
 		{ "plot", required_argument, NULL, 'p' },
+		{ "shards", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pass ps = { .cmd = "mrc", .usage = usage,
@@ -166,7 +274,9 @@ int cmd_mrc(int argc, char **argv)
 	const char *plot = NULL;
 	uint64_t *sizes = NULL;
 	size_t nsizes = 0;
+	double rate = 0;
 	int opt, status;
+	char *end;
 
 	while ((opt = pass_getopt(&ps, argc, argv, "", longopts)) != -1) {
 		switch (opt) {
@@ -182,7 +292,36 @@ int cmd_mrc(int argc, char **argv)
 		case 'p':
 			plot = optarg;
 			break;
+		case 'S':
+			rate = strtod(optarg, &end);
+			if (end == optarg || *end || !(rate > 0 && rate <= 1) ||
+			    rate * SHARDS_MOD < 1)
+				return pass_bad_arg(&ps, "--shards", optarg, "a sampling "
+						    "rate above 0 and up to 1, such "
+						    "as 0.01");
+			break;
 		}
+	}
+	if (rate) {
+		if (pass_open(&ps, argc - optind, argv + optind))
+			return 1;
+		for (int k = 0; k < 2; k++)
+			if (shards_init(&sample[k], rate, k, true, sizes, nsizes))
+				return pass_error(&ps, "--shards: %s", strerror(errno));
+		ps.fault = shards_fault;
+		status = pass_run(&ps);
+		for (int k = 0; k < 2; k++)
+			if (shards_end(&sample[k]))
+				rate = 0;
+		if (!rate)
+			status = pass_error(&ps, "--shards: %s", strerror(errno));
+		else if (!ps.pid || ps.pid_seen)
+			status |= shards_report(&ps, plot);
+		for (int k = 0; k < 2; k++)
+			shards_free(&sample[k]);
+		free(sizes);
+		pass_close(&ps);
+		return status;
 	}
 	if (pass_open(&ps, argc - optind, argv + optind) ||
 	    cache_init(&cache, true, sizes, nsizes, false))
