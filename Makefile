@@ -97,7 +97,7 @@ RUNNER := python3 scripts/guest.py --arch $(GUEST_ARCH)
 comma := ,
 
 .PHONY: all kernel kernel-um kernel-x86 kernel-deb bench-kernels bench-tree guest tools rootfs run shell \
-	demo test test-host test-guest bench bench-profile bench-report checkpatch clean distclean \
+	demo test test-host test-guest bench bench-profile bench-report bench-libcachesim checkpatch clean distclean \
 	patches docs check-vanilla install uninstall deb help FORCE
 
 # pgfault-run's default kernels: the patched ones without debug options.
@@ -111,6 +111,7 @@ help:
 	@echo "make demo [CMD=...]  trace a command (default: ps) in the guest, print its fault map"
 	@echo "   (run, shell, demo: UML; with ARCH=x86_64 the x86_64 kernel under QEMU)"
 	@echo "make bench-report    pgfreport throughput on a generated 10M-record trace"
+	@echo "make bench-libcachesim  libCacheSim's misses against pgfreport mrc's, and both's cost"
 	@echo "make test            the whole test suite (host, UML, x86_64 QEMU); .ci/run calls this"
 	@echo "make bench           what tracing costs: UML and x86_64, benchmark kernels"
 	@echo "make bench-profile   where the record path's time goes (host perf on UML)"
@@ -388,6 +389,11 @@ BENCH_RECORDS ?= 10000000
 bench-report: tools
 	@scripts/bench-report.sh $(BENCH_RECORDS)
 	@python3 tests/bench/htmlbench.py
+
+# libCacheSim (a benchmark peer, built from LIBCACHESIM_SRC) on pgfreport
+# export lcs: the same misses, and the time and memory of both.
+bench-libcachesim: tools
+	@tests/bench/libcachesim.sh $(LCS_TRACES)
 
 # Following a process tree, in both benchmark guests (no KASAN, no
 # lockdep): a shell script of TREE_N short commands, then "make -j2" of a
