@@ -393,7 +393,7 @@ bench-report: tools
 # libCacheSim (a benchmark peer, built from LIBCACHESIM_SRC) on pgfreport
 # export lcs: the same misses, and the time and memory of both.
 bench-libcachesim: tools
-	@tests/bench/libcachesim.sh $(LCS_TRACES)
+	@LIBCACHESIM_SRC='$(LIBCACHESIM_SRC)' tests/bench/libcachesim.sh $(LCS_TRACES)
 
 # Following a process tree, in both benchmark guests (no KASAN, no
 # lockdep): a shell script of TREE_N short commands, then "make -j2" of a
