@@ -4,7 +4,8 @@
 worked out by hand below: which faults each filter keeps, alone and
 together, in the export, the map, the summary, hot and mrc; and the
 errors for arguments that are not ones, and for commands a filter does
-not apply to."""
+not apply to; and, common to the commands too, that none waits on a
+terminal for a trace."""
 import os
 import subprocess
 import sys
@@ -198,6 +199,32 @@ def filters_are_refused_where_they_do_not_apply():
         assert err.startswith(f'pgfreport {cmd}: --tid does not apply'), err
     rc, out, err = run('tree', '--pid', '100')
     assert rc == 1 and 'does not apply' in err, err
+
+
+@test
+def no_trace_on_a_terminal_says_what_is_wanted():
+    """A bare command with standard input a terminal (a pty here) does not
+    wait for a trace: it says what it wants and fails."""
+    import pty
+    import select
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(os.path.join(BIN, 'pgfreport'),
+                 ['pgfreport', 'map'])
+    out = b''
+    while True:
+        r, _, _ = select.select([fd], [], [], 30)
+        assert r, 'pgfreport map waited on the terminal'
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 1, status
+    assert b'pgfreport map: no trace: name a trace file' in out, out
 
 
 main()
