@@ -58,8 +58,9 @@ CFLAGS   ?= -O2 -g
 WFLAGS   := -Wall -Wextra -Werror
 CPPFLAGS := -Itests/lib -Iinclude/uapi -D_GNU_SOURCE
 GUEST_LDFLAGS := -static -pthread
-# What the tool library links with: libelf (tools/lib/symbols.c) and its zlib.
-TOOL_LIBS := -lelf -lz -lm
+# What the tool library links with: libelf (tools/lib/symbols.c), libzstd
+# and zlib (tools/lib/zfile.c: compressed traces).
+TOOL_LIBS := -lelf -lzstd -lz -lm
 
 # The trace reader the tools and the tests share.
 TOOLLIB    := $(patsubst tools/lib/%.c,$(GUEST)/lib/%.o,$(wildcard tools/lib/*.c))

@@ -21,6 +21,7 @@
 #include "lib/pgftrace.h"
 #include "lib/status.h"
 #include "lib/version.h"
+#include "lib/zfile.h"
 
 static const char usage[] =
 "Usage: tracepgfault [-fqF] [-i MS | -w PAGES | -s MS] [-o FILE] COMMAND [ARG...]\n"
@@ -35,7 +36,9 @@ static const char usage[] =
 "/proc/self/pgfault_history, the first touch of each page after that).\n"
 "\n"
 "  -o, --output FILE  write the trace to FILE (default pgfault.trace); '-' is\n"
-"            standard output. FILE must not exist, unless -F is given\n"
+"            standard output. FILE must not exist, unless -F is given. A\n"
+"            name ending in .zst is written compressed with zstd (about\n"
+"            8x smaller); pgfreport reads it as it is\n"
 "  -F, --force  overwrite FILE if it exists (it is truncated at the start)\n"
 "  -i MS     interval mode: re-arm every page every MS milliseconds (1 to\n"
 "            3600000), so that its next touch faults again (\"reref\"): the\n"
@@ -191,24 +194,11 @@ static void show_status(const struct totals *t, long long processes, bool force)
 	status_update(&st, &c, now(), force);
 }
 
-static int write_all(int fd, const char *buf, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, buf, n);
+/* The output: plain, or zstd for a name ending in .zst (tools/lib/zfile.h). */
+static struct zwriter *zout;
 
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		buf += w;
-		n -= w;
-	}
-	return 0;
-}
-
-/* Copy the trace to @out until EOF (or, after -p and Ctrl-C, until drained). */
-static int drain(int fd, int out, const char *outname, pid_t pid, bool attach,
+/* Copy the trace to the output until EOF (or, after -p and Ctrl-C, until drained). */
+static int drain(int fd, const char *outname, pid_t pid, bool attach,
 		 struct totals *t)
 {
 	static char buf[128 * 1024];
@@ -255,7 +245,7 @@ static int drain(int fd, int out, const char *outname, pid_t pid, bool attach,
 		}
 		count(t, buf, n);
 		show_status(t, -1, false);
-		if (write_all(out, buf, n)) {
+		if (zwriter_write(zout, buf, n)) {
 			status_clear(&st);
 			fprintf(stderr, "tracepgfault: writing %s: %s\n", outname,
 				strerror(errno));
@@ -336,7 +326,7 @@ static int follow_tree(int fd, int out, const char *outname, pid_t pid,
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	if (follow_init(fl, out, outname, fd, pid) ||
-	    (fl->line = count_tree_line, fl->ctx = t,
+	    (fl->zw = zout, fl->line = count_tree_line, fl->ctx = t,
 	     fl->tick = st.on ? tree_tick : NULL, fl->tick_ms = STATUS_PERIOD_MS,
 	     follow_run(fl, attach ? &interrupted : NULL))) {
 		status_clear(&st);
@@ -483,6 +473,11 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	zout = zwriter_new(out, zfile_wants_zstd(outname));
+	if (!zout) {
+		fprintf(stderr, "tracepgfault: %s: %s\n", outname, strerror(errno));
+		return 1;
+	}
 	t0 = now();
 	status_init(&st, stderr, !quiet && isatty(STDERR_FILENO), t0);
 
@@ -516,8 +511,12 @@ int main(int argc, char **argv)
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 		if (tree ? follow_tree(fd, out, outname, pid, &t, &fl, true) :
-			   drain(fd, out, outname, pid, true, &t))
+			   drain(fd, outname, pid, true, &t))
 			return 1;
+		if (zwriter_close(zout)) {
+			fprintf(stderr, "tracepgfault: %s: %s\n", outname, strerror(errno));
+			return 1;
+		}
 		if (!quiet)
 			summary(&t, tree ? &fl : NULL, now() - t0);
 		follow_free(&fl);
@@ -598,9 +597,13 @@ int main(int argc, char **argv)
 	if (tree)
 		err = follow_tree(fd, out, outname, pid, &t, &fl, false);
 	else
-		err = drain(fd, out, outname, pid, false, &t);
+		err = drain(fd, outname, pid, false, &t);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	if (zwriter_close(zout) && !err) {
+		fprintf(stderr, "tracepgfault: %s: %s\n", outname, strerror(errno));
+		err = -1;
+	}
 	if (out != STDOUT_FILENO && close(out)) {
 		fprintf(stderr, "tracepgfault: %s: %s\n", outname, strerror(errno));
 		err = -1;

@@ -876,4 +876,46 @@ TEST(pgfreport_reads_what_tracepgfault_wrote)
 	unlink("/tmp/t8.trace");
 }
 
+/*
+ * A name ending in .zst is written with zstd: the file starts with zstd's
+ * magic number, and pgfreport reads it; its counted faults (its own and
+ * remote ones) are the exit record's count, as in a plain trace.
+ */
+TEST(a_zst_name_writes_a_zstd_trace_pgfreport_reads)
+{
+	unsigned char magic[4] = { 0 };
+	unsigned long long faults = 0, exit_faults = ~0ULL;
+	struct run r;
+	char *line;
+	int fd;
+
+	unlink("/tmp/t9.trace.zst");
+	RUN(&r, "tracepgfault", "-q", "-o", "/tmp/t9.trace.zst", "ps");
+	EXPECT_EQ(r.status, 0);
+	fd = open("/tmp/t9.trace.zst", O_RDONLY);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(read(fd, magic, 4), 4);
+	close(fd);
+	EXPECT_EQ(memcmp(magic, "\x28\xb5\x2f\xfd", 4), 0);
+	RUN(&r, "pgfreport", "export", "json", "/tmp/t9.trace.zst");
+	EXPECT_EQ(r.status, 0);
+	for (line = r.out; line && *line; line = strchr(line, '\n') ?
+	     strchr(line, '\n') + 1 : NULL) {
+		/* the kernel counts remote faults (exec's arguments) too */
+		faults += (!strncmp(line, "{\"type\":\"fault\",", 16) ||
+			   !strncmp(line, "{\"type\":\"remote\",", 17)) &&
+			  (strstr(line, "\"result\":\"minor\"") ||
+			   strstr(line, "\"result\":\"major\"") ||
+			   strstr(line, "\"result\":\"reref\""));
+		if (!strncmp(line, "{\"type\":\"exit\",", 15))
+			sscanf(strstr(line, "\"faults\":"), "\"faults\":%llu",
+			       &exit_faults);
+	}
+	ktap_diag("%llu faults in the zstd trace, the exit record says %llu",
+		  faults, exit_faults);
+	EXPECT_GT(faults, 10);
+	EXPECT_EQ(faults, exit_faults);
+	unlink("/tmp/t9.trace.zst");
+}
+
 KTAP_MAIN()

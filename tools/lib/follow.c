@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <linux/pgfault_history.h>
 #include "follow.h"
+#include "zfile.h"
 
 #define FOLLOW_READ	(64 * 1024)
 #define FOLLOW_OUT	(1024 * 1024)
@@ -33,6 +34,14 @@ static int flush(struct follow *f)
 	size_t n = f->olen;
 	ssize_t w;
 
+	if (f->zw && n) {
+		if (zwriter_write(f->zw, p, n)) {
+			snprintf(f->error, sizeof(f->error), "writing %s: %s",
+				 f->outname, strerror(errno));
+			return -1;
+		}
+		n = 0;
+	}
 	while (n) {
 		w = write(f->out, p, n);
 		if (w < 0) {

@@ -36,6 +36,7 @@ struct follow {
 	size_t n, cap;
 	int out;
 	const char *outname;
+	struct zwriter *zw;		/* if set, the output goes through it */
 	int cur;			/* whose block the output is in; 0: none */
 	char *obuf;
 	size_t olen;

@@ -10,6 +10,7 @@
 #include "chart.h"
 #include "plots.h"
 #include "sample_report.h"
+#include "zfile.h"
 #include "svg.h"
 
 /* smp_iv.flags of ours: what began the interval's address space */
@@ -674,7 +675,7 @@ static int read_other(const struct srep *R, struct srep_series *O,
 	const char *other = R->o.other;
 	struct pgft_reader rd;
 	struct pgft_rec r;
-	FILE *f = fopen(other, "r");
+	FILE *f = zfile_read(fopen(other, "r"));
 	int ret;
 
 	if (!f) {

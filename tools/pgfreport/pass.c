@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "pass.h"
+#include "../lib/zfile.h"
 
 enum {
 	OPT_PID = 0x1000, OPT_TID, OPT_TIME, OPT_ADDR, OPT_REGION,
@@ -188,7 +189,7 @@ int pass_open(struct pass *ps, int argc, char **argv)
 				  argv[0], argv[1]);
 	if (argc && strcmp(argv[0], "-")) {
 		ps->fname = argv[0];
-		ps->f = fopen(ps->fname, "r");
+		ps->f = zfile_read(fopen(ps->fname, "r"));
 		if (!ps->f)
 			return pass_error(ps, "%s: %s", ps->fname, strerror(errno));
 	} else {
@@ -198,7 +199,10 @@ int pass_open(struct pass *ps, int argc, char **argv)
 					  "or pipe one in (pgfreport %s --help)",
 					  ps->cmd);
 		ps->fname = "standard input";
-		ps->f = stdin;
+		/* compressed or not, as the file's first bytes say */
+		ps->f = zfile_read(stdin);
+		if (!ps->f)
+			return pass_error(ps, "%s: %s", ps->fname, strerror(errno));
 	}
 	if (pgft_open(&ps->rd, ps->f, ps->fname))
 		return pass_error(ps, "%s", ps->rd.error);
@@ -286,7 +290,7 @@ void pass_close(struct pass *ps)
 	pgft_close(&ps->rd);
 	pgft_filter_free(&ps->filt);
 	kind_free(&ps->kind);
-	if (ps->f && ps->f != stdin)
+	if (ps->f)
 		fclose(ps->f);
 	ps->f = NULL;
 }
