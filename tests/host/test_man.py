@@ -180,6 +180,7 @@ def pgfreport_getopt(cmd):
     options of tools/pgfreport/pass.c its .takes lets in."""
     fn = 'cmd_' + cmd.replace('-', '_')
     body = None
+    src_of = {}
     for f in sorted(glob.glob(os.path.join(TOP, 'tools', 'pgfreport',
                                            'builtin-*.c'))):
         src = open(f).read()
@@ -187,7 +188,25 @@ def pgfreport_getopt(cmd):
                       src, flags=re.S)
         if m:
             body = m.group(0)
+            src_of[fn] = src
     assert body, f'no {fn}() in tools/pgfreport/builtin-*.c'
+    m = re.search(r'report_main\(&(\w+),', body)
+    if m:
+        # a report (report.h): its struct names its options and shorts
+        m = re.search(r'\nconst struct report ' + m.group(1) + r' = \{(.*?)\n\};',
+                      src_of[fn], flags=re.S)
+        assert m, f'{fn}(): no struct report'
+        rep = m.group(1)
+        table = re.search(r'\.longopts = (\w+)', rep)
+        opts = ''
+        if table:
+            t = re.search(r'static const struct option ' + table.group(1) +
+                          r'\[\] = \{(.*?)\n\};', src_of[fn], flags=re.S)
+            assert t, f'{fn}(): no table {table.group(1)}'
+            opts = t.group(1)
+        shorts = re.search(r'\.shorts = "([^"]*)"', rep)
+        body = opts + f'pass_getopt(&ps, argc, argv, "{shorts.group(1) if shorts else ""}"' + \
+            rep
     found = {'--' + o for o in re.findall(
         r'\{\s*"([\w-]+)",\s*(?:no|required|optional)_argument', body)}
     m = re.search(r'pass_getopt\(&ps, argc, argv, "([^"]*)"', body)

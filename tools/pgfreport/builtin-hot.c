@@ -8,6 +8,7 @@
 #include "builtin.h"
 #include "kind.h"
 #include "pass.h"
+#include "report.h"
 #include "regtag.h"
 #include "../lib/hot.h"
 #include "../lib/symbols.h"
@@ -93,40 +94,46 @@ static void report(const struct pass *ps, long top_n, struct syms *syms)
 	free(top);
 }
 
-int cmd_hot(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "top", required_argument, NULL, 'n' },
-		{ "sym", no_argument, NULL, 'y' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct pass ps = { .cmd = "hot", .usage = usage,
-			   .takes = TAKES_PID | TAKES_FILTERS };
-	struct syms *syms = NULL;
-	struct notes notes;
-	long top_n = 20;
-	int opt, status;
+static const struct option hot_opts[] = {
+	{ "top", required_argument, NULL, 'n' },
+	{ "sym", no_argument, NULL, 'y' },
+	{ NULL, 0, NULL, 0 },
+};
 
-	while ((opt = pass_getopt(&ps, argc, argv, "n:", longopts)) != -1) {
-		if (opt == PASS_QUIT)
-			return ps.status;
-		if (opt == 'n' && pass_number(&ps, "--top", optarg, false, &top_n))
-			return 1;
-		if (opt == 'y' && !syms && !(syms = syms_new()))
-			return pass_error(&ps, "libelf cannot start");
-	}
-	if (pass_open(&ps, argc - optind, argv + optind))
-		return 1;
-	ps.fault = hot_fault;
-	status = pass_run(&ps);
-	if (!ps.pid || ps.pid_seen) {
-		kind_notes(&ps.kind, &notes, AN_HOT);
+static long top_n = 20;
+static struct syms *syms;
+
+static int hot_option(struct pass *ps, int opt, const char *arg)
+{
+	if (opt == 'n')
+		return pass_number(ps, "--top", arg, false, &top_n);
+	if (opt == 'y' && !syms && !(syms = syms_new()))
+		return pass_error(ps, "libelf cannot start");
+	return 0;
+}
+
+static int hot_end(struct pass *ps, int status)
+{
+	struct notes notes;
+
+	if (!ps->pid || ps->pid_seen) {
+		kind_notes(&ps->kind, &notes, AN_HOT);
 		notes_print(&notes);
-		report(&ps, top_n, syms);
+		report(ps, top_n, syms);
 	}
 	syms_free(syms);
 	hot_free(&hot);
 	regtags_free(&tags);
-	pass_close(&ps);
 	return status;
+}
+
+const struct report hot_report = {
+	.name = "hot", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS,
+	.longopts = hot_opts, .shorts = "n:", .option = hot_option,
+	.fault = hot_fault, .end = hot_end,
+};
+
+int cmd_hot(int argc, char **argv)
+{
+	return report_main(&hot_report, argc, argv);
 }

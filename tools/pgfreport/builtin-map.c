@@ -8,6 +8,7 @@
 #include <string.h>
 #include "builtin.h"
 #include "pass.h"
+#include "report.h"
 #include "space.h"
 
 static const char usage[] =
@@ -71,51 +72,67 @@ static void map_line(const struct space *sp, const struct rstat *r,
 	       r->alive ? "" : " (removed)");
 }
 
-int cmd_map(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "space", required_argument, NULL, 's' },
-		{ "width", required_argument, NULL, 'w' },
-		{ "counts", no_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct pass ps = { .cmd = "map", .usage = usage,
-			   .takes = TAKES_PID | TAKES_FILTERS | ONE_PROCESS };
-	struct space *sp;
-	int opt, status;
+static const struct option map_opts[] = {
+	{ "space", required_argument, NULL, 's' },
+	{ "width", required_argument, NULL, 'w' },
+	{ "counts", no_argument, NULL, 'n' },
+	{ NULL, 0, NULL, 0 },
+};
 
-	while ((opt = pass_getopt(&ps, argc, argv, "", longopts)) != -1) {
-		switch (opt) {
-		case PASS_QUIT:
-			return ps.status;
-		case 's':
-			if (pass_number(&ps, "--space", optarg, true, &spaces.want))
-				return 1;
-			break;
-		case 'w':
-			if (pass_number(&ps, "--width", optarg, false, &width))
-				return 1;
-			break;
-		case 'n':
-			counts = true;
-			break;
-		}
-	}
-	if (pass_open(&ps, argc - optind, argv + optind))
-		return 1;
-	sp = spaces_run(&ps, &spaces, &status);
+static int map_option(struct pass *ps, int opt, const char *arg)
+{
+	if (opt == 's')
+		return pass_number(ps, "--space", arg, true, &spaces.want);
+	if (opt == 'w')
+		return pass_number(ps, "--width", arg, false, &width);
+	if (opt == 'n')
+		counts = true;
+	return 0;
+}
+
+static int map_rec(struct pass *ps, const struct pgft_rec *r)
+{
+	(void)ps;
+	space_rec(&spaces, r);
+	return 0;
+}
+
+static int map_fault(struct pass *ps, const struct pgft_rec *r,
+		     const struct pgft_region *g, long sp, unsigned long long addr)
+{
+	(void)sp;
+	(void)addr;
+	space_fault(&spaces, r, g, ps->page_size);
+	return 0;
+}
+
+static int map_end(struct pass *ps, int status)
+{
+	struct space *sp = spaces_result(ps, &spaces, &status);
+
 	if (sp) {
 		for (size_t i = 0; i < sp->nr; i++)
 			if (sp->r[i].end &&
-			    pgft_filter_region_in(&ps.filt, sp->r[i].id,
+			    pgft_filter_region_in(&ps->filt, sp->r[i].id,
 						  sp->r[i].start, sp->r[i].end,
 						  sp->r[i].name))
-				map_line(sp, &sp->r[i], ps.page_size);
-		if (ps.lost)
+				map_line(sp, &sp->r[i], ps->page_size);
+		if (ps->lost)
 			printf("# %llu records were lost: the trace is incomplete\n",
-			       ps.lost);
+			       ps->lost);
 	}
 	spaces_free(&spaces);
-	pass_close(&ps);
 	return status;
+}
+
+const struct report map_report = {
+	.name = "map", .usage = usage,
+	.takes = TAKES_PID | TAKES_FILTERS | ONE_PROCESS,
+	.longopts = map_opts, .option = map_option, .rec = map_rec,
+	.fault = map_fault, .end = map_end,
+};
+
+int cmd_map(int argc, char **argv)
+{
+	return report_main(&map_report, argc, argv);
 }

@@ -12,6 +12,7 @@
 #include "cache.h"
 #include "kind.h"
 #include "pass.h"
+#include "report.h"
 #include "../lib/shards.h"
 #include "../lib/svg.h"
 
@@ -261,79 +262,91 @@ static int shards_report(const struct pass *ps, const char *plot)
 	return ret;
 }
 
-int cmd_mrc(int argc, char **argv)
+static const struct option mrc_opts[] = {
+	{ "sizes", required_argument, NULL, 'z' },
+	{ "plot", required_argument, NULL, 'p' },
+	{ "shards", required_argument, NULL, 'S' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char *plot;
+static uint64_t *sizes;
+static size_t nsizes;
+static double rate;		/* --shards, or 0: exact */
+
+static int mrc_option(struct pass *ps, int opt, const char *arg)
 {
-	static const struct option longopts[] = {
-		{ "sizes", required_argument, NULL, 'z' },
-		{ "plot", required_argument, NULL, 'p' },
-		{ "shards", required_argument, NULL, 'S' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct pass ps = { .cmd = "mrc", .usage = usage,
-			   .takes = TAKES_PID | TAKES_FILTERS };
-	const char *plot = NULL;
-	uint64_t *sizes = NULL;
-	size_t nsizes = 0;
-	double rate = 0;
-	int opt, status;
 	char *end;
 
-	while ((opt = pass_getopt(&ps, argc, argv, "", longopts)) != -1) {
-		switch (opt) {
-		case PASS_QUIT:
-			return ps.status;
-		case 'z':
-			free(sizes);
-			if (parse_sizes(optarg, &sizes, &nsizes))
-				return pass_bad_arg(&ps, "--sizes", optarg, "a list of "
-						    "positive numbers of pages, such "
-						    "as 1,8,64");
-			break;
-		case 'p':
-			plot = optarg;
-			break;
-		case 'S':
-			rate = strtod(optarg, &end);
-			if (end == optarg || *end || !(rate > 0 && rate <= 1) ||
-			    rate * SHARDS_MOD < 1)
-				return pass_bad_arg(&ps, "--shards", optarg, "a sampling "
-						    "rate above 0 and up to 1, such "
-						    "as 0.01");
-			break;
-		}
+	switch (opt) {
+	case 'z':
+		free(sizes);
+		if (parse_sizes(arg, &sizes, &nsizes))
+			return pass_bad_arg(ps, "--sizes", arg, "a list of positive "
+					    "numbers of pages, such as 1,8,64");
+		break;
+	case 'p':
+		plot = arg;
+		break;
+	case 'S':
+		rate = strtod(arg, &end);
+		if (end == arg || *end || !(rate > 0 && rate <= 1) ||
+		    rate * SHARDS_MOD < 1)
+			return pass_bad_arg(ps, "--shards", arg, "a sampling rate "
+					    "above 0 and up to 1, such as 0.01");
+		break;
 	}
+	return 0;
+}
+
+static int mrc_begin(struct pass *ps)
+{
+	if (!rate)
+		return cache_init(&cache, true, sizes, nsizes, false);
+	for (int k = 0; k < 2; k++)
+		if (shards_init(&sample[k], rate, k, true, sizes, nsizes))
+			return pass_error(ps, "--shards: %s", strerror(errno));
+	return 0;
+}
+
+static int mrc_any_fault(struct pass *ps, const struct pgft_rec *r,
+			 const struct pgft_region *g, long sp,
+			 unsigned long long addr)
+{
+	return rate ? shards_fault(ps, r, g, sp, addr) : mrc_fault(ps, r, g, sp, addr);
+}
+
+static int mrc_finish(struct pass *ps, int status)
+{
+	bool ok = true;
+
 	if (rate) {
-		if (pass_open(&ps, argc - optind, argv + optind))
-			return 1;
 		for (int k = 0; k < 2; k++)
-			if (shards_init(&sample[k], rate, k, true, sizes, nsizes))
-				return pass_error(&ps, "--shards: %s", strerror(errno));
-		ps.fault = shards_fault;
-		status = pass_run(&ps);
-		for (int k = 0; k < 2; k++)
-			if (shards_end(&sample[k]))
-				rate = 0;
-		if (!rate)
-			status = pass_error(&ps, "--shards: %s", strerror(errno));
-		else if (!ps.pid || ps.pid_seen)
-			status |= shards_report(&ps, plot);
+			ok &= !shards_end(&sample[k]);
+		if (!ok)
+			status = pass_error(ps, "--shards: %s", strerror(errno));
+		else if (!ps->pid || ps->pid_seen)
+			status |= shards_report(ps, plot);
 		for (int k = 0; k < 2; k++)
 			shards_free(&sample[k]);
-		free(sizes);
-		pass_close(&ps);
-		return status;
+	} else {
+		if (cache_end(&cache))
+			status = 1;
+		else if (!ps->pid || ps->pid_seen)
+			status |= report(ps, plot);
+		cache_free(&cache);
 	}
-	if (pass_open(&ps, argc - optind, argv + optind) ||
-	    cache_init(&cache, true, sizes, nsizes, false))
-		return 1;
-	ps.fault = mrc_fault;
-	status = pass_run(&ps);
-	if (cache_end(&cache))
-		status = 1;
-	else if (!ps.pid || ps.pid_seen)
-		status |= report(&ps, plot);
-	cache_free(&cache);
 	free(sizes);
-	pass_close(&ps);
 	return status;
+}
+
+const struct report mrc_report = {
+	.name = "mrc", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS,
+	.longopts = mrc_opts, .option = mrc_option, .begin = mrc_begin,
+	.fault = mrc_any_fault, .end = mrc_finish,
+};
+
+int cmd_mrc(int argc, char **argv)
+{
+	return report_main(&mrc_report, argc, argv);
 }

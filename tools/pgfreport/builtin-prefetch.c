@@ -8,6 +8,7 @@
 #include "builtin.h"
 #include "kind.h"
 #include "pass.h"
+#include "report.h"
 #include "regtag.h"
 #include "../lib/prefetch.h"
 #include "../lib/reuse.h"
@@ -94,28 +95,41 @@ static void report(void)
 	}
 }
 
-int cmd_prefetch(int argc, char **argv)
+static int pf_option(struct pass *ps, int opt, const char *arg)
 {
-	struct pass ps = { .cmd = "prefetch", .usage = usage,
-			   .takes = TAKES_PID | TAKES_FILTERS };
-	struct notes notes;
-	int opt, status;
+	(void)ps;
+	(void)opt;
+	(void)arg;
+	return 0;
+}
 
-	while ((opt = pass_getopt(&ps, argc, argv, "", NULL)) != -1)
-		if (opt == PASS_QUIT)
-			return ps.status;
-	if (pass_open(&ps, argc - optind, argv + optind))
-		return 1;
+static int pf_begin(struct pass *ps)
+{
+	(void)ps;
 	prefetch_init(&pf);
-	ps.fault = pf_fault;
-	status = pass_run(&ps);
-	if (!ps.pid || ps.pid_seen) {
-		kind_notes(&ps.kind, &notes, AN_PREFETCH);
+	return 0;
+}
+
+static int pf_end(struct pass *ps, int status)
+{
+	struct notes notes;
+
+	if (!ps->pid || ps->pid_seen) {
+		kind_notes(&ps->kind, &notes, AN_PREFETCH);
 		notes_print(&notes);
 		report();
 	}
 	prefetch_free(&pf);
 	regtags_free(&tags);
-	pass_close(&ps);
 	return status;
+}
+
+const struct report prefetch_report = {
+	.name = "prefetch", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS,
+	.option = pf_option, .begin = pf_begin, .fault = pf_fault, .end = pf_end,
+};
+
+int cmd_prefetch(int argc, char **argv)
+{
+	return report_main(&prefetch_report, argc, argv);
 }

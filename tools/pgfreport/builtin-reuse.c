@@ -8,6 +8,7 @@
 #include "cache.h"
 #include "kind.h"
 #include "pass.h"
+#include "report.h"
 #include "regtag.h"
 #include "../lib/svg.h"
 
@@ -112,39 +113,51 @@ static void per_region(void)
 	}
 }
 
-int cmd_reuse(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "plot", required_argument, NULL, 'p' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct pass ps = { .cmd = "reuse", .usage = usage,
-			   .takes = TAKES_PID | TAKES_FILTERS };
-	const char *plot = NULL;
-	struct notes notes;
-	int opt, status;
+static const struct option reuse_opts[] = {
+	{ "plot", required_argument, NULL, 'p' },
+	{ NULL, 0, NULL, 0 },
+};
 
-	while ((opt = pass_getopt(&ps, argc, argv, "", longopts)) != -1) {
-		if (opt == PASS_QUIT)
-			return ps.status;
-		if (opt == 'p')
-			plot = optarg;
-	}
-	if (pass_open(&ps, argc - optind, argv + optind) ||
-	    cache_init(&cache, false, NULL, 0, true))
-		return 1;
-	ps.fault = reuse_fault;
-	status = pass_run(&ps);
+static const char *plot;
+
+static int reuse_option(struct pass *ps, int opt, const char *arg)
+{
+	(void)ps;
+	if (opt == 'p')
+		plot = arg;
+	return 0;
+}
+
+static int reuse_begin(struct pass *ps)
+{
+	(void)ps;
+	return cache_init(&cache, false, NULL, 0, true);
+}
+
+static int reuse_end(struct pass *ps, int status)
+{
+	struct notes notes;
+
 	if (cache_end(&cache)) {
 		status = 1;
-	} else if (!ps.pid || ps.pid_seen) {
-		kind_notes(&ps.kind, &notes, AN_REUSE);
+	} else if (!ps->pid || ps->pid_seen) {
+		kind_notes(&ps->kind, &notes, AN_REUSE);
 		notes_print(&notes);
-		status |= histogram(&ps, &notes, plot);
+		status |= histogram(ps, &notes, plot);
 		per_region();
 	}
 	cache_free(&cache);
 	regtags_free(&tags);
-	pass_close(&ps);
 	return status;
+}
+
+const struct report reuse_report = {
+	.name = "reuse", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS,
+	.longopts = reuse_opts, .option = reuse_option, .begin = reuse_begin,
+	.fault = reuse_fault, .end = reuse_end,
+};
+
+int cmd_reuse(int argc, char **argv)
+{
+	return report_main(&reuse_report, argc, argv);
 }

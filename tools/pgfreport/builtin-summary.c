@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include "builtin.h"
 #include "pass.h"
+#include "report.h"
 #include "space.h"
 
 static const char usage[] =
@@ -65,34 +66,56 @@ static void summary(const struct pass *ps, const struct space *sp, long index)
 		printf("# the faults and regions the filters chose\n");
 }
 
-int cmd_summary(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "space", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct pass ps = { .cmd = "summary", .usage = usage,
-			   .takes = TAKES_PID | TAKES_FILTERS | ONE_PROCESS };
-	struct space *sp;
-	int opt, status;
+static const struct option sum_opts[] = {
+	{ "space", required_argument, NULL, 's' },
+	{ NULL, 0, NULL, 0 },
+};
 
-	while ((opt = pass_getopt(&ps, argc, argv, "", longopts)) != -1) {
-		if (opt == PASS_QUIT)
-			return ps.status;
-		if (opt == 's' &&
-		    pass_number(&ps, "--space", optarg, true, &spaces.want))
-			return 1;
-	}
-	if (pass_open(&ps, argc - optind, argv + optind))
-		return 1;
-	sp = spaces_run(&ps, &spaces, &status);
+static int sum_option(struct pass *ps, int opt, const char *arg)
+{
+	if (opt == 's')
+		return pass_number(ps, "--space", arg, true, &spaces.want);
+	return 0;
+}
+
+static int sum_rec(struct pass *ps, const struct pgft_rec *r)
+{
+	(void)ps;
+	space_rec(&spaces, r);
+	return 0;
+}
+
+static int sum_fault(struct pass *ps, const struct pgft_rec *r,
+		     const struct pgft_region *g, long sp, unsigned long long addr)
+{
+	(void)sp;
+	(void)addr;
+	space_fault(&spaces, r, g, ps->page_size);
+	return 0;
+}
+
+static int sum_end(struct pass *ps, int status)
+{
+	struct space *sp = spaces_result(ps, &spaces, &status);
+
 	if (sp) {
-		summary(&ps, sp, spaces.shown);
-		if (ps.lost)
+		summary(ps, sp, spaces.shown);
+		if (ps->lost)
 			printf("# %llu records were lost: the trace is incomplete\n",
-			       ps.lost);
+			       ps->lost);
 	}
 	spaces_free(&spaces);
-	pass_close(&ps);
 	return status;
+}
+
+const struct report summary_report = {
+	.name = "summary", .usage = usage,
+	.takes = TAKES_PID | TAKES_FILTERS | ONE_PROCESS,
+	.longopts = sum_opts, .option = sum_option, .rec = sum_rec,
+	.fault = sum_fault, .end = sum_end,
+};
+
+int cmd_summary(int argc, char **argv)
+{
+	return report_main(&summary_report, argc, argv);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "builtin.h"
 #include "pass.h"
+#include "report.h"
 #include "../lib/symbols.h"
 
 static const char usage[] =
@@ -188,42 +189,37 @@ static void report(long top)
 	}
 }
 
-int cmd_symbols(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "by", required_argument, NULL, 'b' },
-		{ "top", required_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct pass ps = { .cmd = "symbols", .usage = usage,
-			   .takes = TAKES_PID | TAKES_FILTERS };
-	long top = 30;
-	int opt, status;
+static const struct option sym_opts[] = {
+	{ "by", required_argument, NULL, 'b' },
+	{ "top", required_argument, NULL, 'n' },
+	{ NULL, 0, NULL, 0 },
+};
 
-	while ((opt = pass_getopt(&ps, argc, argv, "n:", longopts)) != -1) {
-		switch (opt) {
-		case PASS_QUIT:
-			return ps.status;
-		case 'b':
-			if (strcmp(optarg, "ip") && strcmp(optarg, "addr"))
-				return pass_bad_arg(&ps, "--by", optarg,
-						    "'ip' or 'addr'");
-			by_addr = !strcmp(optarg, "addr");
-			break;
-		case 'n':
-			if (pass_number(&ps, "--top", optarg, true, &top))
-				return 1;
-			break;
-		}
+static long top = 30;
+
+static int sym_option(struct pass *ps, int opt, const char *arg)
+{
+	if (opt == 'b') {
+		if (strcmp(arg, "ip") && strcmp(arg, "addr"))
+			return pass_bad_arg(ps, "--by", arg, "'ip' or 'addr'");
+		by_addr = !strcmp(arg, "addr");
 	}
+	if (opt == 'n')
+		return pass_number(ps, "--top", arg, true, &top);
+	return 0;
+}
+
+static int sym_begin(struct pass *ps)
+{
 	syms = syms_new();
 	if (!syms)
-		return pass_error(&ps, "libelf: %s", "cannot start (out of memory?)");
-	if (pass_open(&ps, argc - optind, argv + optind))
-		return 1;
-	ps.fault = sym_fault;
-	status = pass_run(&ps);
-	if (!ps.pid || ps.pid_seen)
+		return pass_error(ps, "libelf: %s", "cannot start (out of memory?)");
+	return 0;
+}
+
+static int sym_end(struct pass *ps, int status)
+{
+	if (!ps->pid || ps->pid_seen)
 		report(top);
 	for (size_t i = 0; i < nrows; i++) {
 		free(rows[i].dso);
@@ -232,6 +228,16 @@ int cmd_symbols(int argc, char **argv)
 	free(rows);
 	free(slot);
 	syms_free(syms);
-	pass_close(&ps);
 	return status;
+}
+
+const struct report symbols_report = {
+	.name = "symbols", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS,
+	.longopts = sym_opts, .shorts = "n:", .option = sym_option,
+	.begin = sym_begin, .fault = sym_fault, .end = sym_end,
+};
+
+int cmd_symbols(int argc, char **argv)
+{
+	return report_main(&symbols_report, argc, argv);
 }

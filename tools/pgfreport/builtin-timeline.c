@@ -8,6 +8,7 @@
 #include "builtin.h"
 #include "kind.h"
 #include "pass.h"
+#include "report.h"
 #include "timeline.h"
 #include "../lib/svg.h"
 
@@ -72,47 +73,51 @@ static int plot(const struct pass *ps, const char *path)
 	return svg_close(f, path);
 }
 
-int cmd_timeline(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "interval", required_argument, NULL, 'i' },
-		{ "window", required_argument, NULL, 'W' },
-		{ "plot", required_argument, NULL, 'p' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct pass ps = { .cmd = "timeline", .usage = usage,
-			   .takes = TAKES_PID | TAKES_FILTERS };
-	const char *plot_path = NULL;
-	int opt, status;
+static const struct option tl_opts[] = {
+	{ "interval", required_argument, NULL, 'i' },
+	{ "window", required_argument, NULL, 'W' },
+	{ "plot", required_argument, NULL, 'p' },
+	{ NULL, 0, NULL, 0 },
+};
 
-	while ((opt = pass_getopt(&ps, argc, argv, "", longopts)) != -1) {
-		switch (opt) {
-		case PASS_QUIT:
-			return ps.status;
-		case 'i':
-			if (pass_number(&ps, "--interval", optarg, false, &interval_ms))
-				return 1;
-			break;
-		case 'W':
-			if (pass_number(&ps, "--window", optarg, false, &window))
-				return 1;
-			break;
-		case 'p':
-			plot_path = optarg;
-			break;
-		}
-	}
-	if (pass_open(&ps, argc - optind, argv + optind))
-		return 1;
+static const char *plot_path;
+
+static int tl_option(struct pass *ps, int opt, const char *arg)
+{
+	if (opt == 'i')
+		return pass_number(ps, "--interval", arg, false, &interval_ms);
+	if (opt == 'W')
+		return pass_number(ps, "--window", arg, false, &window);
+	if (opt == 'p')
+		plot_path = arg;
+	return 0;
+}
+
+static int tl_begin(struct pass *ps)
+{
+	(void)ps;
 	tl_init(&tl, interval_ms, window);
-	ps.fault = tl_fault_cb;
-	status = pass_run(&ps);
+	return 0;
+}
+
+static int tl_end_report(struct pass *ps, int status)
+{
 	tl_end(&tl);
 	if (tl.nrow)
 		print();
-	if (plot_path && (!ps.pid || ps.pid_seen))
-		status |= plot(&ps, plot_path);
+	if (plot_path && (!ps->pid || ps->pid_seen))
+		status |= plot(ps, plot_path);
 	tl_free(&tl);
-	pass_close(&ps);
 	return status;
+}
+
+const struct report timeline_report = {
+	.name = "timeline", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS,
+	.longopts = tl_opts, .option = tl_option, .begin = tl_begin,
+	.fault = tl_fault_cb, .end = tl_end_report,
+};
+
+int cmd_timeline(int argc, char **argv)
+{
+	return report_main(&timeline_report, argc, argv);
 }

@@ -10,6 +10,7 @@
 #include "cache.h"
 #include "kind.h"
 #include "pass.h"
+#include "report.h"
 #include "../lib/tlb.h"
 
 static const char usage[] =
@@ -79,52 +80,68 @@ static void report(const struct pass *ps)
 	}
 }
 
-int cmd_tlb(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "specs", required_argument, NULL, 'T' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct pass ps = { .cmd = "tlb", .usage = usage,
-			   .takes = TAKES_PID | TAKES_FILTERS };
-	const char *list = TLB_DEFAULT_SPECS;
-	struct notes notes;
-	int opt, status;
+static const struct option tlb_opts[] = {
+	{ "specs", required_argument, NULL, 'T' },
+	{ NULL, 0, NULL, 0 },
+};
 
-	while ((opt = pass_getopt(&ps, argc, argv, "", longopts)) != -1) {
-		if (opt == PASS_QUIT)
-			return ps.status;
-		if (opt == 'T')
-			list = optarg;
-	}
+/* --specs, at once: a bad list is an option's error, before any trace */
+static int parse(struct pass *ps, const char *list)
+{
+	free(specs);
+	specs = NULL;
 	if (tlb_parse(list, &specs, &nspecs))
-		return pass_bad_arg(&ps, "--specs", list, "a list of TLBs, ENTRIES "
+		return pass_bad_arg(ps, "--specs", list, "a list of TLBs, ENTRIES "
 				    "(fully associative) or ENTRIES:WAYS with WAYS "
 				    "dividing ENTRIES, such as 64:4,1536:12");
+	return 0;
+}
+
+static int tlb_option(struct pass *ps, int opt, const char *arg)
+{
+	return opt == 'T' ? parse(ps, arg) : 0;
+}
+
+static int tlb_begin(struct pass *ps)
+{
+	if (!specs && parse(ps, TLB_DEFAULT_SPECS))
+		return 1;
 	tlbs = calloc(nspecs, sizeof(*tlbs));
 	for (size_t i = 0; tlbs && i < nspecs; i++)
 		if (specs[i].ways && tlb_init(&tlbs[i], specs[i].entries,
 					      specs[i].ways))
-			return pass_error(&ps, "out of memory");
+			return pass_error(ps, "out of memory");
 	if (!tlbs)
-		return pass_error(&ps, "out of memory");
-	if (pass_open(&ps, argc - optind, argv + optind) ||
-	    cache_init(&cache, false, NULL, 0, false))
-		return 1;
-	ps.fault = tlb_fault;
-	status = pass_run(&ps);
+		return pass_error(ps, "out of memory");
+	return cache_init(&cache, false, NULL, 0, false);
+}
+
+static int tlb_end(struct pass *ps, int status)
+{
+	struct notes notes;
+
 	if (cache_end(&cache)) {
 		status = 1;
-	} else if (!ps.pid || ps.pid_seen) {
-		kind_notes(&ps.kind, &notes, AN_TLB);
+	} else if (!ps->pid || ps->pid_seen) {
+		kind_notes(&ps->kind, &notes, AN_TLB);
 		notes_print(&notes);
-		report(&ps);
+		report(ps);
 	}
 	for (size_t i = 0; i < nspecs; i++)
 		tlb_free(&tlbs[i]);
 	free(tlbs);
 	free(specs);
 	cache_free(&cache);
-	pass_close(&ps);
 	return status;
+}
+
+const struct report tlb_report = {
+	.name = "tlb", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS,
+	.longopts = tlb_opts, .option = tlb_option, .begin = tlb_begin,
+	.fault = tlb_fault, .end = tlb_end,
+};
+
+int cmd_tlb(int argc, char **argv)
+{
+	return report_main(&tlb_report, argc, argv);
 }

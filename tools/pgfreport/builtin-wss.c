@@ -8,6 +8,7 @@
 #include "builtin.h"
 #include "kind.h"
 #include "pass.h"
+#include "report.h"
 #include "../lib/svg.h"
 #include "../lib/wss.h"
 
@@ -82,35 +83,48 @@ static int report(const struct pass *ps, const struct notes *notes,
 	return 0;
 }
 
-int cmd_wss(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "plot", required_argument, NULL, 'p' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct pass ps = { .cmd = "wss", .usage = usage,
-			   .takes = TAKES_PID | TAKES_FILTERS };
-	const char *plot = NULL;
-	struct notes notes;
-	int opt, status;
+static const struct option wss_opts[] = {
+	{ "plot", required_argument, NULL, 'p' },
+	{ NULL, 0, NULL, 0 },
+};
 
-	while ((opt = pass_getopt(&ps, argc, argv, "", longopts)) != -1) {
-		if (opt == PASS_QUIT)
-			return ps.status;
-		if (opt == 'p')
-			plot = optarg;
-	}
-	if (pass_open(&ps, argc - optind, argv + optind))
-		return 1;
+static const char *plot;
+
+static int wss_option(struct pass *ps, int opt, const char *arg)
+{
+	(void)ps;
+	if (opt == 'p')
+		plot = arg;
+	return 0;
+}
+
+static int wss_begin(struct pass *ps)
+{
+	(void)ps;
 	wss_init(&wss);
-	ps.fault = wss_fault;
-	status = pass_run(&ps);
-	if (!ps.pid || ps.pid_seen) {
-		kind_notes(&ps.kind, &notes, AN_WSS);
+	return 0;
+}
+
+static int wss_end_report(struct pass *ps, int status)
+{
+	struct notes notes;
+
+	if (!ps->pid || ps->pid_seen) {
+		kind_notes(&ps->kind, &notes, AN_WSS);
 		notes_print(&notes);
-		status |= report(&ps, &notes, plot);
+		status |= report(ps, &notes, plot);
 	}
 	wss_free(&wss);
-	pass_close(&ps);
 	return status;
+}
+
+const struct report wss_report = {
+	.name = "wss", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS,
+	.longopts = wss_opts, .option = wss_option, .begin = wss_begin,
+	.fault = wss_fault, .end = wss_end_report,
+};
+
+int cmd_wss(int argc, char **argv)
+{
+	return report_main(&wss_report, argc, argv);
 }

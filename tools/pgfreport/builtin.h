@@ -23,4 +23,10 @@ int cmd_export(int argc, char **argv);
 int cmd_symbols(int argc, char **argv);
 int cmd_html(int argc, char **argv);
 
+/* The commands that report on one pass, and can share it (report.h). */
+struct report;
+extern const struct report map_report, summary_report, timeline_report,
+	mrc_report, reuse_report, tlb_report, hot_report, symbols_report,
+	wss_report, prefetch_report;
+
 #endif

@@ -5,8 +5,10 @@
  * the common options, the pass over the records) and tools/lib.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "builtin.h"
+#include "report.h"
 #include "../lib/pgftrace.h"
 #include "../lib/version.h"
 
@@ -37,6 +39,57 @@ static const struct cmd cmds[] = {
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
+/* The commands that can share a pass: pgfreport mrc+reuse+hot TRACE. */
+static const struct report *const shared[] = {
+	&map_report, &summary_report, &timeline_report, &mrc_report,
+	&reuse_report, &tlb_report, &hot_report, &symbols_report, &wss_report,
+	&prefetch_report,
+};
+
+#define NSHARED (sizeof(shared) / sizeof(shared[0]))
+
+/* "mrc+hot+wss": those reports on one pass. */
+static int combined(int argc, char **argv)
+{
+	const struct report *r[NSHARED];
+	char *names, *name, *save = NULL;
+	size_t n = 0;
+
+	names = strdup(argv[0]);
+	if (!names)
+		return 1;
+	for (name = strtok_r(names, "+", &save); name;
+	     name = strtok_r(NULL, "+", &save)) {
+		size_t i;
+
+		for (i = 0; i < NSHARED && strcmp(name, shared[i]->name); i++)
+			;
+		for (size_t k = 0; i < NSHARED && k < n; k++)
+			if (r[k] == shared[i]) {
+				fprintf(stderr, "pgfreport: %s: %s twice\n", argv[0], name);
+				free(names);
+				return 1;
+			}
+		if (i == NSHARED) {
+			fprintf(stderr, "pgfreport: %s: '%s' cannot share a pass; these "
+				"can:", argv[0], name);
+			for (i = 0; i < NSHARED; i++)
+				fprintf(stderr, " %s", shared[i]->name);
+			fputc('\n', stderr);
+			free(names);
+			return 1;
+		}
+		r[n++] = shared[i];
+	}
+	free(names);
+	if (n < 2) {
+		fprintf(stderr, "pgfreport: %s: name two commands or more, such as "
+			"mrc+reuse\n", argv[0]);
+		return 1;
+	}
+	return reports_main(r, n, argc, argv);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -52,6 +105,10 @@ static void usage(FILE *out)
 	fprintf(out,
 "\n"
 "pgfreport COMMAND --help tells what a command prints and its options.\n"
+"Several of map, summary, timeline, mrc, reuse, tlb, hot, symbols, wss\n"
+"and prefetch share one pass over the trace when joined by '+', as in\n"
+"pgfreport mrc+reuse+hot TRACE: each report in turn, under a line\n"
+"\"# ==== COMMAND\"; an option goes to each of them that has it.\n"
 "Every command but tree takes --pid PID (one process of a tree file);\n"
 "those that read faults take the filters --tid, --time, --addr, --region.\n"
 "\n"
@@ -71,7 +128,9 @@ static void usage(FILE *out)
 "  pgfreport hot -n 50 --region libc.so.6 w.trace\n"
 "  pgfreport map --time 0.5,1 --addr 7f0000000000+1g ps.trace\n"
 "  tracepgfault -f -o make.trace make -j2 && pgfreport tree make.trace\n"
-"  pgfreport summary --pid 1234 make.trace\n");
+"  pgfreport summary --pid 1234 make.trace\n"
+"  pgfreport mrc+reuse+wss --plot all.svg big.trace   (one pass; --plot\n"
+"      goes to each: name them apart in separate runs if you want all)\n");
 }
 
 int main(int argc, char **argv)
@@ -98,6 +157,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < NCMDS; i++)
 		if (!strcmp(c, cmds[i].name))
 			return cmds[i].run(argc - 1, argv + 1);
+	if (strchr(c, '+'))
+		return combined(argc - 1, argv + 1);
 	if (*c == '-')
 		fprintf(stderr, "pgfreport: '%s': a command comes first, its options "
 			"after it (pgfreport --help lists the commands)\n", c);

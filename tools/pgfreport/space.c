@@ -237,31 +237,10 @@ void spaces_free(struct spaces *s)
 	space_free(&s->chosen);
 }
 
-static int spaces_rec(struct pass *ps, const struct pgft_rec *r)
+struct space *spaces_result(struct pass *ps, struct spaces *s, int *status)
 {
-	space_rec(ps->ctx, r);
-	return 0;
-}
+	struct space *sp = space_end(s);
 
-static int spaces_fault(struct pass *ps, const struct pgft_rec *r,
-			const struct pgft_region *g, long sp,
-			unsigned long long addr)
-{
-	(void)sp;
-	(void)addr;
-	space_fault(ps->ctx, r, g, ps->page_size);
-	return 0;
-}
-
-struct space *spaces_run(struct pass *ps, struct spaces *s, int *status)
-{
-	struct space *sp;
-
-	ps->ctx = s;
-	ps->rec = spaces_rec;
-	ps->fault = spaces_fault;
-	*status = pass_run(ps);
-	sp = space_end(s);
 	if (!sp) {
 		*status = pass_error(ps, "%s has address spaces 0 to %ld; there is "
 				     "no --space %ld", ps->fname, s->index, s->want);

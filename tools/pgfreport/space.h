@@ -77,11 +77,10 @@ void spaces_free(struct spaces *s);
 struct pass;
 
 /*
- * Read the trace @ps opened into @s (ps->rec and ps->fault are its own);
- * then the address space asked for, or NULL after saying there is no
- * such --space (or when --pid named no process). *@status: pass_run()'s,
- * or 1.
+ * After the pass over the trace: the address space asked for, or NULL
+ * after saying there is no such --space (or when --pid named no
+ * process); *@status is set to 1 then.
  */
-struct space *spaces_run(struct pass *ps, struct spaces *s, int *status);
+struct space *spaces_result(struct pass *ps, struct spaces *s, int *status);
 
 #endif

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report - one or several reports on one pass over the trace (report.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report.h"
+
+#define MAX_REPORTS	16
+#define MAX_OPTS	64
+
+static const struct report *const *cur;
+static size_t ncur;
+
+static int multi_rec(struct pass *ps, const struct pgft_rec *r)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < ncur; i++)
+		if (cur[i]->rec)
+			ret |= cur[i]->rec(ps, r);
+	return ret;
+}
+
+static int multi_fault(struct pass *ps, const struct pgft_rec *r,
+		       const struct pgft_region *g, long sp,
+		       unsigned long long addr)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < ncur; i++)
+		if (cur[i]->fault)
+			ret |= cur[i]->fault(ps, r, g, sp, addr);
+	return ret;
+}
+
+/* The usage of a combined run: each report's, in turn. */
+static char *combined_usage(const struct report *const *r, size_t n,
+			    const char *name)
+{
+	size_t len = 256;
+	char *u, *p;
+
+	for (size_t i = 0; i < n; i++)
+		len += strlen(r[i]->usage) + 32;
+	u = malloc(len);
+	if (!u)
+		return NULL;
+	p = u + sprintf(u, "Usage: pgfreport %s [OPTION...] [TRACE]\n\n"
+			"The reports of each command, from one pass over the\n"
+			"trace, each under a \"# ==== COMMAND\" line; an option\n"
+			"goes to every command that has it (short forms are each\n"
+			"command's own: give the long ones).\n", name);
+	for (size_t i = 0; i < n; i++)
+		p += sprintf(p, "\n==== %s\n%s", r[i]->name, r[i]->usage);
+	return u;
+}
+
+int reports_main(const struct report *const *r, size_t n, int argc,
+		 char **argv)
+{
+	static struct option all[MAX_OPTS];
+	/* per merged option: the reports that have it (a bit each), their codes */
+	static unsigned int owners[MAX_OPTS];
+	static int codes[MAX_OPTS][MAX_REPORTS];
+	struct pass ps = { .cmd = argv[0] };
+	size_t nall = 0;
+	int opt, status = 0;
+
+	if (n > MAX_REPORTS)
+		return pass_error(&ps, "at most %d reports at once", MAX_REPORTS);
+	/* the common options all of them take; one process if one needs it */
+	ps.takes = TAKES_PID | TAKES_FILTERS;
+	for (size_t i = 0; i < n; i++)
+		ps.takes = (ps.takes & (r[i]->takes | ONE_PROCESS | TREE_ONLY)) |
+			   (r[i]->takes & ONE_PROCESS);
+	for (size_t i = 0; n > 1 && i < n; i++) {
+		for (const struct option *o = r[i]->longopts; o && o->name; o++) {
+			size_t k;
+
+			for (k = 0; k < nall && strcmp(all[k].name, o->name); k++)
+				;
+			if (k == nall) {
+				if (nall + 1 == MAX_OPTS)
+					return pass_error(&ps, "too many options");
+				all[nall] = *o;
+				all[nall].flag = NULL;
+				all[nall].val = 0x3000 + (int)k;
+				nall++;
+			}
+			owners[k] |= 1u << i;
+			codes[k][i] = o->val;
+		}
+	}
+	ps.usage = n == 1 ? r[0]->usage : combined_usage(r, n, argv[0]);
+	if (!ps.usage)
+		return pass_error(&ps, "out of memory");
+	/* one report: its own options and short forms; several: long ones */
+	while ((opt = pass_getopt(&ps, argc, argv,
+				  n == 1 && r[0]->shorts ? r[0]->shorts : "",
+				  n == 1 ? r[0]->longopts : all)) != -1) {
+		if (opt == PASS_QUIT) {
+			status = ps.status;
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++) {
+			int code = n == 1 ? opt : codes[opt - 0x3000][i];
+
+			if ((n == 1 || (owners[opt - 0x3000] >> i & 1)) &&
+			    r[i]->option(&ps, code, optarg)) {
+				status = 1;
+				goto out;
+			}
+		}
+	}
+	if (pass_open(&ps, argc - optind, argv + optind)) {
+		status = 1;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (r[i]->begin && r[i]->begin(&ps)) {
+			status = 1;
+			goto close;
+		}
+	cur = r;
+	ncur = n;
+	ps.rec = multi_rec;
+	ps.fault = multi_fault;
+	status = pass_run(&ps);
+	for (size_t i = 0; i < n; i++) {
+		if (n > 1) {
+			printf("%s# ==== %s\n", i ? "\n" : "", r[i]->name);
+			fflush(stdout);
+		}
+		status |= r[i]->end(&ps, status);
+	}
+close:
+	pass_close(&ps);
+out:
+	if (n > 1)
+		free((char *)ps.usage);
+	return status;
+}
+
+int report_main(const struct report *r, int argc, char **argv)
+{
+	return reports_main(&r, 1, argc, argv);
+}
