@@ -137,6 +137,41 @@ def filters_together_keep_what_passes_them_all():
 
 
 @test
+def times_are_exact_nanoseconds_however_late_the_clock():
+    """--time counts in whole nanoseconds: no rounding through a double at a
+    clock past 2^53 ns (104 days of uptime) or 2^63."""
+    t0 = 2 ** 54 + 3
+    late = f"""pgfault_history 6 pid 1 page_size 4096
+start {t0}
+layout {t0} 1
+map {t0} 1 1000 9000 rw-p 0 00:00 0
+fault {t0} 1 1000 r user minor 0
+fault {t0 + 1} 1 2000 r user minor 0
+fault {t0 + 999999999} 1 3000 r user minor 0
+fault {t0 + 1000000000} 1 4000 r user minor 0
+fault 9300000000000000000 1 5000 r user minor 0
+fault 9400000000000000000 1 6000 r user minor 0
+"""
+    with tempfile.NamedTemporaryFile('w', suffix='.trace') as f:
+        f.write(late)
+        f.flush()
+
+        def addrs(*args):
+            p = subprocess.run([os.path.join(BIN, 'pgfreport'), 'export', 'csv',
+                                *args, f.name], capture_output=True, text=True,
+                               timeout=60)
+            assert p.returncode == 0, p.stderr
+            return [l.split(',')[2] for l in p.stdout.splitlines()[1:]]
+        assert addrs('--time', '0,1') == ['1000', '2000', '3000']
+        assert addrs('--time', '0.000000001,0.999999999') == ['2000']
+        assert addrs('--time', '@9350000000,') == ['6000']
+        assert addrs('--time', ',@9400000000') == ['1000', '2000', '3000', '4000',
+                                                   '5000']
+        assert addrs('--addr', '1000+4096') == ['1000']     # decimal bytes
+        assert addrs('--addr', '1000+010000') == ['1000', '2000', '3000']
+
+
+@test
 def map_and_summary_show_the_regions_chosen_and_their_faults():
     rc, out, err = run('map', '--region', '[heap]', '--tid', '100')
     assert rc == 0, err

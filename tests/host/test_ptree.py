@@ -195,5 +195,83 @@ def pid_and_tree_options_check_their_input():
     os.unlink(cpath)
 
 
+# Two processes whose regions have the same id (1): a program's text in
+# one, a heap in the other; 40 sequential faults in the heap.
+SAME_IDS = """pgfault_history_tree 1 root 100
+pid 100
+pgfault_history 6 pid 100 page_size 4096
+start 1000 first inherit
+layout 1000 1
+map 1000 1 400000 404000 r-xp 0 08:01 5 /bin/prog
+child 1100 100 200
+fault 1200 100 401000 r user minor 0
+pid 200
+pgfault_history 6 pid 200 page_size 4096
+start 1150 first inherit
+layout 1150 1
+map 1150 1 7f0000000000 7f0000100000 rw-p 0 00:00 0 [heap]
+fault 1300 200 7f0000000000 r user minor 0
+fault 1301 200 7f0000001000 r user minor 0
+fault 1302 200 7f0000002000 r user minor 0
+fault 1303 200 7f0000003000 r user minor 0
+fault 1304 200 7f0000004000 r user minor 0
+fault 1305 200 7f0000005000 r user minor 0
+fault 1306 200 7f0000006000 r user minor 0
+fault 1307 200 7f0000007000 r user minor 0
+fault 1308 200 7f0000008000 r user minor 0
+fault 1309 200 7f0000009000 r user minor 0
+fault 1310 200 7f000000a000 r user minor 0
+fault 1311 200 7f000000b000 r user minor 0
+fault 1312 200 7f000000c000 r user minor 0
+fault 1313 200 7f000000d000 r user minor 0
+fault 1314 200 7f000000e000 r user minor 0
+fault 1315 200 7f000000f000 r user minor 0
+fault 1316 200 7f0000010000 r user minor 0
+fault 1317 200 7f0000011000 r user minor 0
+fault 1318 200 7f0000012000 r user minor 0
+fault 1319 200 7f0000013000 r user minor 0
+fault 1320 200 7f0000014000 r user minor 0
+fault 1321 200 7f0000015000 r user minor 0
+fault 1322 200 7f0000016000 r user minor 0
+fault 1323 200 7f0000017000 r user minor 0
+fault 1324 200 7f0000018000 r user minor 0
+fault 1325 200 7f0000019000 r user minor 0
+fault 1326 200 7f000001a000 r user minor 0
+fault 1327 200 7f000001b000 r user minor 0
+fault 1328 200 7f000001c000 r user minor 0
+fault 1329 200 7f000001d000 r user minor 0
+fault 1330 200 7f000001e000 r user minor 0
+fault 1331 200 7f000001f000 r user minor 0
+fault 1332 200 7f0000020000 r user minor 0
+fault 1333 200 7f0000021000 r user minor 0
+fault 1334 200 7f0000022000 r user minor 0
+fault 1335 200 7f0000023000 r user minor 0
+fault 1336 200 7f0000024000 r user minor 0
+fault 1337 200 7f0000025000 r user minor 0
+fault 1338 200 7f0000026000 r user minor 0
+fault 1339 200 7f0000027000 r user minor 0
+"""
+
+
+@test
+def a_whole_tree_keeps_each_process_s_regions_apart():
+    path = trace_file(SAME_IDS)
+    rc, out, err = run('hot', '-n', '50', path)
+    assert rc == 0, err
+    rows = [r.split() for r in out.splitlines() if not r.startswith('#')]
+    text = [r for r in rows if r[1] == '401000']
+    assert len(text) == 1 and text[0][5:] == ['0x1000', '/bin/prog'], rows
+    assert len(rows) == 41 and all(r[5:] == ['-', '[heap]'] for r in rows
+                                   if r[1] != '401000'), rows
+    # the heap's 40 pages in a row: next-page prefetch on demand avoids
+    # every other fault (20), as for process 200 alone
+    whole = run('prefetch', path)[1].splitlines()
+    alone = run('prefetch', '--pid', '200', path)[1].splitlines()
+    os.unlink(path)
+    pick = [l.split() for l in whole if l.split()[:1] == ['1']]
+    mine = [l.split() for l in alone if l.split()[:1] == ['1']]
+    assert pick and mine and pick[-1][1] == mine[-1][1] == '20', (pick, mine)
+
+
 if __name__ == '__main__':
     main()

@@ -4,7 +4,6 @@
  * (filter.h).
  */
 #include <errno.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,10 +25,42 @@ int pgft_filter_tid(struct pgft_filter *f, const char *arg, char *err, size_t n)
 	return 0;
 }
 
-/* One end of --time: "", "1.5" or "@12345.6"; 0 or -1. */
-static int time_end(const char *s, size_t len, bool *has, bool *abs, double *v)
+/*
+ * Seconds with up to 9 decimals as exact nanoseconds, saturating at
+ * UINT64_MAX; 0 or -1.
+ */
+static int seconds_ns(const char *s, unsigned long long *ns)
 {
-	char buf[64], *end;
+	unsigned long long sec = 0, frac = 0;
+	int digits = 0;
+
+	if (!*s || (*s == '.' && !s[1]))
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (sec > (UINT64_MAX - 9) / 10)
+			return -1;
+		sec = sec * 10 + (*s - '0');
+	}
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			if (digits < 9) {
+				frac = frac * 10 + (*s - '0');
+				digits++;
+			}
+	if (*s)
+		return -1;
+	while (digits++ < 9)
+		frac *= 10;
+	*ns = sec > (UINT64_MAX - frac) / 1000000000ULL ? UINT64_MAX :
+	      sec * 1000000000ULL + frac;
+	return 0;
+}
+
+/* One end of --time: "", "1.5" or "@12345.6"; 0 or -1. */
+static int time_end(const char *s, size_t len, bool *has, bool *abs,
+		    unsigned long long *ns)
+{
+	char buf[64];
 
 	*has = len > 0;
 	*abs = false;
@@ -44,16 +75,7 @@ static int time_end(const char *s, size_t len, bool *has, bool *abs, double *v)
 		*abs = true;
 		s++;
 	}
-	if (*s < '0' || *s > '9') {
-		if (*s != '.')
-			return -1;
-	}
-	errno = 0;
-	*v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(*v) || *v < 0 ||
-	    *v > 1.8e10)		/* 2^64 ns */
-		return -1;
-	return 0;
+	return seconds_ns(s, ns);
 }
 
 int pgft_filter_time(struct pgft_filter *f, const char *arg, char *err,
@@ -62,9 +84,9 @@ int pgft_filter_time(struct pgft_filter *f, const char *arg, char *err,
 	const char *comma = strchr(arg, ',');
 
 	if (!comma || strchr(comma + 1, ',') ||
-	    time_end(arg, comma - arg, &f->has_from, &f->from_abs, &f->from_s) ||
+	    time_end(arg, comma - arg, &f->has_from, &f->from_abs, &f->from_ns) ||
 	    time_end(comma + 1, strlen(comma + 1), &f->has_to, &f->to_abs,
-		     &f->to_s)) {
+		     &f->to_ns)) {
 		snprintf(err, n, "'%s' is not FROM,TO in seconds (from the start, "
 			 "or @ and the trace's clock), such as 1.5,3 or 2, or "
 			 ",0.5", arg);
@@ -75,7 +97,7 @@ int pgft_filter_time(struct pgft_filter *f, const char *arg, char *err,
 		return -1;
 	}
 	if (f->has_from && f->has_to && f->from_abs == f->to_abs &&
-	    f->to_s <= f->from_s) {
+	    f->to_ns <= f->from_ns) {
 		snprintf(err, n, "'%s': TO is not after FROM", arg);
 		return -1;
 	}
@@ -110,7 +132,7 @@ static int size(const char *s, unsigned long long *v)
 	if (*s < '0' || *s > '9')
 		return -1;
 	errno = 0;
-	*v = strtoull(s, &end, 0);
+	*v = strtoull(s, &end, 10);
 	if (errno || end == s)
 		return -1;
 	if (*end && !end[1]) {
@@ -180,18 +202,17 @@ bool pgft_filter_any(const struct pgft_filter *f)
 	return f->tid || f->has_time || f->has_addr || f->nregions;
 }
 
-static unsigned long long at(double s, bool abs, unsigned long long t0)
+/* @ns after the start @t0 (or on the clock, @abs), saturating. */
+static unsigned long long at(unsigned long long ns, bool abs,
+			     unsigned long long t0)
 {
-	double ns = s * 1e9 + (abs ? 0 : (double)t0);
-
-	return ns >= 18446744073709551615.0 ? UINT64_MAX :
-	       (unsigned long long)llround(ns);
+	return abs ? ns : ns > UINT64_MAX - t0 ? UINT64_MAX : t0 + ns;
 }
 
 void pgft_filter_begin(struct pgft_filter *f, unsigned long long t0)
 {
-	f->from = f->has_from ? at(f->from_s, f->from_abs, t0) : 0;
-	f->to = f->has_to ? at(f->to_s, f->to_abs, t0) : UINT64_MAX;
+	f->from = f->has_from ? at(f->from_ns, f->from_abs, t0) : 0;
+	f->to = f->has_to ? at(f->to_ns, f->to_abs, t0) : UINT64_MAX;
 }
 
 /* Whether @name is region name @want: whole, its last part, or "[anon]". */

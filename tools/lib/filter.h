@@ -36,7 +36,7 @@
 struct pgft_filter {
 	int tid;			/* 0: every thread */
 	bool has_time;
-	double from_s, to_s;		/* as given; to_s < 0: no end */
+	unsigned long long from_ns, to_ns;	/* as given, in ns */
 	bool from_abs, to_abs;		/* '@': the trace's clock */
 	bool has_from, has_to;
 	unsigned long long from, to;	/* ns, after pgft_filter_begin() */

@@ -40,8 +40,9 @@ static int hot_fault(struct pass *ps, const struct pgft_rec *r,
 	if (!pgft_counted(r->result))
 		return 0;
 	tag = regtag_of(&tags, sp, g);
+	/* the offset from the address itself (@addr is a tree's tagged one) */
 	if (regtag_file(&tags, tag))
-		off = g->offset + (page * ps->page_size - g->start);
+		off = g->offset + (r->addr / ps->page_size * ps->page_size - g->start);
 	if (hot_ref(&hot, page, tag, off)) {
 		pass_error(ps, "out of memory");
 		exit(1);

@@ -36,8 +36,9 @@ static int pf_fault(struct pass *ps, const struct pgft_rec *r,
 
 	if (!pgft_counted(r->result))
 		return 0;
+	/* the region's end as @addr is tagged (a tree's process index) */
 	if (prefetch_ref(&pf, page, regtag_of(&tags, sp, g),
-			 g ? g->end / ps->page_size : page + 1)) {
+			 g ? (g->end + (addr - r->addr)) / ps->page_size : page + 1)) {
 		pass_error(ps, "out of memory");
 		exit(1);
 	}

@@ -11,11 +11,18 @@
 uint64_t regtag_of(struct regtags *t, long space, const struct pgft_region *g)
 {
 	uint32_t had = t->ids.nr;
-	int64_t id;
+	int64_t sp, id = -1;
 
 	if (!g)
 		return 0;
-	id = pgid_get(&t->ids, ((uint64_t)space << 44) ^ g->id);
+	/*
+	 * An address space key (a tree's process index in bits 20 and up)
+	 * as a small number, then (number, id) as one key: exact while a
+	 * trace has fewer than 2^24 address spaces and ids below 2^40.
+	 */
+	sp = pgid_get(&t->spaces, (uint64_t)space);
+	if (sp >= 0)
+		id = pgid_get(&t->ids, (uint64_t)sp << 40 | (g->id & ((1ULL << 40) - 1)));
 	if (id >= 0 && t->ids.nr != had) {
 		struct regtag *v = realloc(t->v, t->ids.nr * sizeof(*v));
 
@@ -39,5 +46,6 @@ void regtags_free(struct regtags *t)
 		free(t->v[i].name);
 	free(t->v);
 	pgid_free(&t->ids);
+	pgid_free(&t->spaces);
 	memset(t, 0, sizeof(*t));
 }

@@ -15,7 +15,8 @@
 #include "../lib/pgftrace.h"
 
 struct regtags {
-	struct pgid_map ids;		/* (space, region id) -> tag - 1 */
+	struct pgid_map spaces;		/* address space key -> a small number */
+	struct pgid_map ids;		/* (that number, region id) -> tag - 1 */
 	struct regtag {
 		char *name;
 		bool file;
