@@ -44,7 +44,8 @@ def symbols(path, table):
 
 @functools.lru_cache(maxsize=None)
 def elf(path):
-    """(PT_LOAD segments [(offset, vaddr, filesz)], symbols), or None."""
+    """(PT_LOAD segments [(offset, vaddr, size in the file's pages)],
+    symbols), or None."""
     out = readelf('-l', path)
     if out is None:
         return None
@@ -52,7 +53,11 @@ def elf(path):
     for line in out.splitlines():
         w = line.split()
         if w and w[0] == 'LOAD':
-            segs.append((int(w[1], 16), int(w[2], 16), int(w[4], 16)))
+            # the file's part and the rest of its last page (where .bss starts)
+            off, va, filesz, memsz = (int(w[1], 16), int(w[2], 16),
+                                      int(w[4], 16), int(w[5], 16))
+            page_end = (off + filesz + 4095) & ~4095
+            segs.append((off, va, min(memsz, page_end - off)))
     syms = symbols(path, '.symtab')
     if syms is None:
         notes = readelf('-n', path) or ''

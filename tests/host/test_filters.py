@@ -262,4 +262,31 @@ def no_trace_on_a_terminal_says_what_is_wanted():
     assert b'pgfreport map: no trace: name a trace file' in out, out
 
 
+@test
+def a_report_that_cannot_be_written_fails():
+    with tempfile.NamedTemporaryFile('w', suffix='.trace') as f:
+        f.write(TRACE)
+        f.flush()
+        for cmd in (['map'], ['summary'], ['mrc'], ['hot'], ['mrc+hot'],
+                    ['export', 'csv']):
+            with open('/dev/full', 'w') as full:
+                p = subprocess.run([os.path.join(BIN, 'pgfreport'), *cmd, f.name],
+                                   stdout=full, stderr=subprocess.PIPE,
+                                   text=True, timeout=60)
+            assert p.returncode == 1 and 'No space left on device' in p.stderr, \
+                (cmd, p.returncode, p.stderr)
+
+
+@test
+def option_mistakes_are_named_as_given():
+    for args, words in ((['export', 'csv', '--rw=1'], 'pgfreport export: --rw takes no argument'),
+                        (['map', '--counts=yes'], 'pgfreport map: --counts takes no argument'),
+                        (['map', '-z'], "pgfreport map: unknown option '-z'"),
+                        (['mrc', '--bogus'], "pgfreport mrc: unknown option '--bogus'"),
+                        (['mrc', '--sizes'], 'pgfreport mrc: --sizes needs an argument')):
+        p = subprocess.run([os.path.join(BIN, 'pgfreport'), *args], capture_output=True,
+                           text=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert p.returncode == 1 and p.stderr.startswith(words), (args, p.stderr)
+
+
 main()

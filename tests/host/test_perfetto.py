@@ -163,6 +163,14 @@ def the_file_decodes_with_perfettos_schema_and_holds_the_trace():
     # the counters: 4 counted faults, the first at 0.1 ms, the last 2.1999 s
     # later: intervals 0 to 219 of 10 ms, a value each
     names = {u: get(d, 'name') for u, d in tr.items()}
+    # counter tracks say so (trace_processor drops counter values elsewhere)
+    counters = {get(d, 'name'): get(get(d, 'counter'), 'unit_name')
+                for d in tr.values() if get(d, 'counter') is not None}
+    assert counters == {'faults per 10 ms': 'faults',
+                        'working set (pages, 10 intervals)': 'pages'}, counters
+    for t, e in ev:
+        if get(e, 'type') == 'TYPE_COUNTER':
+            assert names[int(get(e, 'track_uuid'))] in counters, e
     per = [int(get(e, 'counter_value', 0)) for t, e in ev
            if get(e, 'type') == 'TYPE_COUNTER' and
            names.get(int(get(e, 'track_uuid'))) == 'faults per 10 ms']

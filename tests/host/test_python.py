@@ -121,6 +121,10 @@ def every_record_type_reads_as_pgfreport_exports_it():
                          'rearm', 'child', 'refs', 'sample', 'lost', 'unmap',
                          'stop', 'exec', 'exit'}, types
         assert got[2]['name'] == '/bin/with space'
+        # a '\r' in a path is part of it, as the C reader reads it
+        cr = same(write(d, 'cr.trace', EVERY.replace('/bin/with space',
+                                                     '/bin/with\rcr')))
+        assert cr[2]['name'] == '/bin/with\rcr'
         assert [r['path'] for r in got if r['type'] == 'exec'] == ['/usr/bin/next prog']
 
 
@@ -168,6 +172,9 @@ def bad_traces_are_refused_naming_the_line():
                              ':20: malformed'),
                             (OLD.replace('pgfault_history 1', 'pgfault_history 9'),
                              'version 9'),
+                            (OLD.rstrip('\n'), ':6: truncated'),
+                            (TREE.replace('fault 1200000 11 2000', 'fault 1200000 11 zz'),
+                             ':14: malformed'),
                             ('', 'empty'),
                             ('hello\n', 'not a pgfault_history')):
             path = write(d, 'bad.trace', text)

@@ -23,6 +23,7 @@ SRC = r'''
 #include <string.h>
 int table[64 * 1024] = { 1 };		/* .data: 256 KiB, file-backed */
 static char other_data[8192] = { 2 };
+int bss_small;				/* .bss: in the last page of .data's */
 __attribute__((noinline)) void toucher(int n)
 {
 	for (int i = 0; i < n; i += 1024)
@@ -36,6 +37,7 @@ int main(int argc, char **argv)
 {
 	(void)argv;
 	toucher(argc * 1000);
+	bss_small = argc;
 	return helper(argc);
 }
 '''
@@ -125,14 +127,18 @@ def a_pie_with_symbols_names_functions_and_objects():
         toucher, main_, table = (nm_addr(prog, n) for n in
                                  ('toucher', 'main', 'table'))
         faults = [(BASE + toucher + 4, BASE + table + 4096 * k) for k in range(5)]
+        # the start of .bss shares the last page of the data segment's file
+        # part: a fault there is named too
+        bss = nm_addr(prog, 'bss_small')
+        faults += [(BASE + main_ + 3, BASE + bss)]
         faults += [(BASE + main_ + 1, BASE + main_ + 1),
                    (BASE + main_ + 2, 0x10000040),          # heap
                    (0x1234, 0x20000000)]                     # no region
         check(trace(prog, faults),
-              {('prog', 'toucher'): 5, ('prog', 'main'): 2,
+              {('prog', 'toucher'): 5, ('prog', 'main'): 3,
                ('[unknown]', '[unknown]'): 1},
               {('prog', 'table'): 5, ('prog', 'main'): 1, ('[heap]', '[heap]'): 1,
-               ('[unknown]', '[unknown]'): 1})
+               ('prog', 'bss_small'): 1, ('[unknown]', '[unknown]'): 1})
 
 
 @test

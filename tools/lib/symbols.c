@@ -45,6 +45,12 @@ struct syms *syms_new(void)
 	return calloc(1, sizeof(struct syms));
 }
 
+/* @off rounded up to the page (4 KiB: the tools' traces' pages). */
+static uint64_t page_end(uint64_t off)
+{
+	return (off + 4095) & ~4095ULL;
+}
+
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct sym *x = a, *y = b;
@@ -176,8 +182,15 @@ static int load(struct file *f)
 			goto out;
 		}
 		f->seg = v;
-		f->seg[f->nseg++] = (struct seg){ ph.p_offset, ph.p_vaddr,
-						  ph.p_filesz };
+		/*
+		 * The file's part, and the rest of its last page: the start of
+		 * .bss lies there, mapped from the file (zeroed), so a fault
+		 * there has a file offset past p_filesz
+		 */
+		f->seg[f->nseg++] = (struct seg){
+			ph.p_offset, ph.p_vaddr,
+			ph.p_memsz < page_end(ph.p_offset + ph.p_filesz) - ph.p_offset ?
+			ph.p_memsz : page_end(ph.p_offset + ph.p_filesz) - ph.p_offset };
 	}
 	f->full = read_syms(f, e, SHT_SYMTAB);
 	if (f->full == 0 && !debug_path(e, dbg, sizeof(dbg))) {

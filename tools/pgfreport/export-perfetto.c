@@ -127,8 +127,9 @@ static size_t packet(struct perfetto *p, unsigned int seq, unsigned long long t)
 	return m;
 }
 
-static void track(struct perfetto *p, uint64_t uuid, uint64_t parent,
-		  const char *name)
+/* A track; with @unit, a counter track (its CounterDescriptor) of that unit. */
+static void track_of(struct perfetto *p, uint64_t uuid, uint64_t parent,
+		     const char *name, const char *unit)
 {
 	size_t m = packet(p, 1, 0), d = pb_begin(&p->b, TP_TRACK_DESC);
 
@@ -136,8 +137,21 @@ static void track(struct perfetto *p, uint64_t uuid, uint64_t parent,
 	if (parent)
 		pb_uint(&p->b, TD_PARENT, parent);
 	pb_str(&p->b, TD_NAME, name);
+	if (unit) {
+		/* trace_processor takes TYPE_COUNTER events on counter tracks only */
+		size_t c = pb_begin(&p->b, TD_COUNTER);
+
+		pb_str(&p->b, CD_UNIT_NAME, unit);
+		pb_end(&p->b, c);
+	}
 	pb_end(&p->b, d);
 	pb_end(&p->b, m);
+}
+
+static void track(struct perfetto *p, uint64_t uuid, uint64_t parent,
+		  const char *name)
+{
+	track_of(p, uuid, parent, name, NULL);
 }
 
 static void process_track(struct perfetto *p, int pid, const char *name)
@@ -305,7 +319,8 @@ int perfetto_rec(struct perfetto *p, int pid, const struct pgft_rec *r)
 		p->lost += r->n[0] + r->n[1];
 		if (!p->last_t)
 			break;
-		track(p, UUID(U_LOST, pid), UUID(U_PROCESS, pid), "lost records");
+		track_of(p, UUID(U_LOST, pid), UUID(U_PROCESS, pid), "lost records",
+			 "records");
 		m = packet(p, 1, p->last_t);
 		e = pb_begin(&p->b, TP_TRACK_EVENT);
 		pb_uint(&p->b, TE_TYPE, TYPE_COUNTER);
@@ -373,10 +388,11 @@ static int counters(struct perfetto *p)
 	if (!p->tl.nrow)
 		return 0;
 	snprintf(name, sizeof(name), "faults per %ld ms", p->tl.interval_ms);
-	track(p, UUID(U_FAULTS, 0), UUID(U_PROCESS, p->first_pid), name);
+	track_of(p, UUID(U_FAULTS, 0), UUID(U_PROCESS, p->first_pid), name,
+		 "faults");
 	snprintf(name, sizeof(name), "working set (pages, %ld intervals)",
 		 p->tl.window);
-	track(p, UUID(U_WS, 0), UUID(U_PROCESS, p->first_pid), name);
+	track_of(p, UUID(U_WS, 0), UUID(U_PROCESS, p->first_pid), name, "pages");
 	for (size_t i = 0; i < p->tl.nrow; i++) {
 		unsigned long long t = p->tl.t0 +
 			(unsigned long long)(p->tl.row[TL_T][i] * 1e6);

@@ -159,7 +159,13 @@ int pass_getopt(struct pass *ps, int argc, char **argv, const char *shorts,
 					"--help)", argv[optind - 1], ps->cmd);
 		return PASS_QUIT;
 	case '?':
-		if (optopt)
+		if (optopt && !strncmp(argv[optind - 1], "--", 2))
+			/* a long option that takes no argument, given one */
+			ps->status = pass_error(ps, "%.*s takes no argument (pgfreport "
+						"%s --help)",
+						(int)strcspn(argv[optind - 1], "="),
+						argv[optind - 1], ps->cmd);
+		else if (optopt)
 			ps->status = pass_error(ps, "unknown option '-%c' (pgfreport "
 						"%s --help lists its options)",
 						optopt, ps->cmd);

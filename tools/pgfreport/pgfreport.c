@@ -4,6 +4,7 @@
  * end: each command is a builtin-*.c of its own over pass.c (the trace,
  * the common options, the pass over the records) and tools/lib.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,16 @@ static void usage(FILE *out)
 "      goes to each: name them apart in separate runs if you want all)\n");
 }
 
+/* A report that could not be written all is a failure (/dev/full, EPIPE). */
+static int written(int status)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "pgfreport: standard output: %s\n", strerror(errno));
+		return 1;
+	}
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	const char *c = argc > 1 ? argv[1] : NULL;
@@ -156,9 +167,9 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < NCMDS; i++)
 		if (!strcmp(c, cmds[i].name))
-			return cmds[i].run(argc - 1, argv + 1);
+			return written(cmds[i].run(argc - 1, argv + 1));
 	if (strchr(c, '+'))
-		return combined(argc - 1, argv + 1);
+		return written(combined(argc - 1, argv + 1));
 	if (*c == '-')
 		fprintf(stderr, "pgfreport: '%s': a command comes first, its options "
 			"after it (pgfreport --help lists the commands)\n", c);

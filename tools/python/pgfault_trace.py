@@ -49,24 +49,29 @@ class TraceError(ValueError):
 def open_trace(source):
     """A text stream of @source: a path ('-' for standard input, a
     compressed file by its suffix) or an open file (text or binary)."""
+    # lines end at '\n' alone: a path may hold a '\r'
     if hasattr(source, 'read'):
         return source if isinstance(source, io.TextIOBase) else \
-            io.TextIOWrapper(source, encoding='utf-8', errors='surrogateescape')
+            io.TextIOWrapper(source, encoding='utf-8', errors='surrogateescape',
+                             newline='\n')
     if source == '-':
         return sys.stdin
     path = os.fspath(source)
     if path.endswith('.gz'):
-        return gzip.open(path, 'rt', encoding='utf-8', errors='surrogateescape')
+        return gzip.open(path, 'rt', encoding='utf-8', errors='surrogateescape',
+                         newline='\n')
     if path.endswith('.xz'):
-        return lzma.open(path, 'rt', encoding='utf-8', errors='surrogateescape')
+        return lzma.open(path, 'rt', encoding='utf-8', errors='surrogateescape',
+                         newline='\n')
     if path.endswith('.bz2'):
-        return bz2.open(path, 'rt', encoding='utf-8', errors='surrogateescape')
+        return bz2.open(path, 'rt', encoding='utf-8', errors='surrogateescape',
+                        newline='\n')
     if path.endswith('.zst'):
         # no zstd in the standard library before Python 3.14: the command
         p = subprocess.Popen(['zstd', '-dc', '--', path], stdout=subprocess.PIPE)
         return io.TextIOWrapper(p.stdout, encoding='utf-8',
-                                errors='surrogateescape')
-    return open(path, encoding='utf-8', errors='surrogateescape')
+                                errors='surrogateescape', newline='\n')
+    return open(path, encoding='utf-8', errors='surrogateescape', newline='\n')
 
 
 def _dec(w):
@@ -229,8 +234,16 @@ def records(source, info=None):
                         tree=bool(tree))
         cur, seen = pid, set()
         expect_block = bool(tree)
-        for n, line in enumerate(f, 2):
-            line = line.rstrip('\n')
+        n = 1
+        while True:
+            line = f.readline()
+            if not line:
+                break
+            n += 1
+            if not line.endswith('\n'):
+                raise TraceError(f'{name}:{n}: truncated: the last line has no '
+                                 'newline')
+            line = line[:-1]
             if tree and line.startswith('pid '):
                 try:
                     cur = int(line[4:])
@@ -245,13 +258,14 @@ def records(source, info=None):
                 if cur not in seen:
                     seen.add(cur)
                     h = f.readline().rstrip('\n')
-                    v, _, ps = _header(h, name, n + 1, cur)
+                    n += 1
+                    v, _, ps = _header(h, name, n, cur)
                     if page_size is None:
                         version, page_size = v, ps
                         if info is not None:
                             info.update(version=v, page_size=ps)
                     elif ps != page_size:
-                        raise TraceError(f'{name}:{n + 1}: process {cur} has '
+                        raise TraceError(f'{name}:{n}: process {cur} has '
                                          f'page size {ps}, the tree {page_size}')
                 continue
             if expect_block:
