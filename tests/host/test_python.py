@@ -125,6 +125,9 @@ def every_record_type_reads_as_pgfreport_exports_it():
         cr = same(write(d, 'cr.trace', EVERY.replace('/bin/with space',
                                                      '/bin/with\rcr')))
         assert cr[2]['name'] == '/bin/with\rcr'
+        # upper-case hex and a trailing space after the runs, as C takes them
+        same(write(d, 'up.trace', EVERY.replace('fault 200 7 400010', 'fault 200 7 40001A')
+                   .replace('7f0000001000+3\n', '7f0000001000+3 \n')))
         assert [r['path'] for r in got if r['type'] == 'exec'] == ['/usr/bin/next prog']
 
 
@@ -159,6 +162,17 @@ def a_generated_trace_reads_alike_plain_and_compressed():
         if shutil.which('zstd'):
             subprocess.run(['zstd', '-q', path, '-o', path + '.zst'], check=True)
             assert list(pt.records(path + '.zst')) == got
+            # cut at a line's end: zstd fails, so does the reading
+            with open(path + '.zst', 'rb') as f:
+                data = f.read()
+            with open(path + '.cut.zst', 'wb') as f:
+                f.write(data[:len(data) // 2])
+            try:
+                list(pt.records(path + '.cut.zst'))
+            except pt.TraceError as e:
+                assert 'cut.zst' in str(e), e
+            else:
+                raise AssertionError('a cut zstd trace was read')
         with open(path, 'rb') as f:
             assert list(pt.records(f)) == got
 
@@ -173,6 +187,9 @@ def bad_traces_are_refused_naming_the_line():
                             (OLD.replace('pgfault_history 1', 'pgfault_history 9'),
                              'version 9'),
                             (OLD.rstrip('\n'), ':6: truncated'),
+                            ('pgfault_history_tree 1 root 10\n', 'does not start'),
+                            (OLD.replace('exit 9 0', 'exit 99999999999999999999 0'),
+                             ':6: malformed'),
                             (TREE.replace('fault 1200000 11 2000', 'fault 1200000 11 zz'),
                              ':14: malformed'),
                             ('', 'empty'),

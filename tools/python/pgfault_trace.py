@@ -38,12 +38,31 @@ RESULTS = ('minor', 'major', 'reref', 'SIGSEGV', 'SIGBUS', 'OOM')
 SAMPLE_FLAGS = ('baseline', 'incomplete', 'stopped')
 _HEADER = re.compile(r'pgfault_history (\d+) pid (\d+) page_size (\d+)$')
 _TREE = re.compile(r'pgfault_history_tree (\d+) root (\d+)$')
-_DEC = re.compile(r'[0-9]+$')
-_HEX = re.compile(r'[0-9a-f]+$')
+_DEC = re.compile(r'[0-9]{1,19}$')        # as the C reader: at most 19 digits
+_HEX = re.compile(r'[0-9a-fA-F]{1,16}$')
 
 
 class TraceError(ValueError):
     """A trace that cannot be read: the message names the file and line."""
+
+
+class _ZstdText(io.TextIOWrapper):
+    """zstd -dc PATH as text; closing it waits for zstd and raises
+    TraceError if zstd failed."""
+
+    def __init__(self, path):
+        self._path = path
+        self._p = subprocess.Popen(['zstd', '-dcq', '--', path],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        super().__init__(self._p.stdout, encoding='utf-8',
+                         errors='surrogateescape', newline='\n')
+
+    def readline(self, *args):
+        line = super().readline(*args)
+        if not line and self._p.wait():
+            raise TraceError(f'{self._path}: zstd: ' +
+                             self._p.stderr.read().decode(errors='replace').strip())
+        return line
 
 
 def open_trace(source):
@@ -67,10 +86,9 @@ def open_trace(source):
         return bz2.open(path, 'rt', encoding='utf-8', errors='surrogateescape',
                         newline='\n')
     if path.endswith('.zst'):
-        # no zstd in the standard library before Python 3.14: the command
-        p = subprocess.Popen(['zstd', '-dc', '--', path], stdout=subprocess.PIPE)
-        return io.TextIOWrapper(p.stdout, encoding='utf-8',
-                                errors='surrogateescape', newline='\n')
+        # no zstd in the standard library before Python 3.14: the command,
+        # whose failure (a cut or corrupt file) fails the reading
+        return _ZstdText(path)
     return open(path, encoding='utf-8', errors='surrogateescape', newline='\n')
 
 
@@ -81,7 +99,7 @@ def _dec(w):
 
 
 def _hex(w):
-    if not _HEX.match(w) or len(w) > 16:
+    if not _HEX.match(w):
         raise ValueError(w)
     return int(w, 16)
 
@@ -102,6 +120,8 @@ def _region(kind, w, rest):
 
 def _runs(text):
     out, prev = [], None
+    if text.endswith(' '):          # the C reader takes one trailing space
+        text = text[:-1]
     for run in text.split(' '):
         a, sep, n = run.partition('+')
         if not sep:
@@ -279,6 +299,9 @@ def records(source, info=None):
                 r = dict([('type', r['type']), ('pid', cur)] +
                          [(k, v) for k, v in r.items() if k != 'type'])
             yield r
+        if expect_block:
+            raise TraceError(f'{name}:2: the tree does not start with its '
+                             'root\'s trace')
     finally:
         if f is not sys.stdin and not hasattr(source, 'read'):
             f.close()
