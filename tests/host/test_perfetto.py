@@ -188,6 +188,34 @@ def the_filters_narrow_the_faults_and_regions_stay():
 
 
 @test
+def a_tid_in_two_processes_of_a_tree_is_two_thread_tracks():
+    tree = """pgfault_history_tree 1 root 100
+pid 100
+pgfault_history 6 pid 100 page_size 4096
+start 1000 first inherit
+layout 1000 1
+map 1000 1 1000 3000 rw-p 0 00:00 0
+child 1100 100 200
+fault 1200 150 1000 r user minor 0
+pid 200
+pgfault_history 6 pid 200 page_size 4096
+start 1150 first inherit
+layout 1150 1
+map 1150 1 1000 3000 rw-p 0 00:00 0
+fault 1300 150 2000 r user minor 0
+"""
+    p, out = export(tree)
+    assert p.returncode == 0, p.stderr
+    packets = decode(out)
+    threads = {u: (get(get(d, 'thread'), 'pid'), get(get(d, 'thread'), 'tid'))
+               for u, d in tracks(packets).items() if get(d, 'thread')}
+    assert sorted(threads.values()) == [('100', '150'), ('200', '150')], threads
+    on = sorted(threads[int(get(e, 'track_uuid'))] for t, e in events(packets)
+                if get(e, 'type') == 'TYPE_INSTANT')
+    assert on == [('100', '150'), ('200', '150')], on
+
+
+@test
 def above_the_size_limit_nothing_is_written():
     with tempfile.TemporaryDirectory() as d:
         trace = os.path.join(d, 'g.trace')

@@ -206,6 +206,23 @@ def hot_sym_names_the_symbol_at_each_hot_page():
 
 
 @test
+def a_device_or_fifo_a_trace_names_is_not_read():
+    """A trace names another machine's paths: a FIFO or a device here is
+    not opened to read (a FIFO would block), its faults go by offset."""
+    with tempfile.TemporaryDirectory() as d:
+        fifo = os.path.join(d, 'fifo')
+        os.mkfifo(fifo)
+        text = '\n'.join(['pgfault_history 6 pid 1 page_size 4096', 'start 1000',
+                          'layout 1000 2',
+                          f'map 1000 1 400000 401000 r-xp 0 08:01 5 {fifo}',
+                          'map 1000 2 500000 501000 r-xp 0 00:05 6 /dev/zero',
+                          'fault 2000 1 400000 r user minor 400010',
+                          'fault 3000 1 500000 r user minor 500020']) + '\n'
+        got = symbols(text)
+        assert got == {('fifo', '0x10'): 1, ('zero', '0x20'): 1}, got
+
+
+@test
 def bad_by_is_refused():
     p = subprocess.run([os.path.join(BIN, 'pgfreport'), 'symbols', '--by', 'sym',
                         '/dev/null'], stdout=subprocess.PIPE,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "symbols.h"
 
 struct seg {
@@ -155,6 +156,23 @@ static int debug_path(Elf *e, char *buf, size_t n)
 	return -1;
 }
 
+/*
+ * A regular file named by a trace, opened to read; -1 for anything else:
+ * a trace names paths of another machine, and a device or a FIFO there
+ * must not be opened (nor block the open) here.
+ */
+static int open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 static int load(struct file *f)
 {
 	char dbg[256];
@@ -162,7 +180,7 @@ static int load(struct file *f)
 	int fd, ret = 0;
 	Elf *e;
 
-	fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(f->path);
 	if (fd < 0)
 		return -1;
 	e = elf_begin(fd, ELF_C_READ, NULL);
@@ -194,7 +212,7 @@ static int load(struct file *f)
 	}
 	f->full = read_syms(f, e, SHT_SYMTAB);
 	if (f->full == 0 && !debug_path(e, dbg, sizeof(dbg))) {
-		int dfd = open(dbg, O_RDONLY | O_CLOEXEC);
+		int dfd = open_regular(dbg);
 		Elf *de = dfd >= 0 ? elf_begin(dfd, ELF_C_READ, NULL) : NULL;
 
 		if (de && elf_kind(de) == ELF_K_ELF)

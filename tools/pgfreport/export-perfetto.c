@@ -85,7 +85,7 @@ struct perfetto {
 	uint64_t max, written;
 	bool too_big;
 	struct pb b;
-	struct pgid_map pids, tids, regs;	/* seen: pid, tid, (pid, id) */
+	struct pgid_map pids, tids, regs;	/* seen: pid, (pid, tid), (pid, id) */
 	struct region *reg;
 	size_t capreg;
 	int first_pid;
@@ -187,19 +187,24 @@ static void see_pid(struct perfetto *p, int pid)
 	process_track(p, pid, NULL);
 }
 
-static void see_tid(struct perfetto *p, int pid, int tid)
+/*
+ * The track of thread @tid of process @pid: a tid can come back in
+ * another process of a long tree, so the two make the key.
+ */
+static uint64_t see_tid(struct perfetto *p, int pid, int tid)
 {
 	uint32_t had = p->tids.nr;
+	int64_t i = pgid_get(&p->tids, (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid);
 	size_t m, d, t;
 	char name[32];
 
-	if (pgid_get(&p->tids, tid) < 0)
+	if (i < 0)
 		oom();
 	if (p->tids.nr == had)
-		return;
+		return UUID(U_THREAD, i);
 	m = packet(p, 1, 0);
 	d = pb_begin(&p->b, TP_TRACK_DESC);
-	pb_uint(&p->b, TD_UUID, UUID(U_THREAD, tid));
+	pb_uint(&p->b, TD_UUID, UUID(U_THREAD, i));
 	t = pb_begin(&p->b, TD_THREAD);
 	pb_int(&p->b, THD_PID, pid);
 	pb_int(&p->b, THD_TID, tid);
@@ -208,6 +213,7 @@ static void see_tid(struct perfetto *p, int pid, int tid)
 	pb_end(&p->b, t);
 	pb_end(&p->b, d);
 	pb_end(&p->b, m);
+	return UUID(U_THREAD, i);
 }
 
 static void event(struct perfetto *p, unsigned long long t, uint64_t uuid,
@@ -357,16 +363,16 @@ static void annotation_ptr(struct pb *b, const char *name, uint64_t v)
 int perfetto_fault(struct perfetto *p, int pid, const struct pgft_rec *r,
 		   const struct pgft_region *g, unsigned long page_size)
 {
+	uint64_t thread = see_tid(p, pid, r->tid);
 	char access[2] = { r->access, 0 };
 	size_t m, e;
 
-	see_tid(p, pid, r->tid);
 	if (pgft_counted(r->result))
 		tl_fault(&p->tl, r->time, (uint64_t)pid << 44 ^ r->addr / page_size);
 	m = packet(p, 1, r->time);
 	e = pb_begin(&p->b, TP_TRACK_EVENT);
 	pb_uint(&p->b, TE_TYPE, TYPE_INSTANT);
-	pb_uint(&p->b, TE_TRACK, UUID(U_THREAD, r->tid));
+	pb_uint(&p->b, TE_TRACK, thread);
 	pb_str(&p->b, TE_CATEGORIES, "pgfault");
 	pb_str(&p->b, TE_NAME, result_names[r->result]);
 	annotation_ptr(&p->b, "address", r->addr);
