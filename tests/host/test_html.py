@@ -8,6 +8,7 @@ shrinks); hovering a cell shows its region, addresses, faults and first
 and last fault; every view draws, and its screenshot is kept in
 build/html-report/. A generated trace of 10^5 faults loads too (its size
 and load time are printed; make bench-report measures 10^5 to 10^7)."""
+import contextlib
 import os
 import subprocess
 import sys
@@ -71,6 +72,18 @@ def browser():
                    'scripts/host-deps.sh installs it)')
 
 
+@contextlib.contextmanager
+def heatmap_of(page):
+    """Chromium showing @page's heatmap, closed after."""
+    b = browser()
+    try:
+        b.load('file://' + page + '#heatmap')
+        b.wait('!!(window.pgfReport && pgfReport.charts.heatmap)')
+        yield b
+    finally:
+        b.close()
+
+
 def heat_pixel(b, x, y):
     """The page's pixel (x, y) of the centre of heatmap cell (x, y)."""
     return b.js(f'''(() => {{
@@ -91,11 +104,7 @@ def shot(b, name):
 
 @test
 def the_page_loads_without_errors_and_draws_the_cells_of_the_trace():
-    page = html(TRACE)
-    b = browser()
-    try:
-        b.load('file://' + page + '#heatmap')
-        b.wait('!!(window.pgfReport && pgfReport.charts.heatmap)')
+    with heatmap_of(html(TRACE)) as b:
         time.sleep(0.3)
         img = shot(b, 'heatmap-cells.png')
         # the scale: 1 fault the palest (#fde725), 3 (the most) the darkest
@@ -117,17 +126,11 @@ def the_page_loads_without_errors_and_draws_the_cells_of_the_trace():
                                              312, 31, 1, 10.23, 10.23]]], cells
         assert b.js('pgfReport.data.heat.per') == 32768
         assert b.errors == [], b.errors
-    finally:
-        b.close()
 
 
 @test
 def hovering_a_cell_shows_its_region_addresses_faults_and_times():
-    page = html(TRACE)
-    b = browser()
-    try:
-        b.load('file://' + page + '#heatmap')
-        b.wait('!!(window.pgfReport && pgfReport.charts.heatmap)')
+    with heatmap_of(html(TRACE)) as b:
         px = heat_pixel(b, 0, 0)
         b.mouse('mouseMoved', px[0], px[1])
         text = b.wait('''(() => {
@@ -147,17 +150,11 @@ def hovering_a_cell_shows_its_region_addresses_faults_and_times():
         assert 'addresses 1001f000 - 10020000' in text and 'faults 1' in text and \
             'first 10.230 ms' in text, text
         assert b.errors == [], b.errors
-    finally:
-        b.close()
 
 
 @test
 def the_wheel_zooms_the_heatmap_and_a_drag_pans_it():
-    page = html(TRACE)
-    b = browser()
-    try:
-        b.load('file://' + page + '#heatmap')
-        b.wait('!!(window.pgfReport && pgfReport.charts.heatmap)')
+    with heatmap_of(html(TRACE)) as b:
         zoom = ('(() => { const z = pgfReport.charts.heatmap.getOption().dataZoom[0];'
                 ' return [z.startValue, z.endValue]; })()')
         before = b.js(zoom)
@@ -176,8 +173,6 @@ def the_wheel_zooms_the_heatmap_and_a_drag_pans_it():
                         timeout=20)
         assert panned[1] - panned[0] <= after[1] - after[0] + 1, (after, panned)
         assert b.errors == [], b.errors
-    finally:
-        b.close()
 
 
 @test
