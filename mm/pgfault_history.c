@@ -134,13 +134,14 @@ static atomic_long_t pgf_nr_active = ATOMIC_LONG_INIT(0);
 
 static int pgf_stats_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "traces %ld\nactive %ld\nkey %d\nbuffer_bytes %ld\ntrace_bytes %zu\nregion_bytes %zu\nshadow_bytes %ld\n",
+	seq_printf(m, "traces %ld\nactive %ld\nkey %d\nbuffer_bytes %ld\ntrace_bytes %zu\nregion_bytes %zu\nshadow_bytes %ld\nmemcg_held %ld\n",
 		   atomic_long_read(&pgf_nr_traces),
 		   atomic_long_read(&pgf_nr_active),
 		   static_key_count(&pgf_tracing_key.key.key),
 		   atomic_long_read(&pgf_nr_buf_bytes),
 		   sizeof(struct pgf_trace), sizeof(struct pgf_region),
-		   atomic_long_read(&pgf_nr_region_bytes));
+		   atomic_long_read(&pgf_nr_region_bytes),
+		   atomic_long_read(&pgf_nr_memcg_held));
 	return 0;
 }
 

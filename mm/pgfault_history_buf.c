@@ -70,7 +70,10 @@
  * A small reserve at the end of the control ring is kept for the control
  * records (start, stop, exit, lost), and a part of it for the last record
  * alone, so the end of a trace always shows. A ring that fails to grow
- * (no memory, or the memory cgroup's limit) stays at its size. The region
+ * (no memory, or the memory cgroup's limit) stays at its size, and so does
+ * one whose growth would leave its memory cgroup less than a quarter of
+ * its limit free (pgf_memcg_room()): the trace must not make the traced
+ * program's cgroup reclaim, throttle or kill it. The region
  * records of one change, or of a part of a layout, go in together or not
  * at all (pgf_emit_regions()); while the reader lacks a whole layout,
  * fault records are dropped and counted, so every fault kept lies in a
@@ -81,6 +84,7 @@
  */
 #define pr_fmt(fmt) "pgfault: " fmt
 
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/sched/mm.h>
@@ -105,6 +109,9 @@
 
 /* Bytes of buffers held by all traces, for /sys/kernel/debug/pgfault_history. */
 atomic_long_t pgf_nr_buf_bytes = ATOMIC_LONG_INIT(0);
+
+/* Growths held back for a memory cgroup's headroom (pgf_memcg_room()). */
+atomic_long_t pgf_nr_memcg_held = ATOMIC_LONG_INIT(0);
 
 /*
  * The rings of a trace, the control ring first:
@@ -411,6 +418,33 @@ static void __pgf_move(struct pgf_buf *to, const struct pgf_buf *from)
 }
 
 /*
+ * Whether the memory cgroup @t's rings are charged to, and every cgroup
+ * above it, can take @bytes more and still have a quarter of its limit
+ * (memory.max, or memory.high if lower) free: a ring grows only into
+ * memory the traced program is far from needing, so that the trace never
+ * makes its cgroup reclaim, throttle or kill it. Racy by nature (the
+ * program allocates meanwhile), which the quarter left free absorbs.
+ */
+static bool pgf_memcg_room(struct pgf_trace *t, size_t bytes)
+{
+#ifdef CONFIG_MEMCG
+	unsigned long limit, pages = bytes >> PAGE_SHIFT;
+	struct mem_cgroup *m;
+
+	if (mem_cgroup_disabled())
+		return true;
+	for (m = t->memcg; m && !mem_cgroup_is_root(m);
+	     m = parent_mem_cgroup(m)) {
+		limit = min(READ_ONCE(m->memory.max),
+			    READ_ONCE(m->memory.high));
+		if (page_counter_read(&m->memory) + pages > limit - limit / 4)
+			return false;
+	}
+#endif
+	return true;
+}
+
+/*
  * Grow ring @r of @t to the next size, allocating with @gfp; with @past,
  * past the trace's limit (and up to what a u32 counts). Called and
  * returns with its lock held, drops it to allocate. Returns false if the
@@ -426,6 +460,16 @@ static bool __pgf_grow(struct pgf_trace *t, struct pgf_ring *r, gfp_t gfp,
 	if (r->growing || r->stuck || r->alloc >= (past ? SZ_2G : t->limit))
 		return false;
 	want = past ? r->alloc * 2 : min(r->alloc * 2, t->limit);
+	/*
+	 * The memory cgroup's headroom: a ring that would eat into it stays
+	 * at its size, as one that cannot allocate (the exit's may not: it
+	 * is small and the trace's last).
+	 */
+	if (!past && !pgf_memcg_room(t, want)) {
+		atomic_long_inc(&pgf_nr_memcg_held);
+		r->stuck = true;
+		return false;
+	}
 	/* The budget: a ring at it stays at its size (the exit's may not). */
 	if (!pgf_charge(t, want - r->alloc, past))
 		return false;

@@ -400,6 +400,7 @@ static __always_inline void pgf_rec_init(const struct pgf_trace *t,
 
 /* mm/pgfault_history_buf.c: the rings */
 extern atomic_long_t pgf_nr_buf_bytes;
+extern atomic_long_t pgf_nr_memcg_held;
 extern atomic_long_t pgf_nr_region_bytes;
 int pgf_rings_alloc(struct pgf_trace *t, size_t ctl_bytes, size_t cpu_bytes);
 void pgf_rings_free(struct pgf_trace *t);
