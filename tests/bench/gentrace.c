@@ -2,7 +2,9 @@
 /*
  * gentrace - write a synthetic pgfault_history trace of N fault records
  * over a few regions, with region changes every so often, for measuring
- * the tools: gentrace N > big.trace
+ * the tools: gentrace N [PAGES] > big.trace. With PAGES, each region's
+ * addresses fold into its first PAGES pages: a footprint that fits the
+ * caches, where without it every page lookup of an analysis misses them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,12 +13,13 @@
 int main(int argc, char **argv)
 {
 	unsigned long long n = argc > 1 ? strtoull(argv[1], NULL, 10) : 0;
+	unsigned long long fold = argc > 2 ? strtoull(argv[2], NULL, 10) * 4096 : 0;
 	unsigned long long t = 1000000;
 	unsigned long long x = GENADDR_SEED;
 	static char buf[1 << 20];
 
 	if (!n) {
-		fprintf(stderr, "usage: gentrace NUMBER_OF_FAULTS\n");
+		fprintf(stderr, "usage: gentrace NUMBER_OF_FAULTS [PAGES_PER_REGION]\n");
 		return 2;
 	}
 	setvbuf(stdout, buf, _IOFBF, sizeof(buf));
@@ -27,6 +30,14 @@ int main(int argc, char **argv)
 	printf("map %llu 4 7ffff0000000 7ffff0100000 rw-p 0 00:00 0 [stack]\n", t);
 	for (unsigned long long i = 0; i < n; i++) {
 		unsigned long long addr = genaddr_next(&x);
+
+		if (fold) {
+			unsigned long long base = addr >= 0x7ffff0000000ULL ? 0x7ffff0000000ULL :
+				addr >= 0x7f0000000000ULL ? 0x7f0000000000ULL :
+				addr >= 0x10000000 ? 0x10000000 : 0x400000;
+
+			addr = base + (addr - base) % fold;
+		}
 
 		t += 50 + (x & 255);
 		printf("fault %llu %d %llx %c user %s %llx\n", t, 1 + (int)(x >> 60),

@@ -13,6 +13,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
 from ktaplib import test, main  # noqa: E402
+from tracelib import on_terminal  # noqa: E402
 
 TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..'))
 BIN = os.path.join(TOP, 'build', 'host', 'bin')
@@ -240,24 +241,7 @@ def filters_are_refused_where_they_do_not_apply():
 def no_trace_on_a_terminal_says_what_is_wanted():
     """A bare command with standard input a terminal (a pty here) does not
     wait for a trace: it says what it wants and fails."""
-    import pty
-    import select
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execv(os.path.join(BIN, 'pgfreport'),
-                 ['pgfreport', 'map'])
-    out = b''
-    while True:
-        r, _, _ = select.select([fd], [], [], 30)
-        assert r, 'pgfreport map waited on the terminal'
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    _, status = os.waitpid(pid, 0)
+    status, out = on_terminal([os.path.join(BIN, 'pgfreport'), 'map'])
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 1, status
     assert b'pgfreport map: no trace: name a trace file' in out, out
 

@@ -2,7 +2,8 @@
 """tools/python/pgfault_trace.py, the Python reader, against pgfreport
 export json on the same traces: every record of every type, of format
 versions 1 and 6, of a tree file, of a generated trace, plain and
-compressed (gzip, xz, zstd), equal record for record; malformed and
+compressed (gzip, xz, zstd), text and binary (pgfreport convert), equal
+record for record; malformed and
 newer traces refused naming the line; the pandas DataFrame (with
 /usr/bin/python3 and Debian's python3-pandas) holds the faults with their
 regions, checked against pgfreport export csv."""
@@ -17,78 +18,13 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
 from ktaplib import test, main, Skip  # noqa: E402
+from tracelib import EVERY, TREE, OLD, write  # noqa: E402
 
 TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..'))
 BIN = os.path.join(TOP, 'build', 'host', 'bin')
 PYDIR = os.path.join(TOP, 'tools', 'python')
 sys.path.insert(0, PYDIR)
 import pgfault_trace as pt  # noqa: E402
-
-# Every record type the format has (version 6), each field set.
-EVERY = '''pgfault_history 6 pid 7 page_size 4096
-start 100 sample=50 inherit
-layout 100 2
-map 100 1 400000 401000 r-xp 0 08:01 1234 /bin/with space
-map 100 2 7f0000000000 7f0000004000 rw-p 1000 fd:1f 0
-fault 200 7 400010 x user minor 400010
-fault 210 8 7f0000001000 w kernel major 400020
-fault 220 7 7f0000002000 r user reref 400030
-fault 230 7 0 r user SIGSEGV 400040
-fault 240 7 7f0000003000 w user SIGBUS 400050
-fault 250 8 7f0000003000 w user OOM 400060
-remote 260 7 r minor
-remote 261 7 w major
-change 270 2 7f0000000000 7f0000008000 rw-p 1000 fd:1f 0
-rearm 280 12 window
-child 290 7 9
-child 291 7 10 untraced
-refs 300 7 400000+1 7f0000001000+3
-sample 310 7 40 4 1234
-sample 320 7 40 0 99 baseline incomplete stopped
-sample 330 7 40 40 5 incomplete
-lost 3 4
-unmap 340 1
-stop 350 exiting now
-exec 360 7 /usr/bin/next prog
-layout 370 1
-map 370 5 555555554000 555555556000 r--p 0 08:01 99 /usr/bin/next prog
-exit 400 0 6 3 1
-'''
-
-TREE = '''pgfault_history_tree 1 root 10
-pid 10
-pgfault_history 5 pid 10 page_size 4096
-start 1000000 first inherit
-layout 1000000 1
-map 1000000 1 1000 3000 rw-p 0 00:00 0
-child 1050000 10 11
-fault 1100000 10 1000 w user minor 0
-pid 11
-pgfault_history 5 pid 11 page_size 4096
-start 1060000 first inherit
-layout 1060000 1
-map 1060000 1 1000 3000 rw-p 0 00:00 0
-fault 1200000 11 2000 w user minor 0
-exit 1300000 0 1 0 1
-pid 10
-exit 1400000 0 1 0 1
-'''
-
-OLD = '''pgfault_history 1 pid 1 page_size 4096
-start 5
-layout 5 1
-map 5 1 8048000 805a000 r-xp 0 08:01 42 /bin/ps
-fault 6 1 8048000 r user minor 8048000
-exit 9 0 1 0 1
-'''
-
-
-def write(d, name, text):
-    path = os.path.join(d, name)
-    with open(path, 'w') as f:
-        f.write(text)
-    return path
-
 
 def json_of(path):
     """pgfreport export json's records; a key twice is an error."""
@@ -205,6 +141,60 @@ def bad_traces_are_refused_naming_the_line():
             p = subprocess.run([os.path.join(BIN, 'pgfreport'), 'export', 'json',
                                 path], capture_output=True, text=True, timeout=60)
             assert p.returncode == 1, (words, p)
+
+
+@test
+def the_binary_form_reads_as_its_text():
+    with tempfile.TemporaryDirectory() as d:
+        g = os.path.join(d, 'g.trace')
+        with open(g, 'w') as f:
+            subprocess.run([os.path.join(BIN, 'gentrace'), '20000'], stdout=f,
+                           check=True, timeout=120)
+        texts = [write(d, 'every.trace', EVERY), write(d, 'tree.trace', TREE),
+                 write(d, 'old.trace', OLD), g,
+                 write(d, 'up.trace', EVERY.replace('fault 200 7 400010',
+                                                    'fault 200 7 40001A'))]
+        for path in texts:
+            binary = path + '.pgfb'
+            p = subprocess.run([os.path.join(BIN, 'pgfreport'), 'convert', '-o',
+                                binary, path], capture_output=True, text=True,
+                               timeout=120)
+            assert p.returncode == 0, p.stderr
+            want = list(pt.records(path))
+            info = {}
+            assert list(pt.records(binary, info)) == want, path
+            assert info['tree'] == (path.endswith('tree.trace'))
+            with open(binary, 'rb') as f:
+                raw = f.read()
+            with gzip.open(binary + '.gz', 'wb') as f:
+                f.write(raw)
+            assert list(pt.records(binary + '.gz')) == want
+            with open(binary, 'rb') as f:
+                assert list(pt.records(f)) == want
+        if shutil.which('zstd'):
+            subprocess.run(['zstd', '-q', g + '.pgfb', '-o', g + '.pgfb.zst'],
+                           check=True)
+            assert list(pt.records(g + '.pgfb.zst')) == list(pt.records(g))
+        # cut inside a record, a bad magic, a newer version: refused
+        with open(g + '.pgfb', 'rb') as f:
+            raw = f.read()
+        for data, words in ((raw[:len(raw) // 2 + 3], 'truncated'),
+                            (raw[:1] + b'X' + raw[2:], 'bad magic'),
+                            (raw[:8] + b'\x02' + raw[9:], 'version 2'),
+                            (raw[:16 + 48] + b'\x09' + raw[16 + 49:],
+                             'record 2: malformed record')):
+            path = os.path.join(d, 'bad.pgfb')
+            with open(path, 'wb') as f:
+                f.write(data)
+            try:
+                list(pt.records(path))
+            except pt.TraceError as e:
+                assert words in str(e) and 'bad.pgfb' in str(e), (words, e)
+            else:
+                raise AssertionError(('accepted', words))
+            p = subprocess.run([os.path.join(BIN, 'pgfreport'), 'export', 'json',
+                                path], capture_output=True, text=True, timeout=60)
+            assert p.returncode == 1 and words in p.stderr, (words, p.stderr)
 
 
 @test

@@ -112,8 +112,8 @@ TEST(memory_is_bounded_by_the_pages)
 	for (int t = 0; t < 2000000; t++)
 		ASSERT_EQ(wss_ref(&w, naive_rand(&x) % 3000), 0);
 	wss_end(&w);
-	EXPECT_EQ(w.ids.nr, 3000);
-	EXPECT_LE(w.last_cap, 4096);
+	EXPECT_EQ(w.nr, 3000);
+	EXPECT_LE(w.cap, 4096);
 	/* A window of the whole trace holds every page at the end. */
 	EXPECT_GE(wss_sum(&w, 1 << 21), 3000);
 	wss_free(&w);

@@ -7,17 +7,27 @@
 #include <string.h>
 #include "hot.h"
 
-static size_t hot_hash(uint64_t page, uint64_t tag, size_t cap)
+/*
+ * By page alone: a page under several tags (an exec, a remapping) is rare,
+ * and a fault's slot can then be prefetched before its tag is known.
+ */
+static size_t hot_hash(uint64_t page, size_t cap)
 {
-	uint64_t k = (page ^ (tag * 0xff51afd7ed558ccdULL)) * 0x9e3779b97f4a7c15ULL;
+	uint64_t k = page * 0x9e3779b97f4a7c15ULL;
 
 	return (size_t)(k >> 32 ^ k) & (cap - 1);
+}
+
+void hot_prefetch(const struct hot *h, uint64_t page)
+{
+	if (h->cap)
+		__builtin_prefetch(&h->v[hot_hash(page, h->cap)]);
 }
 
 static struct hot_entry *hot_slot(struct hot_entry *v, size_t cap,
 				  uint64_t page, uint64_t tag)
 {
-	size_t i = hot_hash(page, tag, cap);
+	size_t i = hot_hash(page, cap);
 
 	while (v[i].refs && (v[i].page != page || v[i].tag != tag))
 		i = (i + 1) & (cap - 1);

@@ -41,6 +41,8 @@ struct hot {
 
 /* Count a reference to @page under @tag; 0, or -1 when out of memory. */
 int hot_ref(struct hot *h, uint64_t page, uint64_t tag, uint64_t aux);
+/* A hint: @page will be referenced soon. */
+void hot_prefetch(const struct hot *h, uint64_t page);
 
 /*
  * The @n entries with the most references, most first; ties by page,

@@ -2,12 +2,18 @@
 /*
  * pgftrace - read and replay pgfault_history traces. See pgftrace.h.
  */
+#include <endian.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pgfbin.h"
 #include "pgftrace.h"
 
 const char *pgft_prog = "pgfreport";
+
+/* Bytes of a binary trace read ahead at once: the longest record too. */
+#define PGFB_BUF	(1 << 20)
 
 /* Digit values: 0-9, a-f and A-F; 0xff for anything else. */
 static unsigned char digit[256];
@@ -25,10 +31,121 @@ static void init_digits(void)
 		digit['a' + i] = digit['A' + i] = 10 + i;
 }
 
+/* Binary bytes read ahead: ensure @need of them; 0 at a clean end. */
+static int bin_fill(struct pgft_reader *rd, size_t need)
+{
+	size_t n;
+
+	if (rd->blen - rd->bpos >= need)
+		return 1;
+	if (rd->bpos) {
+		memmove(rd->bbuf, rd->bbuf + rd->bpos, rd->blen - rd->bpos);
+		rd->blen -= rd->bpos;
+		rd->bpos = 0;
+	}
+	while (rd->blen < need && !rd->beof) {
+		n = fread(rd->bbuf + rd->blen, 1, PGFB_BUF - rd->blen, rd->f);
+		rd->blen += n;
+		if (!n) {
+			if (ferror(rd->f)) {
+				snprintf(rd->error, sizeof(rd->error),
+					 "%s: read error: %s", rd->fname,
+					 strerror(errno ? errno : EIO));
+				return -1;
+			}
+			rd->beof = true;
+		}
+	}
+	if (rd->blen >= need)
+		return 1;
+	if (!rd->blen)
+		return 0;
+	snprintf(rd->error, sizeof(rd->error),
+		 "%s: record %llu: truncated: the file ends inside it",
+		 rd->fname, rd->line + 1);
+	return -1;
+}
+
+/*
+ * The next binary record: 1 and its text in *@line (a line record), 2
+ * and @r filled (a fault record, where @r is not NULL), 0 at the end, -1
+ * with rd->error set.
+ */
+static int bin_next(struct pgft_reader *rd, char **line, struct pgft_rec *r)
+{
+	unsigned char *p;
+	uint32_t len;
+	size_t bytes;
+	int ret = bin_fill(rd, 8);
+
+	if (ret <= 0)
+		return ret;
+	p = rd->bbuf + rd->bpos;
+	if (p[0] == PGFB_FAULT && r) {
+		if (bin_fill(rd, PGFB_FAULT_BYTES) < 0)
+			return -1;
+		p = rd->bbuf + rd->bpos;
+		if (!pgfb_get_fault(p, r)) {
+			snprintf(rd->error, sizeof(rd->error),
+				 "%s: record %llu: malformed fault record",
+				 rd->fname, rd->line + 1);
+			return -1;
+		}
+		rd->bpos += PGFB_FAULT_BYTES;
+		rd->line++;
+		if (rd->tap)
+			rd->tap(rd->tap_arg, NULL, 0, p);
+		return 2;
+	}
+	memcpy(&len, p + 4, 4);
+	len = le32toh(len);
+	if (p[0] != PGFB_LINE || p[1] || p[2] || p[3] ||
+	    pgfb_line_bytes(len) > PGFB_BUF) {
+		snprintf(rd->error, sizeof(rd->error),
+			 "%s: record %llu: %s", rd->fname, rd->line + 1,
+			 p[0] == PGFB_FAULT ? "a fault where a header was due" :
+			 "malformed record (type, length)");
+		return -1;
+	}
+	bytes = pgfb_line_bytes(len);
+	if (bin_fill(rd, bytes) < 0)
+		return -1;
+	p = rd->bbuf + rd->bpos;
+	for (size_t i = 8; i < bytes; i++) {
+		/* No NUL or newline in the text, zeros after it. */
+		if (i < 8 + len ? !p[i] || p[i] == '\n' : p[i] != 0) {
+			snprintf(rd->error, sizeof(rd->error),
+				 "%s: record %llu: malformed line record",
+				 rd->fname, rd->line + 1);
+			return -1;
+		}
+	}
+	if (rd->cap < len + 1) {
+		char *b = realloc(rd->buf, len + 1);
+
+		if (!b) {
+			snprintf(rd->error, sizeof(rd->error), "out of memory");
+			return -1;
+		}
+		rd->buf = b;
+		rd->cap = len + 1;
+	}
+	memcpy(rd->buf, p + 8, len);
+	rd->buf[len] = '\0';
+	rd->bpos += bytes;
+	rd->line++;
+	if (rd->tap)
+		rd->tap(rd->tap_arg, rd->buf, len, NULL);
+	*line = rd->buf;
+	return 1;
+}
+
 static int next_line(struct pgft_reader *rd, char **line)
 {
 	ssize_t n;
 
+	if (rd->bin)
+		return bin_next(rd, line, NULL);
 	errno = 0;
 	n = getline(&rd->buf, &rd->cap, rd->f);
 	if (n < 0) {
@@ -47,6 +164,8 @@ static int next_line(struct pgft_reader *rd, char **line)
 	}
 	rd->buf[n - 1] = '\0';
 	rd->line++;
+	if (rd->tap)
+		rd->tap(rd->tap_arg, rd->buf, n - 1, NULL);
 	*line = rd->buf;
 	return 1;
 }
@@ -151,15 +270,54 @@ static int open_tree(struct pgft_reader *rd, char *line)
 	return 0;
 }
 
+/* The binary form's header, its first byte seen: 0, or -1. */
+static int open_bin(struct pgft_reader *rd)
+{
+	const char *msg;
+	int ret;
+
+	rd->bin = true;
+	rd->bbuf = malloc(PGFB_BUF);
+	if (!rd->bbuf) {
+		snprintf(rd->error, sizeof(rd->error), "out of memory");
+		return -1;
+	}
+	ret = bin_fill(rd, PGFB_HEADER);
+	if (ret < 0 && !rd->beof)
+		return -1;
+	msg = pgfb_check_header(rd->bbuf, rd->blen);
+	if (msg) {
+		snprintf(rd->error, sizeof(rd->error), "%s: %s", rd->fname, msg);
+		return -1;
+	}
+	rd->bpos = PGFB_HEADER;
+	return 0;
+}
+
 int pgft_open(struct pgft_reader *rd, FILE *f, const char *fname)
 {
+	return pgft_open_tap(rd, f, fname, NULL, NULL);
+}
+
+int pgft_open_tap(struct pgft_reader *rd, FILE *f, const char *fname,
+		  pgft_tap_fn tap, void *arg)
+{
 	char *line;
-	int ret;
+	int ret, c;
 
 	memset(rd, 0, sizeof(*rd));
 	init_digits();
 	rd->f = f;
 	rd->fname = fname;
+	rd->tap = tap;
+	rd->tap_arg = arg;
+	c = getc(f);
+	if (c != EOF && ungetc(c, f) == EOF) {
+		snprintf(rd->error, sizeof(rd->error), "%s: read error", fname);
+		return -1;
+	}
+	if (c == (unsigned char)PGFB_MAGIC[0] && open_bin(rd))
+		return -1;
 	ret = next_line(rd, &line);
 	if (ret <= 0) {
 		if (!ret)
@@ -185,10 +343,24 @@ int pgft_open(struct pgft_reader *rd, FILE *f, const char *fname)
 	return 0;
 }
 
+unsigned long long pgft_peek_addr(const struct pgft_reader *rd, size_t k)
+{
+	size_t at = rd->bpos + k * PGFB_FAULT_BYTES;
+	uint64_t a;
+
+	if (!rd->bin || at + PGFB_FAULT_BYTES > rd->blen ||
+	    rd->bbuf[at] != PGFB_FAULT)
+		return 0;
+	memcpy(&a, rd->bbuf + at + 16, 8);
+	return le64toh(a);
+}
+
 void pgft_close(struct pgft_reader *rd)
 {
 	free(rd->buf);
 	rd->buf = NULL;
+	free(rd->bbuf);
+	rd->bbuf = NULL;
 	free(rd->pids);
 	rd->pids = NULL;
 }
@@ -501,12 +673,27 @@ int pgft_parse(char *line, struct pgft_rec *r)
 int pgft_next(struct pgft_reader *rd, struct pgft_rec *r)
 {
 	char *line;
-	int ret = next_line(rd, &line);
+	int ret;
 
-	while (ret > 0 && rd->tree && line[0] == 'p' && !strncmp(line, "pid ", 4)) {
+	/* The hot path: a fault record read ahead, and nobody tapping. */
+	if (rd->bin && !rd->tap && rd->blen - rd->bpos >= PGFB_FAULT_BYTES &&
+	    pgfb_get_fault(rd->bbuf + rd->bpos, r)) {
+		rd->bpos += PGFB_FAULT_BYTES;
+		rd->line++;
+		r->pid = rd->tree ? rd->cur : rd->pid;
+		return 1;
+	}
+	for (;;) {
+		ret = rd->bin ? bin_next(rd, &line, r) : next_line(rd, &line);
+		if (ret == 2) {
+			r->pid = rd->tree ? rd->cur : rd->pid;
+			return 1;
+		}
+		if (ret <= 0 || !rd->tree || line[0] != 'p' ||
+		    strncmp(line, "pid ", 4))
+			break;
 		if (tree_switch(rd, line))
 			return -1;
-		ret = next_line(rd, &line);
 	}
 	if (ret <= 0)
 		return ret;
@@ -678,16 +865,22 @@ const struct pgft_region *pgft_find(struct pgft_space *s, unsigned long long add
 	size_t lo = 0, hi;
 
 	pgft_sort(s);
+	/* Regions never overlap: the last one hit, if it holds @addr, is it. */
+	if (s->last < s->nr && addr >= s->v[s->last].start &&
+	    addr < s->v[s->last].end)
+		return &s->v[s->last];
 	hi = s->nr;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (addr < s->v[mid].start)
+		if (addr < s->v[mid].start) {
 			hi = mid;
-		else if (addr >= s->v[mid].end)
+		} else if (addr >= s->v[mid].end) {
 			lo = mid + 1;
-		else
+		} else {
+			s->last = mid;
 			return &s->v[mid];
+		}
 	}
 	return NULL;
 }

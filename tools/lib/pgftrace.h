@@ -8,7 +8,9 @@
  * include/uapi/linux/pgfault_history.h. A tree file (tracepgfault -f,
  * tools/lib/follow.h) holds the traces of several processes, in blocks
  * each headed "pid N"; every record read from it carries its process's
- * pid, and the reader checks each process's own header.
+ * pid, and the reader checks each process's own header. Either may be
+ * in the binary form (pgfbin.h), where the line number of a message is
+ * the record's number.
  *
  *	struct pgft_reader rd;
  *	struct pgft_rec r;
@@ -94,6 +96,14 @@ struct pgft_rec {
 	const char *text;
 };
 
+/*
+ * Called with every record as it is read, headers and a tree's "pid N"
+ * lines included: a text line (@len bytes, no newline) and NULL, or a
+ * binary fault record (@fault, 32 bytes) and a NULL @line.
+ */
+typedef void (*pgft_tap_fn)(void *arg, const char *line, size_t len,
+			    const unsigned char *fault);
+
 struct pgft_reader {
 	FILE *f;
 	const char *fname;
@@ -107,14 +117,32 @@ struct pgft_reader {
 	size_t npids, cap_pids;
 	char *buf;
 	size_t cap;
+	bool bin;			/* the binary form (pgfbin.h) */
+	unsigned char *bbuf;		/* binary: the bytes read ahead */
+	size_t bpos, blen;
+	bool beof;			/* binary: the file's end was met */
+	pgft_tap_fn tap;		/* pgft_open_tap() */
+	void *tap_arg;
 	char error[512];		/* set when pgft_next() returns -1 */
 };
 
-/* Read the header; 0, or -1 with rd->error set (wrong version, ...). */
+/*
+ * Read the header; 0, or -1 with rd->error set (wrong version, ...). The
+ * text form or the binary one (pgfbin.h), told by the first byte.
+ */
 int pgft_open(struct pgft_reader *rd, FILE *f, const char *fname);
+/* The same, calling @tap with every record read (a converter's). */
+int pgft_open_tap(struct pgft_reader *rd, FILE *f, const char *fname,
+		  pgft_tap_fn tap, void *arg);
 /* The next record: 1, 0 at the end, -1 with rd->error naming the line. */
 int pgft_next(struct pgft_reader *rd, struct pgft_rec *r);
 void pgft_close(struct pgft_reader *rd);
+/*
+ * A hint: the address of the fault @k records after the last one read,
+ * if the binary reader has it read ahead; 0 if not (text, the buffer's
+ * end, another record there). For prefetching a report's tables.
+ */
+unsigned long long pgft_peek_addr(const struct pgft_reader *rd, size_t k);
 /* Parse one record line (modified in place); 0 or -1. */
 int pgft_parse(char *line, struct pgft_rec *r);
 /*
@@ -141,6 +169,7 @@ struct pgft_space {
 	size_t *slot;			/* by id: index + 1, 0 for none */
 	size_t slots;			/* a power of two, or 0 */
 	bool slots_stale;		/* rebuild them before use */
+	size_t last;			/* pgft_find()'s last hit, if < nr */
 };
 
 /* Apply a record (layout, map, change, unmap, exec); others are ignored. */

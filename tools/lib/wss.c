@@ -13,8 +13,7 @@ void wss_init(struct wss *w)
 
 void wss_free(struct wss *w)
 {
-	pgid_free(&w->ids);
-	free(w->last);
+	free(w->slot);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -24,34 +23,51 @@ static inline unsigned int gap_bin(uint64_t g)
 	return g <= 1 ? 0 : 64 - __builtin_clzll(g - 1);
 }
 
+static struct wss_slot *wss_slot(struct wss_slot *v, size_t cap, uint64_t key)
+{
+	size_t i = pgid_hash(key, 64 - __builtin_ctzll(cap));
+
+	while (v[i].key && v[i].key != key)
+		i = (i + 1) & (cap - 1);
+	return &v[i];
+}
+
+static int wss_grow(struct wss *w)
+{
+	size_t cap = w->cap ? 2 * w->cap : 1024;
+	struct wss_slot *v = calloc(cap, sizeof(*v));
+
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < w->cap; i++)
+		if (w->slot[i].key)
+			*wss_slot(v, cap, w->slot[i].key) = w->slot[i];
+	free(w->slot);
+	w->slot = v;
+	w->cap = cap;
+	return 0;
+}
+
 int wss_ref(struct wss *w, uint64_t page)
 {
-	uint32_t seen = w->ids.nr;
-	int64_t id = pgid_get(&w->ids, page);
+	struct wss_slot *s;
 	uint64_t g;
 
-	if (id < 0)
+	if (4 * (w->nr + 1) > 3 * w->cap && wss_grow(w))
 		return -1;
-	if (id >= w->last_cap) {
-		uint32_t cap = w->last_cap ? 2 * w->last_cap : 1024;
-		uint64_t *v = realloc(w->last, (size_t)cap * sizeof(*v));
-
-		if (!v)
-			return -1;	/* the page has an id and no time: 0 */
-		memset(v + w->last_cap, 0, (size_t)(cap - w->last_cap) * sizeof(*v));
-		w->last = v;
-		w->last_cap = cap;
-	}
+	s = wss_slot(w->slot, w->cap, page + 1);
 	w->refs++;
-	if (w->ids.nr != seen || !w->last[id]) {
+	if (!s->key) {
+		s->key = page + 1;
+		w->nr++;
 		w->cold++;
 	} else {
-		g = w->refs - w->last[id];
+		g = w->refs - s->last;
 		w->cnt[gap_bin(g)]++;
 		w->sum[gap_bin(g)] += g;
 		w->total += g;
 	}
-	w->last[id] = w->refs;
+	s->last = w->refs;
 	return 0;
 }
 
@@ -59,9 +75,12 @@ void wss_end(struct wss *w)
 {
 	if (w->ended)
 		return;
-	for (uint32_t id = 0; id < w->ids.nr; id++) {
-		uint64_t g = w->refs - w->last[id] + 1;
+	for (size_t i = 0; i < w->cap; i++) {
+		uint64_t g;
 
+		if (!w->slot[i].key)
+			continue;
+		g = w->refs - w->slot[i].last + 1;
 		w->ecnt[gap_bin(g)]++;
 		w->esum[gap_bin(g)] += g;
 		w->total += g;

@@ -49,10 +49,19 @@
 /* Gap bins: 0 holds gap 1, j >= 1 the gaps 2^(j-1) + 1 .. 2^j. */
 #define WSS_BINS 65
 
+/* A page and the time (1, 2, ...) of its last reference; key 0: empty. */
+struct wss_slot {
+	uint64_t key;		/* page + 1 */
+	uint64_t last;
+};
+
 struct wss {
-	struct pgid_map ids;
-	uint64_t *last;		/* last[id]: time (1, 2, ...) of its last reference */
-	uint32_t last_cap;
+	/*
+	 * Open addressing, at most 3/4 full: one cache line a reference,
+	 * which wss_prefetch() can ask for ahead.
+	 */
+	struct wss_slot *slot;
+	size_t cap, nr;		/* slots (a power of two, or 0); pages */
 	uint64_t refs, cold;
 	uint64_t cnt[WSS_BINS], sum[WSS_BINS];	/* finite gaps */
 	uint64_t ecnt[WSS_BINS], esum[WSS_BINS];	/* end terms (wss_end()) */
@@ -65,6 +74,12 @@ void wss_free(struct wss *w);
 
 /* Record a reference to @page; 0, or -1 when out of memory. */
 int wss_ref(struct wss *w, uint64_t page);
+/* A hint: @page will be referenced soon. */
+static inline void wss_prefetch(const struct wss *w, uint64_t page)
+{
+	if (w->cap)
+		__builtin_prefetch(&w->slot[pgid_hash(page + 1, 64 - __builtin_ctzll(w->cap))]);
+}
 
 /* After the last reference: add the pages' end terms. */
 void wss_end(struct wss *w);

@@ -9,10 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <limits.h>
-#include <sys/stat.h>
 #include "builtin.h"
 #include "export.h"
+#include "output.h"
 #include "pass.h"
 #include "../lib/lcs.h"
 
@@ -75,56 +74,8 @@ static FILE *out;
 static struct lcs *lcs;
 static struct perfetto *pf;
 
-/*
- * perfetto -o FILE: written beside FILE (or beside what a symbolic link
- * names) under a temporary name, renamed over it when whole, removed if
- * not: above --max-size nothing is written, and nothing else is touched.
- * A FILE that is no regular file (a device, a pipe) is written to as it
- * is.
- */
-static char staged[PATH_MAX + 16];
-static char *staged_to;
-
-static FILE *staged_open(const char *path)
-{
-	char *real = realpath(path, NULL);
-	struct stat st;
-	mode_t mask;
-	FILE *f;
-	int fd;
-
-	if (real && (stat(real, &st) || !S_ISREG(st.st_mode))) {
-		free(real);
-		return fopen(path, "wb");
-	}
-	staged_to = real ? real : strdup(path);
-	if (!staged_to || strlen(staged_to) > PATH_MAX)
-		return NULL;
-	snprintf(staged, sizeof(staged), "%s.XXXXXX", staged_to);
-	fd = mkstemp(staged);
-	if (fd < 0) {
-		staged[0] = 0;
-		return NULL;
-	}
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) || !(f = fdopen(fd, "wb"))) {
-		close(fd);
-		unlink(staged);
-		staged[0] = 0;
-		return NULL;
-	}
-	return f;
-}
-
-/* After the file is closed: renamed if @status is 0, else removed. */
-static int staged_end(int status)
-{
-	int ret = status ? unlink(staged) : rename(staged, staged_to);
-
-	free(staged_to);
-	return status ? 0 : ret;
-}
+/* perfetto -o FILE: written whole or not at all (output.h). */
+static struct staged staged;
 
 /* The process a record is of: its own in a tree file, else the trace's. */
 static int pid_of(const struct pass *ps, const struct pgft_rec *r)
@@ -258,7 +209,7 @@ int cmd_export(int argc, char **argv)
 	if ((format == LCS || format == LCS_CSV) && !(lcs = lcs_new()))
 		return pass_error(&ps, "a temporary file: %s", strerror(errno));
 	if (format == PERFETTO && path)
-		out = staged_open(path);
+		out = staged_open(&staged, path);
 	else
 		out = path ? fopen(path, format >= LCS ? "wb" : "w") : stdout;
 	if (!out)
@@ -280,7 +231,7 @@ int cmd_export(int argc, char **argv)
 				    "%ld MB, which the UI holds in the browser's "
 				    "memory: %s. Narrow it (--time, --pid, --tid, "
 				    "--addr, --region) or raise --max-size", max_mb,
-				    staged[0] ? "nothing written" :
+				    staged.tmp[0] ? "nothing written" :
 				    "the output is cut short there");
 	} else if (pf && status && errno && !ps.rd.error[0]) {
 		status = pass_error(&ps, "%s: %s", path ? path : "standard output",
@@ -301,7 +252,7 @@ int cmd_export(int argc, char **argv)
 	if ((out == stdout ? fflush(out) : fclose(out)) || ferror(stdout))
 		status = pass_error(&ps, "%s: %s", path ? path : "standard output",
 				    strerror(errno));
-	if (staged[0] && staged_end(status))
+	if (staged_end(&staged, status))
 		status = pass_error(&ps, "%s: %s", path, strerror(errno));
 	pass_close(&ps);
 	return status;

@@ -95,6 +95,11 @@ static void report(const struct pass *ps, long top_n, struct syms *syms)
 	free(top);
 }
 
+static void hot_hint(struct pass *ps, unsigned long long addr)
+{
+	hot_prefetch(&hot, addr / ps->page_size);
+}
+
 static const struct option hot_opts[] = {
 	{ "top", required_argument, NULL, 'n' },
 	{ "sym", no_argument, NULL, 'y' },
@@ -131,7 +136,7 @@ static int hot_end(struct pass *ps, int status)
 const struct report hot_report = {
 	.name = "hot", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS,
 	.longopts = hot_opts, .shorts = "n:", .option = hot_option,
-	.fault = hot_fault, .end = hot_end,
+	.fault = hot_fault, .prefetch = hot_hint, .end = hot_end,
 };
 
 int cmd_hot(int argc, char **argv)

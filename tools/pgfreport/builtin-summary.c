@@ -94,6 +94,11 @@ static int sum_fault(struct pass *ps, const struct pgft_rec *r,
 	return 0;
 }
 
+static void sum_prefetch(struct pass *ps, unsigned long long addr)
+{
+	space_prefetch(&spaces, addr / ps->page_size);
+}
+
 static int sum_end(struct pass *ps, int status)
 {
 	struct space *sp = spaces_result(ps, &spaces, &status);
@@ -112,7 +117,7 @@ const struct report summary_report = {
 	.name = "summary", .usage = usage,
 	.takes = TAKES_PID | TAKES_FILTERS | ONE_PROCESS,
 	.longopts = sum_opts, .option = sum_option, .rec = sum_rec,
-	.fault = sum_fault, .end = sum_end,
+	.fault = sum_fault, .prefetch = sum_prefetch, .end = sum_end,
 };
 
 int cmd_summary(int argc, char **argv)

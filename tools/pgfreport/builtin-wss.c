@@ -58,8 +58,8 @@ static int report(const struct pass *ps, const struct notes *notes,
 	printf("# tau counts this trace's references (its counted faults), not the "
 	       "program's; the working set per interval of time is pgfreport "
 	       "timeline's\n");
-	printf("# %llu references to %u pages\n", (unsigned long long)n,
-	       wss.ids.nr);
+	printf("# %llu references to %zu pages\n", (unsigned long long)n,
+	       wss.nr);
 	printf("# %10s %12s %14s %10s\n", "tau_refs", "wss_pages", "wss_bytes",
 	       "fault_rate");
 	for (uint64_t tau = 1; n; tau = tau < n && tau * 2 > n ? n : tau * 2) {
@@ -98,6 +98,11 @@ static int wss_option(struct pass *ps, int opt, const char *arg)
 	return 0;
 }
 
+static void wss_hint(struct pass *ps, unsigned long long addr)
+{
+	wss_prefetch(&wss, addr / ps->page_size);
+}
+
 static int wss_begin(struct pass *ps)
 {
 	(void)ps;
@@ -121,7 +126,7 @@ static int wss_end_report(struct pass *ps, int status)
 const struct report wss_report = {
 	.name = "wss", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS,
 	.longopts = wss_opts, .option = wss_option, .begin = wss_begin,
-	.fault = wss_fault, .end = wss_end_report,
+	.fault = wss_fault, .prefetch = wss_hint, .end = wss_end_report,
 };
 
 int cmd_wss(int argc, char **argv)

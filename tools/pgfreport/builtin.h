@@ -22,6 +22,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_symbols(int argc, char **argv);
 int cmd_html(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 
 /* The commands that report on one pass, and can share it (report.h). */
 struct report;

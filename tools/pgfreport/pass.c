@@ -210,7 +210,7 @@ int pass_open(struct pass *ps, int argc, char **argv)
 		if (!ps->f)
 			return pass_error(ps, "%s: %s", ps->fname, strerror(errno));
 	}
-	if (pgft_open(&ps->rd, ps->f, ps->fname))
+	if (pgft_open_tap(&ps->rd, ps->f, ps->fname, ps->tap, ps->tap_arg))
 		return pass_error(ps, "%s", ps->rd.error);
 	ps->page_size = ps->rd.page_size ? ps->rd.page_size : 4096;
 	if (!ps->rd.tree && (ps->takes & TREE_ONLY))
@@ -228,6 +228,9 @@ int pass_open(struct pass *ps, int argc, char **argv)
 				  ps->cmd);
 	return 0;
 }
+
+/* How many records ahead pass.prefetch hears of a fault. */
+#define PASS_AHEAD	16
 
 int pass_run(struct pass *ps)
 {
@@ -266,6 +269,12 @@ int pass_run(struct pass *ps)
 			ps->index++;
 		if (rec.type != PGFT_FAULT)
 			continue;
+		if (ps->prefetch && !ps->whole) {
+			unsigned long long next = pgft_peek_addr(&ps->rd, PASS_AHEAD);
+
+			if (next)
+				ps->prefetch(ps, next);
+		}
 		g = pgft_find(ps->whole ? &ps->P->as : &ps->as, rec.addr);
 		if (!pgft_filter_fault(&ps->filt, &rec, g))
 			continue;

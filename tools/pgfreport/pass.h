@@ -57,6 +57,11 @@ typedef int (*pass_rec_fn)(struct pass *ps, const struct pgft_rec *r);
 typedef int (*pass_fault_fn)(struct pass *ps, const struct pgft_rec *r,
 			     const struct pgft_region *g, long sp,
 			     unsigned long long addr);
+/*
+ * A hint, before a fault: @addr will fault a few records on (binary
+ * traces, one process): prefetch what the command will look up for it.
+ */
+typedef void (*pass_prefetch_fn)(struct pass *ps, unsigned long long addr);
 
 struct pass {
 	const char *cmd;		/* "mrc": messages say "pgfreport mrc: " */
@@ -80,8 +85,11 @@ struct pass {
 	bool pid_seen;
 	struct kind kind;		/* the start records' modes, the rerefs */
 	/* the command's */
+	pgft_tap_fn tap;		/* every record as read (pgft_open_tap()) */
+	void *tap_arg;
 	pass_rec_fn rec;
 	pass_fault_fn fault;
+	pass_prefetch_fn prefetch;	/* optional */
 	void *ctx;
 };
 

@@ -36,6 +36,7 @@ static const struct cmd cmds[] = {
 	{ "compare", cmd_compare, "a sampled trace against an interval trace" },
 	{ "export", cmd_export, "csv, json, refs, lcs, lcs-csv, perfetto" },
 	{ "html", cmd_html, "an interactive page: tree, regions, heatmap, charts" },
+	{ "convert", cmd_convert, "the trace in binary form, or back to text" },
 };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))

@@ -35,6 +35,13 @@ static int multi_fault(struct pass *ps, const struct pgft_rec *r,
 	return ret;
 }
 
+static void multi_prefetch(struct pass *ps, unsigned long long addr)
+{
+	for (size_t i = 0; i < ncur; i++)
+		if (cur[i]->prefetch)
+			cur[i]->prefetch(ps, addr);
+}
+
 /* The usage of a combined run: each report's, in turn. */
 static char *combined_usage(const struct report *const *r, size_t n,
 			    const char *name)
@@ -127,6 +134,9 @@ int reports_main(const struct report *const *r, size_t n, int argc,
 	ncur = n;
 	ps.rec = multi_rec;
 	ps.fault = multi_fault;
+	for (size_t i = 0; i < n; i++)
+		if (r[i]->prefetch)
+			ps.prefetch = multi_prefetch;
 	status = pass_run(&ps);
 	for (size_t i = 0; i < n; i++) {
 		if (n > 1) {

@@ -25,6 +25,7 @@ struct report {
 	int (*begin)(struct pass *ps);
 	pass_rec_fn rec;		/* optional */
 	pass_fault_fn fault;		/* optional */
+	pass_prefetch_fn prefetch;	/* optional */
 	/* After the pass (@ok: the trace was read whole); its exit status. */
 	int (*end)(struct pass *ps, int status);
 };

@@ -182,6 +182,21 @@ void space_rec(struct spaces *s, const struct pgft_rec *r)
 	}
 }
 
+void space_prefetch(struct spaces *s, uint64_t page)
+{
+	const struct space *sp = &s->cur;
+	size_t h = page * 0x9e3779b97f4a7c15ULL;
+
+	if (sp->pages.cap) {
+		__builtin_prefetch(&sp->pages.v[h & (sp->pages.cap - 1)]);
+		__builtin_prefetch(&sp->pages.n[h & (sp->pages.cap - 1)]);
+	}
+	if (sp->where.cap) {
+		__builtin_prefetch(&sp->where.page[h & (sp->where.cap - 1)]);
+		__builtin_prefetch(&sp->where.id[h & (sp->where.cap - 1)]);
+	}
+}
+
 void space_fault(struct spaces *s, const struct pgft_rec *r,
 		 const struct pgft_region *g, unsigned long page_size)
 {

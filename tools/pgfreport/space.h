@@ -68,6 +68,8 @@ struct spaces {
 #define SPACES_INIT(w) { .want = (w), .shown = -1 }
 
 void space_rec(struct spaces *s, const struct pgft_rec *r);
+/* A hint: @page will fault soon (pass.prefetch). */
+void space_prefetch(struct spaces *s, uint64_t page);
 void space_fault(struct spaces *s, const struct pgft_rec *r,
 		 const struct pgft_region *g, unsigned long page_size);
 /* The address space asked for, its regions by start (alive first). */

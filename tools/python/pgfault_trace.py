@@ -3,8 +3,9 @@
 library alone.
 
 A trace (tracepgfault's file, a tree file of tracepgfault -f, or
-/proc/PID/pgfault_history saved as is; any format version 1 to 6; plain,
-or compressed: .gz, .xz, .bz2, and .zst through the zstd command) is
+/proc/PID/pgfault_history saved as is; any format version 1 to 6; text
+or the binary form of pgfreport convert; plain, or compressed: .gz, .xz,
+.bz2, and .zst through the zstd command) is
 streamed as one dict per record, with the keys and values of
 `pgfreport export json` (type, time, tid, address, access, mode, result,
 ip, ...; "pid" in a tree file), so the two can be checked against each
@@ -28,12 +29,15 @@ import io
 import lzma
 import os
 import re
+import struct
 import subprocess
 import sys
 
 __all__ = ['records', 'dataframe', 'open_trace', 'TraceError', 'VERSION']
 
 VERSION = 6          # the newest trace format this reads
+BINARY_MAGIC = b'\x89PGFB\r\n\n'   # the binary form (tools/lib/pgfbin.h)
+BINARY_VERSION = 1
 RESULTS = ('minor', 'major', 'reref', 'SIGSEGV', 'SIGBUS', 'OOM')
 SAMPLE_FLAGS = ('baseline', 'incomplete', 'stopped')
 _HEADER = re.compile(r'pgfault_history (\d+) pid (\d+) page_size (\d+)$')
@@ -46,50 +50,138 @@ class TraceError(ValueError):
     """A trace that cannot be read: the message names the file and line."""
 
 
-class _ZstdText(io.TextIOWrapper):
-    """zstd -dc PATH as text; closing it waits for zstd and raises
+class _Zstd:
+    """zstd -dc PATH: its output, binary; reading past its end raises
     TraceError if zstd failed."""
 
     def __init__(self, path):
         self._path = path
         self._p = subprocess.Popen(['zstd', '-dcq', '--', path],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        super().__init__(self._p.stdout, encoding='utf-8',
-                         errors='surrogateescape', newline='\n')
+        self.stream = self._p.stdout
+
+    def check(self):
+        if self._p.wait():
+            raise TraceError(f'{self._path}: zstd: ' +
+                             self._p.stderr.read().decode(errors='replace').strip())
+
+
+class _Text(io.TextIOWrapper):
+    """A text trace over a binary stream; at its end, @end() (a
+    decompressor's check)."""
+
+    def __init__(self, raw, end=None):
+        self._end = end
+        super().__init__(raw, encoding='utf-8', errors='surrogateescape',
+                         newline='\n')
 
     def readline(self, *args):
         line = super().readline(*args)
-        if not line and self._p.wait():
-            raise TraceError(f'{self._path}: zstd: ' +
-                             self._p.stderr.read().decode(errors='replace').strip())
+        if not line and self._end:
+            self._end()
         return line
 
 
+class _Binary:
+    """The binary form of a trace (tools/lib/pgfbin.h) read as the lines
+    of its text form: a fault record becomes the fault line it stands
+    for, a line record its line, each ending in '\n'. A malformed or cut
+    record raises TraceError naming it (its number, from 1)."""
+
+    def __init__(self, raw, name, end=None):
+        self._raw, self.name, self._end, self._n = raw, name, end, 0
+        head = self._read(16)
+        if len(head) < 16 or head[:8] != BINARY_MAGIC:
+            raise TraceError(f'{name}: not a binary pgfault_history trace '
+                             '(bad magic)')
+        version, zero = struct.unpack('<II', head[8:])
+        if version != BINARY_VERSION or zero:
+            raise TraceError(f'{name}: binary trace version {version}; this '
+                             f'reads version {BINARY_VERSION}')
+
+    def _read(self, n):
+        b = self._raw.read(n)
+        while len(b) < n:
+            more = self._raw.read(n - len(b))
+            if not more:
+                break
+            b += more
+        return b
+
+    def _bad(self, what):
+        return TraceError(f'{self.name}: record {self._n}: {what}')
+
+    def readline(self):
+        h = self._read(8)
+        if not h:
+            if self._end:
+                self._end()
+            return ''
+        self._n += 1
+        if len(h) < 8:
+            raise self._bad('truncated: the file ends inside it')
+        if h[0] == 1:
+            rest = self._read(24)
+            if len(rest) < 24:
+                raise self._bad('truncated: the file ends inside it')
+            tid = int.from_bytes(h[4:8], 'little')
+            time, addr, ip = struct.unpack('<QQQ', rest)
+            if chr(h[1]) not in 'rwx' or h[2] >= len(RESULTS) or h[3] > 1 or \
+                    tid > 0x7fffffff or time > 9999999999999999999:
+                raise self._bad('malformed fault record')
+            return (f'fault {time} {tid} {addr:x} {chr(h[1])} '
+                    f'{"kernel" if h[3] else "user"} {RESULTS[h[2]]} {ip:x}\n')
+        n = int.from_bytes(h[4:8], 'little')
+        padded = (n + 7) & ~7
+        if h[0] != 2 or h[1:4] != b'\0\0\0' or 8 + padded > 1 << 20:
+            raise self._bad('malformed record (type, length)')
+        body = self._read(padded)
+        if len(body) < padded:
+            raise self._bad('truncated: the file ends inside it')
+        text = body[:n]
+        if b'\n' in text or b'\0' in text or body[n:].strip(b'\0'):
+            raise self._bad('malformed line record')
+        return text.decode('utf-8', 'surrogateescape') + '\n'
+
+    def close(self):
+        self._raw.close()
+
+
 def open_trace(source):
-    """A text stream of @source: a path ('-' for standard input, a
-    compressed file by its suffix) or an open file (text or binary)."""
+    """A text stream of @source: a path ('-' for standard input; a
+    compressed file by its suffix) or an open file (text or binary). A
+    trace in the binary form (pgfreport convert) is read as the lines of
+    its text form: records() reads either."""
     # lines end at '\n' alone: a path may hold a '\r'
+    if isinstance(source, io.TextIOBase):
+        return source
+    end = None
     if hasattr(source, 'read'):
-        return source if isinstance(source, io.TextIOBase) else \
-            io.TextIOWrapper(source, encoding='utf-8', errors='surrogateescape',
-                             newline='\n')
-    if source == '-':
-        return sys.stdin
-    path = os.fspath(source)
-    if path.endswith('.gz'):
-        return gzip.open(path, 'rt', encoding='utf-8', errors='surrogateescape',
-                         newline='\n')
-    if path.endswith('.xz'):
-        return lzma.open(path, 'rt', encoding='utf-8', errors='surrogateescape',
-                         newline='\n')
-    if path.endswith('.bz2'):
-        return bz2.open(path, 'rt', encoding='utf-8', errors='surrogateescape',
-                        newline='\n')
-    if path.endswith('.zst'):
-        # no zstd in the standard library before Python 3.14: the command,
-        # whose failure (a cut or corrupt file) fails the reading
-        return _ZstdText(path)
-    return open(path, encoding='utf-8', errors='surrogateescape', newline='\n')
+        raw = source
+    elif source == '-':
+        raw = sys.stdin.buffer
+    else:
+        path = os.fspath(source)
+        if path.endswith('.gz'):
+            raw = gzip.open(path, 'rb')
+        elif path.endswith('.xz'):
+            raw = lzma.open(path, 'rb')
+        elif path.endswith('.bz2'):
+            raw = bz2.open(path, 'rb')
+        elif path.endswith('.zst'):
+            # no zstd in the standard library before Python 3.14: the
+            # command, whose failure (a cut or corrupt file) fails the reading
+            z = _Zstd(path)
+            raw, end = z.stream, z.check
+        else:
+            raw = open(path, 'rb')
+    if not hasattr(raw, 'peek'):
+        raw = io.BufferedReader(raw)
+    if raw.peek(1)[:1] == BINARY_MAGIC[:1]:
+        name = source if isinstance(source, (str, os.PathLike)) else \
+            getattr(source, 'name', 'trace')
+        return _Binary(raw, name, end)
+    return _Text(raw, end)
 
 
 def _dec(w):
@@ -303,7 +395,11 @@ def records(source, info=None):
             raise TraceError(f'{name}:2: the tree does not start with its '
                              'root\'s trace')
     finally:
-        if f is not sys.stdin and not hasattr(source, 'read'):
+        if hasattr(source, 'read') or source == '-':
+            # the caller's stream, or standard input: left open
+            if isinstance(f, io.TextIOWrapper) and f is not source:
+                f.detach()
+        else:
             f.close()
 
 

@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Small traces the host suites share: every record type of format
+version 6 with each field set (EVERY), a tree file (TREE), version 1
+(OLD); write() puts one in a file; gentrace() makes a generated one;
+on_terminal() runs a command on a pty."""
+import os
+import select
+import subprocess
+
+TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..'))
+BIN = os.path.join(TOP, 'build', 'host', 'bin')
+
+# Every record type the format has (version 6), each field set.
+EVERY = '''pgfault_history 6 pid 7 page_size 4096
+start 100 sample=50 inherit
+layout 100 2
+map 100 1 400000 401000 r-xp 0 08:01 1234 /bin/with space
+map 100 2 7f0000000000 7f0000004000 rw-p 1000 fd:1f 0
+fault 200 7 400010 x user minor 400010
+fault 210 8 7f0000001000 w kernel major 400020
+fault 220 7 7f0000002000 r user reref 400030
+fault 230 7 0 r user SIGSEGV 400040
+fault 240 7 7f0000003000 w user SIGBUS 400050
+fault 250 8 7f0000003000 w user OOM 400060
+remote 260 7 r minor
+remote 261 7 w major
+change 270 2 7f0000000000 7f0000008000 rw-p 1000 fd:1f 0
+rearm 280 12 window
+child 290 7 9
+child 291 7 10 untraced
+refs 300 7 400000+1 7f0000001000+3
+sample 310 7 40 4 1234
+sample 320 7 40 0 99 baseline incomplete stopped
+sample 330 7 40 40 5 incomplete
+lost 3 4
+unmap 340 1
+stop 350 exiting now
+exec 360 7 /usr/bin/next prog
+layout 370 1
+map 370 5 555555554000 555555556000 r--p 0 08:01 99 /usr/bin/next prog
+exit 400 0 6 3 1
+'''
+
+TREE = '''pgfault_history_tree 1 root 10
+pid 10
+pgfault_history 5 pid 10 page_size 4096
+start 1000000 first inherit
+layout 1000000 1
+map 1000000 1 1000 3000 rw-p 0 00:00 0
+child 1050000 10 11
+fault 1100000 10 1000 w user minor 0
+pid 11
+pgfault_history 5 pid 11 page_size 4096
+start 1060000 first inherit
+layout 1060000 1
+map 1060000 1 1000 3000 rw-p 0 00:00 0
+fault 1200000 11 2000 w user minor 0
+exit 1300000 0 1 0 1
+pid 10
+exit 1400000 0 1 0 1
+'''
+
+OLD = '''pgfault_history 1 pid 1 page_size 4096
+start 5
+layout 5 1
+map 5 1 8048000 805a000 r-xp 0 08:01 42 /bin/ps
+fault 6 1 8048000 r user minor 8048000
+exit 9 0 1 0 1
+'''
+
+
+def write(d, name, text):
+    path = os.path.join(d, name)
+    with open(path, 'w') as f:
+        f.write(text)
+    return path
+
+
+def gentrace(d, n, name='g.trace'):
+    """A generated trace of @n faults over four regions (tests/bench/gentrace.c)."""
+    path = os.path.join(d, name)
+    with open(path, 'w') as f:
+        subprocess.run([os.path.join(BIN, 'gentrace'), str(n)], stdout=f,
+                       check=True, timeout=120)
+    return path
+
+
+def on_terminal(argv, timeout=30):
+    """Run @argv with a pty as its terminal (standard input, output and
+    error); (its wait status, all it wrote). Fails if it waits on the
+    terminal longer than @timeout seconds."""
+    import pty
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(argv[0], argv)
+    out = b''
+    while True:
+        r, _, _ = select.select([fd], [], [], timeout)
+        assert r, f'{argv} waited on the terminal'
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    _, status = os.waitpid(pid, 0)
+    return status, out

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_pgfbin - the binary form of a trace (tools/lib/pgfbin.c) and its
+ * reading (tools/lib/pgftrace.c): a fault record decodes to the very
+ * record the text parser makes of its line, field by field, over random
+ * faults of every result, access and mode; a fault line the record would
+ * not give back byte for byte (upper-case hex, leading zeros, a tid past
+ * 2^31) stays a line record; the reader, fed the same records in both
+ * forms, gives the same records; and every malformed binary file (bad
+ * magic, newer version, a cut record, a bad type, length, padding or
+ * field, a newline in a line) is an error naming the record, never a
+ * shorter trace.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "ktap.h"
+#include "lib/pgfbin.h"
+#include "lib/pgftrace.h"
+
+static unsigned long long rnd(unsigned long long *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* The fields of two records equal, as a reader sees them. */
+static int same_rec(const struct pgft_rec *a, const struct pgft_rec *b)
+{
+	return a->type == b->type && a->pid == b->pid && a->time == b->time &&
+	       a->tid == b->tid && a->addr == b->addr && a->ip == b->ip &&
+	       a->access == b->access && a->kernel == b->kernel &&
+	       a->result == b->result && a->id == b->id && a->start == b->start &&
+	       a->end == b->end && a->offset == b->offset &&
+	       a->inode == b->inode && a->major == b->major &&
+	       a->minor == b->minor && !memcmp(a->perms, b->perms, 5) &&
+	       !strcmp(a->name, b->name) && !memcmp(a->n, b->n, sizeof(a->n)) &&
+	       a->flags == b->flags && !strcmp(a->text, b->text);
+}
+
+TEST(a_fault_record_is_the_record_of_its_line)
+{
+	static const char *const results[] = {
+		"minor", "major", "reref", "SIGSEGV", "SIGBUS", "OOM",
+	};
+	unsigned long long x = 12345;
+	unsigned char bin[PGFB_FAULT_BYTES + 64];
+	char line[200], copy[200], text[200];
+	struct pgft_rec a, b;
+	int n;
+
+	for (int i = 0; i < 100000; i++) {
+		/*
+		 * Every width: 0, small, and the largest of each field (a
+		 * time has at most 19 digits, as the text reader takes).
+		 */
+		unsigned long long t = i % 11 ? (rnd(&x) >> (rnd(&x) % 64)) %
+			PGFB_MAX_TIME : PGFB_MAX_TIME;
+		unsigned long long addr = rnd(&x) >> (rnd(&x) % 64);
+		unsigned long long ip = i % 7 ? rnd(&x) >> (rnd(&x) % 64) : ~0ULL;
+		int tid = i % 5 ? (int)(rnd(&x) % 0x7fffffff) + 1 : 0x7fffffff;
+
+		n = snprintf(line, sizeof(line), "fault %llu %d %llx %c %s %s %llx",
+			     t, tid, addr, "rwx"[rnd(&x) % 3],
+			     rnd(&x) & 1 ? "kernel" : "user",
+			     results[rnd(&x) % 6], ip);
+		ASSERT_EQ(pgfb_encode(line, n, bin), PGFB_FAULT_BYTES);
+		ASSERT_TRUE(pgfb_get_fault(bin, &b));
+		strcpy(copy, line);
+		ASSERT_EQ(pgft_parse(copy, &a), 0);
+		ASSERT_TRUE(same_rec(&a, &b));
+		ASSERT_EQ(pgfb_fault_text(&b, text), (size_t)n);
+		ASSERT_EQ(strcmp(text, line), 0);
+	}
+}
+
+TEST(a_line_the_record_would_not_give_back_stays_a_line)
+{
+	static const char *const lines[] = {
+		"fault 10 7 7F0000 r user minor 4000",		/* upper case */
+		"fault 010 7 7f0000 r user minor 4000",		/* leading 0 */
+		"fault 10 7 07f0000 r user minor 4000",
+		"fault 10 2147483648 7f0000 r user minor 4000",	/* tid > 2^31 - 1 */
+		"fault 10 7 7f0000 r user minor",		/* malformed */
+		"fault 10 7 7f0000 q user minor 4000",
+		"map 100 1 400000 401000 r-xp 0 08:01 1234 /bin/with space",
+		"pgfault_history 6 pid 7 page_size 4096",
+		"",
+	};
+	unsigned char bin[256];
+	uint32_t len;
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		size_t n = strlen(lines[i]);
+
+		ASSERT_EQ(pgfb_encode(lines[i], n, bin), pgfb_line_bytes(n));
+		EXPECT_EQ(bin[0], PGFB_LINE);
+		memcpy(&len, bin + 4, 4);
+		EXPECT_EQ(len, n);
+		EXPECT_EQ(memcmp(bin + 8, lines[i], n), 0);
+		for (size_t k = 8 + n; k < pgfb_line_bytes(n); k++)
+			EXPECT_EQ(bin[k], 0);
+	}
+}
+
+static const char every[] =
+	"pgfault_history 6 pid 7 page_size 4096\n"
+	"start 100 sample=50 inherit\n"
+	"layout 100 2\n"
+	"map 100 1 400000 401000 r-xp 0 08:01 1234 /bin/with space\n"
+	"map 100 2 7f0000000000 7f0000004000 rw-p 1000 fd:1f 0\n"
+	"fault 200 7 400010 x user minor 400010\n"
+	"fault 210 8 7f0000001000 w kernel major 400020\n"
+	"fault 220 7 7F0000002000 r user reref 400030\n"
+	"remote 260 7 r minor\n"
+	"rearm 280 12 window\n"
+	"refs 300 7 400000+1 7f0000001000+3\n"
+	"sample 320 7 40 0 99 baseline incomplete stopped\n"
+	"lost 3 4\n"
+	"unmap 340 1\n"
+	"exit 400 0 6 3 1\n";
+
+/* @text in the binary form, in @out; its length. */
+static size_t to_bin(const char *text, unsigned char *out)
+{
+	size_t n = PGFB_HEADER;
+
+	pgfb_header(out);
+	for (const char *l = text, *e; *l; l = e + 1) {
+		e = strchr(l, '\n');
+		n += pgfb_encode(l, e - l, out + n);
+	}
+	return n;
+}
+
+/* Every record of @f: how many, or -1 with the error in @err. */
+static int read_all(FILE *f, struct pgft_rec *v, int max, char *err)
+{
+	struct pgft_reader rd;
+	int n = 0, ret;
+
+	err[0] = 0;
+	if (pgft_open(&rd, f, "t")) {
+		strcpy(err, rd.error);
+		pgft_close(&rd);
+		return -1;
+	}
+	while (n < max && (ret = pgft_next(&rd, &v[n])) > 0) {
+		/* Names and texts live in the reader's buffer: keep them. */
+		v[n].name = strdup(v[n].name);
+		v[n].text = strdup(v[n].text);
+		n++;
+	}
+	if (ret < 0)
+		strcpy(err, rd.error);
+	pgft_close(&rd);
+	return ret < 0 ? -1 : n;
+}
+
+TEST(both_forms_read_as_the_same_records)
+{
+	static unsigned char bin[4096];
+	struct pgft_rec a[32], b[32];
+	char err[512];
+	size_t n = to_bin(every, bin);
+	FILE *ft = fmemopen((void *)every, strlen(every), "r");
+	FILE *fb = fmemopen(bin, n, "r");
+	int na = read_all(ft, a, 32, err), nb;
+
+	ASSERT_EQ(na, 14);
+	nb = read_all(fb, b, 32, err);
+	ktap_diag("%d records, %zu bytes binary for %zu of text", nb, n,
+		  strlen(every));
+	ASSERT_EQ(nb, na);
+	for (int i = 0; i < na; i++)
+		EXPECT_TRUE(same_rec(&a[i], &b[i]));
+	fclose(ft);
+	fclose(fb);
+}
+
+/* The error reading binary @bin of @n bytes, "" if none. */
+static const char *bin_error(unsigned char *bin, size_t n)
+{
+	static char err[512];
+	struct pgft_rec v[32];
+	FILE *f = fmemopen(bin, n, "r");
+
+	read_all(f, v, 32, err);
+	fclose(f);
+	return err;
+}
+
+TEST(a_malformed_binary_trace_is_an_error_naming_the_record)
+{
+	static unsigned char good[4096], bad[4096];
+	size_t n = to_bin(every, good), first_fault = 0, at;
+
+	ASSERT_EQ(strcmp(bin_error(good, n), ""), 0);
+	/* the offset of the first fault record */
+	for (at = PGFB_HEADER; at < n; ) {
+		uint32_t len;
+
+		if (good[at] == PGFB_FAULT) {
+			first_fault = at;
+			break;
+		}
+		memcpy(&len, good + at + 4, 4);
+		at += pgfb_line_bytes(len);
+	}
+	ASSERT_GT(first_fault, 0);
+
+#define BAD(what, change, want) do {					\
+		memcpy(bad, good, n);					\
+		change;							\
+		const char *e = bin_error(bad, n);			\
+		ktap_diag("%s: %s", what, e);				\
+		EXPECT_TRUE(strstr(e, want) != NULL);			\
+	} while (0)
+
+	BAD("magic", bad[1] = 'X', "bad magic");
+	BAD("version", bad[8] = 2, "binary trace version 2");
+	BAD("type", bad[first_fault] = 9, "record 6: malformed record");
+	BAD("access", bad[first_fault + 1] = 'q', "record 6: malformed fault");
+	BAD("result", bad[first_fault + 2] = 6, "record 6: malformed fault");
+	BAD("mode", bad[first_fault + 3] = 2, "record 6: malformed fault");
+	BAD("tid", bad[first_fault + 7] = 0x80, "record 6: malformed fault");
+	BAD("time", memset(bad + first_fault + 8, 0xff, 8), "record 6: malformed fault");
+	BAD("line padding", bad[PGFB_HEADER + 8 + 38] = 'x', "record 1: malformed line");
+	BAD("newline in a line", bad[PGFB_HEADER + 8 + 3] = '\n', "record 1: malformed line");
+	BAD("NUL in a line", bad[PGFB_HEADER + 8 + 3] = 0, "record 1: malformed line");
+	BAD("length", bad[PGFB_HEADER + 6] = 0x7f, "record 1: malformed record");
+	BAD("a fault for the header", memcpy(bad + PGFB_HEADER, good + first_fault, 32),
+	    "a fault where a header was due");
+	/* Cut anywhere inside a record: an error, never a shorter trace. */
+	for (size_t cut = PGFB_HEADER + 1; cut < n; cut++) {
+		const char *e;
+		bool boundary = false;
+
+		for (at = PGFB_HEADER; at < n; ) {
+			uint32_t len;
+
+			if (at == cut)
+				boundary = true;
+			if (good[at] == PGFB_FAULT) {
+				at += PGFB_FAULT_BYTES;
+				continue;
+			}
+			memcpy(&len, good + at + 4, 4);
+			at += pgfb_line_bytes(len);
+		}
+		if (boundary)
+			continue;
+		e = bin_error(good, cut);
+		if (!strstr(e, "truncated"))
+			ktap_diag("cut at %zu: \"%s\"", cut, e);
+		EXPECT_TRUE(strstr(e, "truncated") != NULL);
+	}
+}
+
+KTAP_MAIN()

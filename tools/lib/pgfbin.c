@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pgfbin - the binary form of a trace (pgfbin.h).
+ */
+#include <endian.h>
+#include <stdio.h>
+#include <string.h>
+#include "pgfbin.h"
+#include "pgftrace.h"
+
+static const char *const results[] = {
+	[PGFT_MINOR] = "minor", [PGFT_MAJOR] = "major", [PGFT_REREF] = "reref",
+	[PGFT_SIGSEGV] = "SIGSEGV", [PGFT_SIGBUS] = "SIGBUS", [PGFT_OOM] = "OOM",
+};
+#define NR_RESULTS (sizeof(results) / sizeof(results[0]))
+
+void pgfb_header(unsigned char out[PGFB_HEADER])
+{
+	uint32_t v = htole32(PGFB_VERSION);
+
+	memset(out, 0, PGFB_HEADER);
+	memcpy(out, PGFB_MAGIC, 8);
+	memcpy(out + 8, &v, 4);
+}
+
+const char *pgfb_check_header(const unsigned char *h, size_t n)
+{
+	static char msg[96];
+	uint32_t v, zero;
+
+	if (n < PGFB_HEADER || memcmp(h, PGFB_MAGIC, 8))
+		return "not a binary pgfault_history trace (bad magic)";
+	memcpy(&v, h + 8, 4);
+	memcpy(&zero, h + 12, 4);
+	if (le32toh(v) != PGFB_VERSION || zero) {
+		snprintf(msg, sizeof(msg),
+			 "binary trace version %u; this program reads version %d",
+			 le32toh(v), PGFB_VERSION);
+		return msg;
+	}
+	return NULL;
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	v = htole64(v);
+	memcpy(p, &v, 8);
+}
+
+bool pgfb_put_fault(const struct pgft_rec *r, unsigned char out[PGFB_FAULT_BYTES])
+{
+	uint32_t tid = htole32((uint32_t)r->tid);
+
+	if (r->type != PGFT_FAULT || r->tid < 0 || !strchr("rwx", r->access) ||
+	    !r->access || (unsigned int)r->result >= NR_RESULTS ||
+	    r->time > PGFB_MAX_TIME)
+		return false;
+	out[0] = PGFB_FAULT;
+	out[1] = r->access;
+	out[2] = r->result;
+	out[3] = r->kernel;
+	memcpy(out + 4, &tid, 4);
+	put64(out + 8, r->time);
+	put64(out + 16, r->addr);
+	put64(out + 24, r->ip);
+	return true;
+}
+
+size_t pgfb_fault_text(const struct pgft_rec *r, char *out)
+{
+	return sprintf(out, "fault %llu %d %llx %c %s %s %llx", r->time, r->tid,
+		       r->addr, r->access, r->kernel ? "kernel" : "user",
+		       results[r->result], r->ip);
+}
+
+size_t pgfb_encode(const char *line, size_t len, unsigned char *out)
+{
+	char copy[160], text[160];
+	struct pgft_rec r;
+	uint32_t n;
+
+	/* A fault line is at most 6+20+11+17+2+7+8+16 characters. */
+	if (len > 6 && len < sizeof(copy) && !memcmp(line, "fault ", 6)) {
+		memcpy(copy, line, len);
+		copy[len] = '\0';
+		if (!pgft_parse(copy, &r) && pgfb_put_fault(&r, out) &&
+		    pgfb_fault_text(&r, text) == len && !memcmp(text, line, len))
+			return PGFB_FAULT_BYTES;
+	}
+	n = htole32((uint32_t)len);
+	memset(out, 0, pgfb_line_bytes(len));
+	out[0] = PGFB_LINE;
+	memcpy(out + 4, &n, 4);
+	memcpy(out + 8, line, len);
+	return pgfb_line_bytes(len);
+}

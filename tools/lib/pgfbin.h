@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pgfbin - the binary form of a pgfault_history trace (version 1): the
+ * same records as the text the kernel writes, a fault in 32 bytes instead
+ * of about 50 characters to parse. Documented in
+ * Documentation/admin-guide/mm/pgfault_history.rst ("Binary form").
+ *
+ * A file is a 16-byte header, then records, each a multiple of 8 bytes,
+ * little-endian:
+ *
+ *	header	"\x89PGFB\r\n\n", u32 version (1), u32 zero
+ *	fault	u8 type (1), u8 access ('r', 'w', 'x'), u8 result
+ *		(enum pgft_result), u8 kernel (0, 1), u32 tid,
+ *		u64 time (at most 19 digits, as in text), u64 addr, u64 ip
+ *	line	u8 type (2), u8 zero[3], u32 length, then that many bytes
+ *		of one text line (no newline), zero-padded to 8 bytes
+ *
+ * Every line of the text form is one record, in the same order: a fault
+ * line the fault record's text reproduces byte for byte becomes a fault
+ * record, every other line (headers, "pid N" of a tree file, regions,
+ * refs, ...) a line record. So text -> binary -> text gives back the same
+ * bytes, and the reader (pgftrace.h) parses line records with the text
+ * parser: one meaning for every record, whichever the form.
+ */
+#ifndef PGFT_PGFBIN_H
+#define PGFT_PGFBIN_H
+
+#include <endian.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include "pgftrace.h"
+
+#define PGFB_MAGIC	"\x89PGFB\r\n\n"
+#define PGFB_VERSION	1
+#define PGFB_HEADER	16
+#define PGFB_FAULT_BYTES 32
+
+enum { PGFB_FAULT = 1, PGFB_LINE = 2 };
+
+/* The latest time a record may have: 19 digits, as the text reader's. */
+#define PGFB_MAX_TIME	9999999999999999999ULL
+
+/* The 16-byte header of version 1. */
+void pgfb_header(unsigned char out[PGFB_HEADER]);
+/*
+ * Check a file's first @n bytes (at most 16) against the header:
+ * 0 if good, else a message (the magic, or the version this code lacks).
+ */
+const char *pgfb_check_header(const unsigned char *h, size_t n);
+
+/*
+ * Encode a fault record @r as 32 bytes at @out; false if @r cannot be
+ * one (its tid, access or result out of range).
+ */
+bool pgfb_put_fault(const struct pgft_rec *r, unsigned char out[PGFB_FAULT_BYTES]);
+static inline uint64_t pgfb_get64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
+
+/*
+ * Decode 32 bytes into @r (a fault); false if they are malformed. Inline:
+ * the reader's hot path.
+ */
+static inline bool pgfb_get_fault(const unsigned char *in, struct pgft_rec *r)
+{
+	uint32_t tid;
+
+	memcpy(&tid, in + 4, 4);
+	tid = le32toh(tid);
+	if (in[0] != PGFB_FAULT ||
+	    (in[1] != 'r' && in[1] != 'w' && in[1] != 'x') ||
+	    in[2] > PGFT_OOM || in[3] > 1 || tid > INT32_MAX)
+		return false;
+	/*
+	 * Every field, one by one: a memset() of the whole record costs a
+	 * "rep stos" a fault, a third of a pass that reads nothing else.
+	 */
+	r->pid = 0;
+	r->id = r->start = r->end = r->offset = r->inode = 0;
+	r->major = r->minor = 0;
+	memset(r->perms, 0, sizeof(r->perms));
+	r->n[0] = r->n[1] = r->n[2] = r->n[3] = 0;
+	r->flags = 0;
+	r->name = r->text = "";
+	r->type = PGFT_FAULT;
+	r->access = in[1];
+	r->result = in[2];
+	r->kernel = in[3];
+	r->tid = tid;
+	r->time = pgfb_get64(in + 8);
+	if (r->time > PGFB_MAX_TIME)
+		return false;
+	r->addr = pgfb_get64(in + 16);
+	r->ip = pgfb_get64(in + 24);
+	return true;
+}
+
+/*
+ * The text line of fault @r into @out (at least 128 bytes), without the
+ * newline: its length.
+ */
+size_t pgfb_fault_text(const struct pgft_rec *r, char *out);
+
+/*
+ * Encode text line @line of @len bytes (no newline) into @out, which
+ * holds at least pgfb_line_bytes(@len): a fault record if it is a fault
+ * line pgfb_fault_text() reproduces, else a line record. Returns the
+ * bytes written.
+ */
+size_t pgfb_encode(const char *line, size_t len, unsigned char *out);
+/* Bytes of the line record of a line of @len bytes. */
+static inline size_t pgfb_line_bytes(size_t len)
+{
+	return 8 + ((len + 7) & ~(size_t)7);
+}
+
+#endif
