@@ -38,7 +38,9 @@ static const char usage[] =
 "  -o, --output FILE  write the trace to FILE (default pgfault.trace); '-' is\n"
 "            standard output. FILE must not exist, unless -F is given. A\n"
 "            name ending in .zst is written compressed with zstd (3.2x\n"
-"            smaller at random addresses); pgfreport reads it as it is\n"
+"            smaller at random addresses); pgfreport reads it as it is;\n"
+"            one ending in .pgfb in the binary form (pgfreport convert;\n"
+"            .pgfb.zst: both)\n"
 "  -F, --force  overwrite FILE if it exists (it is truncated at the start)\n"
 "  -i MS     interval mode: re-arm every page every MS milliseconds (1 to\n"
 "            3600000), so that its next touch faults again (\"reref\"): the\n"
@@ -473,7 +475,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	zout = zwriter_new(out, zfile_wants_zstd(outname));
+	zout = zwriter_new(out, zfile_wants_zstd(outname),
+			    zfile_wants_binary(outname));
 	if (!zout) {
 		fprintf(stderr, "tracepgfault: %s: %s\n", outname, strerror(errno));
 		return 1;

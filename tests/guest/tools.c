@@ -877,27 +877,28 @@ TEST(pgfreport_reads_what_tracepgfault_wrote)
 }
 
 /*
- * A name ending in .zst is written with zstd: the file starts with zstd's
- * magic number, and pgfreport reads it; its counted faults (its own and
- * remote ones) are the exit record's count, as in a plain trace.
+ * tracepgfault -o @path of ps: the file starts with @magic, and pgfreport
+ * reads it; its counted faults (its own and remote ones) are the exit
+ * record's count, as in a plain trace.
  */
-TEST(a_zst_name_writes_a_zstd_trace_pgfreport_reads)
+static void traced_ps_reads_whole(const char *path, const char *magic)
 {
-	unsigned char magic[4] = { 0 };
 	unsigned long long faults = 0, exit_faults = ~0ULL;
+	size_t n = strlen(magic);
+	char head[16] = { 0 };
 	struct run r;
 	char *line;
 	int fd;
 
-	unlink("/tmp/t9.trace.zst");
-	RUN(&r, "tracepgfault", "-q", "-o", "/tmp/t9.trace.zst", "ps");
+	unlink(path);
+	RUN(&r, "tracepgfault", "-q", "-o", path, "ps");
 	EXPECT_EQ(r.status, 0);
-	fd = open("/tmp/t9.trace.zst", O_RDONLY);
+	fd = open(path, O_RDONLY);
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(read(fd, magic, 4), 4);
+	ASSERT_EQ(read(fd, head, n), (ssize_t)n);
 	close(fd);
-	EXPECT_EQ(memcmp(magic, "\x28\xb5\x2f\xfd", 4), 0);
-	RUN(&r, "pgfreport", "export", "json", "/tmp/t9.trace.zst");
+	EXPECT_EQ(memcmp(head, magic, n), 0);
+	RUN(&r, "pgfreport", "export", "json", path);
 	EXPECT_EQ(r.status, 0);
 	for (line = r.out; line && *line; line = strchr(line, '\n') ?
 	     strchr(line, '\n') + 1 : NULL) {
@@ -911,11 +912,38 @@ TEST(a_zst_name_writes_a_zstd_trace_pgfreport_reads)
 			sscanf(strstr(line, "\"faults\":"), "\"faults\":%llu",
 			       &exit_faults);
 	}
-	ktap_diag("%llu faults in the zstd trace, the exit record says %llu",
-		  faults, exit_faults);
+	ktap_diag("%s: %llu faults, the exit record says %llu", path, faults,
+		  exit_faults);
 	EXPECT_GT(faults, 10);
 	EXPECT_EQ(faults, exit_faults);
-	unlink("/tmp/t9.trace.zst");
+	unlink(path);
+}
+
+/* A name ending in .zst is written with zstd. */
+TEST(a_zst_name_writes_a_zstd_trace_pgfreport_reads)
+{
+	traced_ps_reads_whole("/tmp/t9.trace.zst", "\x28\xb5\x2f\xfd");
+}
+
+/*
+ * A name ending in .pgfb is written in the binary form, .pgfb.zst in the
+ * binary form compressed; pgfreport convert gives the text back.
+ */
+TEST(a_pgfb_name_writes_the_binary_form)
+{
+	struct run r;
+
+	traced_ps_reads_whole("/tmp/t10.pgfb", "\x89PGFB\r\n\n");
+	traced_ps_reads_whole("/tmp/t10.pgfb.zst", "\x28\xb5\x2f\xfd");
+	RUN(&r, "tracepgfault", "-q", "-o", "/tmp/t10.pgfb", "ps");
+	EXPECT_EQ(r.status, 0);
+	RUN(&r, "pgfreport", "convert", "-o", "/tmp/t10.trace", "/tmp/t10.pgfb");
+	EXPECT_EQ(r.status, 0);
+	RUN(&r, "pgfreport", "map", "/tmp/t10.trace");
+	EXPECT_EQ(r.status, 0);
+	EXPECT_TRUE(strstr(r.out, "[stack]") != NULL);
+	unlink("/tmp/t10.pgfb");
+	unlink("/tmp/t10.trace");
 }
 
 KTAP_MAIN()

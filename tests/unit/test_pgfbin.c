@@ -9,13 +9,16 @@
  * forms, gives the same records; and every malformed binary file (bad
  * magic, newer version, a cut record, a bad type, length, padding or
  * field, a newline in a line) is an error naming the record, never a
- * shorter trace.
+ * shorter trace; tracepgfault's writer (a zwriter with binary set) makes the
+ * same bytes from the text in any pieces, and a last line it never got
+ * whole is written cut.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "ktap.h"
 #include "lib/pgfbin.h"
 #include "lib/pgftrace.h"
+#include "lib/zfile.h"
 
 static unsigned long long rnd(unsigned long long *s)
 {
@@ -256,6 +259,59 @@ TEST(a_malformed_binary_trace_is_an_error_naming_the_record)
 			ktap_diag("cut at %zu: \"%s\"", cut, e);
 		EXPECT_TRUE(strstr(e, "truncated") != NULL);
 	}
+}
+
+/* @text written through a binary zwriter in pieces of @step bytes: the file. */
+static FILE *written(const char *text, size_t len, size_t step, bool zstd)
+{
+	FILE *f = tmpfile();
+	struct zwriter *w = zwriter_new(fileno(f), zstd, true);
+
+	for (size_t at = 0; at < len; at += step)
+		zwriter_write(w, text + at, len - at < step ? len - at : step);
+	zwriter_close(w);
+	rewind(f);
+	return zfile_read(f);
+}
+
+TEST(tracepgfaults_writer_makes_the_same_binary_form)
+{
+	static unsigned char want[4096], got[4096];
+	size_t n = to_bin(every, want), len = strlen(every);
+	struct pgft_rec a[32], b[32];
+	char err[512];
+	FILE *f;
+
+	for (size_t step = 1; step <= len; step += step < 16 ? 1 : 37) {
+		f = written(every, len, step, false);
+		EXPECT_EQ(fread(got, 1, sizeof(got), f), n);
+		EXPECT_EQ(memcmp(got, want, n), 0);
+		fclose(f);
+	}
+	/* compressed, read as the plain one */
+	f = written(every, len, 100, true);
+	ASSERT_EQ(read_all(f, b, 32, err), 14);
+	fclose(f);
+	f = fmemopen((void *)every, len, "r");
+	ASSERT_EQ(read_all(f, a, 32, err), 14);
+	fclose(f);
+	for (int i = 0; i < 14; i++)
+		EXPECT_TRUE(same_rec(&a[i], &b[i]));
+	/* a last line with no newline, of any length: a cut trace */
+	for (size_t cut = 1; cut < 40; cut++) {
+		if (every[len - cut - 1] == '\n')
+			continue;	/* whole lines: a shorter trace, as in text */
+		f = written(every, len - cut, 64, false);
+		EXPECT_EQ(read_all(f, b, 32, err), -1);
+		if (!strstr(err, "truncated"))
+			ktap_diag("cut %zu: %s", cut, err);
+		EXPECT_TRUE(strstr(err, "truncated") != NULL);
+		fclose(f);
+	}
+	/* nothing written: a header alone, no trace */
+	f = written("", 0, 1, false);
+	EXPECT_EQ(fread(got, 1, sizeof(got), f), PGFB_HEADER);
+	fclose(f);
 }
 
 KTAP_MAIN()

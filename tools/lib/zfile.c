@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
+#include "pgfbin.h"
 #include "zfile.h"
 
 enum kind { PLAIN, ZSTD, GZIP };
@@ -164,10 +165,24 @@ bool zfile_wants_zstd(const char *name)
 	return n > 4 && !strcmp(name + n - 4, ".zst");
 }
 
+bool zfile_wants_binary(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (zfile_wants_zstd(name))
+		n -= 4;
+	return n > 5 && !strncmp(name + n - 5, ".pgfb", 5);
+}
+
 struct zwriter {
 	int fd;
 	ZSTD_CStream *zc;
 	unsigned char out[1 << 16];
+	bool binary;
+	char *line;			/* binary: the line so far */
+	size_t len, cap;
+	unsigned char *rec;		/* binary: its record */
+	size_t rec_cap;
 };
 
 static int put(int fd, const unsigned char *p, size_t n)
@@ -186,13 +201,16 @@ static int put(int fd, const unsigned char *p, size_t n)
 	return 0;
 }
 
-struct zwriter *zwriter_new(int fd, bool zstd)
+static int zwrite_raw(struct zwriter *w, const void *buf, size_t n);
+
+struct zwriter *zwriter_new(int fd, bool zstd, bool binary)
 {
 	struct zwriter *w = calloc(1, sizeof(*w));
 
 	if (!w)
 		return NULL;
 	w->fd = fd;
+	w->binary = binary;
 	if (zstd) {
 		w->zc = ZSTD_createCStream();
 		if (!w->zc || ZSTD_isError(ZSTD_initCStream(w->zc, 3))) {
@@ -225,7 +243,7 @@ static int pump(struct zwriter *w, ZSTD_inBuffer *in, ZSTD_EndDirective end)
 	return 0;
 }
 
-int zwriter_write(struct zwriter *w, const void *buf, size_t n)
+static int zwrite_raw(struct zwriter *w, const void *buf, size_t n)
 {
 	ZSTD_inBuffer in = { buf, n, 0 };
 
@@ -234,11 +252,89 @@ int zwriter_write(struct zwriter *w, const void *buf, size_t n)
 	return pump(w, &in, ZSTD_e_continue);
 }
 
+/* Room for @n bytes in @*p of @*cap: 0, or -1 with errno set. */
+static int room(void **p, size_t *cap, size_t n)
+{
+	void *more;
+
+	if (n <= *cap)
+		return 0;
+	more = realloc(*p, n);
+	if (!more) {
+		errno = ENOMEM;
+		return -1;
+	}
+	*p = more;
+	*cap = n;
+	return 0;
+}
+
+/* The text lines in @buf, each as its record; a cut one is kept. */
+static int zwrite_binary(struct zwriter *w, const char *buf, size_t n)
+{
+	unsigned char head[PGFB_HEADER];
+	const char *nl;
+	size_t k, bytes;
+
+	if (!w->rec) {
+		/* The first bytes: the header before them. */
+		if (room((void **)&w->rec, &w->rec_cap, 4096))
+			return -1;
+		pgfb_header(head);
+		if (zwrite_raw(w, head, sizeof(head)))
+			return -1;
+	}
+	while (n) {
+		nl = memchr(buf, '\n', n);
+		k = nl ? (size_t)(nl - buf) : n;
+		if (room((void **)&w->line, &w->cap, w->len + k + 1))
+			return -1;
+		memcpy(w->line + w->len, buf, k);
+		w->len += k;
+		buf += k;
+		n -= k;
+		if (!nl)
+			break;
+		buf++;
+		n--;
+		if (room((void **)&w->rec, &w->rec_cap, pgfb_line_bytes(w->len)))
+			return -1;
+		bytes = pgfb_encode(w->line, w->len, w->rec);
+		w->len = 0;
+		if (zwrite_raw(w, w->rec, bytes))
+			return -1;
+	}
+	return 0;
+}
+
+int zwriter_write(struct zwriter *w, const void *buf, size_t n)
+{
+	return w->binary ? zwrite_binary(w, buf, n) : zwrite_raw(w, buf, n);
+}
+
 int zwriter_close(struct zwriter *w)
 {
 	ZSTD_inBuffer in = { NULL, 0, 0 };
 	int ret = 0;
 
+	if (w->binary && (w->len || !w->rec)) {
+		/* A file with nothing is a header; a cut line stays cut. */
+		ret = zwrite_binary(w, "", 0);
+		if (!ret && w->len) {
+			/*
+			 * A line record that says it holds one byte more than
+			 * the file has: the reader finds the trace cut.
+			 */
+			uint32_t len = htole32((uint32_t)w->len + 1);
+			unsigned char head[8] = { PGFB_LINE };
+
+			memcpy(head + 4, &len, 4);
+			ret = zwrite_raw(w, head, 8) ||
+			      zwrite_raw(w, w->line, w->len) ? -1 : 0;
+		}
+	}
+	free(w->line);
+	free(w->rec);
 	if (w->zc) {
 		ret = pump(w, &in, ZSTD_e_end);
 		ZSTD_freeCStream(w->zc);

@@ -8,7 +8,7 @@
  *
  *	FILE *f = zfile_read(fopen(path, "r"));	// plain or decompressed
  *
- *	struct zwriter *w = zwriter_new(fd, true);	// zstd, level 3
+ *	struct zwriter *w = zwriter_new(fd, true, false);	// zstd, level 3
  *	zwriter_write(w, buf, n);
  *	zwriter_close(w);				// the frame's end
  */
@@ -28,14 +28,27 @@ FILE *zfile_read(FILE *f);
 
 /* Whether @name asks for a zstd file: it ends in ".zst". */
 bool zfile_wants_zstd(const char *name);
+/*
+ * Whether @name asks for the binary form (tools/lib/pgfbin.h): it ends in
+ * ".pgfb", or ".pgfb.zst" for both.
+ */
+bool zfile_wants_binary(const char *name);
 
 struct zwriter;
 
-/* Writing to @fd, compressed with zstd if @zstd; NULL out of memory. */
-struct zwriter *zwriter_new(int fd, bool zstd);
+/*
+ * Writing to @fd, compressed with zstd if @zstd; with @binary, the text
+ * written is turned into the binary form, line by line. NULL out of
+ * memory.
+ */
+struct zwriter *zwriter_new(int fd, bool zstd, bool binary);
 /* All of @buf: 0, or -1 with errno set. */
 int zwriter_write(struct zwriter *w, const void *buf, size_t n);
-/* End the frame and free @w (not @fd): 0, or -1 with errno set. */
+/*
+ * End the frame and free @w (not @fd): 0, or -1 with errno set. A last
+ * line of the binary form with no newline is written cut short, so that
+ * a reader finds the trace truncated, as it would the text.
+ */
 int zwriter_close(struct zwriter *w);
 
 #endif

@@ -170,7 +170,7 @@ int cmd_convert(int argc, char **argv)
 		pass_close(&ps);
 		return status;
 	}
-	c.w = zwriter_new(fileno(out), path && zfile_wants_zstd(path));
+	c.w = zwriter_new(fileno(out), path && zfile_wants_zstd(path), false);
 	if (!c.w) {
 		status = pass_error(&ps, "out of memory");
 		goto out;
