@@ -881,7 +881,7 @@ TEST(pgfreport_reads_what_tracepgfault_wrote)
  * reads it; its counted faults (its own and remote ones) are the exit
  * record's count, as in a plain trace.
  */
-static void traced_ps_reads_whole(const char *path, const char *magic)
+static void traced_ps_reads_whole(char *path, const char *magic)
 {
 	unsigned long long faults = 0, exit_faults = ~0ULL;
 	size_t n = strlen(magic);
