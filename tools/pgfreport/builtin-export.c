@@ -83,6 +83,26 @@ static int pid_of(const struct pass *ps, const struct pgft_rec *r)
 	return ps->rd.tree && r->pid ? r->pid : ps->rd.pid;
 }
 
+/*
+ * A refs line, "%llx\n" or "%llx %c\n", without printf: the line is the
+ * whole of the work per fault, and printf's parsing of its format most
+ * of it.
+ */
+static void put_ref(unsigned long long page, char rw)
+{
+	char buf[24], *p = buf + sizeof(buf);
+
+	*--p = '\n';
+	if (rw) {
+		*--p = rw;
+		*--p = ' ';
+	}
+	do
+		*--p = "0123456789abcdef"[page & 15];
+	while (page >>= 4);
+	fwrite_unlocked(p, 1, buf + sizeof(buf) - p, out);
+}
+
 static int ex_rec(struct pass *ps, const struct pgft_rec *r)
 {
 	if (format == JSON && r->type != PGFT_FAULT)
@@ -115,11 +135,8 @@ static int ex_fault(struct pass *ps, const struct pgft_rec *r,
 	case REFS:
 		if (!pgft_counted(r->result))
 			break;
-		if (rw)
-			fprintf(out, "%llx %c\n", addr & ~(ps->page_size - 1ULL),
-				r->access == 'w' ? 'W' : 'R');
-		else
-			fprintf(out, "%llx\n", addr & ~(ps->page_size - 1ULL));
+		put_ref(addr & ~(ps->page_size - 1ULL),
+			rw ? (r->access == 'w' ? 'W' : 'R') : 0);
 		break;
 	case PERFETTO:
 		if (perfetto_fault(pf, pid_of(ps, r), r, g, ps->page_size))
