@@ -488,4 +488,58 @@ TEST(a_batch_stops_at_a_bad_page)
 	}
 }
 
+/*
+ * The ids LRU's page table gives (reuse_ref_batch_ids()) run each policy
+ * as its own page table does, misses for misses; an id out of order is
+ * refused, the references before it counted; the two ways do not mix.
+ */
+TEST(ids_from_reuse_match_the_pages)
+{
+	static uint32_t ids[30000];
+	uint64_t x = 41, refs[30000];
+	struct reuse r;
+
+	for (size_t t = 0; t < N(refs); t++)
+		refs[t] = naive_rand(&x) % (t < N(refs) / 3 ? 500 : 5000) * 4096;
+	reuse_init(&r, 0);
+	ASSERT_EQ(reuse_ref_batch_ids(&r, refs, N(refs), NULL, ids), 0);
+	for (int p = MRC_FIFO; p <= MRC_OPT; p++) {
+		struct mrc *one = run(p, refs, N(refs), NULL, 0);
+		struct mrc *by_id = mrc_new(p, NULL, 0);
+
+		ASSERT_TRUE(by_id != NULL);
+		for (size_t t = 0, len = 0; t < N(refs); t += len, len = (len + 13) % 300) {
+			if (len > N(refs) - t)
+				len = N(refs) - t;
+			ASSERT_EQ(mrc_ref_ids(by_id, ids + t, len), 0);
+		}
+		ASSERT_EQ(mrc_end(by_id), 0);
+		ASSERT_EQ(mrc_footprint(by_id), mrc_footprint(one));
+		ASSERT_EQ(mrc_nr(by_id), mrc_nr(one));
+		for (size_t i = 0; i < mrc_nr(one); i++) {
+			EXPECT_EQ(mrc_size(by_id, i), mrc_size(one, i));
+			EXPECT_EQ(mrc_misses(by_id, i), mrc_misses(one, i));
+		}
+		mrc_free(one);
+		mrc_free(by_id);
+	}
+	reuse_free(&r);
+	for (int p = MRC_FIFO; p <= MRC_OPT; p++) {
+		uint32_t bad[] = { 0, 1, 0, 3, 2 };
+		uint64_t s = 2, page = 7;
+		struct mrc *m = mrc_new(p, &s, 1);
+
+		errno = 0;
+		EXPECT_EQ(mrc_ref_ids(m, bad, N(bad)), -1);
+		EXPECT_EQ(errno, EINVAL);
+		EXPECT_EQ(mrc_refs(m), 3);
+		errno = 0;
+		EXPECT_EQ(mrc_ref_batch(m, &page, 1), -1);
+		EXPECT_EQ(errno, EINVAL);
+		EXPECT_EQ(mrc_end(m), 0);
+		EXPECT_EQ(mrc_misses(m, 0), 2);
+		mrc_free(m);
+	}
+}
+
 KTAP_MAIN()

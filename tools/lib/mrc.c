@@ -118,7 +118,7 @@ int mrc_grow_pages(struct mrc *m, uint32_t n)
 /* Run the references to @ids (looked up already) through the policy. */
 static int mrc_run(struct mrc *m, const uint32_t *ids, size_t n, uint32_t next_new)
 {
-	if (m->policy != MRC_OPT && mrc_grow_pages(m, m->ids.nr))
+	if (m->policy != MRC_OPT && mrc_grow_pages(m, m->npages))
 		return -1;
 	for (size_t j = 0; j < n; j++) {
 		bool fresh = ids[j] == next_new;
@@ -144,13 +144,13 @@ int mrc_ref_batch(struct mrc *m, const uint64_t *pages, size_t n)
 {
 	uint32_t ids[MRC_BATCH];
 
-	if (m->ended) {
+	if (m->ended || m->npages != m->ids.nr) {
 		errno = EINVAL;
 		return -1;
 	}
 	for (size_t i = 0; i < n; i += MRC_BATCH) {
 		size_t len = n - i < MRC_BATCH ? n - i : MRC_BATCH;
-		uint32_t next_new = m->ids.nr;
+		uint32_t next_new = m->npages;
 
 		for (size_t j = 0; j < len; j++) {
 			int64_t id = -1;
@@ -169,10 +169,40 @@ int mrc_ref_batch(struct mrc *m, const uint64_t *pages, size_t n)
 				return -1;
 			}
 			ids[j] = (uint32_t)id;
+			m->npages = m->ids.nr;
 			if (m->mask && id < m->ids_cap)
 				__builtin_prefetch(&m->mask[(size_t)id * m->stride]);
 		}
 		if (mrc_run(m, ids, len, next_new))
+			return -1;
+	}
+	return 0;
+}
+
+int mrc_ref_ids(struct mrc *m, const uint32_t *ids, size_t n)
+{
+	if (m->ended || m->ids.nr) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (size_t i = 0; i < n; i += MRC_BATCH) {
+		size_t len = n - i < MRC_BATCH ? n - i : MRC_BATCH;
+		uint32_t next_new = m->npages;
+
+		for (size_t j = 0; j < len; j++) {
+			uint32_t id = ids[i + j];
+
+			/* First references in order: a new id is the next one. */
+			if (id > m->npages || (id == m->npages && id == UINT32_MAX)) {
+				if (!mrc_run(m, ids + i, j, next_new))
+					errno = EINVAL;
+				return -1;
+			}
+			m->npages += id == m->npages;
+			if (m->mask && id < m->ids_cap)
+				__builtin_prefetch(&m->mask[(size_t)id * m->stride]);
+		}
+		if (mrc_run(m, ids + i, len, next_new))
 			return -1;
 	}
 	return 0;
@@ -185,7 +215,7 @@ int mrc_ref(struct mrc *m, uint64_t page)
 
 int mrc_end(struct mrc *m)
 {
-	uint64_t pages = m->ids.nr;
+	uint64_t pages = m->npages;
 	size_t below = 0;
 
 	if (m->ended)
@@ -238,5 +268,5 @@ uint64_t mrc_refs(const struct mrc *m)
 
 uint64_t mrc_footprint(const struct mrc *m)
 {
-	return m->ids.nr;
+	return m->npages;
 }

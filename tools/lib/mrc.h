@@ -72,6 +72,16 @@ int mrc_ref(struct mrc *m, uint64_t page);
 int mrc_ref_batch(struct mrc *m, const uint64_t *pages, size_t n);
 
 /*
+ * Record @n references given as dense ids (0 for the first page seen, 1
+ * for the second new one, ...: a new page's id is the number of pages
+ * before it), as another analysis of the same string numbered them
+ * (reuse_ref_batch_ids()): the policy runs without a page table of its
+ * own. Not mixed with mrc_ref_batch() on one @m. 0, or -1 with errno set:
+ * EINVAL for an id out of order, the references before it recorded.
+ */
+int mrc_ref_ids(struct mrc *m, const uint32_t *ids, size_t n);
+
+/*
  * After the last reference: settle the sizes (the default ones need the
  * footprint) and, for OPT, simulate. 0, or -1 with errno set.
  */

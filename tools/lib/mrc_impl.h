@@ -24,6 +24,7 @@ struct mrc {
 	uint64_t *size, *misses;	/* ascending */
 	size_t nr, cap;
 	struct pgid_map ids;	/* page -> id, in order of first reference */
+	uint32_t npages;	/* ids seen: 0 .. npages - 1 (mrc_ref_ids()'s too) */
 	uint64_t refs;
 
 	/*

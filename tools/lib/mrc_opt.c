@@ -290,7 +290,7 @@ static int opt_batch(struct mrc *m, size_t first, size_t nb, int fd, int nfd,
 		     uint32_t *ids, uint64_t *nx)
 {
 	struct opt_heap *heap = calloc(nb, sizeof(*heap));
-	uint64_t n = m->refs, pages = m->ids.nr;
+	uint64_t n = m->refs, pages = m->npages;
 	uint8_t *lvl = malloc(pages);
 	struct opt_pack k;
 	int ret = -1;
@@ -339,7 +339,7 @@ out:
 
 int mrc_opt_end(struct mrc *m)
 {
-	uint64_t n = m->refs, pages = m->ids.nr, *next = NULL, *nx = NULL;
+	uint64_t n = m->refs, pages = m->npages, *next = NULL, *nx = NULL;
 	size_t nsim = 0;
 	uint32_t *ids = NULL;
 	FILE *nf = NULL;

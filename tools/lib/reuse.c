@@ -144,7 +144,7 @@ static int reuse_grow_ids(struct reuse *r)
 }
 
 /* The distance of a reference to @page, or REUSE_COLD, REUSE_NOMEM. */
-static inline int64_t reuse_dist(struct reuse *r, uint64_t page)
+static inline int64_t reuse_dist(struct reuse *r, uint64_t page, uint32_t *id)
 {
 	uint32_t before = r->ids.nr, words, s, prev, pw, sw;
 	struct pgid_slot *slot;
@@ -158,6 +158,8 @@ static inline int64_t reuse_dist(struct reuse *r, uint64_t page)
 	slot = pgid_slot(&r->ids, page);
 	if (!slot)
 		return REUSE_NOMEM;
+	if (id)
+		*id = slot->id;
 	words = words_of(r->cap);
 	s = r->now++;
 	sw = s / 64;
@@ -198,7 +200,7 @@ static inline void reuse_count(struct reuse *r, uint64_t d)
 
 int64_t reuse_ref(struct reuse *r, uint64_t page)
 {
-	int64_t d = reuse_dist(r, page);
+	int64_t d = reuse_dist(r, page, NULL);
 
 	if (d >= 0)
 		reuse_count(r, d);
@@ -221,6 +223,12 @@ int reuse_ref_batch(struct reuse *r, const uint64_t *pages, size_t n)
 int reuse_ref_batch_dist(struct reuse *r, const uint64_t *pages, size_t n,
 			 int64_t *dist)
 {
+	return reuse_ref_batch_ids(r, pages, n, dist, NULL);
+}
+
+int reuse_ref_batch_ids(struct reuse *r, const uint64_t *pages, size_t n,
+			int64_t *dist, uint32_t *ids)
+{
 	uint64_t d[REUSE_BATCH];
 
 	for (size_t i = 0; i < n; i += REUSE_BATCH) {
@@ -231,7 +239,7 @@ int reuse_ref_batch_dist(struct reuse *r, const uint64_t *pages, size_t n,
 
 			if (i + j + REUSE_AHEAD < n)
 				pgid_prefetch(&r->ids, pages[i + j + REUSE_AHEAD]);
-			v = reuse_dist(r, pages[i + j]);
+			v = reuse_dist(r, pages[i + j], ids ? &ids[i + j] : NULL);
 			if (dist)
 				dist[i + j] = v;
 			if (v == REUSE_NOMEM) {

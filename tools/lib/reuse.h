@@ -86,6 +86,13 @@ int64_t reuse_ref(struct reuse *r, uint64_t page);
 int reuse_ref_batch(struct reuse *r, const uint64_t *pages, size_t n);
 
 /* The same, with each reference's distance (or REUSE_COLD) in @dist[]. */
+/*
+ * The same, giving each page's dense id too (0 for the first page, then
+ * in order of first reference) in @ids (if not NULL): what mrc_ref_ids()
+ * takes, so that the simulations share this page table.
+ */
+int reuse_ref_batch_ids(struct reuse *r, const uint64_t *pages, size_t n,
+			int64_t *dist, uint32_t *ids);
 int reuse_ref_batch_dist(struct reuse *r, const uint64_t *pages, size_t n,
 			 int64_t *dist);
 

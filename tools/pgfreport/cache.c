@@ -31,8 +31,10 @@ void cache_flush(struct cache *c)
 {
 	if (!c->nbatch || c->failed)
 		return;
-	if (reuse_ref_batch_dist(&c->lru, c->batch, c->nbatch,
-				 c->per_region ? c->dist : NULL)) {
+	/* LRU's page table numbers the pages for FIFO, CLOCK and OPT too. */
+	if (reuse_ref_batch_ids(&c->lru, c->batch, c->nbatch,
+				c->per_region ? c->dist : NULL,
+				c->sim[MRC_FIFO] ? c->ids : NULL)) {
 		fprintf(stderr, "%s: out of memory for the reuse distances\n", pgft_prog);
 		c->failed = true;
 	}
@@ -59,7 +61,7 @@ void cache_flush(struct cache *c)
 			g->bins[reuse_bin(c->dist[i])]++;
 	}
 	for (int p = MRC_FIFO; p <= MRC_OPT && c->sim[p]; p++)
-		if (!c->failed && mrc_ref_batch(c->sim[p], c->batch, c->nbatch)) {
+		if (!c->failed && mrc_ref_ids(c->sim[p], c->ids, c->nbatch)) {
 			fprintf(stderr, "%s: %s: %s\n", pgft_prog, mrc_policy_name(p),
 				strerror(errno));
 			c->failed = true;

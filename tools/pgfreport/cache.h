@@ -37,6 +37,7 @@ struct cache {
 	uint64_t batch[CACHE_BATCH];
 	uint64_t tag[CACHE_BATCH];	/* their regions' tags */
 	int64_t dist[CACHE_BATCH];
+	uint32_t ids[CACHE_BATCH];	/* their pages' ids, for the sims */
 	size_t nbatch;
 	struct reuse_reg *reg;		/* by tag */
 	size_t nreg;
