@@ -98,7 +98,7 @@ RUNNER := python3 scripts/guest.py --arch $(GUEST_ARCH)
 comma := ,
 
 .PHONY: all kernel kernel-um kernel-x86 kernel-deb bench-kernels bench-tree guest tools rootfs run shell \
-	demo test test-host test-guest bench bench-profile bench-report bench-libcachesim checkpatch clean distclean \
+	demo test test-host test-guest bench bench-icount bench-profile bench-report bench-libcachesim checkpatch clean distclean \
 	patches docs check-vanilla install uninstall deb help FORCE
 
 # pgfault-run's default kernels: the patched ones without debug options.
@@ -378,6 +378,11 @@ demo: guest
 # x86_64), tests/bench in each, a report in build/bench/report.md.
 bench: $(BENCH_KERNELS) rootfs tools
 	@python3 scripts/bench.py --timeout $(TIMEOUT)
+
+# x86_64 figures that hold still: the benchmark kernel under TCG with
+# guest time = instructions (-icount), two boots, their ratios side by side.
+bench-icount: $(BUILD)/bench-x86/arch/x86/boot/bzImage rootfs tools
+	@python3 scripts/bench-icount.py --timeout $(TIMEOUT)
 
 # Where the record path's time goes: host perf sampling UML's kernel while
 # recbench runs the record path alone; ns per record per function.

@@ -40,6 +40,10 @@ SMP = 2
 # that real CPUs never see; one thread is safe. Our own x86_64 kernels
 # have no jump labels; a distribution-like kernel (make kernel-deb) has.
 TCG_THREAD = os.environ.get('PGF_TCG_THREAD', 'multi')
+# PGF_ICOUNT=1: under TCG, guest time counts instructions (-icount
+# shift=0, one TCG thread): a measure that does not wander with the host's
+# load, for benchmarks (scripts/bench-icount.py). KVM ignores it.
+ICOUNT = os.environ.get('PGF_ICOUNT') == '1'
 # NUMA nodes of the x86_64 guest: its memory and vCPUs split evenly, as
 # on a machine with that many sockets (PGF_NUMA_NODES, at most SMP).
 NODES = int(os.environ.get('PGF_NUMA_NODES', '1') or 1)
@@ -344,13 +348,16 @@ def qemu_argv(kernel, jobdir, share, mem, interactive, quiet, accel):
     # costs 20 s per virtio device under TCG with the debug kernel, and
     # the PIRQ table does the same job at once: acpi=noirq.
     append = ['console=ttyS0', 'panic=-1', 'acpi=noirq', 'pgfjob=9p:pgfjob']
-    argv = [QEMU, '-accel', accel if accel == 'kvm' else f'tcg,thread={TCG_THREAD}',
+    tcg = f'tcg,thread={"single" if ICOUNT else TCG_THREAD}'
+    argv = [QEMU, '-accel', accel if accel == 'kvm' else tcg,
             '-cpu', 'host' if accel == 'kvm' else 'max',
             '-smp', smp_arg(NODES), '-m', mem.rstrip('B'), '-nodefaults',
             '-display', 'none', '-no-reboot', '-kernel', kernel,
             '-initrd', INITRD,
             '-virtfs', f'local,path={jobdir},mount_tag=pgfjob,security_model=none']
     argv += numa_argv(mem, NODES)
+    if ICOUNT and accel != 'kvm':
+        argv += ['-icount', 'shift=0,sleep=off']
     if share:
         argv += ['-virtfs', f'local,path={os.path.abspath(share)},'
                  'mount_tag=pgfshare,security_model=none,multidevs=remap']
@@ -379,7 +386,7 @@ def guest_argv(arch, kernel, jobdir, share, mem, interactive, quiet):
         sys.exit(f'guest: {QEMU} is missing; run "make" (it installs qemu-system-x86)')
     accel = accel_for(kernel)
     return (qemu_argv(kernel, jobdir, share, mem, interactive, quiet, accel),
-            f'QEMU+{accel.upper()}')
+            f'QEMU+{accel.upper()}' + (' icount' if ICOUNT and accel != 'kvm' else ''))
 
 
 def boot(jobdir, share=None, timeout=600, mem='768M', echo=True,
