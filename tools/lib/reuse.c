@@ -7,29 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "reuse.h"
+#include "slots.h"
 
 #define REUSE_MIN_CAP (1U << 16)
-
-/*
- * The 1s in @x, without a call into libgcc where the compiler may not
- * use the CPU's instruction (a baseline x86-64 build).
- */
-static inline uint32_t popcount(uint64_t x)
-{
-#ifdef __POPCNT__
-	return __builtin_popcountll(x);
-#else
-	x = x - ((x >> 1) & 0x5555555555555555ULL);
-	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
-	return (uint32_t)((x * 0x0101010101010101ULL) >> 56);
-#endif
-}
-
-static inline uint32_t words_of(uint32_t slots)
-{
-	return (uint32_t)(((uint64_t)slots + 63) / 64);
-}
 
 void reuse_init(struct reuse *r, uint32_t min_slots)
 {
@@ -46,23 +26,6 @@ void reuse_free(struct reuse *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* The 1s in words 0 .. w - 1 (Fenwick indices 1 .. w). */
-static inline uint32_t fw_prefix(const uint32_t *fw, uint32_t w)
-{
-	uint32_t n = 0;
-
-	for (; w; w &= w - 1)
-		n += fw[w];
-	return n;
-}
-
-/* Add @delta (1 or -1) to the count of word @w. */
-static inline void fw_add(uint32_t *fw, uint32_t words, uint32_t w, uint32_t delta)
-{
-	for (w++; w <= words; w += w & -w)
-		fw[w] += delta;
-}
-
 /*
  * Renumber the slots in use to 0 .. live - 1, keeping their order, and
  * make sure at least as many are free again (growing the bitmap if not),
@@ -72,53 +35,20 @@ static inline void fw_add(uint32_t *fw, uint32_t words, uint32_t w, uint32_t del
  */
 static int reuse_compact(struct reuse *r)
 {
-	uint32_t live = r->ids.nr, cap = r->cap ? r->cap : r->min_cap;
-	uint32_t old_words = words_of(r->now), words, sum = 0;
+	uint32_t live = r->ids.nr, cap = slots_cap(r->cap, r->min_cap, live);
 
-	while ((uint64_t)cap < 2 * ((uint64_t)live + 1)) {
-		if (cap > UINT32_MAX / 2)
-			return -1;
-		cap *= 2;
-	}
-	words = words_of(cap);
-	if (cap != r->cap) {
-		uint64_t *bits = realloc(r->live, (size_t)words * sizeof(*bits));
-		uint32_t *fw;
-
-		if (!bits)
-			return -1;
-		r->live = bits;
-		fw = realloc(r->fw, ((size_t)words + 1) * sizeof(*fw));
-		if (!fw)
-			return -1;
-		r->fw = fw;
-	}
-	/* fw[w]: the 1s before word w, to rank each page's slot. */
-	for (uint32_t w = 0; w < old_words; w++) {
-		r->fw[w] = sum;
-		sum += popcount(r->live[w]);
-	}
+	if (!cap)
+		return -1;
+	if (cap != r->cap && slots_resize(&r->live, &r->fw, slots_words(cap)))
+		return -1;
+	slots_rank_begin(r->live, r->fw, r->now);
 	for (size_t i = 0; i < r->ids.cap; i++) {
 		struct pgid_slot *p = &r->ids.slot[i];
 
 		if (p->key)
-			p->val = r->fw[p->val / 64] +
-				 popcount(r->live[p->val / 64] & ((1ULL << (p->val % 64)) - 1));
+			p->val = slots_rank(r->live, r->fw, p->val);
 	}
-	/* Slots 0 .. live - 1 are the 1s now; count them per word. */
-	memset(r->live, 0, (size_t)words * sizeof(*r->live));
-	memset(r->fw, 0, ((size_t)words + 1) * sizeof(*r->fw));
-	for (uint32_t w = 0; w < live / 64; w++)
-		r->live[w] = ~0ULL;
-	if (live % 64)
-		r->live[live / 64] = (1ULL << (live % 64)) - 1;
-	for (uint32_t w = 1; w <= words; w++) {
-		uint32_t up = w + (w & -w);
-
-		r->fw[w] += popcount(r->live[w - 1]);
-		if (up <= words)
-			r->fw[up] += r->fw[w];
-	}
+	slots_fill(r->live, r->fw, slots_words(cap), live);
 	r->cap = cap;
 	r->now = live;
 	if (r->refs)
@@ -146,7 +76,7 @@ static int reuse_grow_ids(struct reuse *r)
 /* The distance of a reference to @page, or REUSE_COLD, REUSE_NOMEM. */
 static inline int64_t reuse_dist(struct reuse *r, uint64_t page, uint32_t *id)
 {
-	uint32_t before = r->ids.nr, words, s, prev, pw, sw;
+	uint32_t before = r->ids.nr, words, s, prev;
 	struct pgid_slot *slot;
 	uint64_t d;
 
@@ -160,33 +90,22 @@ static inline int64_t reuse_dist(struct reuse *r, uint64_t page, uint32_t *id)
 		return REUSE_NOMEM;
 	if (id)
 		*id = slot->id;
-	words = words_of(r->cap);
+	words = slots_words(r->cap);
 	s = r->now++;
-	sw = s / 64;
 	r->refs++;
-	r->live[sw] |= 1ULL << (s % 64);
 	prev = slot->val;
 	slot->val = s;
 	if (r->ids.nr != before) {
-		fw_add(r->fw, words, sw, 1);
+		slots_set(r->live, r->fw, words, s);
 		r->cold++;
 		return REUSE_COLD;
 	}
 	/*
 	 * Of the before 1s (one per page), those after the page's previous
-	 * slot are the other pages referenced since; those up to it (its
-	 * own included) are the words before its word, in the tree, and a
-	 * popcount in its word (the new 1 at s is after it).
+	 * slot are the other pages referenced since.
 	 */
-	pw = prev / 64;
-	d = before - fw_prefix(r->fw, pw) -
-	    popcount(r->live[pw] & (~0ULL >> (63 - prev % 64)));
-	/* The 1 moves from prev to s; the tree only if the word changes. */
-	if (sw != pw) {
-		fw_add(r->fw, words, pw, -1);
-		fw_add(r->fw, words, sw, 1);
-	}
-	r->live[pw] &= ~(1ULL << (prev % 64));
+	d = before - slots_upto(r->live, r->fw, prev);
+	slots_move(r->live, r->fw, words, prev, s);
 	return (int64_t)d;
 }
 
