@@ -19,14 +19,7 @@ int shards_init(struct shards *s, double rate, uint64_t seed, bool sims,
 	s->threshold = (uint64_t)llround(rate * SHARDS_MOD);
 	if (!s->threshold)
 		s->threshold = 1;
-	/*
-	 * The key: the seed through splitmix64, so that two seeds sample
-	 * unrelated pages (page + seed would shift one sample by a page)
-	 */
-	seed += 0x9e3779b97f4a7c15ULL;
-	seed = (seed ^ (seed >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	seed = (seed ^ (seed >> 27)) * 0x94d049bb133111ebULL;
-	s->seed = seed ^ (seed >> 31);
+	s->seed = shards_key(seed);
 	reuse_init(&s->lru, 0);
 	if (sizes) {
 		/* the whole's sizes as the sample's: C x R, at least 1, once each */

@@ -70,16 +70,33 @@ static inline double shards_rate(const struct shards *s)
 int shards_init(struct shards *s, double rate, uint64_t seed, bool sims,
 		const uint64_t *sizes, size_t nsizes);
 
-/* Whether @page is sampled. */
-static inline bool shards_keep(const struct shards *s, uint64_t page)
+/*
+ * The hash key of @seed: the seed through splitmix64, so that two seeds
+ * sample unrelated pages (page + seed would shift one sample by a page).
+ */
+static inline uint64_t shards_key(uint64_t seed)
 {
-	uint64_t z = page ^ s->seed;
+	seed += 0x9e3779b97f4a7c15ULL;
+	seed = (seed ^ (seed >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	seed = (seed ^ (seed >> 27)) * 0x94d049bb133111ebULL;
+	return seed ^ (seed >> 31);
+}
 
-	/* splitmix64's finaliser */
+/* The hash of @page under @key, mod SHARDS_MOD: splitmix64's finaliser. */
+static inline uint64_t shards_hash(uint64_t key, uint64_t page)
+{
+	uint64_t z = page ^ key;
+
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	z ^= z >> 31;
-	return (z & (SHARDS_MOD - 1)) < s->threshold;
+	return z & (SHARDS_MOD - 1);
+}
+
+/* Whether @page is sampled. */
+static inline bool shards_keep(const struct shards *s, uint64_t page)
+{
+	return shards_hash(s->seed, page) < s->threshold;
 }
 
 void shards_flush(struct shards *s);
