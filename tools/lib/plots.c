@@ -25,10 +25,13 @@ const char *plot_title(const char *what, const char *fname)
 
 void plot_mrc(FILE *f, const struct plot_text *t, const uint64_t *sizes,
 	      size_t n, const uint64_t *const misses[PLOT_POLICIES],
-	      uint64_t refs, uint64_t blind)
+	      uint64_t refs, uint64_t blind, bool sampled)
 {
 	static const char *const name[PLOT_POLICIES] = {
 		"LRU (exact)", "FIFO", "CLOCK", "OPT (Belady's MIN)"
+	};
+	static const char *const sampled_name[PLOT_POLICIES] = {
+		"LRU (sampled)", "FIFO (sampled)", "CLOCK (sampled)", "OPT (sampled)"
 	};
 	/*
 	 * Widest first: where two policies miss alike, each stays visible
@@ -37,6 +40,7 @@ void plot_mrc(FILE *f, const struct plot_text *t, const uint64_t *sizes,
 	static const double width[PLOT_POLICIES] = { 8, 5.5, 3.5, 1.5 };
 	static const double marker[PLOT_POLICIES] = { 7, 5, 3.2, 1.6 };
 	struct chart_series s[PLOT_POLICIES];
+	size_t ns = 0;
 	double *x = calloc(n ? n : 1, sizeof(*x));
 	double *y = calloc((n ? n : 1) * PLOT_POLICIES, sizeof(*y));
 	char label[96];
@@ -46,7 +50,6 @@ void plot_mrc(FILE *f, const struct plot_text *t, const uint64_t *sizes,
 		.ylabel = "miss ratio (misses / references, cold ones included)",
 		.xunit = SVG_PAGES, .yunit = SVG_SHARE, .xlog = true,
 		.ylo = 0, .yhi = 1, .page_size = t->page_size, .s = s,
-		.ns = PLOT_POLICIES,
 	};
 
 	if (!x || !y) {
@@ -57,14 +60,19 @@ void plot_mrc(FILE *f, const struct plot_text *t, const uint64_t *sizes,
 	for (size_t i = 0; i < n; i++) {
 		x[i] = (double)sizes[i];
 		for (int p = 0; p < PLOT_POLICIES; p++)
-			y[p * n + i] = refs ? (double)misses[p][i] / refs : 0;
+			if (misses[p])
+				y[p * n + i] = refs ? (double)misses[p][i] / refs : 0;
 	}
+	/* a policy not estimated (NULL) is left out, legend and all */
 	for (int p = 0; p < PLOT_POLICIES; p++)
-		s[p] = (struct chart_series){
-			.name = name[p], .color = plot_policy_color[p], .x = x,
-			.y = y + p * n, .n = n, .width = width[p],
-			.marker = marker[p],
-		};
+		if (misses[p])
+			s[ns++] = (struct chart_series){
+				.name = sampled ? sampled_name[p] : name[p],
+				.color = plot_policy_color[p], .x = x,
+				.y = y + p * n, .n = n, .width = width[p],
+				.marker = marker[p],
+			};
+	c.ns = ns;
 	if (n) {
 		c.xlo = x[0];
 		c.xhi = x[n - 1];

@@ -7,6 +7,7 @@
 #ifndef PGFT_PLOTS_H
 #define PGFT_PLOTS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "reuse.h"
@@ -31,13 +32,14 @@ extern const char *const plot_policy_color[PLOT_POLICIES];
 
 /*
  * Miss-ratio curves: @misses[p][i] the misses of policy p at a cache of
- * @sizes[i] pages (sizes ascending), of @refs references; log2 size
- * axis in pages and bytes. Sizes below @blind (0: none) are shaded as
- * ones the trace cannot tell.
+ * @sizes[i] pages (sizes ascending), of @refs references, or
+ * @misses[p] NULL for a policy not drawn; log2 size axis in pages and
+ * bytes. Sizes below @blind (0: none) are shaded as ones the trace
+ * cannot tell. @sampled: the curves are estimates (SHARDS), not exact.
  */
 void plot_mrc(FILE *f, const struct plot_text *t, const uint64_t *sizes,
 	      size_t n, const uint64_t *const misses[PLOT_POLICIES],
-	      uint64_t refs, uint64_t blind);
+	      uint64_t refs, uint64_t blind, bool sampled);
 
 /*
  * The reuse-distance histogram: the share of references per log2 bin

@@ -14,6 +14,7 @@
 #include "pass.h"
 #include "report.h"
 #include "../lib/shards.h"
+#include "../lib/shards_fixed.h"
 #include "../lib/svg.h"
 
 static const char usage[] =
@@ -45,7 +46,16 @@ static const char usage[] =
 "                simulated on it at size x RATE; it says the rate, what was\n"
 "                sampled, and an error estimate from a second sample of\n"
 "                another hash seed. Memory and time: RATE of the exact\n"
-"                curves'\n";
+"                curves'\n"
+"  --shards-size PAGES  approximate LRU curves in memory bounded by PAGES\n"
+"                sampled pages (such as 65536), whatever the footprint:\n"
+"                the sampling rate starts at 1 and falls as pages come,\n"
+"                the pages of the largest hash leaving (fixed-size\n"
+"                SHARDS); LRU alone: the FIFO, CLOCK and OPT columns show\n"
+"                '-', the plot draws LRU alone; it says the final rate,\n"
+"                the pages sampled and an error estimate from a second\n"
+"                sample of another hash seed. Memory: about 60 bytes a\n"
+"                sampled page, twice. Not with --shards\n";
 
 static struct cache cache;
 
@@ -95,26 +105,17 @@ bad:
 	return -1;
 }
 
-static int mrc_fault(struct pass *ps, const struct pgft_rec *r,
-		     const struct pgft_region *g, long sp, unsigned long long addr)
-{
-	(void)g;
-	(void)sp;
-	if (pgft_counted(r->result)) {
-			cache_ref(&cache, addr / ps->page_size, 0);
-	}
-	return 0;
-}
-
 /*
  * The table (and chart) of @n sizes: @size_at[i] pages, @miss_at[k * n + i]
- * the misses of policy k (LRU, FIFO, CLOCK, OPT) of @refs references.
+ * the misses of policy k (LRU, FIFO, CLOCK, OPT) of @refs references, for
+ * the first @npol policies (the others not estimated: '-'); @sampled:
+ * estimates.
  */
 static int table(const struct pass *ps, const struct notes *notes, size_t n,
 		 const uint64_t *size_at, const uint64_t *miss_at,
-		 unsigned long long refs, const char *plot)
+		 unsigned long long refs, const char *plot, int npol, bool sampled)
 {
-	const uint64_t *curve[4];
+	const uint64_t *curve[4] = { NULL };
 	int ret = 0;
 
 	printf("# %9s %14s %7s %7s %7s %7s %12s %12s %12s %12s\n", "size_pages",
@@ -124,20 +125,29 @@ static int table(const struct pass *ps, const struct notes *notes, size_t n,
 		printf("%12llu %14llu", (unsigned long long)size_at[i],
 		       (unsigned long long)size_at[i] * ps->page_size);
 		for (int k = 0; k < 4; k++)
-			printf(" %7.4f", refs ? (double)miss_at[k * n + i] / refs : 0.0);
+			if (k < npol)
+				printf(" %7.4f", refs ? (double)miss_at[k * n + i] / refs : 0.0);
+			else
+				printf(" %7s", "-");
 		for (int k = 0; k < 4; k++)
-			printf(" %12llu", (unsigned long long)miss_at[k * n + i]);
+			if (k < npol)
+				printf(" %12llu", (unsigned long long)miss_at[k * n + i]);
+			else
+				printf(" %12s", "-");
 		putchar('\n');
 	}
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < npol; k++)
 		curve[k] = miss_at + k * n;
 	if (plot) {
 		FILE *f = svg_open(plot);
-		struct plot_text t = kind_plot_text(notes, "Miss-ratio curves",
-						    ps->fname, ps->page_size);
+		struct plot_text t = kind_plot_text(notes, sampled ?
+						    "Miss-ratio curves (SHARDS, sampled)" :
+						    "Miss-ratio curves", ps->fname,
+						    ps->page_size);
 
 		if (f) {
-			plot_mrc(f, &t, size_at, n, curve, refs, kind_blind(&ps->kind));
+			plot_mrc(f, &t, size_at, n, curve, refs,
+				 kind_blind(&ps->kind), sampled);
 			ret = svg_close(f, plot);
 		} else {
 			ret = 1;
@@ -179,7 +189,7 @@ static int report(const struct pass *ps, const char *plot)
 		for (int p = MRC_FIFO; p <= MRC_OPT; p++)
 			miss_at[(1 + p) * n + i] = mrc_misses(cache.sim[p], i);
 	}
-	ret = table(ps, &notes, n, size_at, miss_at, refs, plot);
+	ret = table(ps, &notes, n, size_at, miss_at, refs, plot, 4, false);
 	free(miss_at);
 	free(size_at);
 	return ret;
@@ -189,59 +199,91 @@ static int report(const struct pass *ps, const char *plot)
 
 static struct shards sample[2];	/* the curves, and a second seed's */
 
-static int shards_fault(struct pass *ps, const struct pgft_rec *r,
-			const struct pgft_region *g, long sp,
-			unsigned long long addr)
+/*
+ * Of @n default sizes (@size_at, the whole's pages) at @rate, the first
+ * ones whose sample cache holds fewer than SHARDS_MIN_CACHE pages: every
+ * sampled page stands for 1 / rate, so they are biased (the last row
+ * stays, whatever it is).
+ */
+static size_t biased_rows(const uint64_t *size_at, size_t n, double rate)
 {
-	(void)g;
-	(void)sp;
-	if (pgft_counted(r->result))
-		for (int k = 0; k < 2; k++)
-			shards_ref(&sample[k], addr / ps->page_size);
-	return 0;
+	size_t first = 0;
+
+	while (first + 1 < n && llround(size_at[first] * rate) < SHARDS_MIN_CACHE)
+		first++;
+	return first;
+}
+
+/*
+ * The rest of a sampled report (--shards, --shards-size) after its
+ * description: the error estimate, from @x2 (the second sample's miss
+ * ratios, NAN where it has none at the size) against @x (the first's,
+ * policy k's at [k * n + i], for the first @npol policies), then the
+ * table of @x.
+ */
+static int sampled_table(const struct pass *ps, const struct notes *notes,
+			 size_t n, const uint64_t *size_at, const double *x,
+			 const double *x2, int npol, unsigned long long refs,
+			 double rate, const char *plot)
+{
+	uint64_t *miss_at = zalloc(4 * n * sizeof(*miss_at));
+	double diff = 0;
+	size_t m = 0;
+	int ret;
+
+	for (size_t i = 0; i < (size_t)npol * n; i++) {
+		miss_at[i] = (uint64_t)llround(x[i] * refs);
+		if (!isnan(x2[i])) {
+			diff += fabs(x[i] - x2[i]);
+			m++;
+		}
+	}
+	printf("# error estimate: a second sample (another hash seed) differs by "
+	       "%.4f on average (the mean absolute difference of the miss ratios "
+	       "over the sizes%s); each one's error is about that / sqrt(2); "
+	       "sizes below %.0f pages (%d / rate) are biased: the default sizes "
+	       "start above them\n", m ? diff / m : 0.0,
+	       npol > 1 ? " and policies" : "", SHARDS_MIN_CACHE / rate,
+	       SHARDS_MIN_CACHE);
+	ret = table(ps, notes, n, size_at, miss_at, refs, plot, npol, true);
+	free(miss_at);
+	return ret;
 }
 
 static int shards_report(const struct pass *ps, const char *plot)
 {
 	const struct shards *s = &sample[0];
 	unsigned long long refs = s->refs;
-	size_t n = 0, m = 0, first = 0;
-	uint64_t *miss_at, *size_at;
-	double diff = 0, rate = shards_rate(s);
+	size_t nr = shards_nr(s), n, first = 0;
+	uint64_t *size_at = zalloc(nr * sizeof(*size_at));
+	double *x = zalloc(4 * nr * sizeof(*x)), *x2 = zalloc(4 * nr * sizeof(*x2));
+	double rate = shards_rate(s);
 	struct notes notes;
 	int ret;
 
-	/*
-	 * A sample cache of a few pages is biased (every sampled page stands
-	 * for 1 / rate): the default sizes start at SHARDS_MIN_CACHE of them.
-	 */
-	while (!s->sizes && first < shards_nr(s) &&
-	       shards_sample_size(s, first) < SHARDS_MIN_CACHE &&
-	       first + 1 < shards_nr(s))
-		first++;
-	n = shards_nr(s) - first;
-	miss_at = zalloc(4 * n * sizeof(*miss_at));
-	size_at = zalloc(n * sizeof(*size_at));
-	kind_notes(&ps->kind, &notes, AN_MRC);
-	notes_print(&notes);
+	for (size_t i = 0; i < nr; i++)
+		size_at[i] = shards_size(s, i);
+	if (!s->sizes)
+		first = biased_rows(size_at, nr, rate);
+	n = nr - first;
 	for (size_t r = 0; r < n; r++) {
 		size_t i = first + r;
 
-		size_at[r] = shards_size(s, i);
+		size_at[r] = size_at[i];
 		for (int p = -1; p <= MRC_OPT; p++) {
-			double x = shards_ratio(s, p, i);
-
-			miss_at[(1 + p) * n + r] = (uint64_t)llround(x * refs);
-			/* the second sample, at the nearest of its sizes */
+			x[(1 + p) * n + r] = shards_ratio(s, p, i);
+			x2[(1 + p) * n + r] = NAN;
+			/* the second sample, at the same sample size if it has it */
 			for (size_t j = 0; j < shards_nr(&sample[1]); j++)
 				if (shards_sample_size(&sample[1], j) ==
 				    shards_sample_size(s, i)) {
-					diff += fabs(x - shards_ratio(&sample[1], p, j));
-					m++;
+					x2[(1 + p) * n + r] = shards_ratio(&sample[1], p, j);
 					break;
 				}
 		}
 	}
+	kind_notes(&ps->kind, &notes, AN_MRC);
+	notes_print(&notes);
 	printf("# SHARDS (spatial sampling by a hash of the page, Waldspurger et "
 	       "al., FAST'15) at rate %.4f: %llu of %llu references sampled, %llu "
 	       "pages (about %.0f in all); LRU from the sample's reuse distances "
@@ -250,15 +292,57 @@ static int shards_report(const struct pass *ps, const char *plot)
 	       "ratios x %llu\n", rate, (unsigned long long)s->lru.refs, refs,
 	       (unsigned long long)reuse_pages(&s->lru),
 	       reuse_pages(&s->lru) / rate, rate, refs);
-	printf("# error estimate: a second sample (another hash seed) differs by "
-	       "%.4f on average (the mean absolute difference of the miss ratios "
-	       "over the sizes and policies); each one's error is about that / "
-	       "sqrt(2); sizes below %.0f pages (%d / rate) are biased: the "
-	       "default sizes start above them\n", m ? diff / m : 0.0,
-	       SHARDS_MIN_CACHE / rate, SHARDS_MIN_CACHE);
-	ret = table(ps, &notes, n, size_at, miss_at, refs, plot);
-	free(miss_at);
+	ret = sampled_table(ps, &notes, n, size_at, x, x2, 4, refs, rate, plot);
 	free(size_at);
+	free(x);
+	free(x2);
+	return ret;
+}
+
+/* ---- mrc --shards-size: sampled in bounded memory ----------------------- */
+
+static struct shards_fixed fixed[2];	/* the curve, and a second seed's */
+
+static int fixed_report(const struct pass *ps, const char *plot, bool asked)
+{
+	const struct shards_fixed *s = &fixed[0];
+	unsigned long long refs = s->refs;
+	size_t nr = shards_fixed_nr(s), n, first = 0;
+	uint64_t *size_at = zalloc(nr * sizeof(*size_at));
+	double *x = zalloc(nr * sizeof(*x)), *x2 = zalloc(nr * sizeof(*x2));
+	double rate = shards_fixed_rate(s);
+	struct notes notes;
+	int ret;
+
+	for (size_t i = 0; i < nr; i++)
+		size_at[i] = shards_fixed_size(s, i);
+	if (!asked)
+		first = biased_rows(size_at, nr, rate);
+	n = nr - first;
+	for (size_t r = 0; r < n; r++) {
+		size_at[r] = size_at[first + r];
+		x[r] = shards_fixed_ratio(s, first + r);
+		/* the second sample's footprint, so its default sizes, differ */
+		x2[r] = shards_fixed_ratio_at(&fixed[1], size_at[r]);
+	}
+	kind_notes(&ps->kind, &notes, AN_MRC);
+	notes_print(&notes);
+	printf("# SHARDS of a fixed size (at most %llu sampled pages, the rate "
+	       "falling from 1 as pages come: SHARDS_max, Waldspurger et al., "
+	       "FAST'15) ended at rate %.6f: %llu of %llu references sampled, %llu "
+	       "pages kept (about %llu in all); LRU from the sample's reuse "
+	       "distances, each reference weighing 1 / the rate it was sampled "
+	       "at, over all the references (SHARDS-adj); distances from %d pages "
+	       "up in bins of 1/%d octave; FIFO, CLOCK and OPT not estimated "
+	       "('-'); misses are the ratios x %llu\n",
+	       (unsigned long long)s->max_pages, rate,
+	       (unsigned long long)s->sampled, refs, (unsigned long long)s->pages,
+	       (unsigned long long)shards_fixed_footprint(s), SHFX_EXACT,
+	       SHFX_PER_OCTAVE, refs);
+	ret = sampled_table(ps, &notes, n, size_at, x, x2, 1, refs, rate, plot);
+	free(size_at);
+	free(x);
+	free(x2);
 	return ret;
 }
 
@@ -266,16 +350,26 @@ static const struct option mrc_opts[] = {
 	{ "sizes", required_argument, NULL, 'z' },
 	{ "plot", required_argument, NULL, 'p' },
 	{ "shards", required_argument, NULL, 'S' },
+	{ "shards-size", required_argument, NULL, 'Z' },
 	{ NULL, 0, NULL, 0 },
 };
 
 static const char *plot;
 static uint64_t *sizes;
 static size_t nsizes;
-static double rate;		/* --shards, or 0: exact */
+static double rate;		/* --shards, or 0 */
+static uint64_t max_pages;	/* --shards-size, or 0 */
+
+/* A fixed rate, or a fixed number of sampled pages: not both. */
+static int both_shards(struct pass *ps)
+{
+	return pass_error(ps, "--shards and --shards-size: one or the other (a "
+			  "fixed sampling rate, or a fixed number of sampled pages)");
+}
 
 static int mrc_option(struct pass *ps, int opt, const char *arg)
 {
+	unsigned long long v;
 	char *end;
 
 	switch (opt) {
@@ -294,6 +388,19 @@ static int mrc_option(struct pass *ps, int opt, const char *arg)
 		    rate * SHARDS_MOD < 1)
 			return pass_bad_arg(ps, "--shards", arg, "a sampling rate "
 					    "above 0 and up to 1, such as 0.01");
+		if (max_pages)
+			return both_shards(ps);
+		break;
+	case 'Z':
+		errno = 0;
+		v = strtoull(arg, &end, 10);
+		if (errno || end == arg || *end || *arg < '0' || *arg > '9' || !v ||
+		    v > SHFX_MAX_PAGES)
+			return pass_bad_arg(ps, "--shards-size", arg, "a number of "
+					    "sampled pages from 1 to 2^30, such as 65536");
+		max_pages = v;
+		if (rate)
+			return both_shards(ps);
 		break;
 	}
 	return 0;
@@ -301,26 +408,51 @@ static int mrc_option(struct pass *ps, int opt, const char *arg)
 
 static int mrc_begin(struct pass *ps)
 {
-	if (!rate)
-		return cache_init(&cache, true, sizes, nsizes, false);
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; max_pages && k < 2; k++)
+		if (shards_fixed_init(&fixed[k], max_pages, k, sizes, nsizes))
+			return pass_error(ps, "--shards-size: %s", strerror(errno));
+	for (int k = 0; rate && k < 2; k++)
 		if (shards_init(&sample[k], rate, k, true, sizes, nsizes))
 			return pass_error(ps, "--shards: %s", strerror(errno));
+	if (!rate && !max_pages)
+		return cache_init(&cache, true, sizes, nsizes, false);
 	return 0;
 }
 
-static int mrc_any_fault(struct pass *ps, const struct pgft_rec *r,
-			 const struct pgft_region *g, long sp,
-			 unsigned long long addr)
+static int mrc_fault(struct pass *ps, const struct pgft_rec *r,
+		     const struct pgft_region *g, long sp, unsigned long long addr)
 {
-	return rate ? shards_fault(ps, r, g, sp, addr) : mrc_fault(ps, r, g, sp, addr);
+	uint64_t page = addr / ps->page_size;
+
+	(void)g;
+	(void)sp;
+	if (!pgft_counted(r->result))
+		return 0;
+	if (max_pages)
+		for (int k = 0; k < 2; k++)
+			shards_fixed_ref(&fixed[k], page);
+	else if (rate)
+		for (int k = 0; k < 2; k++)
+			shards_ref(&sample[k], page);
+	else
+		cache_ref(&cache, page, 0);
+	return 0;
 }
 
 static int mrc_finish(struct pass *ps, int status)
 {
 	bool ok = true;
 
-	if (rate) {
+	if (max_pages) {
+		for (int k = 0; k < 2; k++)
+			ok &= !shards_fixed_end(&fixed[k]);
+		if (!ok)
+			status = pass_error(ps, "--shards-size: %s", strerror(errno));
+		else if (!ps->pid || ps->pid_seen)
+			status |= fixed_report(ps, plot, sizes != NULL);
+		for (int k = 0; k < 2; k++)
+			shards_fixed_free(&fixed[k]);
+	} else if (rate) {
 		for (int k = 0; k < 2; k++)
 			ok &= !shards_end(&sample[k]);
 		if (!ok)
@@ -343,7 +475,7 @@ static int mrc_finish(struct pass *ps, int status)
 const struct report mrc_report = {
 	.name = "mrc", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS,
 	.longopts = mrc_opts, .option = mrc_option, .begin = mrc_begin,
-	.fault = mrc_any_fault, .end = mrc_finish,
+	.fault = mrc_fault, .end = mrc_finish,
 };
 
 int cmd_mrc(int argc, char **argv)
