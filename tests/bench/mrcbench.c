@@ -5,7 +5,8 @@
  * OPT each at the default sizes, on N generated references.
  *
  *	mrcbench [N [WHICH]]	(N: default 10,000,000; WHICH: some of
- *				lru,fifo,clock,opt, default all)
+ *				lru,fifo,clock,opt,shards,fixed, default
+ *				all)
  *
  * The references are the pages of gentrace's fault addresses (the same
  * generator: random over four regions, about 525,000 distinct pages at
@@ -22,6 +23,7 @@
 #include "lib/mrc.h"
 #include "lib/reuse.h"
 #include "lib/shards.h"
+#include "lib/shards_fixed.h"
 
 static double clock_s(clockid_t c)
 {
@@ -73,7 +75,7 @@ static long max_rss_mib(void)
 int main(int argc, char **argv)
 {
 	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
-	const char *which = argc > 2 ? argv[2] : "lru,fifo,clock,opt,shards";
+	const char *which = argc > 2 ? argv[2] : "lru,fifo,clock,opt,shards,fixed";
 	uint64_t *refs, misses = 0, sum;
 	struct reuse r;
 	struct span t;
@@ -158,6 +160,29 @@ policies:
 		report(sims ? "shards 1% (lru, fifo, clock, opt)" : "shards 1% (lru)",
 		       shards_nr(&s), reuse_pages(&s.lru), t, n);
 		shards_free(&s);
+	}
+	/* fixed-size SHARDS (LRU), at 8192 and 65536 sampled pages */
+	for (uint64_t pages = 8192; strstr(which, "fixed") && pages <= 65536; pages *= 8) {
+		struct shards_fixed s;
+		char what[40];
+
+		t = now();
+		if (shards_fixed_init(&s, pages, 0, NULL, 0)) {
+			perror("mrcbench: shards_fixed_init");
+			return 1;
+		}
+		for (uint64_t i = 0; i < n; i++)
+			shards_fixed_ref(&s, refs[i]);
+		if (shards_fixed_end(&s)) {
+			perror("mrcbench: shards_fixed_end");
+			return 1;
+		}
+		for (size_t i = 0; i < shards_fixed_nr(&s); i++)
+			misses += shards_fixed_ratio(&s, i) > 0;
+		snprintf(what, sizeof(what), "shards-size %llu (lru)",
+			 (unsigned long long)pages);
+		report(what, shards_fixed_nr(&s), s.pages, t, n);
+		shards_fixed_free(&s);
 	}
 	printf("peak RSS: %ld MiB (%llu MiB of it the references)\n", max_rss_mib(),
 	       (unsigned long long)(n * sizeof(*refs) >> 20));

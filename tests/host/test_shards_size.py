@@ -7,29 +7,12 @@ generated traces (gentrace), against the exact LRU column of pgfreport mrc
 alone; bad sizes, and --shards with it, are refused."""
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
 from ktaplib import test, main  # noqa: E402
-
-TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..'))
-BIN = os.path.join(TOP, 'build', 'host', 'bin')
-
-
-def run(*args):
-    p = subprocess.run([os.path.join(BIN, 'pgfreport'), *args],
-                       capture_output=True, text=True, timeout=300)
-    return p.returncode, p.stdout, p.stderr
-
-
-def generated(d, n):
-    path = os.path.join(d, 'g.trace')
-    with open(path, 'w') as f:
-        subprocess.run([os.path.join(BIN, 'gentrace'), str(n)], stdout=f,
-                       check=True, timeout=120)
-    return path
+from tracelib import gentrace, pgfreport as run  # noqa: E402
 
 
 def rows(out):
@@ -42,6 +25,16 @@ def info(out, start):
     return next(line for line in out.splitlines() if line.startswith(start))
 
 
+def fixed(d, n, pages, *args):
+    """mrc --shards-size @pages on a generated trace of @n faults: (the
+    trace, the output, its SHARDS line, its final rate)."""
+    t = gentrace(d, n)
+    rc, out, err = run('mrc', '--shards-size', str(pages), *args, t)
+    assert rc == 0, err
+    line = info(out, '# SHARDS of a fixed size')
+    return t, out, line, float(re.search(r'ended at rate ([0-9.]+):', line).group(1))
+
+
 def exact_lru(path, sizes):
     """{size: LRU misses} of the exact curves."""
     rc, out, err = run('mrc', '--sizes', ','.join(map(str, sizes)), path)
@@ -52,11 +45,8 @@ def exact_lru(path, sizes):
 @test
 def with_room_for_every_page_it_is_the_exact_curve():
     with tempfile.TemporaryDirectory() as d:
-        t = generated(d, 200000)
-        rc, out, err = run('mrc', '--shards-size', '1000000', t)
-        assert rc == 0, err
-        line = info(out, '# SHARDS of a fixed size')
-        assert 'ended at rate 1.000000' in line, line
+        t, out, line, rate = fixed(d, 200000, 1000000)
+        assert rate == 1, line
         got = rows(out)
         # the default sizes, from 128 up (as --shards's), and small ones asked for
         assert len(got) > 8 and min(got) == 128, got
@@ -79,11 +69,7 @@ def with_room_for_every_page_it_is_the_exact_curve():
 def a_sample_of_8192_pages_is_close():
     # gentrace 400,000: about 167,000 pages; 8192 of them is a rate near 5%
     with tempfile.TemporaryDirectory() as d:
-        t = generated(d, 400000)
-        rc, out, err = run('mrc', '--shards-size', '8192', t)
-        assert rc == 0, err
-        line = info(out, '# SHARDS of a fixed size')
-        rate = float(re.search(r'ended at rate ([0-9.]+):', line).group(1))
+        t, out, line, rate = fixed(d, 400000, 8192)
         assert 0.03 < rate < 0.1, line
         assert ' 8192 pages kept' in line, line
         got = rows(out)
@@ -104,7 +90,7 @@ def a_sample_of_8192_pages_is_close():
 @test
 def sizes_asked_for_and_the_plot():
     with tempfile.TemporaryDirectory() as d:
-        t = generated(d, 100000)
+        t = gentrace(d, 100000)
         svg = os.path.join(d, 'm.svg')
         rc, out, err = run('mrc', '--shards-size', '4096', '--sizes',
                            '100,5000,20000', '--plot', svg, t)
@@ -125,7 +111,7 @@ def sizes_asked_for_and_the_plot():
 @test
 def bad_sizes_and_both_kinds_are_refused():
     with tempfile.TemporaryDirectory() as d:
-        t = generated(d, 1000)
+        t = gentrace(d, 1000)
         for bad in ('0', '-5', 'x', '12k', '', '1073741825',
                     '99999999999999999999999'):
             rc, out, err = run('mrc', '--shards-size', bad, t)

@@ -85,6 +85,14 @@ def gentrace(d, n, name='g.trace'):
     return path
 
 
+def pgfreport(*args, timeout=300):
+    """Run pgfreport with @args: (exit status, standard output, standard
+    error)."""
+    p = subprocess.run([os.path.join(BIN, 'pgfreport'), *args],
+                       capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
 def on_terminal(argv, timeout=30):
     """Run @argv with a pty as its terminal (standard input, output and
     error); (its wait status, all it wrote). Fails if it waits on the

@@ -38,7 +38,7 @@
  *		shards_fixed_size(&s, i), shards_fixed_ratio(&s, i)
  *	shards_fixed_free(&s);
  *
- * Memory: about 64 bytes per sampled page at most (hash table 16 bytes a
+ * Memory: at most about 60 bytes a sampled page (hash table 16 bytes a
  * slot at most 3/4 full and at least 3/8 once grown, heap 16, time slots
  * 3/16 a slot with at most 4 slots a page), plus the histogram's 136 KiB.
  */
