@@ -90,6 +90,8 @@ class _Binary:
 
     def __init__(self, raw, name, end=None):
         self._raw, self.name, self._end, self._n = raw, name, end, 0
+        # records() sets it: a fault comes as its dict, not parsed again
+        self.dicts = False
         head = self._read(16)
         if len(head) < 16 or head[:8] != BINARY_MAGIC:
             raise TraceError(f'{name}: not a binary pgfault_history trace '
@@ -129,6 +131,11 @@ class _Binary:
             if chr(h[1]) not in 'rwx' or h[2] >= len(RESULTS) or h[3] > 1 or \
                     tid > 0x7fffffff or time > 9999999999999999999:
                 raise self._bad('malformed fault record')
+            if self.dicts:
+                return {'type': 'fault', 'time': time, 'tid': tid,
+                        'address': addr, 'access': chr(h[1]),
+                        'mode': 'kernel' if h[3] else 'user',
+                        'result': RESULTS[h[2]], 'ip': ip}
             return (f'fault {time} {tid} {addr:x} {chr(h[1])} '
                     f'{"kernel" if h[3] else "user"} {RESULTS[h[2]]} {ip:x}\n')
         n = int.from_bytes(h[4:8], 'little')
@@ -311,10 +318,10 @@ def parse(line):
 
 
 def _header(line, name, n, want_pid=None):
-    m = _HEADER.match(line)
+    m = _HEADER.match(line) if isinstance(line, str) else None
     if not m or (want_pid is not None and int(m.group(2)) != want_pid):
         raise TraceError(f'{name}:{n}: not a pgfault_history trace header: '
-                         f'{line[:80]!r}')
+                         f'{str(line)[:80]!r}')
     v = int(m.group(1))
     if not 1 <= v <= VERSION:
         raise TraceError(f'{name}:{n}: trace format version {v}; this reads '
@@ -331,6 +338,8 @@ def records(source, info=None):
         getattr(f, 'name', 'trace')
     try:
         first = f.readline().rstrip('\n')
+        if isinstance(f, _Binary):
+            f.dicts = True
         if not first:
             raise TraceError(f'{name}: empty: no pgfault_history header')
         tree = _TREE.match(first)
@@ -352,6 +361,14 @@ def records(source, info=None):
             if not line:
                 break
             n += 1
+            if type(line) is dict:
+                # a binary fault record, decoded already
+                if expect_block:
+                    raise TraceError(f'{name}:2: the tree does not start '
+                                     'with its root\'s trace')
+                yield dict([('type', 'fault'), ('pid', cur)] +
+                           list(line.items())[1:]) if tree else line
+                continue
             if not line.endswith('\n'):
                 raise TraceError(f'{name}:{n}: truncated: the last line has no '
                                  'newline')
@@ -369,7 +386,8 @@ def records(source, info=None):
                 expect_block = False
                 if cur not in seen:
                     seen.add(cur)
-                    h = f.readline().rstrip('\n')
+                    h = f.readline()
+                    h = h.rstrip('\n') if isinstance(h, str) else h
                     n += 1
                     v, _, ps = _header(h, name, n, cur)
                     if page_size is None:
