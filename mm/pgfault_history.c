@@ -636,10 +636,12 @@ out_key:
 }
 
 /*
- * Mark @t inactive with a stop record; returns true if it was active (the
- * caller drops the key). Mutex held.
+ * Stop recording into @t: mark it inactive, stop its clock, and wait until
+ * no producer is inside a ring (pgf_rings_sync()), so that what the caller
+ * writes next comes after every fault. Returns whether it was active.
+ * Mutex held.
  */
-static bool __pgf_deactivate(struct pgf_trace *t, u8 reason)
+static bool __pgf_quiesce(struct pgf_trace *t)
 {
 	bool was;
 
@@ -649,9 +651,21 @@ static bool __pgf_deactivate(struct pgf_trace *t, u8 reason)
 	WRITE_ONCE(t->active, false);
 	spin_unlock(&t->lock);
 	__pgf_clock_stop(t);
+	pgf_rings_sync(t);
+	return was;
+}
+
+/*
+ * Mark @t inactive with a stop record; returns true if it was active (the
+ * caller drops the key). Mutex held.
+ */
+static bool __pgf_deactivate(struct pgf_trace *t, u8 reason)
+{
+	bool was;
+
+	/* The faults recorded so far, then the stop. */
+	was = __pgf_quiesce(t);
 	if (was) {
-		/* The faults recorded so far, then the stop. */
-		pgf_rings_sync(t);
 		spin_lock(&t->lock);
 		/* A layout cut short: its untold regions count as one lost. */
 		if (t->need_layout)
@@ -895,12 +909,7 @@ static void pgf_exec_end(struct pgf_trace *t, struct signal_struct *sig)
 	bool was;
 
 	mutex_lock(&t->mutex);
-	spin_lock(&t->lock);
-	was = t->active;
-	WRITE_ONCE(t->active, false);
-	spin_unlock(&t->lock);
-	__pgf_clock_stop(t);
-	pgf_rings_sync(t);
+	was = __pgf_quiesce(t);
 	spin_lock(&t->lock);
 	if (t->started)
 		__pgf_control(t, PGF_REC_STOP, PGF_STOP_CREDENTIALS, 0, 0);
@@ -978,12 +987,7 @@ void pgf_trace_end(struct pgf_trace *t, struct pgf_exit_rec *ex)
 	bool was;
 
 	mutex_lock(&t->mutex);
-	spin_lock(&t->lock);
-	was = t->active;
-	WRITE_ONCE(t->active, false);
-	spin_unlock(&t->lock);
-	__pgf_clock_stop(t);
-	pgf_rings_sync(t);
+	was = __pgf_quiesce(t);
 	if (ex) {
 		pgf_fault_totals(t, &ex->rec.b, &ex->lost);
 		ex->regions = t->shadow.next_id;
