@@ -395,6 +395,27 @@ static int __pgf_may_use(struct task_struct *task, const struct cred *cred,
 	return __pgf_may_trace(task, cred);
 }
 
+/*
+ * Take the exec_update_lock of @task's process for reading and check, under
+ * it, that @cred (which opened the file in credential generation
+ * @exec_gen) may still use the trace (__pgf_may_use()): the prologue of
+ * everything a writer or reader does to a trace, so that no check races
+ * an exec. Returns 0 with the lock held, else an error with it released.
+ */
+static int pgf_lock_may_use(struct task_struct *task, const struct cred *cred,
+			    u32 exec_gen)
+{
+	struct signal_struct *sig = task->signal;
+	int err = down_read_killable(&sig->exec_update_lock);
+
+	if (err)
+		return err;
+	err = __pgf_may_use(task, cred, exec_gen);
+	if (err)
+		up_read(&sig->exec_update_lock);
+	return err;
+}
+
 /**
  * pgf_check_access() - may a file being opened trace a process
  * @task: any thread of the process
@@ -595,12 +616,9 @@ int pgf_start(struct task_struct *task, const struct cred *cred,
 	}
 	/* Patches text at most once a second: no lock held here. */
 	static_branch_deferred_inc(&pgf_tracing_key);
-	err = down_read_killable(&sig->exec_update_lock);
+	err = pgf_lock_may_use(task, cred, exec_gen);
 	if (err)
 		goto out_key;
-	err = __pgf_may_use(task, cred, exec_gen);
-	if (err)
-		goto out_unlock_exec;
 	t = pgf_trace_install(task, ns);
 	if (IS_ERR(t)) {
 		err = PTR_ERR(t);
@@ -700,11 +718,10 @@ int pgf_stop(struct task_struct *task, const struct cred *cred, u32 exec_gen)
 	bool was = false;
 	int err;
 
-	err = down_read_killable(&sig->exec_update_lock);
+	err = pgf_lock_may_use(task, cred, exec_gen);
 	if (err)
 		return err;
-	err = __pgf_may_use(task, cred, exec_gen);
-	t = err ? NULL : pgf_trace_of(sig);
+	t = pgf_trace_of(sig);
 	if (t) {
 		mutex_lock(&t->mutex);
 		was = __pgf_deactivate(t, PGF_STOP_USER);
@@ -743,12 +760,9 @@ int pgf_rearm(struct task_struct *task, const struct cred *cred, u32 exec_gen)
 
 	if (!pgf_rearm_supported())
 		return -EOPNOTSUPP;
-	err = down_read_killable(&sig->exec_update_lock);
+	err = pgf_lock_may_use(task, cred, exec_gen);
 	if (err)
 		return err;
-	err = __pgf_may_use(task, cred, exec_gen);
-	if (err)
-		goto out_unlock_exec;
 	t = pgf_trace_of(sig);
 	if (t && READ_ONCE(t->active))
 		mm = pgf_live_mm(task);
@@ -1070,12 +1084,9 @@ int pgf_reader_attach(struct task_struct *task, const struct cred *cred,
 	struct pgf_trace *t;
 	int err;
 
-	err = down_read_killable(&sig->exec_update_lock);
+	err = pgf_lock_may_use(task, cred, exec_gen);
 	if (err)
 		return err;
-	err = __pgf_may_use(task, cred, exec_gen);
-	if (err)
-		goto out_unlock;
 	t = pgf_trace_of(sig);
 	err = -ESRCH;
 	if (!t)
