@@ -59,8 +59,8 @@ WFLAGS   := -Wall -Wextra -Werror
 CPPFLAGS := -Itests/lib -Iinclude/uapi -D_GNU_SOURCE
 GUEST_LDFLAGS := -static -pthread
 # What the tool library links with: libelf (tools/lib/symbols.c), libzstd
-# and zlib (tools/lib/zfile.c: compressed traces).
-TOOL_LIBS := -lelf -lzstd -lz -lm
+# and zlib (tools/lib/zfile.c: compressed traces); threads (tools/lib/mrc_opt.c).
+TOOL_LIBS := -lelf -lzstd -lz -lm -pthread
 
 # The trace reader the tools and the tests share.
 TOOLLIB    := $(patsubst tools/lib/%.c,$(GUEST)/lib/%.o,$(wildcard tools/lib/*.c))

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hot.h"
+#include "table.h"
 
 /*
  * By page alone: a page under several tags (an exec, a remapping) is rare,
@@ -37,14 +38,14 @@ static struct hot_entry *hot_slot(struct hot_entry *v, size_t cap,
 static int hot_grow(struct hot *h)
 {
 	size_t cap = h->cap ? 2 * h->cap : 1024;
-	struct hot_entry *v = calloc(cap, sizeof(*v));
+	struct hot_entry *v = table_calloc(cap, sizeof(*v));
 
 	if (!v)
 		return -1;
 	for (size_t i = 0; i < h->cap; i++)
 		if (h->v[i].refs)
 			*hot_slot(v, cap, h->v[i].page, h->v[i].tag) = h->v[i];
-	free(h->v);
+	table_free(h->v, h->cap, sizeof(*h->v));
 	h->v = v;
 	h->cap = cap;
 	return 0;
@@ -142,6 +143,6 @@ long hot_top(const struct hot *h, struct hot_entry *out, size_t n)
 
 void hot_free(struct hot *h)
 {
-	free(h->v);
+	table_free(h->v, h->cap, sizeof(*h->v));
 	memset(h, 0, sizeof(*h));
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mrc_impl.h"
+#include "table.h"
 
 /* Default sizes: 1, 2, 4, ... 2^32 (more pages than ids), the footprint. */
 #define MRC_GRID_MAX 34
@@ -79,7 +80,7 @@ void mrc_free(struct mrc *m)
 	mrc_ring_free(m);
 	mrc_opt_free(m);
 	pgid_free(&m->ids);
-	free(m->mask);
+	table_free(m->mask, (size_t)m->ids_cap * m->stride, sizeof(*m->mask));
 	free(m->again);
 	free(m->size);
 	free(m->misses);
@@ -97,12 +98,7 @@ int mrc_grow_pages(struct mrc *m, uint32_t n)
 		cap = n;
 	if (cap > UINT32_MAX)
 		cap = UINT32_MAX;
-	mask = realloc(m->mask, cap * m->stride * sizeof(*mask));
-	if (!mask)
-		return -1;
-	memset(mask + (size_t)m->ids_cap * m->stride, 0,
-	       (cap - m->ids_cap) * m->stride * sizeof(*mask));
-	m->mask = mask;
+	/* again first: a larger one is harmless if mask cannot grow */
 	if (m->policy == MRC_CLOCK) {
 		again = realloc(m->again, (cap + 63) / 64 * sizeof(*again));
 		if (!again)
@@ -111,6 +107,11 @@ int mrc_grow_pages(struct mrc *m, uint32_t n)
 		       ((cap + 63) / 64 - (m->ids_cap + 63) / 64) * sizeof(*again));
 		m->again = again;
 	}
+	mask = table_grow(m->mask, (size_t)m->ids_cap * m->stride,
+			  cap * m->stride, sizeof(*mask));
+	if (!mask)
+		return -1;
+	m->mask = mask;
 	m->ids_cap = cap;
 	return 0;
 }

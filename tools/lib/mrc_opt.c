@@ -23,6 +23,9 @@
  * O(1) per reference amortized.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,6 +36,7 @@
 #define OPT_BATCH 255		/* sizes per forward pass */
 #define OPT_ARITY 8		/* children a node: a cache line (fixed) */
 #define OPT_AHEAD 16		/* references whose page state is prefetched */
+#define OPT_THREADS 8		/* at most */
 
 FILE *mrc_tmpfile(void)
 {
@@ -283,26 +287,40 @@ static inline void opt_step(struct opt_heap *heap, uint64_t *misses, size_t nb,
 }
 
 /*
- * Run sizes @first .. @first + @nb - 1 over the two files: the ids in
- * @fd, their next uses in @nfd.
+ * A share of the sizes, run over the two files (the ids in fd, their next
+ * uses in nfd) by one thread: sizes[0 .. nb - 1], ascending, any of the
+ * curve's (MIN's inclusion holds for any subset of them).
  */
-static int opt_batch(struct mrc *m, size_t first, size_t nb, int fd, int nfd,
-		     uint32_t *ids, uint64_t *nx)
+struct opt_job {
+	const struct mrc *m;
+	int fd, nfd;
+	const uint64_t *sizes;
+	uint64_t *misses;	/* one per size */
+	size_t nb;
+	int err;		/* 0, or the errno that stopped it */
+};
+
+static void *opt_batch(void *arg)
 {
+	struct opt_job *jb = arg;
+	const struct mrc *m = jb->m;
+	size_t nb = jb->nb;
 	struct opt_heap *heap = calloc(nb, sizeof(*heap));
 	uint64_t n = m->refs, pages = m->npages;
 	uint8_t *lvl = malloc(pages);
+	uint32_t *ids = malloc(OPT_CHUNK * sizeof(*ids));
+	uint64_t *nx = malloc(OPT_CHUNK * sizeof(*nx));
 	struct opt_pack k;
-	int ret = -1;
 
-	if (!heap || !lvl)
+	jb->err = ENOMEM;
+	if (!heap || !lvl || !ids || !nx)
 		goto out;
 	/* mrc_opt_end() has checked that the next uses fit. */
 	k.shift = pages > 1 ? 64 - __builtin_clzll(pages - 1) : 1;
 	k.never = (1ULL << (64 - k.shift)) - 1;
 	memset(lvl, (int)nb, pages);	/* held nowhere yet */
 	for (size_t j = 0; j < nb; j++) {
-		heap[j].size = m->size[first + j];
+		heap[j].size = jb->sizes[j];
 		heap[j].cap = 2 * heap[j].size + 64;
 		/*
 		 * e[1], and so every group of children, on a line
@@ -316,17 +334,19 @@ static int opt_batch(struct mrc *m, size_t first, size_t nb, int fd, int nfd,
 	}
 	for (uint64_t start = 0, len; start < n; start += len) {
 		len = n - start < OPT_CHUNK ? n - start : OPT_CHUNK;
-		if (pread_all(fd, ids, len * sizeof(*ids), start * sizeof(*ids)) ||
-		    pread_all(nfd, nx, len * sizeof(*nx), start * sizeof(*nx)))
+		if (pread_all(jb->fd, ids, len * sizeof(*ids), start * sizeof(*ids)) ||
+		    pread_all(jb->nfd, nx, len * sizeof(*nx), start * sizeof(*nx))) {
+			jb->err = errno;
 			goto out;
+		}
 		for (uint64_t j = 0; j < len; j++) {
 			if (j + OPT_AHEAD < len)
 				__builtin_prefetch(&lvl[ids[j + OPT_AHEAD]], 1);
-			opt_step(heap, m->misses + first, nb, lvl, &k, start + j,
+			opt_step(heap, jb->misses, nb, lvl, &k, start + j,
 				 ids[j], nx[j]);
 		}
 	}
-	ret = 0;
+	jb->err = 0;
 out:
 	if (heap) {
 		for (size_t j = 0; j < nb; j++)
@@ -334,7 +354,89 @@ out:
 		free(heap);
 	}
 	free(lvl);
-	return ret;
+	free(ids);
+	free(nx);
+	return NULL;
+}
+
+/* Threads for OPT's sizes: the CPUs this process may run on, at most 8. */
+static size_t opt_threads(size_t nsim)
+{
+	const char *env = getenv("PGFT_MRC_THREADS");
+	cpu_set_t set;
+	size_t n = 1;
+
+	if (env && *env)
+		n = strtoul(env, NULL, 10);
+	else if (!sched_getaffinity(0, sizeof(set), &set))
+		n = CPU_COUNT(&set);
+	if (n > OPT_THREADS)
+		n = OPT_THREADS;
+	if (n > nsim)
+		n = nsim;
+	return n ? n : 1;
+}
+
+/*
+ * Run the @nsim smallest sizes, in at most 255 a thread (lvl[] is a
+ * byte), dealt round-robin so that each thread has small and large ones.
+ */
+static int opt_run(struct mrc *m, size_t nsim, int fd, int nfd)
+{
+	size_t nt = opt_threads(nsim), per;
+	struct opt_job job[OPT_THREADS];
+	pthread_t tid[OPT_THREADS];
+	uint64_t *buf;
+	int err = 0;
+
+	per = (nsim + nt - 1) / nt;
+	if (per > OPT_BATCH)
+		per = OPT_BATCH;	/* more sizes than batches: in rounds */
+	buf = calloc(2 * OPT_THREADS * per, sizeof(*buf));
+	if (!buf)
+		return -1;
+	for (size_t first = 0; first < nsim && !err; first += nt * per) {
+		size_t round = nsim - first < nt * per ? nsim - first : nt * per;
+		bool started[OPT_THREADS] = { false };
+
+		for (size_t t = 0; t < nt && t < round; t++) {
+			struct opt_job *jb = &job[t];
+
+			jb->m = m;
+			jb->fd = fd;
+			jb->nfd = nfd;
+			jb->sizes = buf + 2 * t * per;
+			jb->misses = buf + (2 * t + 1) * per;
+			jb->nb = 0;
+			for (size_t i = first + t; i < first + round; i += nt)
+				((uint64_t *)jb->sizes)[jb->nb++] = m->size[i];
+			memset(jb->misses, 0, per * sizeof(*jb->misses));
+		}
+		for (size_t t = 0; t < nt && t < round; t++) {
+			if (t + 1 < nt && t + 1 < round &&
+			    !pthread_create(&tid[t], NULL, opt_batch, &job[t])) {
+				started[t] = true;
+				continue;
+			}
+			/* The last share (or one no thread could take) here. */
+			opt_batch(&job[t]);
+		}
+		for (size_t t = 0; t < nt; t++)
+			if (started[t])
+				pthread_join(tid[t], NULL);
+		for (size_t t = 0; t < nt && t < round; t++) {
+			if (job[t].err && !err)
+				err = job[t].err;
+			for (size_t j = 0, i = first + t; j < job[t].nb; j++, i += nt)
+				m->misses[i] += job[t].misses[j];
+		}
+	}
+	free(buf);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
 }
 
 int mrc_opt_end(struct mrc *m)
@@ -394,13 +496,8 @@ int mrc_opt_end(struct mrc *m)
 	free(next);
 	next = NULL;
 
-	/* Forward: the sizes, up to 255 at a time (lvl[] is a byte). */
-	for (size_t first = 0, nb; first < nsim; first += nb) {
-		nb = nsim - first < OPT_BATCH ? nsim - first : OPT_BATCH;
-		if (opt_batch(m, first, nb, fd, nfd, ids, nx))
-			goto out;
-	}
-	ret = 0;
+	/* Forward: the sizes, in threads. */
+	ret = opt_run(m, nsim, fd, nfd);
 
 out:
 	free(next);

@@ -64,7 +64,7 @@ static inline uint64_t live_bits(const struct mrc *m, size_t k)
  * its bits now, so that they are in the CPU's cache by then (they are
  * anywhere in a large array; the ring itself is read in order).
  */
-static inline void prefetch_hand(const struct mrc *m, const struct mrc_ring *r)
+static inline __attribute__((always_inline)) void prefetch_hand(const struct mrc *m, const struct mrc_ring *r)
 {
 	__builtin_prefetch(&m->mask[(size_t)r->slot[r->hand] * m->stride], 1);
 }

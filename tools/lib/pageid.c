@@ -5,13 +5,14 @@
  */
 #include <stdlib.h>
 #include "pageid.h"
+#include "table.h"
 
 /* Double the table, rehashing every key. */
 static int pgid_grow(struct pgid_map *m)
 {
 	size_t cap = m->cap ? 2 * m->cap : 1024, i, j;
 	unsigned int shift = 64 - __builtin_ctzll(cap);
-	struct pgid_slot *s = calloc(cap, sizeof(*s));
+	struct pgid_slot *s = table_calloc(cap, sizeof(*s));
 
 	if (!s)
 		return -1;
@@ -22,7 +23,7 @@ static int pgid_grow(struct pgid_map *m)
 			;
 		s[j] = m->slot[i];
 	}
-	free(m->slot);
+	table_free(m->slot, m->cap, sizeof(*m->slot));
 	m->slot = s;
 	m->cap = cap;
 	m->shift = shift;
@@ -63,7 +64,7 @@ int64_t pgid_get(struct pgid_map *m, uint64_t page)
 
 void pgid_free(struct pgid_map *m)
 {
-	free(m->slot);
+	table_free(m->slot, m->cap, sizeof(*m->slot));
 	m->slot = NULL;
 	m->cap = 0;
 	m->nr = 0;

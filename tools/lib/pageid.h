@@ -40,8 +40,11 @@ static inline size_t pgid_hash(uint64_t key, unsigned int shift)
 /*
  * Start loading @page's slot into the CPU's cache, for a lookup a few
  * references later: batches of references hide the table's latency.
+ * Always inlined: GCC takes a function that only prefetches for one
+ * without side effects and drops the calls to it before inlining them
+ * (seen with GCC 12: no prefetch was left in reuse.c).
  */
-static inline void pgid_prefetch(const struct pgid_map *m, uint64_t page)
+static inline __attribute__((always_inline)) void pgid_prefetch(const struct pgid_map *m, uint64_t page)
 {
 	if (m->cap)
 		__builtin_prefetch(&m->slot[pgid_hash(page + 1, m->shift)]);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "reuse.h"
 #include "slots.h"
+#include "table.h"
 
 #define REUSE_MIN_CAP (1U << 16)
 
@@ -20,7 +21,7 @@ void reuse_init(struct reuse *r, uint32_t min_slots)
 void reuse_free(struct reuse *r)
 {
 	pgid_free(&r->ids);
-	free(r->hist);
+	table_free(r->hist, r->ids_cap, sizeof(*r->hist));
 	free(r->live);
 	free(r->fw);
 	memset(r, 0, sizeof(*r));
@@ -64,10 +65,9 @@ static int reuse_grow_ids(struct reuse *r)
 
 	if (r->ids_cap > UINT32_MAX / 2)
 		n = UINT32_MAX;
-	hist = realloc(r->hist, (size_t)n * sizeof(*hist));
+	hist = table_grow(r->hist, r->ids_cap, n, sizeof(*hist));
 	if (!hist)
 		return -1;
-	memset(hist + r->ids_cap, 0, (size_t)(n - r->ids_cap) * sizeof(*hist));
 	r->hist = hist;
 	r->ids_cap = n;
 	return 0;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "wss.h"
+#include "table.h"
 
 void wss_init(struct wss *w)
 {
@@ -13,7 +14,7 @@ void wss_init(struct wss *w)
 
 void wss_free(struct wss *w)
 {
-	free(w->slot);
+	table_free(w->slot, w->cap, sizeof(*w->slot));
 	memset(w, 0, sizeof(*w));
 }
 
@@ -35,14 +36,14 @@ static struct wss_slot *wss_slot(struct wss_slot *v, size_t cap, uint64_t key)
 static int wss_grow(struct wss *w)
 {
 	size_t cap = w->cap ? 2 * w->cap : 1024;
-	struct wss_slot *v = calloc(cap, sizeof(*v));
+	struct wss_slot *v = table_calloc(cap, sizeof(*v));
 
 	if (!v)
 		return -1;
 	for (size_t i = 0; i < w->cap; i++)
 		if (w->slot[i].key)
 			*wss_slot(v, cap, w->slot[i].key) = w->slot[i];
-	free(w->slot);
+	table_free(w->slot, w->cap, sizeof(*w->slot));
 	w->slot = v;
 	w->cap = cap;
 	return 0;

@@ -75,7 +75,7 @@ void wss_free(struct wss *w);
 /* Record a reference to @page; 0, or -1 when out of memory. */
 int wss_ref(struct wss *w, uint64_t page);
 /* A hint: @page will be referenced soon. */
-static inline void wss_prefetch(const struct wss *w, uint64_t page)
+static inline __attribute__((always_inline)) void wss_prefetch(const struct wss *w, uint64_t page)
 {
 	if (w->cap)
 		__builtin_prefetch(&w->slot[pgid_hash(page + 1, 64 - __builtin_ctzll(w->cap))]);

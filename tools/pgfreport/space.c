@@ -8,6 +8,7 @@
 #include <string.h>
 #include "pass.h"
 #include "space.h"
+#include "../lib/table.h"
 
 static void oom(void)
 {
@@ -15,36 +16,44 @@ static void oom(void)
 	exit(1);
 }
 
-/* Add @times to the count of @page; true if it is new. */
-static bool ps_add_n(struct pageset *s, uint64_t page, uint32_t times)
+static inline size_t ps_hash(uint64_t page, size_t cap)
+{
+	return (page * 0x9e3779b97f4a7c15ULL) >> 32 & (cap - 1);
+}
+
+/* Double the table (at most half full: short probes). */
+static void ps_grow(struct pageset *s)
+{
+	size_t cap = s->cap ? 2 * s->cap : 1024, i, j;
+	struct pageslot *n = table_calloc(cap, sizeof(*n));
+
+	if (!n)
+		oom();
+	for (i = 0; i < s->cap; i++) {
+		if (!s->slot[i].key)
+			continue;
+		for (j = ps_hash(s->slot[i].key - 1, cap); n[j].key; j = (j + 1) & (cap - 1))
+			;
+		n[j] = s->slot[i];
+	}
+	table_free(s->slot, s->cap, sizeof(*s->slot));
+	s->slot = n;
+	s->cap = cap;
+}
+
+/* @page's slot, added (with a count of 0) if new. */
+static struct pageslot *ps_get(struct pageset *s, uint64_t page)
 {
 	size_t i;
 
-	if (2 * (s->nr + 1) > s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 1024;
-		struct pageset n = { calloc(cap, 8), calloc(cap, 4), cap, 0 };
-
-		if (!n.v || !n.n)
-			oom();
-		for (i = 0; i < s->cap; i++)
-			if (s->v[i])
-				ps_add_n(&n, s->v[i] - 1, s->n[i]);
-		free(s->v);
-		free(s->n);
-		*s = n;
-	}
-	for (i = (page * 0x9e3779b97f4a7c15ULL) & (s->cap - 1); s->v[i];
-	     i = (i + 1) & (s->cap - 1)) {
-		if (s->v[i] == page + 1) {
-			s->n[i] = s->n[i] > UINT32_MAX - times ? UINT32_MAX :
-				  s->n[i] + times;
-			return false;
-		}
-	}
-	s->v[i] = page + 1;
-	s->n[i] = times;
+	if (2 * (s->nr + 1) > s->cap)
+		ps_grow(s);
+	for (i = ps_hash(page, s->cap); s->slot[i].key; i = (i + 1) & (s->cap - 1))
+		if (s->slot[i].key == page + 1)
+			return &s->slot[i];
+	s->slot[i].key = page + 1;
 	s->nr++;
-	return true;
+	return &s->slot[i];
 }
 
 uint32_t ps_count(const struct pageset *s, uint64_t page)
@@ -53,47 +62,10 @@ uint32_t ps_count(const struct pageset *s, uint64_t page)
 
 	if (!s->cap)
 		return 0;
-	for (i = (page * 0x9e3779b97f4a7c15ULL) & (s->cap - 1); s->v[i];
-	     i = (i + 1) & (s->cap - 1))
-		if (s->v[i] == page + 1)
-			return s->n[i];
+	for (i = ps_hash(page, s->cap); s->slot[i].key; i = (i + 1) & (s->cap - 1))
+		if (s->slot[i].key == page + 1)
+			return s->slot[i].n;
 	return 0;
-}
-
-/*
- * Note that @page faulted in region @id; true if it had not yet faulted in
- * that region (since it last faulted in another).
- */
-static bool pm_mark(struct pagemark *m, uint64_t page, uint64_t id)
-{
-	size_t i;
-
-	if (2 * (m->nr + 1) > m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 1024;
-		struct pagemark n = { calloc(cap, 8), calloc(cap, 8), cap, 0 };
-
-		if (!n.page || !n.id)
-			oom();
-		for (i = 0; i < m->cap; i++)
-			if (m->page[i])
-				pm_mark(&n, m->page[i] - 1, m->id[i]);
-		free(m->page);
-		free(m->id);
-		*m = n;
-	}
-	for (i = (page * 0x9e3779b97f4a7c15ULL) & (m->cap - 1); m->page[i];
-	     i = (i + 1) & (m->cap - 1)) {
-		if (m->page[i] == page + 1) {
-			if (m->id[i] == id)
-				return false;
-			m->id[i] = id;
-			return true;
-		}
-	}
-	m->page[i] = page + 1;
-	m->id[i] = id;
-	m->nr++;
-	return true;
 }
 
 static struct rstat *rstat_of(struct space *sp, unsigned long long id)
@@ -117,9 +89,15 @@ static struct rstat *rstat_of(struct space *sp, unsigned long long id)
 		if (!sp->r)
 			oom();
 	}
+	if (sp->ords == UINT32_MAX - 1) {
+		fprintf(stderr, "%s: more than %u regions in one address space\n",
+			pgft_prog, UINT32_MAX - 1);
+		exit(1);
+	}
 	memmove(&sp->r[lo + 1], &sp->r[lo], (sp->nr - lo) * sizeof(*sp->r));
 	memset(&sp->r[lo], 0, sizeof(*sp->r));
 	sp->r[lo].id = id;
+	sp->r[lo].ord = sp->ords++;
 	sp->nr++;
 	return &sp->r[lo];
 }
@@ -129,10 +107,7 @@ static void space_free(struct space *sp)
 	for (size_t i = 0; i < sp->nr; i++)
 		free(sp->r[i].name);
 	free(sp->r);
-	free(sp->pages.v);
-	free(sp->pages.n);
-	free(sp->where.page);
-	free(sp->where.id);
+	table_free(sp->pages.slot, sp->pages.cap, sizeof(*sp->pages.slot));
 	memset(sp, 0, sizeof(*sp));
 }
 
@@ -185,22 +160,16 @@ void space_rec(struct spaces *s, const struct pgft_rec *r)
 void space_prefetch(struct spaces *s, uint64_t page)
 {
 	const struct space *sp = &s->cur;
-	size_t h = page * 0x9e3779b97f4a7c15ULL;
 
-	if (sp->pages.cap) {
-		__builtin_prefetch(&sp->pages.v[h & (sp->pages.cap - 1)]);
-		__builtin_prefetch(&sp->pages.n[h & (sp->pages.cap - 1)]);
-	}
-	if (sp->where.cap) {
-		__builtin_prefetch(&sp->where.page[h & (sp->where.cap - 1)]);
-		__builtin_prefetch(&sp->where.id[h & (sp->where.cap - 1)]);
-	}
+	if (sp->pages.cap)
+		__builtin_prefetch(&sp->pages.slot[ps_hash(page, sp->pages.cap)], 1);
 }
 
 void space_fault(struct spaces *s, const struct pgft_rec *r,
 		 const struct pgft_region *g, unsigned long page_size)
 {
 	struct space *sp = &s->cur;
+	struct pageslot *p;
 	struct rstat *st;
 
 	if (!pgft_counted(r->result)) {
@@ -210,14 +179,22 @@ void space_fault(struct spaces *s, const struct pgft_rec *r,
 	sp->faults++;
 	sp->major += r->result == PGFT_MAJOR;
 	sp->reref += r->result == PGFT_REREF;
-	ps_add_n(&sp->pages, r->addr / page_size, 1);
+	p = ps_get(&sp->pages, r->addr / page_size);
+	p->n += p->n < UINT32_MAX;
 	if (!g)
 		return;
 	st = rstat_of(sp, g->id);
 	if (!st->touched)
 		st->first_ns = r->time;
 	st->touched = true;
-	st->pages_touched += pm_mark(&sp->where, r->addr / page_size, g->id);
+	/*
+	 * A page counts in a region the first time it faults there since
+	 * it last faulted in another.
+	 */
+	if (p->reg != st->ord + 1) {
+		p->reg = st->ord + 1;
+		st->pages_touched++;
+	}
 	st->faults++;
 	st->major += r->result == PGFT_MAJOR;
 	st->reref += r->result == PGFT_REREF;

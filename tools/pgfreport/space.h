@@ -21,22 +21,24 @@
 #include <stdint.h>
 #include "../lib/pgftrace.h"
 
-/* A set of page numbers, each with a count (open addressing). */
+/*
+ * Every page that faulted: how many times, and the region it last faulted
+ * in (open addressing, one 16-byte slot a page, so that a fault touches
+ * one cache line).
+ */
+struct pageslot {
+	uint64_t key;		/* page + 1; 0 is empty */
+	uint32_t n;		/* its faults (saturating) */
+	uint32_t reg;		/* the region's rstat.ord + 1; 0: none */
+};
+
 struct pageset {
-	uint64_t *v;		/* page + 1; 0 is empty */
-	uint32_t *n;		/* how many times each was added */
+	struct pageslot *slot;
 	size_t cap, nr;
 };
 
-/* How many times @page was added; 0 if never. */
+/* How many times @page faulted; 0 if never. */
 uint32_t ps_count(const struct pageset *s, uint64_t page);
-
-/* page -> the region it last faulted in */
-struct pagemark {
-	uint64_t *page;		/* page + 1; 0 is empty */
-	uint64_t *id;		/* the region's id */
-	size_t cap, nr;
-};
 
 struct rstat {
 	unsigned long long id, start, end;
@@ -47,14 +49,15 @@ struct rstat {
 	 * address: its faults, and the distinct pages that faulted in it.
 	 */
 	unsigned long long faults, major, reref, first_ns, pages_touched;
+	uint32_t ord;		/* in order of creation: pageslot.reg - 1 */
 	bool touched, alive;
 };
 
 struct space {
-	struct pageset pages;		/* pages that faulted */
-	struct pagemark where;		/* the region each last faulted in */
+	struct pageset pages;		/* pages that faulted, and where */
 	struct rstat *r;		/* every region seen, by id */
 	size_t nr, cap;
+	uint32_t ords;			/* rstat.ord handed out */
 	unsigned long long faults, major, reref, failed;
 };
 
