@@ -568,6 +568,35 @@ def mrc_on_no_references_and_bad_sizes():
 
 
 @test
+def mrc_jobs_give_the_same_curves():
+    """--jobs N: CLOCK beside the pass, OPT's sizes in N threads; the
+    same table with one CPU (taskset), one job, or several, over a trace
+    long enough for many hand-overs (65,536 ids each)."""
+    with tempfile.TemporaryDirectory() as d:
+        t = os.path.join(d, 'g.trace')
+        with open(t, 'w') as f:
+            subprocess.run([os.path.join(BIN, 'gentrace'), '300000'], stdout=f,
+                           check=True, timeout=120)
+        rc, want, err = run('mrc', '--jobs', '1', t)
+        assert rc == 0 and want.count('\n') > 15, err
+        for args in (['--jobs', '2'], ['--jobs', '3'], ['--jobs', '64'], []):
+            rc, out, err = run('mrc', *args, t)
+            assert rc == 0 and out == want, (args, err)
+        p = subprocess.run(['taskset', '-c', '0', os.path.join(BIN, 'pgfreport'),
+                            'mrc', t], capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0 and p.stdout == want, p.stderr
+        rc, out, err = run('mrc+reuse', '--jobs', '2', t)
+        assert rc == 0 and out.startswith('# ==== mrc\n' + want), err
+        for bad in ('0', '65', 'x', '-1', '2k'):
+            rc, out, err = run('mrc', '--jobs', bad, t)
+            assert rc == 1 and out == '' and "--jobs: '" in err, (bad, err)
+        for other in (['--shards', '0.1'], ['--shards-size', '64']):
+            rc, out, err = run('mrc', '--jobs', '2', *other, t)
+            assert rc == 1 and out == '' and 'not with --shards' in err, err
+    assert '--jobs N' in help_lists('mrc')['mrc']
+
+
+@test
 def tlb_misses_are_exact_on_beladys_string():
     # Fully associative: LRU's 10 and 8 at 3 and 4 entries. 4:2 is two
     # sets of two ways: odd pages 1 3 1 5 1 3 5 miss 5 times, even

@@ -16,6 +16,9 @@
 /* Belady, Nelson and Shedler (1969): FIFO faults more with more frames. */
 static const uint64_t belady[] = { 1, 2, 3, 4, 1, 2, 5, 1, 2, 3, 4, 5 };
 
+/* mrc_set_threads() of the runs below (0: one per CPU). */
+static unsigned int run_threads;
+
 /* Run @policy at @sizes (nr 0: the default ones) over @refs. */
 static struct mrc *run(enum mrc_policy policy, const uint64_t *refs, size_t n,
 		       const uint64_t *sizes, size_t nr)
@@ -23,6 +26,7 @@ static struct mrc *run(enum mrc_policy policy, const uint64_t *refs, size_t n,
 	struct mrc *m = mrc_new(policy, sizes, nr);
 
 	ASSERT_TRUE(m != NULL);
+	mrc_set_threads(m, run_threads);
 	for (size_t t = 0; t < n; t++)
 		ASSERT_EQ(mrc_ref(m, refs[t]), 0);
 	ASSERT_EQ(mrc_end(m), 0);
@@ -327,6 +331,8 @@ TEST(random_strings_match_the_naive_simulators)
 		}
 		for (size_t i = 0; i < nsizes; i++)
 			sizes[i] = i + 1;
+		/* OPT's sizes shared among 1 to 5 threads, whatever the CPUs */
+		run_threads = 1 + round % 5;
 		reuse_init(&r, 1 + naive_rand(&x) % 8);
 		for (size_t t = 0; t < n; t++)
 			ASSERT_NE(reuse_ref(&r, refs[t]), REUSE_NOMEM);
@@ -366,7 +372,47 @@ TEST(random_strings_match_the_naive_simulators)
 		reuse_free(&r);
 		runs++;
 	}
+	run_threads = 0;
 	ktap_diag("%u random strings, 4 policies, every size", runs);
+}
+
+/*
+ * OPT's sizes in threads: 1 to 9 of them (more than the sizes, too) give
+ * the same misses at each of 20 sizes over 200,000 references.
+ */
+TEST(opt_threads_do_not_change_the_misses)
+{
+	size_t n = 200000;
+	uint64_t x = 0x9e3779b97f4a7c15ULL, *refs = malloc(n * sizeof(*refs));
+	uint64_t want[64];
+	size_t nr = 0;
+
+	ASSERT_TRUE(refs != NULL);
+	for (size_t t = 0; t < n; t++) {
+		uint64_t v = naive_rand(&x);
+
+		/* a hot set of 64 pages, and 40,000 others */
+		refs[t] = v & 1 ? (v >> 8) % 64 : (v >> 8) % 40000;
+	}
+	for (unsigned int k = 1; k <= 9; k++) {
+		struct mrc *m;
+
+		run_threads = k == 9 ? 0 : k;
+		m = run(MRC_OPT, refs, n, NULL, 0);
+		if (k == 1) {
+			nr = mrc_nr(m);
+			ASSERT_TRUE(nr > 10 && nr <= 64);
+			for (size_t i = 0; i < nr; i++)
+				want[i] = mrc_misses(m, i);
+		}
+		ASSERT_EQ(mrc_nr(m), nr);
+		for (size_t i = 0; i < nr; i++)
+			ASSERT_EQ(mrc_misses(m, i), want[i]);
+		mrc_free(m);
+	}
+	run_threads = 0;
+	free(refs);
+	ktap_diag("%zu sizes, the same misses in 1 to 8 threads", nr);
 }
 
 /*

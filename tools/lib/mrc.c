@@ -247,6 +247,11 @@ int mrc_end(struct mrc *m)
 	return 0;
 }
 
+void mrc_set_threads(struct mrc *m, unsigned int n)
+{
+	m->threads = n;
+}
+
 size_t mrc_nr(const struct mrc *m)
 {
 	return m->nr;

@@ -35,7 +35,8 @@
  * mrc_ref() writes the references (4 bytes each) to a temporary file,
  * and mrc_end() reads it backwards to find the next uses (written to a
  * second file, 8 bytes per reference), then forwards to simulate every
- * size, O(log size) per reference and size (mrc_opt.c). The files are in
+ * size, O(log size) per reference and size, the sizes shared among
+ * threads (mrc_opt.c, mrc_set_threads()). The files are in
  * $TMPDIR (default /tmp), unlinked at once: the reference string is
  * never in memory. Memory is bounded by the footprint and the sizes
  * (per page of every size: 4 bytes of FIFO's or CLOCK's ring, 24 of
@@ -80,6 +81,13 @@ int mrc_ref_batch(struct mrc *m, const uint64_t *pages, size_t n);
  * EINVAL for an id out of order, the references before it recorded.
  */
 int mrc_ref_ids(struct mrc *m, const uint32_t *ids, size_t n);
+
+/*
+ * OPT simulates its sizes in up to @n threads (0, the default: one per
+ * CPU this process may use), each a share of the sizes; the same misses
+ * whatever @n. Before mrc_end().
+ */
+void mrc_set_threads(struct mrc *m, unsigned int n);
 
 /*
  * After the last reference: settle the sizes (the default ones need the

@@ -48,6 +48,7 @@ struct mrc {
 
 	/* OPT: the references as ids, on their way to a temporary file. */
 	FILE *ids_file;
+	unsigned int threads;	/* mrc_set_threads(), 0: one per CPU */
 };
 
 /* Room for page ids below @n in the per-page arrays; 0 or -1. */

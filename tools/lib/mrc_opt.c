@@ -359,17 +359,17 @@ out:
 	return NULL;
 }
 
-/* Threads for OPT's sizes: the CPUs this process may run on, at most 8. */
-static size_t opt_threads(size_t nsim)
+/*
+ * Threads for OPT's sizes: mrc_set_threads()'s, or the CPUs this process
+ * may run on; at most 8, and no more than the sizes.
+ */
+static size_t opt_threads(const struct mrc *m, size_t nsim)
 {
-	const char *env = getenv("PGFT_MRC_THREADS");
 	cpu_set_t set;
-	size_t n = 1;
+	size_t n = m->threads;
 
-	if (env && *env)
-		n = strtoul(env, NULL, 10);
-	else if (!sched_getaffinity(0, sizeof(set), &set))
-		n = CPU_COUNT(&set);
+	if (!n)
+		n = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
 	if (n > OPT_THREADS)
 		n = OPT_THREADS;
 	if (n > nsim)
@@ -383,7 +383,7 @@ static size_t opt_threads(size_t nsim)
  */
 static int opt_run(struct mrc *m, size_t nsim, int fd, int nfd)
 {
-	size_t nt = opt_threads(nsim), per;
+	size_t nt = opt_threads(m, nsim), per;
 	struct opt_job job[OPT_THREADS];
 	pthread_t tid[OPT_THREADS];
 	uint64_t *buf;

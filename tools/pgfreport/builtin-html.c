@@ -383,7 +383,7 @@ int cmd_html(int argc, char **argv)
 	if (!out)
 		return pass_error(&ps, "which file? -o FILE names the page to write");
 	if (pass_open(&ps, argc - optind, argv + optind) ||
-	    cache_init(&cache, true, NULL, 0, false))
+	    cache_init(&cache, true, NULL, 0, false, 0))
 		return 1;
 	heat_init(&heat, true);
 	heat_times(&heat);

@@ -55,7 +55,11 @@ static const char usage[] =
 "                '-', the plot draws LRU alone; it says the final rate,\n"
 "                the pages sampled and an error estimate from a second\n"
 "                sample of another hash seed. Memory: about 60 bytes a\n"
-"                sampled page, twice. Not with --shards\n";
+"                sampled page, twice. Not with --shards\n"
+"  --jobs N      the exact curves on up to N CPUs (default: every CPU\n"
+"                this process may use; 1: one): CLOCK and OPT's file\n"
+"                beside the pass that reads the trace, then OPT's sizes\n"
+"                shared among N threads; the same results whatever N\n";
 
 static struct cache cache;
 
@@ -351,6 +355,7 @@ static const struct option mrc_opts[] = {
 	{ "plot", required_argument, NULL, 'p' },
 	{ "shards", required_argument, NULL, 'S' },
 	{ "shards-size", required_argument, NULL, 'Z' },
+	{ "jobs", required_argument, NULL, 'j' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -359,6 +364,7 @@ static uint64_t *sizes;
 static size_t nsizes;
 static double rate;		/* --shards, or 0 */
 static uint64_t max_pages;	/* --shards-size, or 0 */
+static unsigned int jobs;	/* --jobs, or 0: the CPUs */
 
 /* A fixed rate, or a fixed number of sampled pages: not both. */
 static int both_shards(struct pass *ps)
@@ -402,12 +408,24 @@ static int mrc_option(struct pass *ps, int opt, const char *arg)
 		if (rate)
 			return both_shards(ps);
 		break;
+	case 'j':
+		errno = 0;
+		v = strtoull(arg, &end, 10);
+		if (errno || end == arg || *end || *arg < '0' || *arg > '9' || !v ||
+		    v > 64)
+			return pass_bad_arg(ps, "--jobs", arg, "a number of threads "
+					    "from 1 to 64");
+		jobs = v;
+		break;
 	}
 	return 0;
 }
 
 static int mrc_begin(struct pass *ps)
 {
+	if (jobs && (rate || max_pages))
+		return pass_error(ps, "--jobs is for the exact curves: not with "
+				  "--shards or --shards-size");
 	for (int k = 0; max_pages && k < 2; k++)
 		if (shards_fixed_init(&fixed[k], max_pages, k, sizes, nsizes))
 			return pass_error(ps, "--shards-size: %s", strerror(errno));
@@ -415,7 +433,7 @@ static int mrc_begin(struct pass *ps)
 		if (shards_init(&sample[k], rate, k, true, sizes, nsizes))
 			return pass_error(ps, "--shards: %s", strerror(errno));
 	if (!rate && !max_pages)
-		return cache_init(&cache, true, sizes, nsizes, false);
+		return cache_init(&cache, true, sizes, nsizes, false, jobs);
 	return 0;
 }
 

@@ -131,7 +131,7 @@ static int reuse_option(struct pass *ps, int opt, const char *arg)
 static int reuse_begin(struct pass *ps)
 {
 	(void)ps;
-	return cache_init(&cache, false, NULL, 0, true);
+	return cache_init(&cache, false, NULL, 0, true, 1);
 }
 
 static int reuse_end(struct pass *ps, int status)

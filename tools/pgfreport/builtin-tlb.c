@@ -113,7 +113,7 @@ static int tlb_begin(struct pass *ps)
 			return pass_error(ps, "out of memory");
 	if (!tlbs)
 		return pass_error(ps, "out of memory");
-	return cache_init(&cache, false, NULL, 0, false);
+	return cache_init(&cache, false, NULL, 0, false, 1);
 }
 
 static int tlb_end(struct pass *ps, int status)

@@ -8,10 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cache.h"
+#include "simthread.h"
 #include "../lib/pgftrace.h"
 
 int cache_init(struct cache *c, bool sims, const uint64_t *sizes,
-	       size_t nsizes, bool per_region)
+	       size_t nsizes, bool per_region, unsigned int jobs)
 {
 	reuse_init(&c->lru, 0);
 	c->per_region = per_region;
@@ -23,8 +24,34 @@ int cache_init(struct cache *c, bool sims, const uint64_t *sizes,
 				strerror(errno));
 			return 1;
 		}
+		mrc_set_threads(c->sim[p], jobs);
 	}
+	/*
+	 * CLOCK (the slowest of the three in the pass) and OPT's writes
+	 * beside LRU and FIFO, which keep this CPU as busy.
+	 */
+	if (sims)
+		c->thread = simthread_start(&c->sim[MRC_CLOCK], 2, jobs);
 	return 0;
+}
+
+/* End the simulations' thread, and say why it failed if it did. */
+static void cache_thread_end(struct cache *c)
+{
+	struct mrc *failed = NULL;
+
+	if (!c->thread)
+		return;
+	if (simthread_stop(c->thread, &failed)) {
+		int err = errno;
+
+		for (int p = MRC_CLOCK; p <= MRC_OPT; p++)
+			if (c->sim[p] == failed)
+				fprintf(stderr, "%s: %s: %s\n", pgft_prog,
+					mrc_policy_name(p), strerror(err));
+		c->failed = true;
+	}
+	c->thread = NULL;
 }
 
 void cache_flush(struct cache *c)
@@ -60,18 +87,24 @@ void cache_flush(struct cache *c)
 		else
 			g->bins[reuse_bin(c->dist[i])]++;
 	}
-	for (int p = MRC_FIFO; p <= MRC_OPT && c->sim[p]; p++)
-		if (!c->failed && mrc_ref_ids(c->sim[p], c->ids, c->nbatch)) {
+	for (int p = MRC_FIFO; p <= MRC_OPT && c->sim[p]; p++) {
+		if (c->failed || (c->thread && p > MRC_FIFO))
+			break;
+		if (mrc_ref_ids(c->sim[p], c->ids, c->nbatch)) {
 			fprintf(stderr, "%s: %s: %s\n", pgft_prog, mrc_policy_name(p),
 				strerror(errno));
 			c->failed = true;
 		}
+	}
+	if (c->thread && !c->failed && simthread_give(c->thread, c->ids, c->nbatch))
+		cache_thread_end(c);	/* it says why */
 	c->nbatch = 0;
 }
 
 int cache_end(struct cache *c)
 {
 	cache_flush(c);
+	cache_thread_end(c);
 	for (int p = MRC_FIFO; p <= MRC_OPT && c->sim[p] && !c->failed; p++)
 		if (mrc_end(c->sim[p])) {
 			fprintf(stderr, "%s: %s: %s\n", pgft_prog, mrc_policy_name(p),
@@ -83,6 +116,10 @@ int cache_end(struct cache *c)
 
 void cache_free(struct cache *c)
 {
+	struct mrc *failed;
+
+	if (c->thread)
+		simthread_stop(c->thread, &failed);
 	for (int p = MRC_FIFO; p <= MRC_OPT; p++)
 		mrc_free(c->sim[p]);
 	free(c->reg);

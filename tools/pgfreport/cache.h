@@ -3,12 +3,14 @@
  * cache - the reference string through an LRU stack (reuse distances,
  * the exact LRU curve; tools/lib/reuse.h) and, for mrc, the FIFO, CLOCK
  * and OPT simulations (tools/lib/mrc.h), in batches (tools/lib does them
- * faster so); for reuse, the histogram of each region's references too.
+ * faster so), CLOCK and OPT's file of ids on a second CPU where there is
+ * one (simthread.h); for reuse, the histogram of each region's references
+ * too.
  * Memory is bounded by the distinct pages.
  *
  *	struct cache c = { 0 };
  *
- *	cache_init(&c, sims, sizes, nsizes, per_region);	(0 or 1)
+ *	cache_init(&c, sims, sizes, nsizes, per_region, jobs);	(0 or 1)
  *	for each reference: cache_ref(&c, page, tag);
  *	if (cache_end(&c)) -> failed, said why
  *	... c.lru, c.sim[], c.reg ...
@@ -33,6 +35,7 @@ struct reuse_reg {
 struct cache {
 	struct reuse lru;
 	struct mrc *sim[MRC_OPT + 1];	/* mrc: FIFO, CLOCK, OPT */
+	struct simthread *thread;	/* runs CLOCK and OPT's ids, or NULL */
 	bool per_region;		/* reuse: c.reg */
 	uint64_t batch[CACHE_BATCH];
 	uint64_t tag[CACHE_BATCH];	/* their regions' tags */
@@ -46,10 +49,11 @@ struct cache {
 
 /*
  * With @sims, the FIFO, CLOCK and OPT simulations at @sizes (NULL: the
- * default sizes); with @per_region, c.reg. 0, or 1 after a message.
+ * default sizes), on up to @jobs CPUs (0: all this process may use; 1:
+ * this thread alone); with @per_region, c.reg. 0, or 1 after a message.
  */
 int cache_init(struct cache *c, bool sims, const uint64_t *sizes,
-	       size_t nsizes, bool per_region);
+	       size_t nsizes, bool per_region, unsigned int jobs);
 void cache_flush(struct cache *c);
 
 /* A reference to @page, in the region tagged @tag (per_region). */
