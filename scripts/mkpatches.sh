@@ -23,6 +23,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/mkpatches.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 mapfile -t series < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$pdir/series")
+# A patch's own subject carries no number: format-patch numbers the series.
+if numbered=$(cd "$pdir" && grep -l '^Subject: \[[^]]*[0-9]/[0-9]' "${series[@]}"); then
+	echo "mkpatches: a numbered subject prefix in $numbered: make it [PATCH]" >&2
+	exit 1
+fi
 touched() { sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$@" | sort -u; }
 
 # The base: the touched files as they were before the series.
