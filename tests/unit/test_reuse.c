@@ -247,4 +247,48 @@ TEST(batch_distances_are_each_references)
 	free(dist);
 }
 
+/*
+ * reuse_binned(): no count per distance, and the same LRU misses as the
+ * exact histogram at every power of two and at the footprint and above;
+ * UINT64_MAX at any other size. Random strings, batches and single
+ * references, slots renumbered.
+ */
+TEST(binned_misses_at_powers_of_two_and_the_footprint)
+{
+	uint64_t x = 77, refs[3000];
+	unsigned int checked = 0;
+
+	for (int round = 0; round < 200; round++) {
+		size_t alpha = 1 + naive_rand(&x) % 1500, n = naive_rand(&x) % 3001;
+		struct reuse exact, binned;
+
+		for (size_t t = 0; t < n; t++)
+			refs[t] = (naive_rand(&x) >> 5) % alpha;
+		reuse_init(&exact, 0);
+		reuse_init(&binned, round & 1 ? 16 : 0);
+		reuse_binned(&binned);
+		ASSERT_EQ(reuse_ref_batch(&exact, refs, n), 0);
+		if (round & 2) {
+			ASSERT_EQ(reuse_ref_batch(&binned, refs, n), 0);
+		} else {
+			for (size_t t = 0; t < n; t++)
+				ASSERT_NE(reuse_ref(&binned, refs[t]), REUSE_NOMEM);
+		}
+		ASSERT_TRUE(binned.hist == NULL);
+		for (uint64_t size = 1; size <= reuse_pages(&exact) + 2; size++) {
+			uint64_t m = reuse_lru_misses(&binned, size);
+
+			if ((size & (size - 1)) && size < reuse_pages(&exact)) {
+				ASSERT_EQ(m, UINT64_MAX);
+				continue;
+			}
+			ASSERT_EQ(m, reuse_lru_misses(&exact, size));
+			checked++;
+		}
+		reuse_free(&exact);
+		reuse_free(&binned);
+	}
+	ktap_diag("%u sizes checked against the exact histogram", checked);
+}
+
 KTAP_MAIN()

@@ -18,6 +18,11 @@ void reuse_init(struct reuse *r, uint32_t min_slots)
 	r->min_cap = min_slots ? min_slots : REUSE_MIN_CAP;
 }
 
+void reuse_binned(struct reuse *r)
+{
+	r->binned = true;
+}
+
 void reuse_free(struct reuse *r)
 {
 	pgid_free(&r->ids);
@@ -65,6 +70,10 @@ static int reuse_grow_ids(struct reuse *r)
 
 	if (r->ids_cap > UINT32_MAX / 2)
 		n = UINT32_MAX;
+	if (r->binned) {
+		r->ids_cap = n;
+		return 0;
+	}
 	hist = table_grow(r->hist, r->ids_cap, n, sizeof(*hist));
 	if (!hist)
 		return -1;
@@ -111,7 +120,8 @@ static inline int64_t reuse_dist(struct reuse *r, uint64_t page, uint32_t *id)
 
 static inline void reuse_count(struct reuse *r, uint64_t d)
 {
-	r->hist[d]++;
+	if (!r->binned)
+		r->hist[d]++;
 	r->bins[reuse_bin(d)]++;
 	if (d > r->max_dist)
 		r->max_dist = d;
@@ -179,6 +189,17 @@ uint64_t reuse_lru_misses(const struct reuse *r, uint64_t size)
 {
 	uint64_t misses = r->cold;
 
+	if (r->binned) {
+		/* Every distance is below the footprint. */
+		if (size >= r->ids.nr)
+			return misses;
+		if (!size || (size & (size - 1)))
+			return UINT64_MAX;
+		/* d >= 2^j: the bins from j + 1 up */
+		for (unsigned int k = reuse_bin(size); k < REUSE_BINS; k++)
+			misses += r->bins[k];
+		return misses;
+	}
 	for (uint64_t d = size; d <= r->max_dist && d < r->ids.nr; d++)
 		misses += r->hist[d];
 	return misses;

@@ -31,8 +31,8 @@
  * 4 x the distinct pages (or the 65,536 it starts with). With the hash
  * table (16 bytes a slot, at most 3/4 full; the slot also holds the
  * page's latest time slot) and the histogram (8 bytes per distance up
- * to the footprint), memory is about 30 bytes per distinct page, never
- * more with the trace's length.
+ * to the footprint; none after reuse_binned()), memory is about 30 bytes
+ * per distinct page, never more with the trace's length.
  *
  * reuse_ref_batch() takes references in batches, to overlap the cache
  * misses of the hash table and the histogram.
@@ -40,6 +40,7 @@
 #ifndef PGFT_REUSE_H
 #define PGFT_REUSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "pageid.h"
@@ -66,6 +67,7 @@ struct reuse {
 	uint64_t refs, cold;	/* references; first references */
 	uint64_t max_dist;	/* the largest distance seen */
 	uint64_t compactions;	/* times the slots were renumbered */
+	bool binned;		/* reuse_binned(): no hist[] */
 };
 
 /*
@@ -74,6 +76,15 @@ struct reuse {
  */
 void reuse_init(struct reuse *r, uint32_t min_slots);
 void reuse_free(struct reuse *r);
+
+/*
+ * Keep the log2 bins only, not a count per distance (hist[]): before the
+ * first reference. reuse_lru_misses() then answers at sizes that are
+ * powers of two and at the footprint and above (what the bins tell
+ * exactly), and the pass saves a random access to an array as large as
+ * the footprint at every reference.
+ */
+void reuse_binned(struct reuse *r);
 
 /* Record a reference to @page: its distance, REUSE_COLD or REUSE_NOMEM. */
 int64_t reuse_ref(struct reuse *r, uint64_t page);
@@ -124,7 +135,9 @@ void reuse_bin_label(char *buf, size_t n, unsigned int k);
 
 /*
  * Misses of an LRU cache of @size pages over the references so far,
- * cold misses included: exact. O(footprint).
+ * cold misses included: exact. O(footprint). After reuse_binned(): at a
+ * power of two or the footprint and above, O(1); UINT64_MAX at any other
+ * size.
  */
 uint64_t reuse_lru_misses(const struct reuse *r, uint64_t size);
 

@@ -15,6 +15,13 @@ int cache_init(struct cache *c, bool sims, const uint64_t *sizes,
 	       size_t nsizes, bool per_region, unsigned int jobs)
 {
 	reuse_init(&c->lru, 0);
+	/*
+	 * The histogram per distance is for LRU at any size (tlb's, or
+	 * --sizes): at mrc's default sizes (powers of two, the footprint)
+	 * and for reuse's histogram, the log2 bins say as much.
+	 */
+	if (!sizes && (sims || per_region))
+		reuse_binned(&c->lru);
 	c->per_region = per_region;
 	for (int p = MRC_FIFO; sims && p <= MRC_OPT; p++) {
 		c->sim[p] = mrc_new(p, sizes, nsizes);
