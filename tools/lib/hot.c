@@ -55,7 +55,7 @@ int hot_ref(struct hot *h, uint64_t page, uint64_t tag, uint64_t aux)
 {
 	struct hot_entry *e;
 
-	if (2 * (h->nr + 1) > h->cap && hot_grow(h))
+	if (4 * (h->nr + 1) > 3 * h->cap && hot_grow(h))
 		return -1;
 	e = hot_slot(h->v, h->cap, page, tag);
 	if (!e->refs) {

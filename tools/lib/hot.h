@@ -18,7 +18,7 @@
  *	n = hot_top(&h, top, 20);	// most referenced first
  *	hot_free(&h);
  *
- * Memory: 32 bytes a slot of an open-addressing table at most half full,
+ * Memory: 32 bytes a slot of an open-addressing table at most 3/4 full,
  * per distinct (page, tag); hot_top() takes O(entries log N) time with a
  * heap of N entries.
  */

@@ -145,7 +145,7 @@ static int ex_fault(struct pass *ps, const struct pgft_rec *r,
 	case LCS:
 	case LCS_CSV:
 		if (pgft_counted(r->result) &&
-		    lcs_ref(lcs, addr / ps->page_size,
+		    lcs_ref(lcs, pass_page(ps, addr),
 			    (r->time - ps->t0) / 1000000000ULL))
 			return pass_error(ps, "%s: %s", format == LCS ? "lcs" : "lcs-csv",
 					  strerror(errno));

@@ -35,14 +35,14 @@ static struct hot hot;
 static int hot_fault(struct pass *ps, const struct pgft_rec *r,
 		     const struct pgft_region *g, long sp, unsigned long long addr)
 {
-	uint64_t page = addr / ps->page_size, tag, off = UINT64_MAX;
+	uint64_t page = pass_page(ps, addr), tag, off = UINT64_MAX;
 
 	if (!pgft_counted(r->result))
 		return 0;
 	tag = regtag_of(&tags, sp, g);
 	/* the offset from the address itself (@addr is a tree's tagged one) */
 	if (regtag_file(&tags, tag))
-		off = g->offset + (r->addr / ps->page_size * ps->page_size - g->start);
+		off = g->offset + (pass_page(ps, r->addr) * ps->page_size - g->start);
 	if (hot_ref(&hot, page, tag, off)) {
 		pass_error(ps, "out of memory");
 		exit(1);
@@ -97,7 +97,7 @@ static void report(const struct pass *ps, long top_n, struct syms *syms)
 
 static void hot_hint(struct pass *ps, unsigned long long addr)
 {
-	hot_prefetch(&hot, addr / ps->page_size);
+	hot_prefetch(&hot, pass_page(ps, addr));
 }
 
 static const struct option hot_opts[] = {

@@ -59,10 +59,10 @@ static int html_fault(struct pass *ps, const struct pgft_rec *r,
 		      const struct pgft_region *g, long sp,
 		      unsigned long long addr)
 {
-	uint64_t page = addr / ps->page_size;
+	uint64_t page = pass_page(ps, addr);
 
 	if (!ps->whole)
-		space_fault(&spaces, r, g, ps->page_size);
+		space_fault(&spaces, r, g, pass_page(ps, r->addr));
 	if (!pgft_counted(r->result))
 		return 0;
 	cache_ref(&cache, page, 0);

@@ -102,7 +102,7 @@ static int map_fault(struct pass *ps, const struct pgft_rec *r,
 {
 	(void)sp;
 	(void)addr;
-	space_fault(&spaces, r, g, ps->page_size);
+	space_fault(&spaces, r, g, pass_page(ps, r->addr));
 	return 0;
 }
 

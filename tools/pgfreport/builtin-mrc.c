@@ -440,7 +440,7 @@ static int mrc_begin(struct pass *ps)
 static int mrc_fault(struct pass *ps, const struct pgft_rec *r,
 		     const struct pgft_region *g, long sp, unsigned long long addr)
 {
-	uint64_t page = addr / ps->page_size;
+	uint64_t page = pass_page(ps, addr);
 
 	(void)g;
 	(void)sp;

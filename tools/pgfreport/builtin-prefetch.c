@@ -32,7 +32,7 @@ static struct prefetch pf;
 static int pf_fault(struct pass *ps, const struct pgft_rec *r,
 		    const struct pgft_region *g, long sp, unsigned long long addr)
 {
-	uint64_t page = addr / ps->page_size;
+	uint64_t page = pass_page(ps, addr);
 
 	if (!pgft_counted(r->result))
 		return 0;

@@ -36,7 +36,7 @@ static int reuse_fault(struct pass *ps, const struct pgft_rec *r,
 		       unsigned long long addr)
 {
 	if (pgft_counted(r->result)) {
-			cache_ref(&cache, addr / ps->page_size, regtag_of(&tags, sp, g));
+			cache_ref(&cache, pass_page(ps, addr), regtag_of(&tags, sp, g));
 	}
 	return 0;
 }

@@ -90,13 +90,13 @@ static int sum_fault(struct pass *ps, const struct pgft_rec *r,
 {
 	(void)sp;
 	(void)addr;
-	space_fault(&spaces, r, g, ps->page_size);
+	space_fault(&spaces, r, g, pass_page(ps, r->addr));
 	return 0;
 }
 
 static void sum_prefetch(struct pass *ps, unsigned long long addr)
 {
-	space_prefetch(&spaces, addr / ps->page_size);
+	space_prefetch(&spaces, pass_page(ps, addr));
 }
 
 static int sum_end(struct pass *ps, int status)

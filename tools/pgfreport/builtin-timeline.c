@@ -36,7 +36,7 @@ static int tl_fault_cb(struct pass *ps, const struct pgft_rec *r,
 	(void)sp;
 	if (!pgft_counted(r->result))
 		return 0;
-	tl_fault(&tl, r->time, addr / ps->page_size);
+	tl_fault(&tl, r->time, pass_page(ps, addr));
 	return 0;
 }
 

@@ -37,7 +37,7 @@ static int wss_fault(struct pass *ps, const struct pgft_rec *r,
 	(void)sp;
 	if (!pgft_counted(r->result))
 		return 0;
-	if (wss_ref(&wss, addr / ps->page_size)) {
+	if (wss_ref(&wss, pass_page(ps, addr))) {
 		pass_error(ps, "out of memory");
 		exit(1);
 	}
@@ -100,7 +100,7 @@ static int wss_option(struct pass *ps, int opt, const char *arg)
 
 static void wss_hint(struct pass *ps, unsigned long long addr)
 {
-	wss_prefetch(&wss, addr / ps->page_size);
+	wss_prefetch(&wss, pass_page(ps, addr));
 }
 
 static int wss_begin(struct pass *ps)

@@ -213,6 +213,8 @@ int pass_open(struct pass *ps, int argc, char **argv)
 	if (pgft_open_tap(&ps->rd, ps->f, ps->fname, ps->tap, ps->tap_arg))
 		return pass_error(ps, "%s", ps->rd.error);
 	ps->page_size = ps->rd.page_size ? ps->rd.page_size : 4096;
+	ps->page_shift = ps->page_size & (ps->page_size - 1) ? -1 :
+			 __builtin_ctzl(ps->page_size);
 	if (!ps->rd.tree && (ps->takes & TREE_ONLY))
 		return pass_error(ps, "%s is the trace of process %d alone, not a "
 				  "tree (tracepgfault -f writes trees)", ps->fname,

@@ -75,6 +75,7 @@ struct pass {
 	FILE *f;
 	struct pgft_reader rd;
 	unsigned long page_size;
+	int page_shift;			/* log2(page_size), -1 if not a power of 2 */
 	bool whole;			/* a tree file read whole (no --pid) */
 	struct pgft_space as;		/* the process's regions (!whole) */
 	struct ptree pt;		/* a tree file's processes */
@@ -140,6 +141,16 @@ static inline const struct pgft_region *pass_region(struct pass *ps,
 static inline const char *pass_mode(const struct pgft_rec *r)
 {
 	return *r->text ? r->text : "first";
+}
+
+/*
+ * The page of @addr: a shift where the page size is a power of two (the
+ * kernel's always is), a division (tens of cycles) otherwise.
+ */
+static inline unsigned long long pass_page(const struct pass *ps,
+					   unsigned long long addr)
+{
+	return ps->page_shift >= 0 ? addr >> ps->page_shift : addr / ps->page_size;
 }
 
 #endif

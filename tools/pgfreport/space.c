@@ -166,7 +166,7 @@ void space_prefetch(struct spaces *s, uint64_t page)
 }
 
 void space_fault(struct spaces *s, const struct pgft_rec *r,
-		 const struct pgft_region *g, unsigned long page_size)
+		 const struct pgft_region *g, unsigned long long page)
 {
 	struct space *sp = &s->cur;
 	struct pageslot *p;
@@ -179,7 +179,7 @@ void space_fault(struct spaces *s, const struct pgft_rec *r,
 	sp->faults++;
 	sp->major += r->result == PGFT_MAJOR;
 	sp->reref += r->result == PGFT_REREF;
-	p = ps_get(&sp->pages, r->addr / page_size);
+	p = ps_get(&sp->pages, page);
 	p->n += p->n < UINT32_MAX;
 	if (!g)
 		return;

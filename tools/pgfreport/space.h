@@ -10,7 +10,7 @@
  *	struct spaces s = SPACES_INIT(want);	(want: --space, -1: the last)
  *
  *	pass's rec:	space_rec(&s, r);
- *	pass's fault:	space_fault(&s, r, g, page_size);
+ *	pass's fault:	space_fault(&s, r, g, pass_page(ps, r->addr));
  *	at the end:	sp = space_end(&s); (NULL: no such --space; s.seen)
  */
 #ifndef PGFREPORT_SPACE_H
@@ -73,8 +73,9 @@ struct spaces {
 void space_rec(struct spaces *s, const struct pgft_rec *r);
 /* A hint: @page will fault soon (pass.prefetch). */
 void space_prefetch(struct spaces *s, uint64_t page);
+/* Fault @r, at @page (its address's page number), in region @g (or NULL). */
 void space_fault(struct spaces *s, const struct pgft_rec *r,
-		 const struct pgft_region *g, unsigned long page_size);
+		 const struct pgft_region *g, unsigned long long page);
 /* The address space asked for, its regions by start (alive first). */
 struct space *space_end(struct spaces *s);
 void spaces_free(struct spaces *s);
