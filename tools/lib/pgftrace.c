@@ -869,18 +869,16 @@ const struct pgft_region *pgft_find(struct pgft_space *s, unsigned long long add
 	if (s->last < s->nr && addr >= s->v[s->last].start &&
 	    addr < s->v[s->last].end)
 		return &s->v[s->last];
-	hi = s->nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (addr < s->v[mid].start) {
-			hi = mid;
-		} else if (addr >= s->v[mid].end) {
-			lo = mid + 1;
-		} else {
-			s->last = mid;
-			return &s->v[mid];
-		}
+	/*
+	 * The last region starting at or below @addr, without branches on
+	 * the data (conditional moves: random addresses mispredict every
+	 * branch of a plain binary search).
+	 */
+	for (hi = s->nr; hi > 1; hi -= hi / 2)
+		lo = addr >= s->v[lo + hi / 2].start ? lo + hi / 2 : lo;
+	if (lo < s->nr && addr >= s->v[lo].start && addr < s->v[lo].end) {
+		s->last = lo;
+		return &s->v[lo];
 	}
 	return NULL;
 }

@@ -17,6 +17,9 @@ static int multi_rec(struct pass *ps, const struct pgft_rec *r)
 {
 	int ret = 0;
 
+	/* Faults go to .fault alone: no report's .rec has a use for them. */
+	if (r->type == PGFT_FAULT)
+		return 0;
 	for (size_t i = 0; i < ncur; i++)
 		if (cur[i]->rec)
 			ret |= cur[i]->rec(ps, r);

@@ -23,7 +23,7 @@ struct report {
 	int (*option)(struct pass *ps, int opt, const char *arg);
 	/* After the trace is open: 0, or 1 after a message. */
 	int (*begin)(struct pass *ps);
-	pass_rec_fn rec;		/* optional */
+	pass_rec_fn rec;		/* optional; every record but faults */
 	pass_fault_fn fault;		/* optional */
 	pass_prefetch_fn prefetch;	/* optional */
 	/* After the pass (@ok: the trace was read whole); its exit status. */
