@@ -315,6 +315,39 @@ def the_default_kernel_is_the_one_without_debug_options():
         assert not new, (w, new)
 
 
+@test
+def the_hosts_map_limit_is_named_when_uml_reaches_it():
+    """UML maps each scattered page of a guest process into a host mapping
+    of its own: past the host's vm.max_map_count the process dies of
+    SIGSEGV, as if it had crashed. pgfault-run says what it was. The limit
+    is lowered to 3,000 for one run (root), and a program touches every
+    other page of 40 MiB, from the top: 5,120 mappings."""
+    if ARCH != 'um':
+        raise Skip('UML only')
+    if os.geteuid() != 0:
+        raise Skip('lowering vm.max_map_count needs root')
+    path = '/proc/sys/vm/max_map_count'
+    with open(path) as f:
+        saved = f.read().strip()
+    prog = ('import mmap\nm = mmap.mmap(-1, 40 << 20)\n'
+            'for i in range(len(m) - 4096, -1, -8192):\n    m[i] = 1\nprint("done")')
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            with open(path, 'w') as f:
+                f.write('3000')
+            r = run(['python3', '-c', prog], d)
+        finally:
+            with open(path, 'w') as f:
+                f.write(saved)
+        assert r.returncode == 139, r
+        assert b'the host allows 3000 mappings per process (vm.max_map_count)' in r.stderr, r.stderr
+        assert b'killed with SIGSEGV (this exit status)' in r.stderr, r.stderr
+        # with the host's own limit, the same program runs, and nothing is said
+        r = run(['python3', '-c', prog], d, opts=('--force',))
+        assert r.returncode == 0 and r.stdout == b'done\n', r
+        assert b'max_map_count' not in r.stderr, r.stderr
+
+
 def on_x86_64(fn):
     """The same test in the x86_64 guest (QEMU; on TCG, 20-30 s a boot)."""
     def t():
