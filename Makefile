@@ -111,7 +111,7 @@ help:
 	@echo "make shell           interactive guest shell (tools on PATH, host files in /host)"
 	@echo "make demo [CMD=...]  trace a command (default: ps) in the guest, print its fault map"
 	@echo "   (run, shell, demo: UML; with ARCH=x86_64 the x86_64 kernel under QEMU)"
-	@echo "make bench-report    pgfreport throughput on a generated 10M-record trace"
+	@echo "make bench-report    pgfreport throughput on a generated 10M-record trace [BENCH_TRACES=...]"
 	@echo "make bench-libcachesim  libCacheSim's misses against pgfreport mrc's, and both's cost"
 	@echo "make test            the whole test suite (host, UML, x86_64 QEMU); .ci/run calls this"
 	@echo "make bench           what tracing costs: UML and x86_64, benchmark kernels"
@@ -390,10 +390,12 @@ bench-profile: $(BUILD)/bench-um/linux rootfs tools
 	@scripts/host-deps.sh linux-perf
 	@python3 scripts/profile-recpath.py --timeout $(TIMEOUT)
 
-# Report tool throughput on a generated trace of BENCH_RECORDS faults.
+# Report tool throughput on a generated trace of BENCH_RECORDS faults, and
+# on the traces BENCH_TRACES names (real programs', e.g. pgfault-run -w).
 BENCH_RECORDS ?= 10000000
+BENCH_TRACES ?=
 bench-report: tools
-	@scripts/bench-report.sh $(BENCH_RECORDS)
+	@scripts/bench-report.sh $(BENCH_RECORDS) $(BENCH_TRACES)
 	@python3 tests/bench/htmlbench.py
 
 # libCacheSim (a benchmark peer, built from LIBCACHESIM_SRC) on pgfreport

@@ -6,21 +6,20 @@
 # lookup misses the caches), convert it to the binary form, then time each
 # analysis on both forms, several runs, and print records per second and
 # peak memory. "read" is a pass that reads and places every fault and
-# reports none (summary --tid of no thread). Then the cache analyses of
+# reports none (summary --tid of no thread). Then the same on each TRACE
+# given (real programs' traces: tracepgfault or pgfault-run output, text
+# or binary, a tree file's largest process). Then the cache analyses of
 # tools/lib alone (mrcbench: the same addresses, made in memory, no
 # parsing): the LRU reuse-distance pass and FIFO, CLOCK and OPT at their
 # default sizes.
-#   bench-report.sh [N]
+#   bench-report.sh [N [TRACE...]]
 set -euo pipefail
 n=${1:-10000000}
+shift || true
 bin=build/host/bin
-trace=$(mktemp --tmpdir pgf-bench.XXXXXX.trace)
-trap 'rm -f "$trace" "$trace.pgfb" "$trace.svg"' EXIT
-"$bin/gentrace" "$n" > "$trace"
-"$bin/pgfreport" convert -o "$trace.pgfb" "$trace" 2> /dev/null
-echo "pgfreport on $n fault records (text $(du -h "$trace" | cut -f1)," \
-	"binary $(du -h "$trace.pgfb" | cut -f1)), median of 3 runs, this host:"
-printf '%-24s %8s %12s %8s %12s %8s\n' command text_s records/s bin_s records/s max_MiB
+tmp=$(mktemp -d --tmpdir pgf-bench.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
 median() {
 	local times=() rss=0 out
 	for i in 1 2 3; do
@@ -30,16 +29,48 @@ median() {
 	done
 	echo "$(printf '%s\n' "${times[@]}" | sort -n | sed -n 2p) $rss"
 }
-for cmd in "read" "summary" "map --width 100" "export refs" "export csv" "reuse" \
-	   "mrc" "tlb" "hot" "wss" "prefetch" "heatmap -o $trace.svg" \
-	   "mrc --plot $trace.svg" "summary+hot+wss+reuse"; do
-	args=$cmd
-	[ "$cmd" = read ] && args="summary --tid 2147483647"
-	read -r ts _ <<< "$(median $args "$trace")"
-	read -r bs rss <<< "$(median $args "$trace.pgfb")"
-	printf '%-24s %8s %12.0f %8s %12.0f %8.1f\n' "${cmd//$trace.svg/F.svg}" \
-		"$ts" "$(echo "$n / $ts" | bc -l)" "$bs" "$(echo "$n / $bs" | bc -l)" \
-		"$(echo "$rss / 1024" | bc -l)"
+
+# table NAME TEXT BINARY RECORDS [PID_ARGS...]: every report on both forms
+table() {
+	local name=$1 text=$2 bin_trace=$3 records=$4
+	shift 4
+	echo "pgfreport on $name: $records fault records (text $(du -h "$text" | cut -f1)," \
+		"binary $(du -h "$bin_trace" | cut -f1)), median of 3 runs, this host ($(nproc) CPUs):"
+	printf '%-24s %8s %12s %8s %12s %8s\n' command text_s records/s bin_s records/s max_MiB
+	for cmd in "read" "summary" "map --width 100" "export refs" "export csv" "reuse" \
+		   "mrc" "mrc --jobs 1" "tlb" "hot" "wss" "prefetch" "heatmap -o $tmp/f.svg" \
+		   "mrc --plot $tmp/f.svg" "summary+hot+wss+reuse"; do
+		args=$cmd
+		[ "$cmd" = read ] && args="summary --tid 2147483647"
+		read -r ts _ <<< "$(median $args ${1+"$@"} "$text")"
+		read -r bs rss <<< "$(median $args ${1+"$@"} "$bin_trace")"
+		awk -v c="${cmd//$tmp\/f.svg/F.svg}" -v n="$records" -v t="$ts" -v b="$bs" \
+		    -v m="$rss" '
+			function rate(s) { if (s > 0) return sprintf("%12.0f", n / s); return sprintf("%12s", "-") }
+			BEGIN { printf "%-24s %8s %s %8s %s %8.1f\n", c, t, rate(t), b, rate(b), m / 1024 }'
+	done
+	echo
+}
+
+"$bin/gentrace" "$n" > "$tmp/g.trace"
+"$bin/pgfreport" convert -o "$tmp/g.pgfb" "$tmp/g.trace" 2> /dev/null
+table "a generated trace" "$tmp/g.trace" "$tmp/g.pgfb" "$n"
+rm -f "$tmp/g.trace" "$tmp/g.pgfb"
+
+for t in "$@"; do
+	# both forms, whichever this one is; a tree file: its largest process
+	"$bin/pgfreport" convert --to text -o "$tmp/t.trace" "$t" 2> /dev/null
+	"$bin/pgfreport" convert --to binary -o "$tmp/t.pgfb" "$t" 2> /dev/null
+	pid=()
+	if head -c 22 "$tmp/t.trace" | grep -q '^pgfault_history_tree'; then
+		pid=(--pid "$("$bin/pgfreport" tree "$tmp/t.pgfb" |
+			awk '$1 ~ /^[0-9]+$/ { if ($5 > max) { max = $5; p = $1 } } END { print p }')")
+	fi
+	# records/s of the whole file: every record is read, --pid or not
+	recs=$(grep -c '^fault ' "$tmp/t.trace")
+	table "$(basename "$t")${pid:+ (process ${pid[1]})}" "$tmp/t.trace" "$tmp/t.pgfb" \
+		"$recs" ${pid[@]+"${pid[@]}"}
+	rm -f "$tmp/t.trace" "$tmp/t.pgfb"
 done
-echo
+
 "$bin/mrcbench" "$n"
