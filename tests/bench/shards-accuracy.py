@@ -6,7 +6,9 @@ it printed, and the mean absolute error of the miss ratios over those
 sizes, per policy, beside the sampler's own error estimate; with the time
 of each run.
 
-  shards-accuracy.py TRACE [RATE...]     (default rates 0.01 0.1)
+  shards-accuracy.py TRACE [RATE...] [-- ARG...]
+      (default rates 0.01 0.1; ARGs go to every pgfreport mrc, such as
+      --pid PID for a process of a tree file)
 """
 import os
 import re
@@ -37,13 +39,16 @@ def run(*args):
 
 
 def main():
-    trace, rates = sys.argv[1], sys.argv[2:] or ['0.01', '0.1']
+    argv = sys.argv[1:]
+    extra = argv[argv.index('--') + 1:] if '--' in argv else []
+    argv = argv[:argv.index('--')] if '--' in argv else argv
+    trace, rates = argv[0], argv[1:] or ['0.01', '0.1']
     for rate in rates:
-        out, ts = run('mrc', '--shards', rate, trace)
+        out, ts = run('mrc', *extra, '--shards', rate, trace)
         approx = rows(out)
         est = re.search(r'differs by ([0-9.]+)', out)
         sampled = re.search(r'(\d+) pages \(about (\d+) in all\)', out)
-        exact_out, te = run('mrc', '--sizes', ','.join(map(str, approx)), trace)
+        exact_out, te = run('mrc', *extra, '--sizes', ','.join(map(str, approx)), trace)
         exact = rows(exact_out)
         mae = {p: sum(abs(approx[s][p] - exact[s][p]) for s in approx) / len(approx)
                for p in POLICIES}
