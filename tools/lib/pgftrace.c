@@ -865,8 +865,12 @@ const struct pgft_region *pgft_find(struct pgft_space *s, unsigned long long add
 	size_t lo = 0, hi;
 
 	pgft_sort(s);
-	/* Regions never overlap: the last one hit, if it holds @addr, is it. */
-	if (s->last < s->nr && addr >= s->v[s->last].start &&
+	/*
+	 * Regions never overlap: the last one hit, if it holds @addr, is it.
+	 * Not worth a branch that faults all over a few regions mispredict:
+	 * the search below is a handful of loads from one cache line then.
+	 */
+	if (s->nr > 16 && s->last < s->nr && addr >= s->v[s->last].start &&
 	    addr < s->v[s->last].end)
 		return &s->v[s->last];
 	/*
