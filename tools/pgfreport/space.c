@@ -70,19 +70,22 @@ uint32_t ps_count(const struct pageset *s, uint64_t page)
 
 static struct rstat *rstat_of(struct space *sp, unsigned long long id)
 {
-	size_t lo = 0, hi = sp->nr;
+	size_t lo = 0, n = sp->nr;
 
-	/* Ids grow: they arrive in order, so the array stays sorted. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	/*
+	 * Ids grow: they arrive in order, so the array stays sorted. The
+	 * first at or above @id, by conditional moves: faults spread over a
+	 * few regions would mispredict a plain binary search's branches.
+	 */
+	while (n) {
+		size_t half = n / 2;
+		bool less = sp->r[lo + half].id < id;
 
-		if (sp->r[mid].id == id)
-			return &sp->r[mid];
-		if (sp->r[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
+		lo = less ? lo + half + 1 : lo;
+		n = less ? n - half - 1 : half;
 	}
+	if (lo < sp->nr && sp->r[lo].id == id)
+		return &sp->r[lo];
 	if (sp->nr == sp->cap) {
 		sp->cap = sp->cap ? 2 * sp->cap : 64;
 		sp->r = realloc(sp->r, sp->cap * sizeof(*sp->r));
