@@ -45,8 +45,9 @@
  * Locks: the mmap lock of the mm for reading, as task_numa_work() takes
  * it, and each page table's lock in the walk; faults under a VMA's lock
  * may run meanwhile and are ordered by the PTE lock. Secondary MMUs are
- * told through the MMU notifiers. The walk yields the CPU between VMAs and
- * every PGF_REARM_CHUNK of a VMA, and stops at a fatal signal.
+ * told through the MMU notifiers. The walk (pgf_walk_chunks(), which the
+ * sampling scan shares) yields the CPU between VMAs and every
+ * PGF_WALK_CHUNK of a VMA, and stops at a fatal signal.
  *
  * Who re-arms: a write of "rearm" (pgf_rearm(), in the writer's context),
  * or, in interval mode ("1 interval=MS"), a running thread of the traced
@@ -101,7 +102,7 @@
 #include <asm/tlbflush.h>
 
 /* A VMA is walked this many bytes at a time, with a resched between. */
-#define PGF_REARM_CHUNK		(64UL * PMD_SIZE)
+#define PGF_WALK_CHUNK		(64UL * PMD_SIZE)
 
 /**
  * pgf_rearm_supported() - can this kernel re-arm pages
@@ -308,6 +309,68 @@ static unsigned long pgf_rearm_range(struct vm_area_struct *vma,
 	return pages;
 }
 
+/* [@start, @end) of @vma, PGF_WALK_CHUNK at a time: see pgf_walk_chunks(). */
+static int pgf_walk_vma(struct vm_area_struct *vma, unsigned long start,
+			unsigned long end, pgf_chunk_fn fn, void *arg,
+			bool killable)
+{
+	unsigned long addr, next;
+
+	if (pgf_rearm_skip(vma))
+		return 0;
+	for (addr = start; addr < end; addr = next) {
+		next = min(end, ALIGN(addr + 1, PGF_WALK_CHUNK));
+		fn(vma, addr, next, arg);
+		if (killable && fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	return 0;
+}
+
+/**
+ * pgf_walk_chunks() - call @fn on the pages of an mm, a piece at a time
+ * @mm: the address space, its mmap lock held
+ * @vma: the VMA to walk [@start, @end) of; NULL: every VMA of @mm, whole
+ * @start: the first address, with @vma
+ * @end: the end of the range (exclusive), with @vma
+ * @fn: called for each piece, at most PGF_WALK_CHUNK bytes of a VMA that
+ *      pgf_rearm_skip() does not skip
+ * @arg: passed to @fn
+ * @killable: stop at a fatal signal
+ *
+ * The one walk of re-arming (all of an mm, or what mremap() moved) and of
+ * sampling: it yields the CPU between the pieces, as task_numa_work()
+ * does between its ranges.
+ *
+ * Return: 0, or -EINTR if @killable and a fatal signal stopped the walk.
+ */
+int pgf_walk_chunks(struct mm_struct *mm, struct vm_area_struct *vma,
+		    unsigned long start, unsigned long end, pgf_chunk_fn fn,
+		    void *arg, bool killable)
+{
+	VMA_ITERATOR(vmi, mm, 0);
+	int err;
+
+	mmap_assert_locked(mm);
+	if (vma)
+		return pgf_walk_vma(vma, start, end, fn, arg, killable);
+	for_each_vma(vmi, vma) {
+		err = pgf_walk_vma(vma, vma->vm_start, vma->vm_end, fn, arg,
+				   killable);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* pgf_chunk_fn of re-arming: @arg counts the pages re-armed. */
+static void pgf_rearm_chunk(struct vm_area_struct *vma, unsigned long start,
+			    unsigned long end, void *arg)
+{
+	*(unsigned long *)arg += pgf_rearm_range(vma, start, end);
+}
+
 /**
  * pgf_rearm_mm() - re-arm every present page of an address space
  * @mm: the address space, its mmap lock held for reading
@@ -321,25 +384,8 @@ static unsigned long pgf_rearm_range(struct vm_area_struct *vma,
  */
 int pgf_rearm_mm(struct mm_struct *mm, unsigned long *pages)
 {
-	VMA_ITERATOR(vmi, mm, 0);
-	struct vm_area_struct *vma;
-	unsigned long addr, end;
-
-	mmap_assert_locked(mm);
 	*pages = 0;
-	for_each_vma(vmi, vma) {
-		if (pgf_rearm_skip(vma))
-			continue;
-		for (addr = vma->vm_start; addr < vma->vm_end; addr = end) {
-			end = min(vma->vm_end,
-				  ALIGN(addr + 1, PGF_REARM_CHUNK));
-			*pages += pgf_rearm_range(vma, addr, end);
-			if (fatal_signal_pending(current))
-				return -EINTR;
-			cond_resched();
-		}
-	}
-	return 0;
+	return pgf_walk_chunks(mm, NULL, 0, 0, pgf_rearm_chunk, pages, true);
 }
 
 /**
@@ -371,16 +417,12 @@ unsigned long pgf_rearm_page(struct mm_struct *mm, unsigned long addr)
 void __pgf_rearm_moved(struct vm_area_struct *vma, unsigned long start,
 		       unsigned long end)
 {
-	unsigned long addr, next;
+	unsigned long pages = 0;
 
 	mmap_assert_write_locked(vma->vm_mm);
-	if (pgf_rearm_skip(vma))
-		return;
-	for (addr = start; addr < end; addr = next) {
-		next = min(end, ALIGN(addr + 1, PGF_REARM_CHUNK));
-		pgf_rearm_range(vma, addr, next);
-		cond_resched();
-	}
+	/* Not killable: a page left accessible would go unseen. */
+	pgf_walk_chunks(vma->vm_mm, vma, start, end, pgf_rearm_chunk, &pages,
+			false);
 }
 
 /**

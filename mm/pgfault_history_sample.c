@@ -47,8 +47,9 @@
  * for reading, then &pgf_trace.mutex for the whole scan (the trace stays
  * active on this mm throughout), and each page table's lock while its
  * entries are tested. Records are written between page tables, with no
- * spinlock held. The walk yields the CPU every PGF_SAMPLE_CHUNK and stops
- * at a fatal signal (the SAMPLE record says "stopped"). A REFS record
+ * spinlock held. The walk (pgf_walk_chunks(), re-arming's) yields the CPU
+ * every PGF_WALK_CHUNK and stops at a fatal signal (the SAMPLE record says
+ * "stopped"). A REFS record
  * dropped because the buffer was full is counted in the LOST record before
  * the next one kept, and its SAMPLE record says "incomplete".
  *
@@ -66,9 +67,6 @@
 #include <linux/pgfault_history.h>
 #include <linux/sched/signal.h>
 #include <asm/tlbflush.h>
-
-/* A VMA is walked this many bytes at a time, with a resched between. */
-#define PGF_SAMPLE_CHUNK	(64UL * PMD_SIZE)
 
 /* A REFS record as the scan fills it. */
 struct pgf_refs {
@@ -227,6 +225,18 @@ static const struct mm_walk_ops pgf_sample_ops = {
 	.walk_lock	= PGWALK_RDLOCK,
 };
 
+/* pgf_chunk_fn of the scan: test and clear the bits of a piece of @vma. */
+static void pgf_sample_chunk(struct vm_area_struct *vma, unsigned long start,
+			     unsigned long end, void *arg)
+{
+	struct pgf_scan *s = arg;
+
+	s->flush = false;
+	walk_page_range_vma(vma, start, end, &pgf_sample_ops, s);
+	if (s->flush)
+		flush_tlb_range(vma, start, end);
+}
+
 /**
  * __pgf_sample() - one scan of the accessed bits of a traced mm
  * @t: the trace, active on @mm
@@ -240,12 +250,9 @@ static const struct mm_walk_ops pgf_sample_ops = {
  */
 void __pgf_sample(struct pgf_trace *t, struct mm_struct *mm, u8 flags)
 {
-	VMA_ITERATOR(vmi, mm, 0);
 	struct pgf_scan s = { .t = t };
 	struct pgf_sample_rec sr;
-	struct vm_area_struct *vma;
 	struct pgf_refs refs;
-	unsigned long addr, end;
 	u64 t0 = ktime_get_ns();
 
 	mmap_assert_locked(mm);
@@ -257,24 +264,8 @@ void __pgf_sample(struct pgf_trace *t, struct mm_struct *mm, u8 flags)
 		pgf_rec_init(t, &refs.rec, PGF_REC_REFS, sizeof(refs));
 		s.refs = &refs;
 	}
-	for_each_vma(vmi, vma) {
-		if (pgf_rearm_skip(vma))
-			continue;
-		for (addr = vma->vm_start; addr < vma->vm_end; addr = end) {
-			end = min(vma->vm_end,
-				  ALIGN(addr + 1, PGF_SAMPLE_CHUNK));
-			s.flush = false;
-			walk_page_range_vma(vma, addr, end, &pgf_sample_ops, &s);
-			if (s.flush)
-				flush_tlb_range(vma, addr, end);
-			if (fatal_signal_pending(current)) {
-				flags |= PGF_SAMPLE_STOPPED;
-				goto out;
-			}
-			cond_resched();
-		}
-	}
-out:
+	if (pgf_walk_chunks(mm, NULL, 0, 0, pgf_sample_chunk, &s, true))
+		flags |= PGF_SAMPLE_STOPPED;
 	pgf_scan_close(&s);
 	pgf_scan_emit(&s);
 	sr.rec.flags = flags | (s.lost ? PGF_SAMPLE_INCOMPLETE : 0);

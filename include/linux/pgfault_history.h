@@ -437,7 +437,12 @@ void pgf_regions_bind(struct pgf_trace *t, struct mm_struct *mm, bool all);
 void pgf_regions_reset(struct pgf_trace *t);
 void pgf_regions_free(struct pgf_trace *t);
 
-/* mm/pgfault_history_rearm.c: re-arming pages */
+/* mm/pgfault_history_rearm.c: re-arming pages, and the walk it shares */
+typedef void (*pgf_chunk_fn)(struct vm_area_struct *vma, unsigned long start,
+			     unsigned long end, void *arg);
+int pgf_walk_chunks(struct mm_struct *mm, struct vm_area_struct *vma,
+		    unsigned long start, unsigned long end, pgf_chunk_fn fn,
+		    void *arg, bool killable);
 bool pgf_rearm_supported(void);
 void pgf_folio_referenced(struct folio *folio);
 int pgf_rearm_mm(struct mm_struct *mm, unsigned long *pages);
