@@ -11,10 +11,14 @@
 uint64_t regtag_of(struct regtags *t, long space, const struct pgft_region *g)
 {
 	uint32_t had = t->ids.nr;
+	struct regtag_memo *m;
 	int64_t sp, id = -1;
 
 	if (!g)
 		return 0;
+	m = &t->memo[g->id % 16];
+	if (m->tag && m->space == space && m->id == g->id)
+		return m->tag;
 	/*
 	 * An address space key (a tree's process index in bits 20 and up)
 	 * as a small number, then (number, id) as one key: exact while a
@@ -37,6 +41,9 @@ uint64_t regtag_of(struct regtags *t, long space, const struct pgft_region *g)
 		fprintf(stderr, "%s: out of memory\n", pgft_prog);
 		exit(1);
 	}
+	m->space = space;
+	m->id = g->id;
+	m->tag = id + 1;
 	return id + 1;
 }
 

@@ -21,6 +21,15 @@ struct regtags {
 		char *name;
 		bool file;
 	} *v;
+	/*
+	 * The tags found last, by region id: faults spread over a few
+	 * regions find theirs here without the two lookups (tag 0: empty).
+	 */
+	struct regtag_memo {
+		long space;
+		unsigned long long id;
+		uint64_t tag;
+	} memo[16];
 };
 
 /* The tag of region @g of address space @space; 0 for NULL. */
