@@ -596,6 +596,70 @@ def mrc_jobs_give_the_same_curves():
     assert '--jobs N' in help_lists('mrc')['mrc']
 
 
+def progress_run(data, cut, tty):
+    """pgfreport summary reading @data from a pipe, stalled 1.2 s after
+    @cut bytes, its stderr a pseudo-terminal (@tty) or a pipe: (stdout,
+    stderr)."""
+    import pty
+    import time
+    if tty:
+        master, slave = pty.openpty()
+    else:
+        master, slave = os.pipe()
+    p = subprocess.Popen([os.path.join(BIN, 'pgfreport'), 'summary'],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=slave)
+    os.close(slave)
+    out = []
+    reader = __import__('threading').Thread(
+        target=lambda: out.append(p.stdout.read()), daemon=True)
+    reader.start()
+    p.stdin.write(data[:cut])
+    p.stdin.flush()
+    # past the line's first second: the pass has run that long when the
+    # rest comes (the wait is the condition, whatever the host's speed)
+    time.sleep(1.2)
+    p.stdin.write(data[cut:])
+    p.stdin.close()
+    assert p.wait(timeout=120) == 0
+    reader.join(timeout=60)
+    err = b''
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:         # the pty's EIO once the child is gone
+            break
+        if not chunk:
+            break
+        err += chunk
+    os.close(master)
+    return out[0], err
+
+
+@test
+def progress_shows_on_a_terminal_and_nowhere_else():
+    """On a terminal, a pass longer than a second shows a progress line on
+    stderr (records, records/s; no share from a pipe), redrawn in place and
+    taken away before the report; off a terminal, stderr stays empty; the
+    report is the same."""
+    with tempfile.TemporaryDirectory() as d:
+        t = os.path.join(d, 'g.trace')
+        with open(t, 'w') as f:
+            subprocess.run([os.path.join(BIN, 'gentrace'), '300000'], stdout=f,
+                           check=True, timeout=120)
+        with open(t, 'rb') as f:
+            data = f.read()
+        cut = data.index(b'\n', len(data) // 3) + 1
+        want = run('summary', t)[1].encode()
+        out, err = progress_run(data, cut, True)
+        assert out == want
+        assert b'pgfreport summary: ' in err and b' M records/s' in err, err
+        assert b' of ' not in err and b' left' not in err, err
+        assert err.startswith(b'\r\x1b[K') and err.endswith(b'\r\x1b[K'), err
+        out, err = progress_run(data, cut, False)
+        assert out == want and err == b'', err
+
+
 @test
 def tlb_misses_are_exact_on_beladys_string():
     # Fully associative: LRU's 10 and 8 at 3 and 4 entries. 4:2 is two

@@ -144,6 +144,7 @@ int cmd_convert(int argc, char **argv)
 	if (!c.buf)
 		return pass_error(&ps, "out of memory");
 	ps.tap = conv_tap;
+	ps.streams = true;
 	ps.tap_arg = &c;
 	if (pass_open(&ps, argc - optind, argv + optind) || c.err) {
 		free(c.buf);

@@ -239,6 +239,7 @@ int cmd_export(int argc, char **argv)
 		fprintf(out, "time_ns,tid,address,access,mode,result,ip,region%s\n",
 			ps.whole ? ",pid" : "");
 	ps.rec = ex_rec;
+	ps.streams = true;
 	ps.fault = ex_fault;
 	status = pass_run(&ps);
 	if (pf && !status && perfetto_end(pf))

@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "pass.h"
 #include "../lib/zfile.h"
@@ -194,8 +196,11 @@ int pass_open(struct pass *ps, int argc, char **argv)
 		return pass_error(ps, "one trace at a time: '%s', then '%s'",
 				  argv[0], argv[1]);
 	if (argc && strcmp(argv[0], "-")) {
+		FILE *raw = fopen(argv[0], "r");
+
 		ps->fname = argv[0];
-		ps->f = zfile_read(fopen(ps->fname, "r"));
+		ps->raw_fd = raw ? fileno(raw) : -1;
+		ps->f = zfile_read(raw);
 		if (!ps->f)
 			return pass_error(ps, "%s: %s", ps->fname, strerror(errno));
 	} else {
@@ -205,6 +210,7 @@ int pass_open(struct pass *ps, int argc, char **argv)
 					  "or pipe one in (pgfreport %s --help)",
 					  ps->cmd);
 		ps->fname = "standard input";
+		ps->raw_fd = STDIN_FILENO;
 		/* compressed or not, as the file's first bytes say */
 		ps->f = zfile_read(stdin);
 		if (!ps->f)
@@ -233,17 +239,54 @@ int pass_open(struct pass *ps, int argc, char **argv)
 
 /* How many records ahead pass.prefetch hears of a fault. */
 #define PASS_AHEAD	16
+/* Records between two looks at the clock for the progress line. */
+#define PASS_TICK	(1U << 16)
+
+static double pass_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * On a terminal, the progress line: the input's size where it is a file,
+ * not when the command writes the terminal itself as it reads.
+ */
+static void pass_progress_init(struct pass *ps)
+{
+	bool on = isatty(STDERR_FILENO) && !(ps->streams && isatty(STDOUT_FILENO));
+	struct stat st;
+	unsigned long long size = 0;
+
+	if (ps->raw_fd >= 0 && !fstat(ps->raw_fd, &st) && S_ISREG(st.st_mode))
+		size = st.st_size;
+	progress_init(&ps->progress, stderr, on, pgft_prog, size, pass_now());
+}
+
+static void pass_progress(struct pass *ps, unsigned long long records)
+{
+	off_t at = ps->raw_fd >= 0 ? lseek(ps->raw_fd, 0, SEEK_CUR) : -1;
+
+	progress_update(&ps->progress, at < 0 ? ~0ULL : (unsigned long long)at,
+			records, pass_now());
+}
 
 int pass_run(struct pass *ps)
 {
+	unsigned long long records = 0;
 	struct pgft_rec rec;
 	int ret, status = 0;
 
+	pass_progress_init(ps);
 	while ((ret = pgft_next(&ps->rd, &rec)) > 0) {
 		const struct pgft_region *g;
 		unsigned long long addr;
 		long sp;
 
+		if (!(++records % PASS_TICK))
+			pass_progress(ps, records);
 		if (ps->rd.tree) {
 			ps->P = ptree_rec(&ps->pt, &rec, ps->page_size);
 			if (!ps->P) {
@@ -292,6 +335,7 @@ int pass_run(struct pass *ps)
 			break;
 		}
 	}
+	progress_clear(&ps->progress);
 	if (ret < 0)
 		status = pass_error(ps, "%s", ps->rd.error);
 	if (ps->pid && ps->rd.tree && !ps->pid_seen)

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include "../lib/filter.h"
 #include "../lib/pgftrace.h"
+#include "../lib/progress.h"
 #include "../lib/ptree.h"
 #include "kind.h"
 
@@ -85,12 +86,15 @@ struct pass {
 	unsigned long long lost;	/* lost records */
 	bool pid_seen;
 	struct kind kind;		/* the start records' modes, the rerefs */
+	int raw_fd;			/* the file read (compressed or not) */
+	struct progress progress;	/* on a terminal: how far the pass is */
 	/* the command's */
 	pgft_tap_fn tap;		/* every record as read (pgft_open_tap()) */
 	void *tap_arg;
 	pass_rec_fn rec;
 	pass_fault_fn fault;
 	pass_prefetch_fn prefetch;	/* optional */
+	bool streams;			/* writes standard output as it reads */
 	void *ctx;
 };
 
