@@ -73,7 +73,7 @@ def faults(*filters):
     got = []
     for line in lines[1:]:
         t, _, addr = line.split(',')[:3]
-        n = [k for k in TIME if TIME[k] == int(t) and ADDR[k] == addr]
+        n = [k for k in TIME if TIME[k] == int(t) and int(ADDR[k], 16) == int(addr)]
         assert len(n) == 1, line
         got += n
     return got
@@ -162,7 +162,7 @@ fault 9400000000000000000 1 6000 r user minor 0
                                 *args, f.name], capture_output=True, text=True,
                                timeout=60)
             assert p.returncode == 0, p.stderr
-            return [l.split(',')[2] for l in p.stdout.splitlines()[1:]]
+            return [f"{int(l.split(',')[2]):x}" for l in p.stdout.splitlines()[1:]]
         assert addrs('--time', '0,1') == ['1000', '2000', '3000']
         assert addrs('--time', '0.000000001,0.999999999') == ['2000']
         assert addrs('--time', '@9350000000,') == ['6000']

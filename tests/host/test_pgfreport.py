@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """pgfreport on hand-made traces: exact expected output, including the
 seed's map shape; bad input; a generated large trace."""
+import json
 import os
 import struct
 import subprocess
@@ -132,9 +133,53 @@ def csv_has_every_fault_with_its_region():
     lines = out.splitlines()
     assert lines[0] == 'time_ns,tid,address,access,mode,result,ip,region'
     assert len(lines) == 21
-    assert lines[1] == '2000,100,8048000,x,user,minor,8048000,/bin/ps', lines[1]
-    assert lines[19] == '3800,100,bfb9d000,w,kernel,minor,8048020,[stack]', lines[19]
+    assert lines[1] == f'2000,100,{0x8048000},x,user,minor,{0x8048000},/bin/ps', lines[1]
+    assert lines[19] == f'3800,100,{0xbfb9d000},w,kernel,minor,{0x8048020},[stack]', lines[19]
     assert lines[20].endswith(',[anon]'), lines[20]
+
+
+@test
+def csv_quotes_names_and_agrees_with_json():
+    """A region name with a comma and double quotes comes back whole
+    through Python's csv module and pandas' read_csv (a newline stays
+    \\012, as the trace and json write it); the addresses, IPs and times
+    are the same numbers, in the same base, in CSV and JSON."""
+    name = '/tmp/a,b "quoted"\\012x.so'
+    path = trace_file(HEADER + 'start 1\nlayout 1 2\n'
+                      f'map 1 1 7f0000000000 7f0000004000 r-xp 0 08:01 12 {name}\n'
+                      'map 1 2 10000 20000 rw-p 0 00:00 0\n'
+                      'fault 2 1 7f0000001000 r user minor 7f0000001234\n'
+                      'fault 3 1 10000 w user minor 7f0000001238\n')
+    rc, out, err = run('export', 'csv', path)
+    assert rc == 0, err
+    import csv
+    import io
+    rows = list(csv.reader(io.StringIO(out, newline='')))
+    assert rows[0] == ['time_ns', 'tid', 'address', 'access', 'mode', 'result',
+                       'ip', 'region'], rows
+    assert rows[1] == ['2', '1', str(0x7f0000001000), 'r', 'user', 'minor',
+                       str(0x7f0000001234), '/tmp/a,b "quoted"\\012x.so'], rows
+    assert rows[2][7] == '[anon]' and len(rows) == 3, rows
+    rc, js, err = run('export', 'json', path)
+    faults = [json.loads(l) for l in js.splitlines() if '"fault"' in l]
+    for row, f in zip(rows[1:], faults):
+        assert (int(row[0]), int(row[2]), int(row[6])) == \
+            (f['time'], f['address'], f['ip']), (row, f)
+    names = [json.loads(l)['name'] for l in js.splitlines() if '"map"' in l]
+    assert names[0] == rows[1][7], (names, rows)
+    py = '/usr/bin/python3'
+    if subprocess.run([py, '-c', 'import pandas'], capture_output=True).returncode == 0:
+        with tempfile.NamedTemporaryFile('w', suffix='.csv') as f:
+            f.write(out)
+            f.flush()
+            p = subprocess.run([py, '-c', 'import sys, pandas; d = pandas.read_csv(sys.argv[1]); '
+                                'print(repr(list(d["region"])), list(d["address"]), '
+                                'str(d["address"].dtype))', f.name],
+                               capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        assert p.stdout.strip() == (repr(['/tmp/a,b "quoted"\\012x.so', '[anon]']) +
+                                    f' {[0x7f0000001000, 0x10000]} int64'), p.stdout
+    os.unlink(path)
 
 
 @test

@@ -218,7 +218,7 @@ def the_dataframe_holds_the_faults_and_their_regions():
         want = []
         for line in csv.stdout.splitlines()[1:]:
             t, tid, addr, _, _, result, _, region = line.split(',', 7)
-            want.append([int(t), int(tid), int(addr, 16), result,
+            want.append([int(t), int(tid), int(addr), result,
                          '' if region == '' else region])
         assert rows == want, (rows, want)
 

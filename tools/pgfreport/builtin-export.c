@@ -22,7 +22,9 @@ static const char usage[] =
 "\n"
 "  csv           every fault, after the header\n"
 "                time_ns,tid,address,access,mode,result,ip,region\n"
-"                (and pid, for a tree file read whole)\n"
+"                (and pid, for a tree file read whole); numbers in\n"
+"                decimal, as in json; a region with a comma, a quote or\n"
+"                a line break in its name quoted as RFC 4180 says\n"
 "  json          every record as a JSON object, one per line (with its\n"
 "                \"pid\" in a tree file)\n"
 "  refs          the reference string: one page address per line (hex), as\n"
@@ -103,6 +105,22 @@ static void put_ref(unsigned long long page, char rw)
 	fwrite_unlocked(p, 1, buf + sizeof(buf) - p, out);
 }
 
+/* A CSV field: as it is, or quoted with its quotes doubled (RFC 4180). */
+static void csv_field(FILE *f, const char *s)
+{
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
 static int ex_rec(struct pass *ps, const struct pgft_rec *r)
 {
 	if (format == JSON && r->type != PGFT_FAULT)
@@ -124,10 +142,10 @@ static int ex_fault(struct pass *ps, const struct pgft_rec *r,
 		json_rec(out, r, ps->rd.tree);
 		break;
 	case CSV:
-		fprintf(out, "%llu,%d,%llx,%c,%s,%s,%llx,%s", r->time, r->tid,
+		fprintf(out, "%llu,%d,%llu,%c,%s,%s,%llu,", r->time, r->tid,
 			r->addr, r->access, r->kernel ? "kernel" : "user",
-			export_result_name(r->result), r->ip,
-			g ? (*g->name ? g->name : "[anon]") : "");
+			export_result_name(r->result), r->ip);
+		csv_field(out, g ? (*g->name ? g->name : "[anon]") : "");
 		if (ps->whole)
 			fprintf(out, ",%d", r->pid);
 		fputc('\n', out);
