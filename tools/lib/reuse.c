@@ -57,6 +57,9 @@ static int reuse_compact(struct reuse *r)
 	slots_fill(r->live, r->fw, slots_words(cap), live);
 	r->cap = cap;
 	r->now = live;
+	/* The tree counts every word again, the newest too. */
+	r->open = live / 64;
+	r->pend = 0;
 	if (r->refs)
 		r->compactions++;
 	return 0;
@@ -104,17 +107,30 @@ static inline int64_t reuse_dist(struct reuse *r, uint64_t page, uint32_t *id)
 	r->refs++;
 	prev = slot->val;
 	slot->val = s;
+	if (s / 64 != r->open) {
+		/* The newest word closes: its count goes into the tree. */
+		if (r->pend)
+			slots_fw_add(r->fw, words, r->open, (uint32_t)r->pend);
+		r->pend = 0;
+		r->open = s / 64;
+	}
+	r->live[s / 64] |= 1ULL << (s % 64);
+	r->pend++;
 	if (r->ids.nr != before) {
-		slots_set(r->live, r->fw, words, s);
 		r->cold++;
 		return REUSE_COLD;
 	}
 	/*
 	 * Of the before 1s (one per page), those after the page's previous
-	 * slot are the other pages referenced since.
+	 * slot are the other pages referenced since. The tree counts the
+	 * words before prev's, all closed.
 	 */
 	d = before - slots_upto(r->live, r->fw, prev);
-	slots_move(r->live, r->fw, words, prev, s);
+	r->live[prev / 64] &= ~(1ULL << (prev % 64));
+	if (prev / 64 == r->open)
+		r->pend--;
+	else
+		slots_fw_add(r->fw, words, prev / 64, -1);
 	return (int64_t)d;
 }
 

@@ -62,6 +62,14 @@ struct reuse {
 	uint64_t *live;		/* bitmap of slots: a page's latest reference */
 	uint32_t *fw;		/* Fenwick tree of the 1s per word: fw[1 .. words] */
 	uint32_t cap, now;	/* slots; slots used */
+	/*
+	 * The word of the newest slots: its 1s are counted in the tree only
+	 * when the slots move past it (pend then added), since no distance
+	 * counts them (they are after every page's previous slot): a
+	 * reference costs one walk of the tree less.
+	 */
+	uint32_t open;
+	int32_t pend;
 	uint32_t min_cap;
 	uint64_t bins[REUSE_BINS];
 	uint64_t refs, cold;	/* references; first references */
