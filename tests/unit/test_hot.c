@@ -110,7 +110,47 @@ TEST(memory_is_bounded_by_the_pages)
 	for (int t = 0; t < 1000000; t++)
 		ASSERT_EQ(hot_ref(&h, naive_rand(&x) % 1000, 0, 0), 0);
 	EXPECT_EQ(h.nr, 1000);
-	EXPECT_LE(h.cap, 2048);
+	EXPECT_LE(h.now.cap, 2048);
+	EXPECT_EQ(h.old.cap, 0);
+	hot_free(&h);
+}
+
+/*
+ * A page under many tags, as a heap that mremap() moves and grows gets a
+ * new region each time: 1,000 pages under 50 tags in turn, then the
+ * first tags again. Each (page, tag) counts apart; the table by page keeps
+ * a slot a page, the earlier tags go to the other one.
+ */
+TEST(pages_under_many_tags)
+{
+	struct hot_entry top[3];
+	struct hot h = { 0 };
+
+	for (uint64_t tag = 1; tag <= 50; tag++)
+		for (uint64_t p = 0; p < 1000; p++)
+			for (int k = 0; k < 3; k++)
+				ASSERT_EQ(hot_ref(&h, p, tag, tag), 0);
+	/* back to tag 1 for page 7, and to tag 2 for page 9: parked ones */
+	for (int k = 0; k < 10; k++)
+		ASSERT_EQ(hot_ref(&h, 7, 1, 99), 0);
+	ASSERT_EQ(hot_ref(&h, 9, 2, 99), 0);
+	EXPECT_EQ(h.nr, 50000);
+	EXPECT_EQ(h.refs, 150011);
+	EXPECT_LE(h.now.cap, 2048);
+	EXPECT_EQ(h.now.nr, 1000);
+	EXPECT_EQ(h.old.nr, 49000);
+	ASSERT_EQ(hot_top(&h, top, 3), 3);
+	/* page 7 under tag 1: 3 + 10, its aux from its first reference */
+	EXPECT_EQ(top[0].page, 7);
+	EXPECT_EQ(top[0].tag, 1);
+	EXPECT_EQ(top[0].refs, 13);
+	EXPECT_EQ(top[0].aux, 1);
+	EXPECT_EQ(top[1].page, 9);
+	EXPECT_EQ(top[1].tag, 2);
+	EXPECT_EQ(top[1].refs, 4);
+	/* then the ties at 3 references: the lowest page, the lowest tag */
+	EXPECT_EQ(top[2].page, 0);
+	EXPECT_EQ(top[2].tag, 1);
 	hot_free(&h);
 }
 

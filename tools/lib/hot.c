@@ -3,15 +3,13 @@
  * hot - a count per (page, tag) in an open-addressing table, and its top
  * N through a min-heap. See hot.h.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hot.h"
 #include "table.h"
 
-/*
- * By page alone: a page under several tags (an exec, a remapping) is rare,
- * and a fault's slot can then be prefetched before its tag is known.
- */
+/* A page's slot in the table by page: what hot_prefetch() loads. */
 static size_t hot_hash(uint64_t page, size_t cap)
 {
 	uint64_t k = page * 0x9e3779b97f4a7c15ULL;
@@ -21,50 +19,93 @@ static size_t hot_hash(uint64_t page, size_t cap)
 
 void hot_prefetch(const struct hot *h, uint64_t page)
 {
-	if (h->cap)
-		__builtin_prefetch(&h->v[hot_hash(page, h->cap)]);
+	if (h->now.cap)
+		__builtin_prefetch(&h->now.v[hot_hash(page, h->now.cap)]);
 }
 
-static struct hot_entry *hot_slot(struct hot_entry *v, size_t cap,
-				  uint64_t page, uint64_t tag)
+/* The slot of @page in the table by page. */
+static inline struct hot_entry *hot_slot_now(const struct hot_table *t,
+					     uint64_t page)
 {
-	size_t i = hot_hash(page, cap);
+	size_t i = hot_hash(page, t->cap);
 
-	while (v[i].refs && (v[i].page != page || v[i].tag != tag))
-		i = (i + 1) & (cap - 1);
-	return &v[i];
+	while (t->v[i].refs && t->v[i].page != page)
+		i = (i + 1) & (t->cap - 1);
+	return &t->v[i];
 }
 
-static int hot_grow(struct hot *h)
+/* The slot of (@page, @tag) in the table of earlier tags. */
+static struct hot_entry *hot_slot_old(const struct hot_table *t,
+				      uint64_t page, uint64_t tag)
 {
-	size_t cap = h->cap ? 2 * h->cap : 1024;
-	struct hot_entry *v = table_calloc(cap, sizeof(*v));
+	size_t i = hot_hash(page ^ tag * 0xff51afd7ed558ccdULL, t->cap);
 
+	while (t->v[i].refs && (t->v[i].page != page || t->v[i].tag != tag))
+		i = (i + 1) & (t->cap - 1);
+	return &t->v[i];
+}
+
+/* Double @t's slots. */
+static int hot_grow(struct hot_table *t, bool by_tag)
+{
+	size_t cap = t->cap ? 2 * t->cap : 1024;
+	struct hot_entry *v;
+	struct hot_table n;
+
+	v = table_calloc(cap, sizeof(*v));
 	if (!v)
 		return -1;
-	for (size_t i = 0; i < h->cap; i++)
-		if (h->v[i].refs)
-			*hot_slot(v, cap, h->v[i].page, h->v[i].tag) = h->v[i];
-	table_free(h->v, h->cap, sizeof(*h->v));
-	h->v = v;
-	h->cap = cap;
+	n = (struct hot_table){ .v = v, .cap = cap, .nr = t->nr };
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->v[i].refs)
+			*(by_tag ? hot_slot_old(&n, t->v[i].page, t->v[i].tag) :
+			  hot_slot_now(&n, t->v[i].page)) = t->v[i];
+	table_free(t->v, t->cap, sizeof(*t->v));
+	*t = n;
 	return 0;
+}
+
+/* Room for one more entry in @t (at most 3/4 full); 0 or -1. */
+static inline int hot_room(struct hot_table *t, bool by_tag)
+{
+	return 4 * (t->nr + 1) <= 3 * t->cap ? 0 : hot_grow(t, by_tag);
 }
 
 int hot_ref(struct hot *h, uint64_t page, uint64_t tag, uint64_t aux)
 {
-	struct hot_entry *e;
+	struct hot_entry *e, *o;
 
-	if (4 * (h->nr + 1) > 3 * h->cap && hot_grow(h))
+	if (hot_room(&h->now, false))
 		return -1;
-	e = hot_slot(h->v, h->cap, page, tag);
-	if (!e->refs) {
-		e->page = page;
-		e->tag = tag;
-		e->aux = aux;
-		h->nr++;
+	e = hot_slot_now(&h->now, page);
+	if (e->refs && e->tag == tag) {
+		e->refs++;
+		h->refs++;
+		return 0;
 	}
-	e->refs++;
+	if (!e->refs) {
+		h->now.nr++;
+	} else {
+		/* An earlier tag of the page: counted where it was parked. */
+		if (h->old.cap) {
+			o = hot_slot_old(&h->old, page, tag);
+			if (o->refs) {
+				o->refs++;
+				h->refs++;
+				return 0;
+			}
+		}
+		/* A new one: the page's latest goes to the earlier ones. */
+		if (hot_room(&h->old, true))
+			return -1;
+		*hot_slot_old(&h->old, e->page, e->tag) = *e;
+		h->old.nr++;
+	}
+	e->page = page;
+	e->tag = tag;
+	e->aux = aux;
+	e->refs = 1;
+	h->nr++;
 	h->refs++;
 	return 0;
 }
@@ -117,8 +158,9 @@ long hot_top(const struct hot *h, struct hot_entry *out, size_t n)
 	if (!n)
 		return 0;
 	/* out[] is a heap of the best seen so far, the weakest on top. */
-	for (size_t i = 0; i < h->cap; i++) {
-		const struct hot_entry *e = &h->v[i];
+	for (size_t i = 0; i < h->now.cap + h->old.cap; i++) {
+		const struct hot_entry *e = i < h->now.cap ? &h->now.v[i] :
+					    &h->old.v[i - h->now.cap];
 
 		if (!e->refs)
 			continue;
@@ -143,6 +185,7 @@ long hot_top(const struct hot *h, struct hot_entry *out, size_t n)
 
 void hot_free(struct hot *h)
 {
-	table_free(h->v, h->cap, sizeof(*h->v));
+	table_free(h->now.v, h->now.cap, sizeof(*h->now.v));
+	table_free(h->old.v, h->old.cap, sizeof(*h->old.v));
 	memset(h, 0, sizeof(*h));
 }

@@ -20,7 +20,10 @@
  *
  * Memory: 32 bytes a slot of an open-addressing table at most 3/4 full,
  * per distinct (page, tag); hot_top() takes O(entries log N) time with a
- * heap of N entries.
+ * heap of N entries. A page's latest tag is found by the page alone (one
+ * table, prefetched), its earlier ones in a second table by (page, tag):
+ * a page under many tags (a heap that mremap() moves and grows gets a
+ * new region each time) then costs no longer lookups.
  */
 #ifndef PGFT_HOT_H
 #define PGFT_HOT_H
@@ -33,9 +36,16 @@ struct hot_entry {
 	uint64_t refs;		/* 0: an empty slot */
 };
 
-struct hot {
+/* Open addressing, at most 3/4 full: slots a power of two (or 0). */
+struct hot_table {
 	struct hot_entry *v;
-	size_t cap, nr;		/* slots (a power of two, or 0); entries */
+	size_t cap, nr;
+};
+
+struct hot {
+	struct hot_table now;	/* by page: its latest tag */
+	struct hot_table old;	/* by (page, tag): its earlier ones */
+	size_t nr;		/* entries, in both */
 	uint64_t refs;		/* references counted */
 };
 
