@@ -790,6 +790,7 @@ static void clear(struct pgft_space *s)
 		free(s->v[i].name);
 	s->nr = 0;
 	s->slots_stale = true;
+	memset(s->memo, 0, sizeof(s->memo));
 }
 
 void pgft_apply(struct pgft_space *s, const struct pgft_rec *r)
@@ -856,23 +857,26 @@ void pgft_sort(struct pgft_space *s)
 	if (s->dirty) {
 		qsort(s->v, s->nr, sizeof(*s->v), cmp_start);
 		s->slots_stale = true;
+		memset(s->memo, 0, sizeof(s->memo));
 	}
 	s->dirty = false;
 }
 
 const struct pgft_region *pgft_find(struct pgft_space *s, unsigned long long addr)
 {
+	unsigned int *memo = &s->memo[addr >> 21 & 63];
 	size_t lo = 0, hi;
 
 	pgft_sort(s);
 	/*
-	 * Regions never overlap: the last one hit, if it holds @addr, is it.
-	 * Not worth a branch that faults all over a few regions mispredict:
-	 * the search below is a handful of loads from one cache line then.
+	 * Regions never overlap: the last one hit near @addr, if it holds
+	 * @addr, is it (the search costs a dependent load per halving). Not
+	 * worth a branch that faults all over a few regions mispredict: the
+	 * search is a handful of loads from one cache line then.
 	 */
-	if (s->nr > 16 && s->last < s->nr && addr >= s->v[s->last].start &&
-	    addr < s->v[s->last].end)
-		return &s->v[s->last];
+	if (s->nr > 16 && *memo && addr >= s->v[*memo - 1].start &&
+	    addr < s->v[*memo - 1].end)
+		return &s->v[*memo - 1];
 	/*
 	 * The last region starting at or below @addr, without branches on
 	 * the data (conditional moves: random addresses mispredict every
@@ -881,7 +885,7 @@ const struct pgft_region *pgft_find(struct pgft_space *s, unsigned long long add
 	for (hi = s->nr; hi > 1; hi -= hi / 2)
 		lo = addr >= s->v[lo + hi / 2].start ? lo + hi / 2 : lo;
 	if (lo < s->nr && addr >= s->v[lo].start && addr < s->v[lo].end) {
-		s->last = lo;
+		*memo = lo + 1;
 		return &s->v[lo];
 	}
 	return NULL;

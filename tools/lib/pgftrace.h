@@ -169,7 +169,11 @@ struct pgft_space {
 	size_t *slot;			/* by id: index + 1, 0 for none */
 	size_t slots;			/* a power of two, or 0 */
 	bool slots_stale;		/* rebuild them before use */
-	size_t last;			/* pgft_find()'s last hit, if < nr */
+	/*
+	 * pgft_find()'s last hit per 2 MiB of address (index + 1, 0: none),
+	 * by the address's bits 21 to 26; forgotten when v[] changes.
+	 */
+	unsigned int memo[64];
 };
 
 /* Apply a record (layout, map, change, unmap, exec); others are ignored. */
