@@ -120,7 +120,7 @@ help:
 	@echo "make bench-kernels   build the four benchmark kernels only"
 	@echo "make kernel-um, make kernel-x86   one test kernel only"
 	@echo "make checkpatch      scripts/checkpatch.pl --strict on the kernel code"
-	@echo "make patches         the series as mail in build/patches (format-patch, cover letter)"
+	@echo "make patches         the UML fixes and the feature as mail: build/patches/{um,pgfault_history}"
 	@echo "make docs            check the kernel documentation (docutils) into build/docs"
 	@echo "make check-vanilla   the series on upstream 6.12 (VANILLA=tarball|dir), UML suites"
 	@echo "make install         tools, man pages, completion, pgfault-run and its guest (PREFIX=/usr/local DESTDIR=)"

@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Write the patch series as mail: git format-patch with a cover letter.
+# Write the patches as mail: two series, each git format-patch with a
+# cover letter.
 #   mkpatches.sh TREE OUT
+# OUT/um: the UML fixes, the patches that touch nothing but arch/um and
+# arch/x86/um: they stand on their own (for linux-um), each names the
+# commit it fixes (Fixes:), and the UML test kernel needs them; cover
+# letter kernel-patches/mail/cover-letter-um.
+# OUT/pgfault_history: the feature, on top of them (it builds without
+# them); cover letter kernel-patches/mail/cover-letter.
 # TREE is the patched tree (build/linux-src). The base is rebuilt from it:
 # the files the series touches, with the series reverted. Then one commit
-# per kernel-patches/series entry, in order, except:
+# per kernel-patches/series entry, the UML fixes first, else in order,
+# except:
 #   - the patch that wires the new files into the build (the one touching
 #     mm/Makefile) also adds them: fs-proc/, mm/, include/, and the
 #     MAINTAINERS entry (the patch touching only MAINTAINERS), so every
@@ -29,6 +37,30 @@ if numbered=$(cd "$pdir" && grep -l '^Subject: \[[^]]*[0-9]/[0-9]' "${series[@]}
 	exit 1
 fi
 touched() { sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$@" | sort -u; }
+# Every file of a patch has its index line, as git writes them.
+for p in "${series[@]}"; do
+	nd=$(grep -c '^diff --git ' "$pdir/$p" || true)
+	ni=$(grep -c '^index [0-9a-f]*\.\.[0-9a-f]*' "$pdir/$p" || true)
+	nf=$(touched "$pdir/$p" | wc -l)
+	if [ "$nd" != "$nf" ] || [ "$ni" != "$nf" ]; then
+		echo "mkpatches: $p: $nf files, $nd diff --git and $ni index lines: write it with git (format-patch)" >&2
+		exit 1
+	fi
+done
+# The UML fixes: every file under arch/um or arch/x86/um.
+is_um() { ! touched "$pdir/$1" | grep -qv -e '^arch/um/' -e '^arch/x86/um/'; }
+um=() feature=()
+for p in "${series[@]}"; do
+	if is_um "$p"; then
+		if ! grep -q '^Fixes: [0-9a-f]\{12\} ("' "$pdir/$p"; then
+			echo "mkpatches: $p is a UML fix: it needs a Fixes: tag" >&2
+			exit 1
+		fi
+		um+=("$p")
+	else
+		feature+=("$p")
+	fi
+done
 
 # The base: the touched files as they were before the series.
 repo=$work/repo
@@ -66,7 +98,10 @@ for p in "${series[@]}"; do
 	[ "$(touched "$pdir/$p")" = MAINTAINERS ] && maintainers=$p
 done
 
-for p in "${series[@]}"; do
+# The commits: the base, the UML fixes (up to um_tip), then the feature.
+base=$(git -C "$repo" rev-parse HEAD)
+um_tip=$base
+for p in "${um[@]}" "${feature[@]}"; do
 	[ "$p" = "$maintainers" ] && continue
 	files=$(touched "$pdir/$p")
 	git -C "$repo" mailinfo -k "$work/msg" "$work/diff" < "$pdir/$p" > "$work/info"
@@ -96,16 +131,21 @@ for p in "${series[@]}"; do
 	GIT_AUTHOR_DATE=$date GIT_COMMITTER_DATE=$date \
 	git -C "$repo" commit -q --author="$author <$email>" \
 		-F <(printf '%s\n\n' "$subject"; cat "$work/msg")
+	if [ ${#um[@]} -gt 0 ] && [ "$p" = "${um[-1]}" ]; then
+		um_tip=$(git -C "$repo" rev-parse HEAD)
+	fi
 done
+
 
 rm -rf "$out"
 mkdir -p "$out"
-git -C "$repo" format-patch -q --cover-letter --subject-prefix='RFC PATCH' \
-	--no-signature -o "$out" "$(git -C "$repo" rev-list --max-parents=0 HEAD)"..HEAD
-# Fill in the cover letter.
-cover=$(ls "$out"/0000-*.patch)
-subject=$(head -1 "$pdir/mail/cover-letter")
-python3 - "$cover" "$pdir/mail/cover-letter" "$version" <<'EOF'
+# mail DIR PREFIX FROM TO COVER: format-patch FROM..TO into OUT/DIR
+mail() {
+	local dir=$out/$1 cover
+	git -C "$repo" format-patch -q --cover-letter --subject-prefix="$2" \
+		--no-signature -o "$dir" "$3..$4"
+	cover=$(ls "$dir"/0000-*.patch)
+	python3 - "$cover" "$5" "$version" <<'EOF'
 import sys
 path, src, version = sys.argv[1:]
 text = open(path).read()
@@ -116,12 +156,15 @@ text = text.replace('*** SUBJECT HERE ***', subject)
 text = text.replace('*** BLURB HERE ***', body)
 open(path, 'w').write(text)
 EOF
-echo "mkpatches: $(ls "$out" | wc -l) files in $out (cover letter: $subject)"
+	echo "mkpatches: $(ls "$dir" | wc -l) files in $dir ($(head -1 "$5"))"
+}
+mail um PATCH "$base" "$um_tip" "$pdir/mail/cover-letter-um"
+mail pgfault_history 'RFC PATCH' "$um_tip" HEAD "$pdir/mail/cover-letter"
 
 # checkpatch, as a maintainer would run it on the mail; but the tree has
 # no git history to look up the upstream commits a Fixes: tag names.
 status=0
-for f in "$out"/0*.patch; do
+for f in "$out"/*/0*.patch; do
 	case $f in */0000-*) continue ;; esac
 	if ! perl "$tree/scripts/checkpatch.pl" --strict --no-tree \
 		--ignore UNKNOWN_COMMIT_ID -q "$f"; then

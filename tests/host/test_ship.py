@@ -77,22 +77,51 @@ def documentation_is_added_and_linked_by_the_series():
         assert '_IO(0xB9,' in f.read()
 
 
+def touched(text):
+    return set(re.findall(r'^\+\+\+ b/(\S+)', text, re.M))
+
+
 @test
 def patches_are_mail_that_checkpatch_accepts():
     rc, out, err = make('patches', timeout=1200)
     assert rc == 0, out + err
     assert 'checkpatch --strict is clean on every patch' in out, out + err
-    files = sorted(glob.glob(os.path.join(BUILD, 'patches', '*.patch')))
-    # The MAINTAINERS patch goes with the new files: one fewer than the
-    # series, plus the cover letter.
-    assert len(files) == len(series()), (len(files), series())
+    um = sorted(glob.glob(os.path.join(BUILD, 'patches', 'um', '*.patch')))
+    files = sorted(glob.glob(os.path.join(BUILD, 'patches', 'pgfault_history',
+                                          '*.patch')))
+    assert not glob.glob(os.path.join(BUILD, 'patches', '*.patch'))
+    # The UML fixes are a series of their own: the patches of the series
+    # that touch arch/um alone, each naming the commit it fixes.
+    src = {p: open(os.path.join(TOP, 'kernel-patches', p)).read()
+           for p in series()}
+    um_src = [p for p in series()
+              if all(f.startswith(('arch/um/', 'arch/x86/um/'))
+                     for f in touched(src[p]))]
+    assert len(um_src) >= 4, um_src
+    assert len(um) == len(um_src) + 1, (um, um_src)
+    for i, f in enumerate(um[1:], 1):
+        t = open(f).read()
+        assert re.search(r'^Subject: \[PATCH %d/%d\] um: ' % (i, len(um) - 1),
+                         t, re.M), f
+        assert re.search(r'^Fixes: [0-9a-f]{12} \("[^"]+"\)$', t, re.M), f
+        assert all(x.startswith(('arch/um/', 'arch/x86/um/'))
+                   for x in touched(t)), f
+    assert re.search(r'^Subject: \[PATCH 0/%d\] um: ' % (len(um) - 1),
+                     open(um[0]).read(), re.M), um[0]
+    # The feature: the MAINTAINERS patch goes with the new files, so one
+    # fewer than the rest of the series, plus the cover letter.
+    assert len(files) == len(series()) - len(um_src), (len(files), series())
     cover = open(files[0]).read()
-    assert '*** SUBJECT HERE ***' not in cover and \
-        '*** BLURB HERE ***' not in cover, files[0]
+    for c in (cover, open(um[0]).read()):
+        assert '*** SUBJECT HERE ***' not in c and \
+            '*** BLURB HERE ***' not in c, c[:300]
     assert re.search(r'^Subject: \[RFC PATCH 00/%02d\] mm, proc: pgfault_history'
                      % (len(files) - 1), cover, re.M), cover[:600]
     for word in ('perf', 'ftrace', 'DAMON', 'Cost'):
         assert word in cover, word
+    # The cover letter's account of the patches names as many as there are.
+    n = len(files) - 1
+    assert re.search(r'\b%d keeps\b' % n, cover), cover
     every = ''.join(open(f).read() for f in files[1:])
     # Every new kernel file of the project is in the mail, once.
     for d, dest in (('fs-proc', 'fs/proc'), ('mm', 'mm'),
@@ -101,12 +130,22 @@ def patches_are_mail_that_checkpatch_accepts():
                               recursive=True):
             rel = dest + '/' + os.path.relpath(path, os.path.join(TOP, d))
             assert every.count(f'+++ b/{rel}\n') == 1, rel
-    # Each patch is signed off and numbered.
+    # Each patch is signed off and numbered, every file with its index
+    # line, and no subject keeps a stale number.
     for i, f in enumerate(files[1:], 1):
         t = open(f).read()
         assert re.search(r'^Subject: \[RFC PATCH %02d/%02d\]' %
                          (i, len(files) - 1), t, re.M), f
         assert 'Signed-off-by: ' in t, f
+    for f in um[1:] + files[1:]:
+        t = open(f).read()
+        assert t.count('\ndiff --git ') == t.count('\nindex ') == \
+            len(touched(t)), f
+    for p, t in src.items():
+        assert t.count('\ndiff --git ') == len(touched(t)), p
+        assert len(re.findall(r'^index [0-9a-f]+\.\.[0-9a-f]+', t, re.M)) == \
+            len(touched(t)), p
+        assert not re.search(r'^Subject: \[[^]]*\d/\d', t, re.M), p
 
 
 def installed(root):
