@@ -98,7 +98,7 @@ RUNNER := python3 scripts/guest.py --arch $(GUEST_ARCH)
 comma := ,
 
 .PHONY: all kernel kernel-um kernel-x86 kernel-deb bench-kernels bench-tree guest tools rootfs run shell \
-	demo test test-host test-guest bench bench-icount bench-profile bench-report bench-libcachesim checkpatch clean distclean \
+	demo test test-host test-guest bench bench-quick bench-icount bench-profile bench-report bench-libcachesim checkpatch clean distclean \
 	patches docs check-vanilla install uninstall deb help FORCE
 
 # pgfault-run's default kernels: the patched ones without debug options.
@@ -115,6 +115,7 @@ help:
 	@echo "make bench-libcachesim  libCacheSim's misses against pgfreport mrc's, and both's cost"
 	@echo "make test            the whole test suite (host, UML, x86_64 QEMU); .ci/run calls this"
 	@echo "make bench           what tracing costs: UML and x86_64, benchmark kernels"
+	@echo "make bench-quick     a before/after in minutes: UML, 2 boots [BENCH_COMPARE=build/bench/quick-REV.json]"
 	@echo "make bench-profile   where the record path's time goes (host perf on UML)"
 	@echo "make bench-tree      what tracepgfault -f costs: 200 commands, make -j2 (bench kernels)"
 	@echo "make bench-kernels   build the four benchmark kernels only"
@@ -378,6 +379,14 @@ demo: guest
 # x86_64), tests/bench in each, a report in build/bench/report.md.
 bench: $(BENCH_KERNELS) rootfs tools
 	@python3 scripts/bench.py --timeout $(TIMEOUT)
+
+# A developer's before/after in a few minutes: UML's benchmark kernel, two
+# boots, traced / untraced; BENCH_COMPARE=build/bench/quick-REV.json puts
+# an earlier run beside it.
+BENCH_COMPARE ?=
+bench-quick: $(BUILD)/bench-um/linux rootfs tools
+	@python3 scripts/bench.py --quick --timeout $(TIMEOUT) \
+		$(if $(BENCH_COMPARE),--compare $(BENCH_COMPARE))
 
 # x86_64 figures that hold still: the benchmark kernel under TCG with
 # guest time = instructions (-icount), two boots, their ratios side by side.

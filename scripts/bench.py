@@ -5,12 +5,24 @@
 Boots the benchmark kernels (no debug options; build/bench-*), runs
 uml-rootfs/run-bench in each, runs tests/bench/hostfault on the host, and
 prints one report, also written to build/bench/report.md with every raw
-output beside it. Every table says where it ran.
+output beside it, and every figure as JSON in build/bench/results.json
+(also build/bench/results-COMMIT.json), so that runs can be compared.
+Every table says where it ran. With x86_64, also the instruction-count
+ratios of scripts/bench-icount.py (make bench-icount), which hold still
+where TCG's wall-clock ones wander.
+
+--quick (make bench-quick): a developer's before/after in a few minutes:
+the patched benchmark kernel in UML, two boots, faults untraced and
+traced, region changes at 10 and 1,000 VMAs, one re-arm walk; the ratios
+traced / untraced of each boot, into build/bench/quick.json (and
+quick-COMMIT.json); with --compare OLD.json, beside those of OLD.
 
   bench.py [--arch um,x86_64] [--timeout S]
+  bench.py --quick [--compare OLD.json] [--timeout S]
 """
 
 import argparse
+import json
 import os
 import re
 import statistics
@@ -50,6 +62,33 @@ def results(text):
     return out
 
 
+# Every boot's results, for the JSON: "arch-flavour[tag]" -> list of
+# {"name": ..., key: value}.
+RUNS = {}
+
+
+def commit():
+    """The source tree's commit (with + if it has changes), or 'unknown'."""
+    try:
+        rev = subprocess.run(['git', '-C', TOP, 'rev-parse', '--short', 'HEAD'],
+                             capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(['git', '-C', TOP, 'status', '--porcelain', '-uno'],
+                               capture_output=True, text=True).stdout.strip()
+        return rev + ('+' if dirty else '')
+    except (OSError, subprocess.CalledProcessError):
+        return 'unknown'
+
+
+def write_json(name, doc):
+    """@doc as build/bench/NAME.json and NAME-COMMIT.json; the first's path."""
+    path = os.path.join(OUT, f'{name}.json')
+    for p in (path, os.path.join(OUT, f'{name}-{doc["commit"]}.json')):
+        with open(p, 'w') as f:
+            json.dump(doc, f, indent=1, sort_keys=True)
+            f.write('\n')
+    return path
+
+
 def boot(arch, flavour, timeout, mode=None, tag=''):
     kernel = os.path.join(guest.BUILD, KERNELS[(arch, flavour)])
     mode = mode or ('full' if flavour == 'patched' else 'vanilla')
@@ -67,6 +106,7 @@ def boot(arch, flavour, timeout, mode=None, tag=''):
     with open(os.path.join(OUT, f'{arch}-{flavour}{tag}.out'), 'w') as f:
         f.write(f'# {res.where}, {res.elapsed:.0f}s\n' + text)
     ok = not res.timed_out and res.status == 0
+    RUNS[f'{arch}-{flavour}{tag}'] = [dict(kv, name=n) for n, kv in results(text)]
     if not ok:
         print(f'bench: {arch} {flavour}: guest status {res.status}'
               f'{" (timeout)" if res.timed_out else ""}; log {res.log}', file=sys.stderr)
@@ -117,6 +157,102 @@ def fault_rows(res):
     return d
 
 
+def quick_ratios(text):
+    """The figures of a quick boot: {what: traced / untraced}."""
+    out = {}
+    faults = fault_rows(results(text))
+    for kind in ('anon', 'zero'):
+        off, on = faults.get((kind, 1, 'off')), faults.get((kind, 1, 'traced'))
+        if off and on and off.get('ns'):
+            out[f'{kind} fault'] = on['ns'] / off['ns']
+    for name, kv in results(text):
+        if name == 'vma' and kv.get('off_us'):
+            out[f'{kv["op"]} at {int(kv["vmas"]):,} VMAs'] = kv['traced_us'] / kv['off_us']
+        if name == 'rearm' and kv.get('minor_ns'):
+            out['reref fault ÷ minor fault'] = kv['reref_ns'] / kv['minor_ns']
+            out['re-arm walk, ns a page'] = kv['rearm_ns_per_page']
+    return out
+
+
+def qfmt(k, b):
+    """A quick figure: a ratio to 2 places, a time in whole ns."""
+    if k not in b:
+        return '-'
+    return f'{b[k]:.0f}' if k.endswith('ns a page') else f'{b[k]:.2f}'
+
+
+def quick(args):
+    """make bench-quick: see the module's doc."""
+    os.makedirs(OUT, exist_ok=True)
+    boots, failed = [], False
+    for i in range(2):
+        where, text, ok = boot('um', 'patched', args.timeout, 'quick', f'-quick{i}')
+        failed |= not ok
+        boots.append(quick_ratios(text))
+    doc = {'commit': commit(), 'date': time.strftime('%Y-%m-%d %H:%M'),
+           'where': where, 'kernel': KERNELS[('um', 'patched')],
+           'what': 'traced / untraced in the same boot (the re-arm walk: ns a page)',
+           'boots': boots, 'runs': RUNS}
+    old = None
+    if args.compare:
+        with open(args.compare) as f:
+            old = json.load(f)
+    keys = list(boots[0]) if boots else []
+    head = ['figure', f'{doc["commit"]} boot 1', 'boot 2']
+    if old:
+        head += [f'{old["commit"]} boot 1', 'boot 2']
+    rep = Report()
+    rep.p(f'# make bench-quick: {where}, the benchmark kernel, {doc["date"]}')
+    rep.p()
+    rep.p('Ratios traced ÷ untraced within each boot (UML: wall-clock; two boots '
+          'give the spread). Not the full benchmark: `make bench`.')
+    rep.p()
+    rows = []
+    for k in keys:
+        row = [k] + [qfmt(k, b) for b in boots]
+        if old:
+            row += [qfmt(k, b) for b in old['boots']]
+        rows.append(row)
+    rep.table(head, rows)
+    print('\n'.join(rep.lines))
+    print(f'# written to {os.path.relpath(write_json("quick", doc), TOP)}')
+    return 1 if failed else 0
+
+
+def icount_section(rep, timeout):
+    """The x86_64 figures that hold still (instruction counts under
+    -icount, scripts/bench-icount.py), beside the wall-clock TCG ones: a
+    section of @rep; the figures, or None if the run failed."""
+    p = subprocess.run([sys.executable, os.path.join(TOP, 'scripts', 'bench-icount.py'),
+                        '--timeout', str(timeout)],
+                       capture_output=True, text=True, check=False)
+    try:
+        with open(os.path.join(OUT, 'icount.json')) as f:
+            icount = json.load(f)
+    except (OSError, ValueError):
+        icount = None
+    if p.returncode or not icount or icount.get('commit') != commit():
+        print(f'bench: bench-icount failed: {p.stderr.strip()}', file=sys.stderr)
+        return None
+    boots = icount['boots']
+    rep.p('## x86_64 under -icount: instruction counts (scripts/bench-icount.py)')
+    rep.p()
+    rep.p('QEMU TCG with `-icount shift=0,sleep=off`: guest time is instructions '
+          'executed, so these are ratios traced ÷ untraced of instruction counts '
+          '(the fewest of the repetitions), and the record path in instructions a '
+          'record. They say nothing of caches, TLBs, memory latency or contention '
+          'between real CPUs; the wall-clock TCG figures above are the second column.')
+    rep.p()
+    rows = []
+    for k in boots[0]:
+        v = [b[k] for b in boots if k in b]
+        rows.append([k] + [f'{x:.3f}' for x in v] +
+                    [f'{100 * (max(v) - min(v)) / min(v):.1f}%'])
+    rep.table(['figure'] + [f'boot {i + 1}' for i in range(len(boots))] + ['spread'],
+              rows)
+    return icount
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -124,7 +260,13 @@ def main():
     ap.add_argument('--timeout', type=int, default=1800)
     ap.add_argument('--pairs', type=int, default=3,
                     help='extra alternating boots of each kernel for (a) vs (d)')
+    ap.add_argument('--quick', action='store_true',
+                    help="a developer's before/after in a few minutes")
+    ap.add_argument('--compare', metavar='OLD.json',
+                    help='with --quick: beside the figures of an earlier run')
     args = ap.parse_args()
+    if args.quick:
+        return quick(args)
     os.makedirs(OUT, exist_ok=True)
     rep = Report()
     failed = False
@@ -393,6 +535,11 @@ def main():
                 rep.goal(where, 'sampling every 100 ms, page-exact: ≤ 1.02× untraced',
                          f'worst {worst:.3f}×', worst <= 1.02)
 
+    icount = None
+    if 'x86_64' in args.arch.split(','):
+        icount = icount_section(rep, args.timeout)
+        failed |= icount is None
+
     rep.p('## Goals')
     rep.p()
     rep.table(['where', 'goal', 'measured', ''], rep.goals)
@@ -402,6 +549,12 @@ def main():
         f.write(text)
     print(text)
     print(f'# written to {os.path.relpath(os.path.join(OUT, "report.md"), TOP)}')
+    path = write_json('results', {
+        'commit': commit(), 'date': time.strftime('%Y-%m-%d %H:%M'),
+        'goals': [dict(zip(('where', 'goal', 'measured', 'verdict'), g))
+                  for g in rep.goals],
+        'host': host, 'runs': RUNS, 'icount': icount})
+    print(f'# and {os.path.relpath(path, TOP)}')
     if failed:
         print('bench: some runs failed (see above)', file=sys.stderr)
     return 1 if failed else 0

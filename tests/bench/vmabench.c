@@ -268,8 +268,10 @@ static int measure(long vmas)
 	for (int op = 0; op < NR_OPS; op++) {
 		double mo = median(off[op], reps), mt = median(on[op], reps);
 
-		printf("result vma op=%s vmas=%d off_us=%.2f traced_us=%.2f ratio=%.2f lost=%llu\n",
-		       names[op], have, mo, mt, mt / mo, lost);
+		/* median() sorted them: [0] is the least disturbed run */
+		printf("result vma op=%s vmas=%d off_us=%.2f traced_us=%.2f ratio=%.2f off_min_us=%.2f traced_min_us=%.2f lost=%llu\n",
+		       names[op], have, mo, mt, mt / mo, off[op][0], on[op][0],
+		       lost);
 		printf("# %s at %d VMAs: untraced %.2f us/pair (%.2f..%.2f), traced %.2f (%.2f..%.2f)\n",
 		       names[op], have, mo, off[op][0], off[op][reps - 1],
 		       mt, on[op][0], on[op][reps - 1]);
