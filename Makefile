@@ -43,14 +43,15 @@ X86_FRAGS := kernel-config/x86_64.config kernel-config/debug.config \
 
 PATCHES  := kernel-patches/series $(wildcard kernel-patches/*.patch)
 
-# New kernel files, copied into the tree: fs-proc/ -> fs/proc/, mm/ -> mm/,
+# New kernel files, copied into the tree: mm/ -> mm/ (the subsystem's
+# directory, mm/pgfault_history/, its Kconfig and Makefile included),
+# fs-proc/ -> fs/proc/ (the /proc/<pid> file, beside the others),
 # include/ -> include/, Documentation/ -> Documentation/.
-OVERLAY_SRC := $(wildcard fs-proc/*.[ch] mm/*.[ch]) \
-	       $(shell find include -name '*.h' 2>/dev/null)
+OVERLAY_CODE := $(shell find fs-proc mm include -name '*.[ch]' 2>/dev/null)
+OVERLAY_SRC := $(OVERLAY_CODE) $(shell find mm -name Kconfig -o -name Makefile)
 OVERLAY_DOC := $(shell find Documentation -name '*.rst' 2>/dev/null)
-OVERLAY_DST := $(patsubst fs-proc/%,$(KTREE)/fs/proc/%,\
-	       $(patsubst mm/%,$(KTREE)/mm/%,\
-	       $(patsubst include/%,$(KTREE)/include/%,$(OVERLAY_SRC))))
+OVERLAY_DST := $(patsubst %,$(KTREE)/%,$(filter-out fs-proc/%,$(OVERLAY_SRC))) \
+	       $(patsubst fs-proc/%,$(KTREE)/fs/proc/%,$(filter fs-proc/%,$(OVERLAY_SRC)))
 OVERLAY_DOC_DST := $(patsubst %,$(KTREE)/%,$(OVERLAY_DOC))
 
 # Userspace: tools and tests are linked statically for the guest.
@@ -449,7 +450,7 @@ test-guest: all
 # check is off (CHECKPATCH_IGNORE, also in scripts/mkpatches.sh).
 CHECKPATCH_IGNORE := --ignore UNKNOWN_COMMIT_ID
 checkpatch: $(ST)/unpack
-	perl $(KTREE)/scripts/checkpatch.pl --strict --no-tree -f $(OVERLAY_SRC) $(OVERLAY_DOC)
+	perl $(KTREE)/scripts/checkpatch.pl --strict --no-tree -f $(OVERLAY_CODE) $(OVERLAY_DOC)
 	@for p in $(filter %.patch,$(PATCHES)); do \
 		echo "== $$p"; \
 		perl $(KTREE)/scripts/checkpatch.pl --strict --no-tree $(CHECKPATCH_IGNORE) - < $$p || exit 1; \

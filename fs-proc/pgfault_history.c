@@ -4,13 +4,13 @@
  * process, and read its trace as text.
  *
  * Writing "1" starts tracing the process, "0" stops it. Reading streams
- * the records (mm/pgfault_history.c keeps them) formatted as in
+ * the records (mm/pgfault_history/core.c keeps them) formatted as in
  * include/uapi/linux/pgfault_history.h, blocking while there are none and
  * the process lives, and returns EOF once it has exited and everything
  * has been read. Opening needs the right to ptrace-attach to the process,
  * and the file is bound to the process's credential generation: after an
  * exec that raises privileges it can neither start, stop nor read (see the
- * DOC: in mm/pgfault_history.c). One file at a time may read a trace
+ * DOC: in mm/pgfault_history/core.c). One file at a time may read a trace
  * (another gets -EBUSY). The reader of a trace started with "inherit"
  * claims the traces of the processes it records as children with the
  * PGFAULT_HISTORY_IOC_CHILD ioctl, which returns a read-only file reading
@@ -37,7 +37,10 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <uapi/linux/pgfault_history.h>
+
 #include "internal.h"
+/* The subsystem's internals: the records this file formats, its calls. */
+#include "../../mm/pgfault_history/internal.h"
 
 #define PGF_RAW_SIZE	(2 * PGF_REC_MAX)
 #define PGF_TEXT_SIZE	(32 * 1024)
@@ -659,7 +662,7 @@ static __poll_t pgf_poll(struct file *file, poll_table *wait)
  * PGFAULT_HISTORY_IOC_CHILD: a new read-only file reading the trace of a
  * child this file's trace recorded (@arg its pid, 0 for the oldest not yet
  * claimed). Only the trace's reader may claim; see the DOC: in
- * mm/pgfault_history_inherit.c.
+ * mm/pgfault_history/inherit.c.
  */
 static long pgf_ioctl_child(struct file *file, struct pgf_file *pf,
 			    unsigned long arg)

@@ -14,10 +14,13 @@
 # the files the series touches, with the series reverted. Then one commit
 # per kernel-patches/series entry, the UML fixes first, else in order,
 # except:
+#   - the patch that sources mm/pgfault_history/Kconfig from mm/Kconfig
+#     also adds that file, and the MAINTAINERS entry (the first patch
+#     touching only MAINTAINERS), so that every commit configures;
 #   - the patch that wires the new files into the build (the one touching
-#     mm/Makefile) also adds them: fs-proc/, mm/, include/, and the
-#     MAINTAINERS entry (the patch touching only MAINTAINERS), so every
-#     commit builds and checkpatch sees MAINTAINERS updated with the files;
+#     mm/Makefile) also adds them: mm/pgfault_history/, fs-proc/ and
+#     include/, with the next MAINTAINERS-only patch, so that every
+#     commit builds and checkpatch sees MAINTAINERS name what it adds;
 #   - the documentation patch also adds Documentation/.
 # The cover letter is kernel-patches/mail/cover-letter (first line the
 # subject); the result is checked with checkpatch.pl --strict.
@@ -88,21 +91,38 @@ unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_AUTHOR_DATE GIT_COMMITTER_DATE
 
 # The new files, added with the build wiring and the documentation.
 add_tree() {	# add_tree SRC DEST: copy the project's SRC/ to DEST/ in repo
-	(cd "$top/$1" && find . -type f \( -name '*.[ch]' -o -name '*.rst' \)) |
+	(cd "$top/$1" && find . -type f \( -name '*.[ch]' -o -name '*.rst' \
+		-o -name Makefile \)) |
 	while read -r f; do
 		install -D -m644 "$top/$1/$f" "$repo/$2/${f#./}"
 	done
 }
-maintainers=
+# The MAINTAINERS-only patches: the entry, then what joins it. Each goes
+# in with the next patch that adds files of the subsystem (checkpatch
+# asks for MAINTAINERS there): the entry with the Kconfig, the rest with
+# the code.
+maint=()
 for p in "${series[@]}"; do
-	[ "$(touched "$pdir/$p")" = MAINTAINERS ] && maintainers=$p
+	[ "$(touched "$pdir/$p")" = MAINTAINERS ] && maint+=("$p")
 done
+maint_next=0
+add_maintainers() {
+	[ $maint_next -lt ${#maint[@]} ] || return 0
+	git -C "$repo" mailinfo -k "$work/m2" "$work/d2" < "$pdir/${maint[$maint_next]}" >/dev/null
+	patch -d "$repo" -p1 -s -f -E < "$work/d2"
+	maint_next=$((maint_next + 1))
+}
+is_maint() {
+	local m
+	for m in "${maint[@]}"; do [ "$m" = "$1" ] && return 0; done
+	return 1
+}
 
 # The commits: the base, the UML fixes (up to um_tip), then the feature.
 base=$(git -C "$repo" rev-parse HEAD)
 um_tip=$base
 for p in "${um[@]}" "${feature[@]}"; do
-	[ "$p" = "$maintainers" ] && continue
+	is_maint "$p" && continue
 	files=$(touched "$pdir/$p")
 	git -C "$repo" mailinfo -k "$work/msg" "$work/diff" < "$pdir/$p" > "$work/info"
 	if ! patch -d "$repo" -p1 -s -f -E < "$work/diff" > "$work/err"; then
@@ -110,14 +130,17 @@ for p in "${um[@]}" "${feature[@]}"; do
 		cat "$work/err" >&2
 		exit 1
 	fi
+	if grep -qx 'mm/Kconfig' <<<"$files" &&
+	   grep -q '^+source "mm/pgfault_history/Kconfig"' "$work/diff"; then
+		install -D -m644 "$top/mm/pgfault_history/Kconfig" \
+			"$repo/mm/pgfault_history/Kconfig"
+		add_maintainers
+	fi
 	if grep -qx 'mm/Makefile' <<<"$files"; then
 		add_tree fs-proc fs/proc
 		add_tree mm mm
 		add_tree include include
-		if [ -n "$maintainers" ]; then
-			git -C "$repo" mailinfo -k "$work/m2" "$work/d2" < "$pdir/$maintainers" >/dev/null
-			patch -d "$repo" -p1 -s -f -E < "$work/d2"
-		fi
+		add_maintainers
 	fi
 	if grep -q '^Documentation/' <<<"$files" && [ -d "$top/Documentation" ]; then
 		add_tree Documentation Documentation

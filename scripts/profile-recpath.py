@@ -35,7 +35,7 @@ RECORDS_PER_ROUND = 200000
 # and the host's clock read under them; what is not here is not charged to
 # the record path.
 RECORD_PATH = {
-    'pgf_bench_records': 'the loop (mm/pgfault_history_bench.c)',
+    'pgf_bench_records': 'the loop (mm/pgfault_history/bench.c)',
     '__pgf_record_fault': 'building the record',
     'pgf_rec_init': 'building the record',
     'pgf_emit_fault': 'choosing the CPU ring',

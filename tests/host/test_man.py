@@ -12,9 +12,9 @@ the tools and the kernel they describe.
 - proc_pid_pgfault_history(5) has an entry for every record type the
   tools read (the types table of tests/lib/pgf.h and the parser in
   tools/lib/pgftrace.c), for every command and start option the kernel's
-  parser accepts (fs-proc/pgfault_history.c), states the kernel's ranges,
-  and lists every errno the file's operations return (fs-proc's code and
-  the Return: of the mm/ functions it calls).
+  parser accepts (fs/proc/pgfault_history.c), states the kernel's ranges,
+  and lists every errno the file's operations return (the proc file's own, and
+  the Return: of the functions of mm/pgfault_history/ it calls).
 
 Everything compared is extracted from the sources, so a new option, record
 type or errno the pages miss fails here. Needs mandoc, man-db (groff) and,
@@ -552,19 +552,19 @@ def proc_page_has_every_record_type():
 
 
 def kernel_commands():
-    """Every command and start option fs-proc/pgfault_history.c accepts:
+    """Every command and start option fs/proc/pgfault_history.c accepts:
     the words of pgf_write() and pgf_parse_start(), NAME= for each
     parameter pgf_parse_param() takes."""
     src = read('fs-proc/pgfault_history.c')
     m = re.search(r'\bpgf_parse_start\([^;]*?\)\s*\{.*?\n\}', src, flags=re.S)
-    assert m, 'no pgf_parse_start() in fs-proc/pgfault_history.c'
+    assert m, 'no pgf_parse_start() in fs/proc/pgfault_history.c'
     start = m.group(0)
     words = set(re.findall(r'strcmp\(word, "([^"]+)"\)', start))
     words |= {p + '=' for p in
               re.findall(r'pgf_parse_param\(word, "([^"]+)"', start)}
     words |= set(re.findall(r'strcmp\(strsep\(&s, " "\), "([^"]+)"\)', start))
     m = re.search(r'\bpgf_write\([^;]*?\)\s*\{.*?\n\}', src, flags=re.S)
-    assert m, 'no pgf_write() in fs-proc/pgfault_history.c'
+    assert m, 'no pgf_write() in fs/proc/pgfault_history.c'
     words |= set(re.findall(r'strcmp\(s, "([^"]+)"\)', m.group(0)))
     assert {'1', '0', 'interval=', 'inherit'} <= words, words
     return words
@@ -585,7 +585,7 @@ def proc_page_has_every_command_and_start_option():
 
 @test
 def pages_state_the_kernels_ranges():
-    hdr = read('include/linux/pgfault_history.h')
+    hdr = read('mm/pgfault_history/internal.h')
     v = {k: int(n) for k, n in re.findall(r'#define PGF_(INTERVAL_MIN_MS|'
                                           r'INTERVAL_MAX_MS|WINDOW_MIN|'
                                           r'WINDOW_MAX)\s+(\d+)', hdr)}
@@ -605,7 +605,7 @@ def pages_state_the_kernels_ranges():
 
 
 def interface_errnos():
-    """The errnos of the file's operations: fs-proc's own, and those the
+    """The errnos of the file's operations: the proc file's own, and those the
     Return: of each mm/ function it calls names."""
     src = re.sub(r'/\*.*?\*/', '', read('fs-proc/pgfault_history.c'),
                  flags=re.S)
@@ -614,7 +614,7 @@ def interface_errnos():
         errs = (errs - {'ERESTARTSYS'}) | {'EINTR'}
     calls = set(re.findall(r'\b(pgf_\w+)\s*\(', src))
     seen = set()
-    for f in sorted(glob.glob(os.path.join(TOP, 'mm', 'pgfault_history*.c'))):
+    for f in sorted(glob.glob(os.path.join(TOP, 'mm', 'pgfault_history', '*.c'))):
         with open(f) as fh:
             mm = fh.read()
         for m in re.finditer(r'/\*\*\s*\n\s*\*\s*(\w+)\(\)\s*-(.*?)\*/', mm,

@@ -108,9 +108,17 @@ def patches_are_mail_that_checkpatch_accepts():
                    for x in touched(t)), f
     assert re.search(r'^Subject: \[PATCH 0/%d\] um: ' % (len(um) - 1),
                      open(um[0]).read(), re.M), um[0]
-    # The feature: the MAINTAINERS patch goes with the new files, so one
-    # fewer than the rest of the series, plus the cover letter.
-    assert len(files) == len(series()) - len(um_src), (len(files), series())
+    # The feature: the MAINTAINERS-only patches go with the new files
+    # (the entry with the Kconfig, the rest with the code), plus the
+    # cover letter.
+    maint = [p for p in series() if touched(src[p]) == {'MAINTAINERS'}]
+    assert len(maint) == 2, maint
+    assert len(files) == len(series()) - len(um_src) - len(maint) + 1, \
+        (len(files), series())
+    for f in files[1:]:
+        t = open(f).read()
+        if re.search(r'^new file mode', t, re.M):
+            assert '+++ b/MAINTAINERS' in t, f
     cover = open(files[0]).read()
     for c in (cover, open(um[0]).read()):
         assert '*** SUBJECT HERE ***' not in c and \
@@ -124,10 +132,11 @@ def patches_are_mail_that_checkpatch_accepts():
     assert re.search(r'\b%d keeps\b' % n, cover), cover
     every = ''.join(open(f).read() for f in files[1:])
     # Every new kernel file of the project is in the mail, once.
-    for d, dest in (('fs-proc', 'fs/proc'), ('mm', 'mm'),
-                    ('include', 'include'), ('Documentation', 'Documentation')):
-        for path in glob.glob(os.path.join(TOP, d, '**', '*.[chr]*'),
-                              recursive=True):
+    for d, dest in (('mm', 'mm'), ('fs-proc', 'fs/proc'), ('include', 'include'),
+                    ('Documentation', 'Documentation')):
+        for path in glob.glob(os.path.join(TOP, d, '**', '*'), recursive=True):
+            if os.path.isdir(path):
+                continue
             rel = dest + '/' + os.path.relpath(path, os.path.join(TOP, d))
             assert every.count(f'+++ b/{rel}\n') == 1, rel
     # Each patch is signed off and numbered, every file with its index

@@ -39,7 +39,7 @@
  * as after a re-arm, and counted by /proc/<pid>/stat: exact, but a fault
  * per referenced page per interval.
  *
- * Who scans: the clock of interval mode (mm/pgfault_history_rearm.c), a
+ * Who scans: the clock of interval mode (mm/pgfault_history/rearm.c), a
  * thread of the process on its way back to user mode, as task_numa_work()
  * scans, or the worker when every thread sleeps (the records' TID is 0).
  * A tick that finds the last one's scan still waiting is skipped, so a
@@ -67,6 +67,8 @@
 #include <linux/pgfault_history.h>
 #include <linux/sched/signal.h>
 #include <asm/tlbflush.h>
+
+#include "internal.h"
 
 /* A REFS record as the scan fills it. */
 struct pgf_refs {

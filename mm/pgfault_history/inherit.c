@@ -45,7 +45,7 @@
  * (the fault hook looks at current's process), and so do the region
  * changes its threads make; the other trace sees them when one of its
  * threads next releases the mmap write lock (two traces of one mm compare
- * the whole tree, see the DOC: in mm/pgfault_history_vma.c). In window
+ * the whole tree, see the DOC: in mm/pgfault_history/regions.c). In window
  * mode the shared mm is not re-armed for the child's empty window.
  */
 #define pr_fmt(fmt) "pgfault: " fmt
@@ -60,6 +60,8 @@
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
 #include <linux/spinlock.h>
+
+#include "internal.h"
 
 void __pgf_fork(struct task_struct *p, struct pid *pid, u64 clone_flags)
 {

@@ -97,6 +97,8 @@
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
 
+#include "internal.h"
+
 /*
  * Bytes of the control ring kept for the last record of a trace (an EXIT,
  * or a STOP for credentials) with the LOST before it, twice over for the

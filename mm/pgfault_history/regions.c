@@ -80,6 +80,8 @@
 #include <linux/sort.h>
 #include <linux/string.h>
 
+#include "internal.h"
+
 #define PGF_LABEL_HEAP		0x01
 #define PGF_LABEL_STACK		0x02
 

@@ -16,9 +16,9 @@
  * (arch_has_hw_pte_young()):
  *
  * - Where software keeps it (UML: arch/um/kernel/tlb.c maps a page whose
- *   PTE is not young without any access, execution included since a
- *   patch of this series: an x86 host cannot map a page executable but not
- *   readable), the PTE is made old, as page_idle and DAMON do
+ *   PTE is not young without any access, execution included, since an
+ *   x86 host cannot map a page executable but not readable), the PTE is
+ *   made old, as page_idle and DAMON do
  *   (ptep_clear_young_notify()); the folio is marked young and not idle
  *   (pgf_folio_referenced()) so that reclaim and idle page tracking still
  *   see the reference the PTE held. The next access faults, and
@@ -61,9 +61,9 @@
  * the walk), the pages re-armed and who asked for it. Faults that other
  * threads take while the walk runs may come before or after that record.
  * Window mode re-arms one page at a time (pgf_rearm_page()), as its
- * window evicts them: see mm/pgfault_history_window.c. Sampling mode
+ * window evicts them: see mm/pgfault_history/window.c. Sampling mode
  * ("1 sample=MS") runs on the same clock: each tick is a scan of the
- * accessed bits instead of a re-arm (mm/pgfault_history_sample.c).
+ * accessed bits instead of a re-arm (mm/pgfault_history/sample.c).
  *
  * What the kernel itself does to a re-armed page, while interval or window
  * mode follows the mm (&mm_struct.pgf.rereference):
@@ -100,6 +100,8 @@
 #include <linux/userfaultfd_k.h>
 #include <linux/workqueue.h>
 #include <asm/tlbflush.h>
+
+#include "internal.h"
 
 /* A VMA is walked this many bytes at a time, with a resched between. */
 #define PGF_WALK_CHUNK		(64UL * PMD_SIZE)

@@ -9,7 +9,7 @@
  * "1 window=K" starts a trace in which each fault of the process on its own
  * address space admits the faulting page to a window of K pages, first in,
  * first out; once more than K are admitted, the page admitted longest ago
- * leaves the window and is re-armed (see mm/pgfault_history_rearm.c), so
+ * leaves the window and is re-armed (see mm/pgfault_history/rearm.c), so
  * its next access faults again. The start re-arms every page, so the
  * window starts empty. The faults of the trace are then the references
  * that miss in a K-page FIFO of page addresses.
@@ -72,6 +72,8 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/task_work.h>
+
+#include "internal.h"
 
 /* Evictions that may wait for their re-arm before the window overruns. */
 #define PGF_WINDOW_SLACK	1024

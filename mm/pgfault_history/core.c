@@ -3,9 +3,9 @@
  * Per-process page fault tracing: the life of a trace, starting and
  * stopping, permission, and the hooks that fault, exec and exit call.
  *
- * The ring buffer is mm/pgfault_history_buf.c, the region records
- * mm/pgfault_history_vma.c, and the /proc/<pid>/pgfault_history file that
- * drives it all and formats the records fs/proc/pgfault_history.c.
+ * The ring buffer is ring.c, the region records regions.c, and the
+ * /proc/<pid>/pgfault_history file that drives it all and formats the
+ * records fs/proc/pgfault_history.c.
  */
 #define pr_fmt(fmt) "pgfault: " fmt
 
@@ -38,6 +38,8 @@
 #include <linux/workqueue.h>
 #include <asm/syscall.h>
 
+#include "internal.h"
+
 /**
  * DOC: pgfault_history traces
  *
@@ -45,7 +47,7 @@
  * &struct signal_struct, so it is shared by all threads, survives exec and
  * is not inherited by fork (a new process gets a new, zeroed
  * signal_struct; a trace started with "inherit" gives each new process a
- * trace of its own, see the DOC: in mm/pgfault_history_inherit.c). The
+ * trace of its own, see the DOC: in mm/pgfault_history/inherit.c). The
  * pointer is published once, under the siglock, with
  * release semantics; the hooks read it without a lock. The fault path
  * tests it behind the static key pgf_tracing_key, enabled while any trace
@@ -66,7 +68,7 @@
  *   (write); the region shadow is under it (see &struct pgf_shadow).
  * - &pgf_trace.mutex: start, stop, exec, exit, which mm is followed.
  * - &pgf_trace.lock: the ring and the state flags (see the DOC: in
- *   mm/pgfault_history_buf.c).
+ *   mm/pgfault_history/ring.c).
  *
  * Credentials: every exec that makes the process non-dumpable or raises
  * its privileges increments &signal_struct.pgf_exec_gen, traced or not. A
@@ -1167,5 +1169,5 @@ out_put_task:
 }
 
 #ifdef CONFIG_PGFAULT_HISTORY_KUNIT_TEST
-#include "pgfault_history_kunit.h"
+#include "tests/core-kunit.h"
 #endif

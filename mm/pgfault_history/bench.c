@@ -44,6 +44,8 @@
 #define CREATE_TRACE_POINTS
 #include <trace/events/pgfault_history.h>
 
+#include "internal.h"
+
 #define PGF_BENCH_CHUNK	1024
 
 static DEFINE_MUTEX(pgf_bench_mutex);

@@ -4,7 +4,7 @@
  * growth, loss accounting and the LOST record, the control reserve, EOF,
  * region records all or nothing and the layout a loss calls for, records a
  * closing reader gives back.
- * Included at the end of mm/pgfault_history.c, so they reach its statics.
+ * Included at the end of mm/pgfault_history/core.c, so they reach its statics.
  */
 
 #ifdef CONFIG_PGFAULT_HISTORY_KUNIT_TEST

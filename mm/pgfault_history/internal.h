@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pgfault_history's internals: the trace, its records, rings and regions,
+ * and what the files of mm/pgfault_history/ call in one another. The
+ * hooks the rest of the kernel calls are in <linux/pgfault_history.h>,
+ * Documentation/mm/pgfault_history.rst is the design.
+ */
+#ifndef _MM_PGFAULT_HISTORY_INTERNAL_H
+#define _MM_PGFAULT_HISTORY_INTERNAL_H
+
+#include <linux/atomic.h>
+#include <linux/jump_label_ratelimit.h>
+#include <linux/mm_types.h>
+#include <linux/mutex.h>
+#include <linux/pgfault_history.h>
+#include <linux/pgtable.h>
+#include <linux/rbtree.h>
+#include <linux/refcount.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+struct cred;
+struct linux_binprm;
+struct mem_cgroup;
+struct pgf_small;
+struct pgf_window;
+struct pid;
+struct pid_namespace;
+
+/*
+ * Records as the kernel stores them (see the DOC: in
+ * mm/pgfault_history/ring.c); fs/proc/pgfault_history.c turns them into the
+ * text format described in include/uapi/linux/pgfault_history.h when they
+ * are read.
+ */
+enum pgf_rec_type {
+	PGF_REC_PAD,		/* filler at the end of the ring */
+	PGF_REC_FAULT,		/* a: address, b: user IP */
+	PGF_REC_LOST,		/* a: counted faults lost, b: other records lost */
+	PGF_REC_START,		/* a: interval ms, b: window pages (0: off) */
+	PGF_REC_STOP,		/* flags: enum pgf_stop_reason */
+	PGF_REC_EXEC,		/* data: the path, NUL-terminated */
+	PGF_REC_EXIT,		/* a: wait status, b: faults, &pgf_exit_rec */
+	PGF_REC_MAP,		/* &pgf_region_rec: a new region */
+	PGF_REC_CHANGE,		/* &pgf_region_rec: a region's new state */
+	PGF_REC_UNMAP,		/* a: region id */
+	PGF_REC_LAYOUT,		/* a: number of MAP records that follow */
+	PGF_REC_REMOTE,		/* a fault on another mm; flags as a fault */
+	PGF_REC_REARM,		/* a: pages re-armed; flags: enum pgf_rearm_how */
+	PGF_REC_CHILD,		/* a: the new process's pid; flags: PGF_CHILD_* */
+	PGF_REC_REFS,		/* a: runs that follow, &struct pgf_run each */
+	PGF_REC_SAMPLE,		/* &pgf_sample_rec: the end of a scan */
+};
+
+/* pgf_rec.flags of a start record */
+#define PGF_START_INHERIT	0x01	/* new processes are traced too */
+#define PGF_START_SAMPLE	0x02	/* a is the sampling interval */
+
+/* pgf_rec.flags of a child record */
+#define PGF_CHILD_UNTRACED	0x01	/* no trace could be made for it */
+
+/* pgf_rec.flags of a fault: access in bits 0-1, kernel mode, result. */
+#define PGF_ACCESS_READ		0x00
+#define PGF_ACCESS_WRITE	0x01
+#define PGF_ACCESS_EXEC		0x02
+#define PGF_ACCESS_MASK		0x03
+#define PGF_FAULT_KERNEL	0x04
+#define PGF_FAULT_RESULT_SHIFT	4
+
+enum pgf_result {
+	PGF_RESULT_MINOR,
+	PGF_RESULT_MAJOR,
+	PGF_RESULT_REREF,	/* a re-armed page made accessible again */
+	PGF_RESULT_SIGSEGV,
+	PGF_RESULT_SIGBUS,
+	PGF_RESULT_OOM,
+};
+
+/* The results /proc/<pid>/stat counts. */
+#define PGF_RESULT_COUNTED_MAX	PGF_RESULT_REREF
+
+enum pgf_rearm_how {
+	PGF_REARM_USER,		/* "rearm" written to the file */
+	PGF_REARM_INTERVAL,	/* interval mode's periodic re-arm */
+	PGF_REARM_WINDOW,	/* window mode emptied its window */
+};
+
+/* Interval mode: re-arm every 1 ms to 1 hour; sampling alike. */
+#define PGF_INTERVAL_MIN_MS	1
+#define PGF_INTERVAL_MAX_MS	3600000
+
+/*
+ * Window mode: 16 pages at least, so that any one instruction can have
+ * every page it needs at once (code, data and stack, each on both sides
+ * of a page boundary) and complete; 4 GiB of pages at most.
+ */
+#define PGF_WINDOW_MIN		16
+#define PGF_WINDOW_MAX		1048576
+
+/*
+ * How a trace records: first touches, interval mode or window mode, and
+ * whether the processes the traced one creates are traced too.
+ */
+struct pgf_mode {
+	unsigned int interval_ms;	/* re-arm every page this often */
+	unsigned int window;		/* keep this many pages accessible */
+	unsigned int sample_ms;		/* sample accessed bits this often */
+	bool inherit;			/* trace new processes, in this mode */
+};
+
+enum pgf_stop_reason {
+	PGF_STOP_USER,
+	PGF_STOP_CREDENTIALS,
+};
+
+/*
+ * What a dropped record counts as: FAULT for the records of faults that
+ * /proc/<pid>/stat counts (successful faults, on the process's own mm or
+ * another), OTHER for everything else (failed faults included).
+ */
+enum pgf_kind {
+	PGF_KIND_FAULT,
+	PGF_KIND_OTHER,
+	PGF_KIND_CONTROL,	/* may use the reserve; never grows the buffer */
+	PGF_KIND_FINAL,		/* the last record: may use all of the reserve */
+};
+
+#define PGF_REC_ALIGN		8
+
+struct pgf_rec {
+	u8 type;		/* enum pgf_rec_type */
+	u8 flags;
+	u16 len;		/* bytes, a multiple of PGF_REC_ALIGN */
+	u32 tid;		/* in the trace's pid namespace, 0 if not seen there */
+	u64 time;		/* ktime_get_ns() */
+	u64 a;
+	u64 b;
+	u8 data[];
+};
+
+/* No padding: pgf_rec_init() stores every byte. */
+static_assert(sizeof(struct pgf_rec) == 32);
+
+struct pgf_exit_rec {
+	struct pgf_rec rec;
+	u64 lost;		/* counted faults lost over the whole trace */
+	u64 regions;		/* region ids handed out */
+};
+
+/* A run of consecutive pages referenced since the last scan. */
+struct pgf_run {
+	u64 start;		/* address of the first page */
+	u64 pages;
+};
+
+/* Runs a REFS record holds at most. */
+#define PGF_REFS_RUNS		16
+
+/* pgf_rec.flags of a sample */
+#define PGF_SAMPLE_BASELINE	0x01	/* the start's scan: no refs before */
+#define PGF_SAMPLE_INCOMPLETE	0x02	/* refs records were lost */
+#define PGF_SAMPLE_STOPPED	0x04	/* a fatal signal cut the walk short */
+
+/* The end of a scan: rec.a pages tested, rec.b of them referenced. */
+struct pgf_sample_rec {
+	struct pgf_rec rec;
+	u64 ns;			/* how long the scan took */
+};
+
+/* pgf_rec.flags of a region: the permissions as /proc/<pid>/maps shows. */
+#define PGF_PROT_READ		0x01
+#define PGF_PROT_WRITE		0x02
+#define PGF_PROT_EXEC		0x04
+#define PGF_PROT_SHARED		0x08
+
+/* A region: rec.a start, rec.b end, then its identity; data: its name. */
+struct pgf_region_rec {
+	struct pgf_rec rec;
+	u64 id;			/* a sequence number, never a pointer */
+	u64 offset;		/* bytes into the file, 0 if anonymous */
+	u64 ino;
+	u32 major, minor;
+	char name[];		/* path or [label], NUL-terminated, may be "" */
+};
+
+/*
+ * What the trace knows of one VMA, to tell what changed: in two trees of
+ * &struct pgf_shadow, by address and by the VMA's identity.
+ */
+struct pgf_region {
+	struct rb_node by_addr;
+	struct rb_node by_vma;
+	struct pgf_region *next;	/* a new region, during an update */
+	const void *vma;	/* identity only, never dereferenced or shown */
+	const void *file;
+	const void *anon_name;
+	u64 id;
+	unsigned long start, end, pgoff;
+	u8 prot;		/* PGF_PROT_* */
+	u8 label;		/* heap, stack */
+	bool seen;		/* matched by a VMA, during an update */
+	u32 told;		/* the reader knows it if &pgf_shadow.gen */
+};
+
+/*
+ * The regions of the traced mm as the reader was last told them, and what
+ * building the records of a change needs. Under the mmap lock of the mm
+ * held for writing, or for reading together with &pgf_trace.mutex.
+ */
+struct pgf_shadow {
+	struct rb_root by_addr;
+	struct rb_root by_vma;
+	unsigned int nr;
+	u64 next_id;
+	u32 gen;		/* of the layout the reader was last sent */
+	bool sending;		/* a layout is being sent in parts */
+	unsigned long cursor;	/* every region below it has been told */
+	unsigned int checks;	/* updates, to space the debug checks */
+	/* The mm's notes, kept while fork copies its VMAs (dup_mmap()). */
+	bool fork_saved;
+	unsigned int fork_nr;
+	unsigned long fork_start[PGF_MM_RANGES];
+	unsigned long fork_end[PGF_MM_RANGES];
+	int epoch;		/* &pgf_mm.epoch when last recorded */
+	char *path;		/* PATH_MAX bytes for a region's name */
+	struct pgf_small *small;	/* room to gather a small change */
+	struct pgf_region *spare;	/* removed entries kept for reuse */
+	unsigned int nr_spare;
+	void *batch;		/* the records of one change */
+	size_t batch_cap;
+};
+
+/* The largest record: a region with a PATH_MAX name. */
+#define PGF_REC_MAX		(sizeof(struct pgf_region_rec) + PATH_MAX)
+
+/* The buffer: meta information first, then the ring of records. */
+struct pgf_buf {
+	u32 size;		/* bytes in data[] */
+	u32 head;		/* where the next record goes */
+	u32 tail;		/* the oldest record */
+	u32 used;		/* bytes in use; 0 is empty */
+	u8 data[] __aligned(PGF_REC_ALIGN);
+};
+
+/*
+ * A ring of records and what it counts, under *@lock: the trace's control
+ * ring (&pgf_trace.ctl, its lock &pgf_trace.lock) or one CPU's fault ring
+ * (&struct pgf_cpu). See the DOC: in mm/pgfault_history/ring.c.
+ */
+struct pgf_ring {
+	spinlock_t *lock;		/* the ring's, see above */
+	struct pgf_buf *buf;
+	size_t alloc;			/* bytes allocated for buf */
+	u64 lost_faults;		/* dropped since the last LOST record */
+	u64 lost_other;
+	u64 nr_faults;			/* counted faults kept */
+	u64 total_lost_faults;
+	u64 peek;			/* the reader's: time of the first */
+	bool growing;			/* buf is being reallocated */
+	bool want_grow;			/* grow_work is to grow it */
+	bool stuck;			/* could not grow: stays at its size */
+	bool reader_sleeps;		/* the reader waits for records */
+};
+
+/* The ring of fault records of one CPU: its producers and the reader. */
+struct pgf_cpu {
+	spinlock_t lock;		/* ring; taken on this CPU and by the reader */
+	struct pgf_ring ring;		/* no buf: the CPU was offline */
+	bool want_ring;			/* a thread ran here: make its ring */
+};
+
+/* &pgf_trace.bits */
+#define PGF_GROW_QUEUED		0	/* grow_work pending (holds a ref) */
+#define PGF_WAKE_ARMED		1	/* wake_timer pending (holds a ref) */
+#define PGF_REARM_QUEUED	2	/* rearm_work pending (holds a ref) */
+#define PGF_REARM_PENDING	3	/* rearm_twork queued (holds a ref) */
+#define PGF_WINDOW_TWORK0	4	/* window_twork[i] queued (holds a ref) */
+
+/* Threads that may have a window re-arm queued at once. */
+#define PGF_WINDOW_TWORKS	4
+
+/* A task work of a trace: window mode's deferred re-arms. */
+struct pgf_twork {
+	struct callback_head head;
+	struct pgf_trace *t;
+};
+
+/*
+ * One per traced process; see the DOC: in mm/pgfault_history/core.c for its
+ * life and locks.
+ */
+/*
+ * The bytes a trace and the children waiting to be claimed from it may
+ * hold in buffers: vm.pgfault_history_budget_kb when the first trace of a
+ * tree is made. Shared by a trace and the traces of the children it
+ * creates, until a reader claims them (each then gets a budget of its
+ * own); freed with the last of them.
+ */
+struct pgf_budget {
+	refcount_t ref;
+	atomic_long_t bytes;		/* charged to it */
+	long limit;
+};
+
+struct pgf_trace {
+	spinlock_t lock;		/* ctl and the state below, to ref */
+	struct pgf_ring ctl;		/* control and region records */
+	struct pgf_cpu __percpu *cpu;	/* fault records, a ring per CPU */
+	struct pgf_cpu *fallback;	/* for a CPU that has no ring yet */
+	size_t cpu_start;		/* a CPU ring's first size */
+	size_t limit;			/* most a ring may grow to */
+	spinlock_t budget_lock;		/* a leaf lock: budget, charged */
+	struct pgf_budget *budget;	/* which pays for its buffers */
+	long charged;			/* the bytes it charged to it */
+	bool guest;			/* on its creator's budget */
+	bool active;			/* recording */
+	bool started;			/* a start record was written */
+	bool dead;			/* ended: nothing more will come */
+	bool need_layout;		/* fault records wait for a layout */
+	bool reader;			/* a file is reading */
+	/*
+	 * Who reads the trace: the starter's credentials, then the
+	 * reader's (a child's: its creator's trace's). Every exec checks
+	 * them against the new image. Under lock.
+	 */
+	const struct cred *cred;
+	unsigned long bits;		/* PGF_GROW_QUEUED and the others */
+	void *unread;			/* a closed reader's records, first */
+	size_t unread_len, unread_cap;
+	refcount_t ref;
+	wait_queue_head_t wait;		/* the reader */
+	struct timer_list wake_timer;	/* deferred wake-up of the reader */
+	struct work_struct free_work;	/* the last put, where it cannot sleep */
+	struct work_struct grow_work;	/* grows rings for the producers */
+	unsigned int interval_ms;	/* interval mode; 0: off. Under mutex */
+	unsigned int sample_ms;		/* sampling; 0: off. Under mutex */
+	bool clock_off;			/* no clock: a CLONE_VM child's trace */
+	struct delayed_work rearm_work;	/* interval and sampling's clock */
+	struct callback_head rearm_twork; /* its tick, run by a thread */
+	unsigned int window_pages;	/* window mode; 0: off. Under mutex */
+	struct pgf_window __rcu *window; /* its window; written under mutex */
+	struct pgf_twork window_twork[PGF_WINDOW_TWORKS]; /* its re-arms */
+	bool reref_bound;		/* counted in mm->pgf.rereference */
+	bool inherit;			/* new processes get traces. Under mutex */
+	bool rearmed;			/* "rearm" was written once */
+	struct list_head children;	/* their traces, until claimed. Lock */
+	struct list_head child_node;	/* in the creator's children */
+	u32 child_nr;			/* the process's pid in pid_ns */
+	struct pid *tgid;		/* the traced process */
+	struct mem_cgroup *memcg;	/* the rings' growth is charged here */
+	struct pid_namespace *pid_ns;	/* thread ids are numbers in this one */
+	struct mutex mutex;		/* start, stop, exec, exit, mm */
+	struct mm_struct *mm;		/* followed for VMA changes (mmgrab) */
+	struct pgf_shadow shadow;	/* see &struct pgf_shadow */
+};
+
+/* Between the files of mm/pgfault_history/ */
+
+/**
+ * pgf_rec_init() - fill in the common part of a record
+ * @t: the trace it is for (its pid namespace)
+ * @rec: the record
+ * @type: its type
+ * @len: its length in bytes, a multiple of PGF_REC_ALIGN
+ *
+ * The thread is current; the time is set as the record is written. Every
+ * field is stored, one by one, so that a record on the stack may be
+ * __uninitialized (no clearing of it first, nor of the fields a compound
+ * literal leaves out: both cost a "rep stos" in the fault path).
+ */
+static __always_inline void pgf_rec_init(const struct pgf_trace *t,
+					 struct pgf_rec *rec,
+					 enum pgf_rec_type type, u32 len)
+{
+	rec->type = type;
+	rec->flags = 0;
+	rec->len = len;
+	/*
+	 * A trace read in the initial pid namespace, the usual case, numbers
+	 * threads by their global id: no lookup.
+	 */
+	rec->tid = t->pid_ns == &init_pid_ns ? current->pid :
+		   task_pid_nr_ns(current, t->pid_ns);
+	rec->time = 0;
+	rec->a = 0;
+	rec->b = 0;
+}
+
+/* mm/pgfault_history/ring.c: the rings */
+extern atomic_long_t pgf_nr_buf_bytes;
+extern atomic_long_t pgf_nr_memcg_held;
+extern atomic_long_t pgf_nr_region_bytes;
+int pgf_rings_alloc(struct pgf_trace *t, size_t ctl_bytes, size_t cpu_bytes);
+void pgf_rings_free(struct pgf_trace *t);
+void pgf_rings_sync(struct pgf_trace *t);
+void pgf_fault_totals(struct pgf_trace *t, u64 *kept, u64 *lost);
+bool pgf_emit(struct pgf_trace *t, const struct pgf_rec *src,
+	      enum pgf_kind kind);
+bool pgf_emit_fault(struct pgf_trace *t, const struct pgf_rec *src,
+		    enum pgf_kind kind);
+bool __pgf_emit_to(struct pgf_trace *t, struct pgf_cpu *c,
+		   const struct pgf_rec *src, enum pgf_kind kind);
+/* What region records are, to pgf_emit_regions(). */
+#define PGF_REGIONS_CHANGE	0x0	/* the records of one change */
+#define PGF_REGIONS_PART	0x1	/* a part of a layout, more to come */
+#define PGF_REGIONS_LAST	0x2	/* the last part of a layout */
+#define PGF_REGIONS_PAST_LIMIT	0x4	/* the exit's parts: grow past the limit */
+
+bool pgf_emit_regions(struct pgf_trace *t, const void *recs, size_t len,
+		      unsigned int nr, unsigned int how, gfp_t gfp);
+void __pgf_control(struct pgf_trace *t, enum pgf_rec_type type, u8 flags,
+		   u64 a, u64 b);
+void __pgf_count_lost(struct pgf_ring *r, enum pgf_kind kind);
+bool __pgf_write(struct pgf_ring *r, const struct pgf_rec *src,
+		 enum pgf_kind kind, u64 time);
+void pgf_wake(struct pgf_trace *t, __poll_t mask);
+void pgf_wake_timer(struct timer_list *timer);
+void pgf_grow_work(struct work_struct *work);
+
+/* mm/pgfault_history/regions.c: regions */
+int pgf_regions_init(struct pgf_trace *t);
+bool pgf_regions_layout(struct pgf_trace *t, struct mm_struct *mm,
+			bool exiting);
+void pgf_regions_bind(struct pgf_trace *t, struct mm_struct *mm, bool all);
+void pgf_regions_reset(struct pgf_trace *t);
+void pgf_regions_free(struct pgf_trace *t);
+
+/* mm/pgfault_history/rearm.c: re-arming pages, and the walk it shares */
+typedef void (*pgf_chunk_fn)(struct vm_area_struct *vma, unsigned long start,
+			     unsigned long end, void *arg);
+int pgf_walk_chunks(struct mm_struct *mm, struct vm_area_struct *vma,
+		    unsigned long start, unsigned long end, pgf_chunk_fn fn,
+		    void *arg, bool killable);
+bool pgf_rearm_supported(void);
+void pgf_folio_referenced(struct folio *folio);
+int pgf_rearm_mm(struct mm_struct *mm, unsigned long *pages);
+unsigned long pgf_rearm_page(struct mm_struct *mm, unsigned long addr);
+void pgf_rearm_record(struct pgf_trace *t, struct mm_struct *mm,
+		      unsigned long pages, u8 how);
+void __pgf_rearm_record(struct pgf_trace *t, unsigned long pages, u8 how);
+bool pgf_rearm_skip(struct vm_area_struct *vma);
+void __pgf_interval_start(struct pgf_trace *t);
+void __pgf_clock_stop(struct pgf_trace *t);
+void pgf_rearm_work(struct work_struct *work);
+
+/* mm/pgfault_history/sample.c: sampling accessed bits */
+void __pgf_sample(struct pgf_trace *t, struct mm_struct *mm, u8 flags);
+
+/* mm/pgfault_history/window.c: window mode */
+struct pgf_window *pgf_window_alloc(unsigned int k);
+void pgf_window_free(struct pgf_window *w);
+void __pgf_window_set(struct pgf_trace *t, struct pgf_window *w);
+void __pgf_window_empty(struct pgf_trace *t);
+void __pgf_window_restart(struct pgf_trace *t);
+void __pgf_window_admit(struct pgf_trace *t, unsigned long addr);
+void pgf_window_twork_init(struct pgf_trace *t);
+
+/* mm/pgfault_history/core.c: traces, for the other files */
+struct pgf_trace *pgf_trace_new(struct pid_namespace *ns,
+				struct pgf_budget *budget);
+struct pgf_budget *pgf_budget_new(size_t ring_limit);
+void pgf_budget_put(struct pgf_budget *b);
+bool pgf_charge(struct pgf_trace *t, long bytes, bool force);
+void pgf_uncharge(struct pgf_trace *t, long bytes);
+void pgf_budget_own(struct pgf_trace *t);
+int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
+		   struct mm_struct *mm, const struct pgf_mode *mode,
+		   struct pgf_window **wp, bool shared_mm);
+void pgf_key_put(void);
+void pgf_trace_end(struct pgf_trace *t, struct pgf_exit_rec *ex);
+
+/* mm/pgfault_history/inherit.c: process trees */
+void pgf_children_free(struct pgf_trace *t);
+int pgf_child_claim(struct pgf_trace *t, u32 nr, struct pgf_trace **cp);
+void pgf_trace_hold_cred(struct pgf_trace *t, const struct cred *cred);
+
+/* mm/pgfault_history/core.c, for fs/proc/pgfault_history.c */
+void pgf_trace_put(struct pgf_trace *t);
+int pgf_check_access(struct task_struct *task, const struct cred *cred,
+		     u32 *exec_gen);
+int pgf_start(struct task_struct *task, const struct cred *cred,
+	      u32 exec_gen, struct pid_namespace *ns,
+	      const struct pgf_mode *mode);
+int pgf_stop(struct task_struct *task, const struct cred *cred,
+	     u32 exec_gen);
+int pgf_rearm(struct task_struct *task, const struct cred *cred,
+	      u32 exec_gen);
+int pgf_reader_attach(struct task_struct *task, const struct cred *cred,
+		      u32 exec_gen, struct pgf_trace **tp);
+void pgf_reader_detach(struct pgf_trace *t);
+int pgf_resend_layout(struct pgf_trace *t, struct pid *pid);
+bool pgf_readable(struct pgf_trace *t);
+size_t pgf_pop(struct pgf_trace *t, void *out, size_t size, bool *eof);
+bool pgf_unread(struct pgf_trace *t, void *recs, size_t cap, size_t off,
+		size_t len);
+
+/*
+ * The trace of current's process, or NULL. Published with release
+ * semantics (pgf_start()), so what it points to is initialised.
+ */
+static inline struct pgf_trace *pgf_trace_of(struct signal_struct *sig)
+{
+	/* Pairs with smp_store_release() in pgf_trace_install(). */
+	return smp_load_acquire(&sig->pgf_trace);
+}
+
+#endif /* _MM_PGFAULT_HISTORY_INTERNAL_H */
