@@ -83,10 +83,10 @@
  * holds one, and so does a pending wake-up timer. The last reference may
  * be dropped in atomic context (put_task_struct()), so the memory is freed
  * from a work item. The end of a process is decided by
- * &signal_struct.pgf_exits, which counts the threads past exit_mm() less
- * the threads created: the thread that brings it to one is the last that
- * can fault, and it writes the exit record, marks the trace dead (the
- * reader drains it and gets EOF) and frees the region shadow. A start
+ * &signal_struct.pgf_live, which counts the threads not yet past
+ * exit_mm(): the thread that brings it to zero is the last that can
+ * fault, and it writes the exit record, marks the trace dead (the reader
+ * drains it and gets EOF) and frees the region shadow. A start
  * checks the same counter under &pgf_trace.mutex, which the exit takes, so
  * a process racing its own exit is either traced and gets its exit record,
  * or refused with -ESRCH.
@@ -225,9 +225,9 @@ void pgf_budget_put(struct pgf_budget *b)
 
 /*
  * What a trace holds besides its rings, charged to its budget as they
- * are: the structure, the room for a region's name and a small change.
+ * are: the structure and the room for a region's name.
  */
-#define PGF_TRACE_BYTES	(sizeof(struct pgf_trace) + PATH_MAX + 1024)
+#define PGF_TRACE_BYTES	(sizeof(struct pgf_trace) + PATH_MAX)
 
 /*
  * A trace whose fault rings start at @start bytes in all, and whose rings
@@ -492,7 +492,7 @@ static struct mm_struct *pgf_live_mm(struct task_struct *task)
 /* Has every thread of the process passed the exit hook? */
 static bool pgf_all_exited(struct signal_struct *sig)
 {
-	return atomic_read(&sig->pgf_exits) == 1;
+	return atomic_read(&sig->pgf_live) == 0;
 }
 
 /**
@@ -582,6 +582,41 @@ int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 	return 0;
 }
 
+static void pgf_mmput(struct mm_struct *mm)
+{
+	if (mm)
+		mmput(mm);
+}
+
+DEFINE_FREE(pgf_mmput, struct mm_struct *, pgf_mmput(_T))
+
+/*
+ * pgf_start() under @task's exec_update_lock: install the trace and start
+ * it with the layout of a live thread's mm, taking over *@w.
+ */
+static int __pgf_start(struct task_struct *task, const struct cred *cred,
+		       struct pid_namespace *ns, const struct pgf_mode *mode,
+		       struct pgf_window **w)
+{
+	struct mm_struct *mm __free(pgf_mmput) = NULL;
+	struct pgf_trace *t __free(pgf_trace) = pgf_trace_install(task, ns);
+	int err;
+
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	mm = pgf_live_mm(task);
+	if (mm && mmap_read_lock_killable(mm))
+		return -EINTR;
+	mutex_lock(&t->mutex);
+	err = __pgf_activate(t, task->signal, mm, mode, w, false);
+	mutex_unlock(&t->mutex);
+	if (mm)
+		mmap_read_unlock(mm);
+	if (!err)
+		pgf_trace_hold_cred(t, cred);
+	return err;
+}
+
 /**
  * pgf_start() - start tracing a process
  * @task: any thread of the process (the caller holds a reference)
@@ -603,10 +638,7 @@ int pgf_start(struct task_struct *task, const struct cred *cred,
 	      u32 exec_gen, struct pid_namespace *ns,
 	      const struct pgf_mode *mode)
 {
-	struct signal_struct *sig = task->signal;
-	struct pgf_window *w = NULL;
-	struct mm_struct *mm = NULL;
-	struct pgf_trace *t;
+	struct pgf_window *w __free(pgf_window) = NULL;
 	int err;
 
 	if ((mode->interval_ms || mode->window) && !pgf_rearm_supported())
@@ -619,34 +651,10 @@ int pgf_start(struct task_struct *task, const struct cred *cred,
 	/* Patches text at most once a second: no lock held here. */
 	static_branch_deferred_inc(&pgf_tracing_key);
 	err = pgf_lock_may_use(task, cred, exec_gen);
-	if (err)
-		goto out_key;
-	t = pgf_trace_install(task, ns);
-	if (IS_ERR(t)) {
-		err = PTR_ERR(t);
-		goto out_unlock_exec;
+	if (!err) {
+		err = __pgf_start(task, cred, ns, mode, &w);
+		up_read(&task->signal->exec_update_lock);
 	}
-	mm = pgf_live_mm(task);
-	if (mm) {
-		err = mmap_read_lock_killable(mm);
-		if (err)
-			goto out_put;
-	}
-	mutex_lock(&t->mutex);
-	err = __pgf_activate(t, sig, mm, mode, &w, false);
-	mutex_unlock(&t->mutex);
-	if (mm)
-		mmap_read_unlock(mm);
-	if (!err)
-		pgf_trace_hold_cred(t, cred);
-out_put:
-	if (mm)
-		mmput(mm);
-	pgf_trace_put(t);
-out_unlock_exec:
-	up_read(&sig->exec_update_lock);
-out_key:
-	pgf_window_free(w);	/* not taken over */
 	if (err == -EALREADY)
 		err = 0;
 	else if (!err)
@@ -735,6 +743,33 @@ int pgf_stop(struct task_struct *task, const struct cred *cred, u32 exec_gen)
 	return err;
 }
 
+/* pgf_rearm() under @task's exec_update_lock, @t its process's trace. */
+static int __pgf_rearm(struct task_struct *task, struct pgf_trace *t)
+{
+	struct mm_struct *mm __free(pgf_mmput) = NULL;
+	unsigned long pages = 0;
+	int err;
+
+	if (!t || !READ_ONCE(t->active))
+		return -ESRCH;
+	mm = pgf_live_mm(task);
+	if (!mm)
+		return -ESRCH;
+	err = mmap_read_lock_killable(mm);
+	if (err)
+		return err;
+	/* In window mode, the window starts again, empty. */
+	scoped_guard(mutex, &t->mutex) {
+		__pgf_window_empty(t);
+		WRITE_ONCE(t->rearmed, true);
+	}
+	err = pgf_rearm_mm(mm, &pages);
+	mmap_read_unlock(mm);
+	if (!err)
+		pgf_rearm_record(t, mm, pages, PGF_REARM_USER);
+	return err;
+}
+
 /**
  * pgf_rearm() - re-arm every page of a traced process ("rearm" written)
  * @task: any thread of the process
@@ -754,10 +789,6 @@ int pgf_stop(struct task_struct *task, const struct cred *cred, u32 exec_gen)
  */
 int pgf_rearm(struct task_struct *task, const struct cred *cred, u32 exec_gen)
 {
-	struct signal_struct *sig = task->signal;
-	struct mm_struct *mm = NULL;
-	unsigned long pages = 0;
-	struct pgf_trace *t;
 	int err;
 
 	if (!pgf_rearm_supported())
@@ -765,29 +796,8 @@ int pgf_rearm(struct task_struct *task, const struct cred *cred, u32 exec_gen)
 	err = pgf_lock_may_use(task, cred, exec_gen);
 	if (err)
 		return err;
-	t = pgf_trace_of(sig);
-	if (t && READ_ONCE(t->active))
-		mm = pgf_live_mm(task);
-	if (!mm) {
-		err = -ESRCH;
-		goto out_unlock_exec;
-	}
-	err = mmap_read_lock_killable(mm);
-	if (err)
-		goto out_put;
-	/* In window mode, the window starts again, empty. */
-	mutex_lock(&t->mutex);
-	__pgf_window_empty(t);
-	WRITE_ONCE(t->rearmed, true);
-	mutex_unlock(&t->mutex);
-	err = pgf_rearm_mm(mm, &pages);
-	mmap_read_unlock(mm);
-	if (!err)
-		pgf_rearm_record(t, mm, pages, PGF_REARM_USER);
-out_put:
-	mmput(mm);
-out_unlock_exec:
-	up_read(&sig->exec_update_lock);
+	err = __pgf_rearm(task, pgf_trace_of(task->signal));
+	up_read(&task->signal->exec_update_lock);
 	return err;
 }
 
@@ -1120,6 +1130,29 @@ void pgf_reader_detach(struct pgf_trace *t)
 	pgf_trace_put(t);
 }
 
+/* pgf_resend_layout() under @task's exec_update_lock. */
+static int __pgf_resend_layout(struct pgf_trace *t, struct task_struct *task)
+{
+	struct mm_struct *mm __free(pgf_mmput) = NULL;
+	int ret = 0;
+
+	if (pgf_trace_of(task->signal) != t)
+		return 0;
+	mm = pgf_live_mm(task);
+	if (!mm)
+		return 0;
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+	scoped_guard(mutex, &t->mutex) {
+		/* As many parts as the buffer takes. */
+		while (READ_ONCE(t->active) && READ_ONCE(t->need_layout) &&
+		       t->mm == mm && pgf_regions_layout(t, mm, false))
+			ret = 1;
+	}
+	mmap_read_unlock(mm);
+	return ret;
+}
+
 /**
  * pgf_resend_layout() - send the layout the reader is owed, or its next part
  * @t: the trace, which lost a region record or is sending a layout
@@ -1135,36 +1168,17 @@ void pgf_reader_detach(struct pgf_trace *t)
  */
 int pgf_resend_layout(struct pgf_trace *t, struct pid *pid)
 {
-	struct task_struct *task = get_pid_task(pid, PIDTYPE_TGID);
-	struct mm_struct *mm = NULL;
-	int ret = 0;
+	struct task_struct *task __free(put_task) =
+		get_pid_task(pid, PIDTYPE_TGID);
+	int ret;
 
 	if (!task)
 		return 0;
 	ret = down_read_killable(&task->signal->exec_update_lock);
 	if (ret)
-		goto out_put_task;
-	if (pgf_trace_of(task->signal) != t)
-		goto out_unlock_exec;
-	mm = pgf_live_mm(task);
-	if (!mm)
-		goto out_unlock_exec;
-	ret = mmap_read_lock_killable(mm);
-	if (ret)
-		goto out_mmput;
-	mutex_lock(&t->mutex);
-	/* As many parts as the buffer takes. */
-	while (READ_ONCE(t->active) && READ_ONCE(t->need_layout) &&
-	       t->mm == mm && pgf_regions_layout(t, mm, false))
-		ret = 1;
-	mutex_unlock(&t->mutex);
-	mmap_read_unlock(mm);
-out_mmput:
-	mmput(mm);
-out_unlock_exec:
+		return ret;
+	ret = __pgf_resend_layout(t, task);
 	up_read(&task->signal->exec_update_lock);
-out_put_task:
-	put_task_struct(task);
 	return ret;
 }
 

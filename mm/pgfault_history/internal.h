@@ -9,6 +9,7 @@
 #define _MM_PGFAULT_HISTORY_INTERNAL_H
 
 #include <linux/atomic.h>
+#include <linux/cleanup.h>
 #include <linux/jump_label_ratelimit.h>
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
@@ -27,7 +28,6 @@
 struct cred;
 struct linux_binprm;
 struct mem_cgroup;
-struct pgf_small;
 struct pgf_window;
 struct pid;
 struct pid_namespace;
@@ -228,7 +228,6 @@ struct pgf_shadow {
 	unsigned long fork_end[PGF_MM_RANGES];
 	int epoch;		/* &pgf_mm.epoch when last recorded */
 	char *path;		/* PATH_MAX bytes for a region's name */
-	struct pgf_small *small;	/* room to gather a small change */
 	struct pgf_region *spare;	/* removed entries kept for reuse */
 	unsigned int nr_spare;
 	void *batch;		/* the records of one change */
@@ -454,6 +453,7 @@ void __pgf_sample(struct pgf_trace *t, struct mm_struct *mm, u8 flags);
 /* mm/pgfault_history/window.c: window mode */
 struct pgf_window *pgf_window_alloc(unsigned int k);
 void pgf_window_free(struct pgf_window *w);
+DEFINE_FREE(pgf_window, struct pgf_window *, pgf_window_free(_T))
 void __pgf_window_set(struct pgf_trace *t, struct pgf_window *w);
 void __pgf_window_empty(struct pgf_trace *t);
 void __pgf_window_restart(struct pgf_trace *t);
@@ -481,6 +481,14 @@ void pgf_trace_hold_cred(struct pgf_trace *t, const struct cred *cred);
 
 /* mm/pgfault_history/core.c, for fs/proc/pgfault_history.c */
 void pgf_trace_put(struct pgf_trace *t);
+/* For __free(pgf_trace): a reference, or NULL or an error pointer. */
+static inline void pgf_trace_put_any(struct pgf_trace *t)
+{
+	if (!IS_ERR_OR_NULL(t))
+		pgf_trace_put(t);
+}
+
+DEFINE_FREE(pgf_trace, struct pgf_trace *, pgf_trace_put_any(_T))
 int pgf_check_access(struct task_struct *task, const struct cred *cred,
 		     u32 *exec_gen);
 int pgf_start(struct task_struct *task, const struct cred *cred,

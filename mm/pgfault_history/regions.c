@@ -44,9 +44,9 @@
  * change another process makes to this mm (a userfaultfd monitor, a
  * CLONE_VM child of its own) is recorded at its release too, for the
  * trace of the mm's owner (pgf_mm_unlocking_remote()); else at the next
- * release by a traced thread. Where two traces follow one mm, or a trace joined or
- * left it since a trace last recorded it (&pgf_mm.epoch), the whole tree
- * is compared once. With CONFIG_PGFAULT_HISTORY_DEBUG every update is
+ * release by a traced thread. Where two traces follow one mm, or a trace
+ * joined or left it since a trace last recorded it (&pgf_mm.epoch), the
+ * whole tree is compared once. With CONFIG_PGFAULT_HISTORY_DEBUG every update is
  * checked against the whole VMA tree, and a difference (a path that
  * changed a VMA unseen) is a WARN.
  *
@@ -219,8 +219,8 @@ static void pgf_region_add(struct pgf_trace *t, struct pgf_batch *b,
 	memset(rr->name + n, 0, len - sizeof(*rr) - n);
 }
 
-static void pgf_small_add(struct pgf_trace *t, struct pgf_batch *b,
-			  enum pgf_rec_type type, u64 a)
+static void pgf_rec_add(struct pgf_trace *t, struct pgf_batch *b,
+			enum pgf_rec_type type, u64 a)
 {
 	struct pgf_rec *rec = pgf_batch_add(b, sizeof(*rec));
 
@@ -512,160 +512,6 @@ static unsigned int pgf_widen_all(struct pgf_shadow *sh, struct mm_struct *mm,
 	return pgf_merge_ranges(rg, nr);
 }
 
-/* ---- a small change: the usual case --------------------------------- */
-
-#define PGF_SMALL	16
-
-/* The regions, old and new, of a change of at most PGF_SMALL of each. */
-struct pgf_small {
-	struct pgf_region *old[PGF_SMALL];	/* in address order */
-	struct vm_area_struct *vma[PGF_SMALL];	/* in address order */
-	struct pgf_region *now[PGF_SMALL];	/* each VMA's entry, or new */
-	bool kept[PGF_SMALL];			/* old[i] matched a VMA */
-	unsigned int nr_old, nr_vma;
-};
-
-/*
- * Gather the old entries and the VMAs in @rg, widening the ranges until
- * no region crosses their ends. Most changes need no widening: the noted
- * ranges are the extents of the VMAs that changed, old and new. One walk
- * of each tree per range, rather than a lookup per region. Returns
- * -E2BIG if there are more than PGF_SMALL of either.
- */
-static int pgf_gather(struct pgf_shadow *sh, struct mm_struct *mm,
-		      struct pgf_range *rg, unsigned int *nr,
-		      struct pgf_small *c)
-{
-	struct vm_area_struct *vma;
-	struct vma_iterator vmi;
-	struct pgf_region *old;
-	unsigned long lo, hi;
-	bool widened;
-	unsigned int i;
-
-	do {
-		widened = false;
-		c->nr_old = 0;
-		c->nr_vma = 0;
-		for (i = 0; i < *nr; i++) {
-			lo = rg[i].start;
-			hi = rg[i].end;
-			for (old = pgf_first_after(sh, rg[i].start);
-			     old && old->start < rg[i].end; old = pgf_next(old)) {
-				if (c->nr_old == PGF_SMALL)
-					return -E2BIG;
-				c->old[c->nr_old++] = old;
-				lo = min(lo, old->start);
-				hi = max(hi, old->end);
-			}
-			vma_iter_init(&vmi, mm, rg[i].start);
-			for_each_vma_range(vmi, vma, rg[i].end) {
-				if (c->nr_vma == PGF_SMALL)
-					return -E2BIG;
-				c->vma[c->nr_vma++] = vma;
-				lo = min(lo, vma->vm_start);
-				hi = max(hi, vma->vm_end);
-			}
-			if (lo < rg[i].start || hi > rg[i].end) {
-				rg[i].start = lo;
-				rg[i].end = hi;
-				widened = true;
-			}
-		}
-		if (widened)
-			*nr = pgf_merge_ranges(rg, *nr);
-	} while (widened);
-	return 0;
-}
-
-/*
- * Record and apply a small change (pgf_gather()). Returns -EAGAIN if a VMA
- * is known to the shadow outside the ranges (never expected: the general
- * path copes), -ENOMEM with the shadow untouched if memory ran out.
- */
-static int pgf_update_small(struct pgf_trace *t, struct pgf_small *c,
-			    struct pgf_batch *b)
-{
-	struct pgf_shadow *sh = &t->shadow;
-	struct vm_area_struct *vma;
-	u64 next_id = sh->next_id;
-	struct pgf_region *r, cur;
-	unsigned int i, j;
-
-	memset(c->kept, 0, sizeof(c->kept));
-	for (i = 0; i < c->nr_vma; i++) {
-		vma = c->vma[i];
-		c->now[i] = NULL;
-		for (j = 0; j < c->nr_old; j++) {
-			r = c->old[j];
-			if (!c->kept[j] && r->vma == vma && r->file == vma->vm_file) {
-				c->kept[j] = true;
-				c->now[i] = r;
-				break;
-			}
-		}
-		if (c->now[i])
-			continue;
-		r = pgf_find_vma(sh, vma);
-		for (j = 0; r && j < c->nr_old; j++)
-			if (c->old[j] == r)
-				r = NULL;
-		if (r)
-			return -EAGAIN;
-	}
-
-	for (j = 0; j < c->nr_old; j++)
-		if (!c->kept[j])
-			pgf_small_add(t, b, PGF_REC_UNMAP, c->old[j]->id);
-	for (i = 0; i < c->nr_vma; i++) {
-		vma = c->vma[i];
-		r = c->now[i];
-		if (r) {
-			pgf_region_of(&cur, vma);
-			cur.id = r->id;
-			pgf_tell_kept(t, b, r, &cur, vma);
-			continue;
-		}
-		r = pgf_region_alloc(sh, b->gfp);
-		if (!r)
-			goto out_nomem;
-		pgf_region_of(r, vma);
-		r->id = ++next_id;
-		r->seen = false;
-		c->now[i] = r;
-		pgf_tell_new(t, b, r, vma);
-	}
-	if (b->failed)
-		goto out_nomem;
-
-	for (j = 0; j < c->nr_old; j++)
-		if (!c->kept[j])
-			pgf_remove(sh, c->old[j]);
-	for (i = 0; i < c->nr_vma; i++) {
-		vma = c->vma[i];
-		r = c->now[i];
-		if (r->id > sh->next_id) {
-			pgf_insert_addr(sh, r);
-			pgf_insert_vma(sh, r);
-			sh->nr++;
-		} else if (r->start != vma->vm_start) {
-			rb_erase(&r->by_addr, &sh->by_addr);
-			pgf_region_of(r, vma);
-			pgf_insert_addr(sh, r);
-		} else {
-			pgf_region_of(r, vma);
-		}
-	}
-	sh->next_id = next_id;
-	return 0;
-
-out_nomem:
-	for (i = 0; i < c->nr_vma; i++)
-		if (c->now[i] && c->now[i]->id > sh->next_id)
-			pgf_region_free(sh, c->now[i]);
-	return -ENOMEM;
-}
-
 /* Unmap records for the entries in @r that no VMA matched. */
 static void pgf_add_unmaps(struct pgf_trace *t, struct pgf_batch *b,
 			   const struct pgf_range *r)
@@ -675,7 +521,7 @@ static void pgf_add_unmaps(struct pgf_trace *t, struct pgf_batch *b,
 	for (old = pgf_first_after(&t->shadow, r->start);
 	     old && old->start < r->end; old = pgf_next(old))
 		if (!old->seen)
-			pgf_small_add(t, b, PGF_REC_UNMAP, old->id);
+			pgf_rec_add(t, b, PGF_REC_UNMAP, old->id);
 }
 
 /* Remove the entries in @r that no VMA matched. */
@@ -865,10 +711,8 @@ static void pgf_regions_record(struct pgf_trace *t, struct mm_struct *mm,
 			       gfp_t gfp)
 {
 	struct pgf_batch b = { .sh = &t->shadow, .gfp = gfp };
-	struct pgf_small *c = t->shadow.small;
 	struct pgf_range rg[PGF_MM_RANGES];
 	unsigned int nr;
-	int err;
 
 	if (READ_ONCE(t->need_layout) && !t->shadow.sending) {
 		/* The layout the reader is owed compares the whole tree. */
@@ -876,17 +720,8 @@ static void pgf_regions_record(struct pgf_trace *t, struct mm_struct *mm,
 		return;
 	}
 	nr = pgf_take_ranges(t, mm, rg, false);
-	err = pgf_gather(&t->shadow, mm, rg, &nr, c);
-	if (!err)
-		err = pgf_update_small(t, c, &b);
-	if (err == -E2BIG || err == -EAGAIN) {
-		/* Many regions: the general path, a lookup per region. */
-		b.len = 0;
-		b.nr = 0;
-		nr = pgf_widen_all(&t->shadow, mm, rg, nr);
-		err = pgf_update(t, mm, rg, nr, &b, b.gfp) ? 0 : -ENOMEM;
-	}
-	if (err) {
+	nr = pgf_widen_all(&t->shadow, mm, rg, nr);
+	if (!pgf_update(t, mm, rg, nr, &b, b.gfp)) {
 		pgf_regions_lost(t);
 		return;
 	}
@@ -954,7 +789,7 @@ bool pgf_regions_layout(struct pgf_trace *t, struct mm_struct *mm,
 			goto out_lost;
 		sh->gen++;
 		sh->cursor = 0;
-		pgf_small_add(t, &b, PGF_REC_LAYOUT, sh->nr);
+		pgf_rec_add(t, &b, PGF_REC_LAYOUT, sh->nr);
 	}
 	for (r = pgf_first_after(sh, sh->cursor); r; r = pgf_next(r)) {
 		if (pgf_told(sh, r))
@@ -1005,14 +840,7 @@ int pgf_regions_init(struct pgf_trace *t)
 	t->shadow.by_addr = RB_ROOT;
 	t->shadow.by_vma = RB_ROOT;
 	t->shadow.path = kmalloc(PATH_MAX, GFP_KERNEL_ACCOUNT);
-	t->shadow.small = kmalloc(sizeof(*t->shadow.small), GFP_KERNEL_ACCOUNT);
-	if (t->shadow.path && t->shadow.small)
-		return 0;
-	kfree(t->shadow.path);
-	kfree(t->shadow.small);
-	t->shadow.path = NULL;
-	t->shadow.small = NULL;
-	return -ENOMEM;
+	return t->shadow.path ? 0 : -ENOMEM;
 }
 
 /**
@@ -1097,7 +925,6 @@ void pgf_regions_free(struct pgf_trace *t)
 	pgf_shadow_clear(&t->shadow);
 	kvfree(t->shadow.batch);
 	kfree(t->shadow.path);
-	kfree(t->shadow.small);
 	if (t->mm) {
 		atomic_dec(&t->mm->pgf.traces);
 		atomic_inc(&t->mm->pgf.epoch);
