@@ -100,7 +100,7 @@ comma := ,
 
 .PHONY: all kernel kernel-um kernel-x86 kernel-deb bench-kernels bench-tree guest tools rootfs run shell \
 	demo test test-host test-guest bench bench-quick bench-icount bench-profile bench-report bench-libcachesim checkpatch clean distclean \
-	patches docs check-vanilla install uninstall deb help FORCE
+	patches check-series docs check-vanilla install uninstall deb help FORCE
 
 # pgfault-run's default kernels: the patched ones without debug options.
 RUN_KERNELS := $(BUILD)/bench-um/linux $(BUILD)/bench-x86/arch/x86/boot/bzImage
@@ -123,6 +123,7 @@ help:
 	@echo "make kernel-um, make kernel-x86   one test kernel only"
 	@echo "make checkpatch      scripts/checkpatch.pl --strict on the kernel code"
 	@echo "make patches         the UML fixes and the feature as mail: build/patches/{um,pgfault_history}"
+	@echo "make check-series    every prefix of that mail builds (UML, x86_64; feature on and off): build/series"
 	@echo "make docs            check the kernel documentation (docutils) into build/docs"
 	@echo "make check-vanilla   the series on upstream 6.12 (VANILLA=tarball|dir), UML suites"
 	@echo "make install         tools, man pages, completion, pgfault-run and its guest (PREFIX=/usr/local DESTDIR=)"
@@ -460,6 +461,12 @@ checkpatch: $(ST)/unpack
 # The series as mail (git format-patch, cover letter), checked by checkpatch.
 patches: $(ST)/overlay $(ST)/overlay-doc
 	scripts/mkpatches.sh $(KTREE) $(BUILD)/patches
+
+# The mail bisects: each of its prefixes built on a pristine tree, UML
+# and x86_64 with the feature on, x86_64 with it off (ccache; the first
+# run builds cold). Result in build/series/result.txt.
+check-series: patches
+	JOBS=$(JOBS) KSRC=$(KSRC) scripts/check-series.sh $(BUILD)/series
 
 # The kernel documentation, checked with docutils (Sphinx and the kernel's
 # extensions are too heavy for these machines): warnings are errors.

@@ -83,7 +83,7 @@ static inline void pgfault_history_moved(struct vm_area_struct *vma,
 					 unsigned long start,
 					 unsigned long end)
 {
-	if (pgfault_history_no_fault_around(vma->vm_mm))
+	if (pgfault_history_rereferencing(vma->vm_mm))
 		__pgf_rearm_moved(vma, start, end);
 }
 
@@ -108,7 +108,7 @@ static inline void pgfault_history_moved(struct vm_area_struct *vma,
 static inline pte_t pgfault_history_mprotect_pte(struct vm_area_struct *vma,
 						 pte_t old, pte_t pte)
 {
-	if (!pgfault_history_no_fault_around(vma->vm_mm))
+	if (!pgfault_history_rereferencing(vma->vm_mm))
 		return pte;
 	if (arch_has_hw_pte_young())
 		return pte_protnone(old) ? pte_modify(pte, PAGE_NONE) : pte;
@@ -207,6 +207,15 @@ static inline void pgfault_history_fork_cancel(struct task_struct *p,
 }
 
 /**
+ * pgfault_history_signal_init() - a new process: one thread can fault
+ * @sig: its signal_struct, in copy_signal()
+ */
+static inline void pgfault_history_signal_init(struct signal_struct *sig)
+{
+	atomic_set(&sig->pgf_live, 1);
+}
+
+/**
  * pgfault_history_thread_created() - a new thread joined a process
  * @p: the new thread, past the last point where copy_process() can fail
  *
@@ -215,7 +224,7 @@ static inline void pgfault_history_fork_cancel(struct task_struct *p,
  */
 static inline void pgfault_history_thread_created(struct task_struct *p)
 {
-	atomic_dec(&p->signal->pgf_exits);
+	atomic_inc(&p->signal->pgf_live);
 }
 
 /**
@@ -281,7 +290,7 @@ static inline void pgfault_history_exit(struct task_struct *tsk)
 	struct signal_struct *sig = tsk->signal;
 
 	/* Full barrier: pairs with the one in pgf_start(). */
-	if (atomic_inc_return(&sig->pgf_exits) == 1 &&
+	if (atomic_dec_and_test(&sig->pgf_live) &&
 	    unlikely(READ_ONCE(sig->pgf_trace)))
 		__pgf_exit(tsk);
 }
@@ -329,6 +338,7 @@ static inline void pgfault_history_forked(struct task_struct *p,
 					  u64 clone_flags) { }
 static inline void pgfault_history_fork_cancel(struct task_struct *p,
 					       u64 clone_flags) { }
+static inline void pgfault_history_signal_init(struct signal_struct *sig) { }
 static inline void pgfault_history_thread_created(struct task_struct *p) { }
 static inline void pgfault_history_exec(struct linux_binprm *bprm) { }
 static inline void pgfault_history_dup_mmap(struct mm_struct *oldmm,

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pgfault_history: the hooks where VMAs change and where the mmap write
- * lock is released. Kept apart from <linux/pgfault_history.h> because
- * <linux/mmap_lock.h> and <linux/mm.h>, which call them, are included too
- * early for that header's dependencies.
+ * pgfault_history: the hooks of <linux/mm.h> and <linux/mmap_lock.h>,
+ * which include this header: where an mm starts, where its VMAs change,
+ * where the mmap write lock is released, and what a traced mm's faults
+ * may map. Kept apart from <linux/pgfault_history.h>, whose dependencies
+ * those headers come too early for.
  */
 #ifndef _LINUX_PGFAULT_HISTORY_MM_H
 #define _LINUX_PGFAULT_HISTORY_MM_H
@@ -53,17 +54,18 @@ static inline void pgfault_history_vma_write(struct vm_area_struct *vma)
 }
 
 /**
- * pgfault_history_no_fault_around() - must a fault map its own page only
- * @mm: the mm of the fault
+ * pgfault_history_rereferencing() - does a trace of re-references follow an mm
+ * @mm: the mm of a fault
  *
- * Called by should_fault_around(). A trace of re-references (interval or
- * window mode) must see the first access to every page, so while one
- * follows @mm a read fault on a file maps no neighbouring pages, as
- * userfaultfd asks for the same reason. Only time changes for the process.
+ * A trace of re-references (interval or window mode) must see the first
+ * access to every page. While one follows @mm, a fault maps its own page
+ * only: should_fault_around() maps no neighbouring page cache pages, as
+ * userfaultfd asks for the same reason, and a fault maps or restores one
+ * PTE, not a whole large folio. Only time changes for the process.
  *
- * Return: true if fault-around is off for @mm.
+ * Return: true while a trace of re-references follows @mm.
  */
-static inline bool pgfault_history_no_fault_around(struct mm_struct *mm)
+static inline bool pgfault_history_rereferencing(struct mm_struct *mm)
 {
 	return static_branch_unlikely(&pgf_tracing_key.key) &&
 	       unlikely(atomic_read(&mm->pgf.rereference));
@@ -101,7 +103,7 @@ static inline void pgfault_history_mm_changed(struct mm_struct *mm,
 					      unsigned long start,
 					      unsigned long end) { }
 static inline void pgfault_history_vma_write(struct vm_area_struct *vma) { }
-static inline bool pgfault_history_no_fault_around(struct mm_struct *mm)
+static inline bool pgfault_history_rereferencing(struct mm_struct *mm)
 {
 	return false;
 }

@@ -28,7 +28,7 @@
  *
  * Every change to a VMA is made under the mmap lock held for writing, and
  * noted here by the hooks in vma_start_write() and the VMA tree stores
- * (see mm/pgfault_history_vma.c): the ranges cover every VMA that was
+ * (see mm/pgfault_history/regions.c): the ranges cover every VMA that was
  * modified, added or removed since a trace last recorded this mm. @nr and
  * the ranges are written under the mmap write lock, or under the read
  * lock by a trace that is recording the whole layout (nobody can be

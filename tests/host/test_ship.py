@@ -109,16 +109,28 @@ def patches_are_mail_that_checkpatch_accepts():
     assert re.search(r'^Subject: \[PATCH 0/%d\] um: ' % (len(um) - 1),
                      open(um[0]).read(), re.M), um[0]
     # The feature: the MAINTAINERS-only patches go with the new files
-    # (the entry with the Kconfig, the rest with the code), plus the
-    # cover letter.
+    # (the entry with the Kconfig, the rest with the first headers), plus
+    # the cover letter. Every file a patch adds is named by the entry as
+    # it stands after that patch, and every header a patch includes is in
+    # the tree by then (the cheap half of make check-series).
     maint = [p for p in series() if touched(src[p]) == {'MAINTAINERS'}]
     assert len(maint) == 2, maint
     assert len(files) == len(series()) - len(um_src) - len(maint) + 1, \
         (len(files), series())
+    entry, present = [], set()
     for f in files[1:]:
         t = open(f).read()
-        if re.search(r'^new file mode', t, re.M):
-            assert '+++ b/MAINTAINERS' in t, f
+        entry += re.findall(r'^\+F:\t(\S+)$', t, re.M)
+        new = re.findall(r'^diff --git a/\S+ b/(\S+)\nnew file mode', t, re.M)
+        present |= set(new)
+        for n in new:
+            if n.startswith('Documentation/'):
+                continue
+            assert any(n == e or (e.endswith('/') and n.startswith(e))
+                       for e in entry), (f, n, entry)
+        for h in re.findall(r'^\+#include <((?:linux|trace/events)/pgfault_history\S*\.h)>',
+                            t, re.M):
+            assert 'include/' + h in present, (f, h)
     cover = open(files[0]).read()
     for c in (cover, open(um[0]).read()):
         assert '*** SUBJECT HERE ***' not in c and \
