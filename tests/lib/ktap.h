@@ -18,7 +18,8 @@
  *
  * Every test runs in its own forked process, so a crash or a hang fails that
  * test alone: the parent reports "not ok" with the signal, or kills the test
- * after KTAP_TIMEOUT seconds (environment variable, default 120).
+ * after KTAP_TIMEOUT seconds (environment variable, default 120). A test
+ * that took a third of that or more says how long it ran.
  * Arguments name the tests to run (default: all); "-l" lists them.
  * The program exits 0 when no test failed, 1 otherwise.
  */
@@ -164,6 +165,8 @@ static void ktap_alarm(int sig)
 /* Run one test in its own process group; 0 pass, 1 fail, 2 skip. */
 static int ktap_run_one(const struct ktap_test *t, unsigned int timeout)
 {
+	struct timespec t0, t1;
+	long ms;
 	int status;
 
 	memset(ktap_shared, 0, sizeof(*ktap_shared));
@@ -182,6 +185,7 @@ static int ktap_run_one(const struct ktap_test *t, unsigned int timeout)
 		exit(ktap_shared->failed ? 1 : 0);
 	}
 	setpgid(ktap_child, ktap_child);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	alarm(timeout);
 	while (waitpid(ktap_child, &status, 0) < 0 && errno == EINTR)
 		;
@@ -191,6 +195,12 @@ static int ktap_run_one(const struct ktap_test *t, unsigned int timeout)
 	while (waitpid(-ktap_child, NULL, 0) > 0)
 		;
 	ktap_child = 0;
+	/* A test near its limit fails on a slower host: say so. */
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	if (ms >= timeout * 1000L / 3)
+		ktap_diag("%s: ran %ld.%01ld s, limit %u s", t->name, ms / 1000,
+			  ms % 1000 / 100, timeout);
 
 	if (WIFSIGNALED(status)) {
 		if (WTERMSIG(status) == SIGKILL)
