@@ -103,6 +103,7 @@ def boot(arch, flavour, timeout, mode=None, tag=''):
                      arch=arch, kernel=kernel, mem='1536M',
                      log_name=f'bench-{arch}-{flavour}{tag}')
     text = res.read('bench.out') or ''
+    print(f'# bench: {arch} {flavour}{tag}: {res.elapsed:.0f} s', flush=True)
     with open(os.path.join(OUT, f'{arch}-{flavour}{tag}.out'), 'w') as f:
         f.write(f'# {res.where}, {res.elapsed:.0f}s\n' + text)
     ok = not res.timed_out and res.status == 0
