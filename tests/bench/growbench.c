@@ -27,6 +27,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include "bench.h"
 #include "../../tools/lib/pgftrace.h"
@@ -116,7 +118,15 @@ static int run(char *const argv[], double *grow, double *pair)
 		fclose(f);
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status)) {
+		struct statvfs sv;
+		struct stat st;
+
 		fprintf(stderr, "growbench: %s failed (status %#x)\n", argv[0], status);
+		/* Once seen: ENOSPC on /tmp at the second run of 10,000 VMAs. */
+		if (!statvfs("/tmp", &sv) && !stat("/tmp/growbench.trace", &st))
+			fprintf(stderr, "growbench: /tmp has %llu KiB free; the trace %lld KiB\n",
+				(unsigned long long)sv.f_bavail * sv.f_frsize / 1024,
+				(long long)st.st_size / 1024);
 		return -1;
 	}
 	return 0;
