@@ -122,7 +122,7 @@ static int run(char *const argv[], double *grow, double *pair)
 		struct stat st;
 
 		fprintf(stderr, "growbench: %s failed (status %#x)\n", argv[0], status);
-		/* Once seen: ENOSPC on /tmp at the second run of 10,000 VMAs. */
+		/* A trace that never ends fills /tmp: say how full it is. */
 		if (!statvfs("/tmp", &sv) && !stat("/tmp/growbench.trace", &st))
 			fprintf(stderr, "growbench: /tmp has %llu KiB free; the trace %lld KiB\n",
 				(unsigned long long)sv.f_bavail * sv.f_frsize / 1024,

@@ -846,10 +846,10 @@ static void budget_held(unsigned long traced, unsigned long untraced,
 
 /*
  * A traced process forks 10,000 children that nobody claims (1,000 in the
- * x86_64 guest, emulated: 2,000 took 72 s of the 120 s limit there): their
- * traces wait on its list, records and
- * all. The tree's budget (8 MiB here) caps what they hold; the children
- * past it come as "child ... untraced", and every child has its record.
+ * x86_64 guest, where TCG makes every fork slow): their traces wait on its
+ * list, records and all. The tree's budget (8 MiB here) caps what they
+ * hold; the children past it come as "child ... untraced", and every
+ * child has its record.
  */
 TEST(unclaimed_children_stay_within_the_budget)
 {
