@@ -6,8 +6,8 @@
  * without the option. The fault and fork hooks cost one static branch
  * when no process anywhere is traced, and a load of the process's trace
  * pointer when some process is; the real work is out of line in
- * mm/pgfault_history/. The hooks of <linux/mm.h> and <linux/mmap_lock.h>
- * are in <linux/pgfault_history_mm.h>.
+ * mm/pgfault_history/. The hooks of <linux/mm.h> and mm/vma.h are in
+ * <linux/pgfault_history_mm.h>.
  * Documentation/admin-guide/mm/pgfault_history.rst is the interface,
  * Documentation/mm/pgfault_history.rst the design.
  */
@@ -32,6 +32,7 @@ extern const struct file_operations proc_pgfault_history_operations;
 
 extern struct static_key_false_deferred pgf_tracing_key;
 
+vm_fault_t __pgf_fault_begin(struct vm_area_struct *vma, unsigned int flags);
 void __pgf_record_fault(struct mm_struct *mm, unsigned long address,
 			unsigned int flags, vm_fault_t ret,
 			struct pt_regs *regs);
@@ -45,6 +46,32 @@ void __pgf_dup_mmap(struct mm_struct *oldmm, bool done);
 void pgf_signal_free(struct signal_struct *sig);
 void __pgf_rearm_moved(struct vm_area_struct *vma, unsigned long start,
 		       unsigned long end);
+
+/**
+ * pgfault_history_fault_begin() - record the noted VMA changes before a fault
+ * @vma: the VMA of the fault, under its mmap lock or its per-VMA lock
+ * @flags: FAULT_FLAG_* the fault is handled with
+ *
+ * Called by handle_mm_fault() before it handles a fault. The changes to
+ * the VMAs of a traced mm are noted where they are made and recorded when
+ * the thread that made them returns to user space; a fault of a traced
+ * thread on its own mm that finds changes noted and not yet recorded
+ * records them first, so that a fault record never comes before the
+ * record of the region it falls in. That needs the mmap lock: a fault
+ * under the per-VMA lock releases it and asks to be retried, as
+ * vmf_anon_prepare() does.
+ *
+ * Return: 0, or VM_FAULT_RETRY with the per-VMA lock released.
+ */
+static inline vm_fault_t pgfault_history_fault_begin(struct vm_area_struct *vma,
+						     unsigned int flags)
+{
+	if (static_branch_unlikely(&pgf_tracing_key.key) &&
+	    unlikely(READ_ONCE(vma->vm_mm->pgf.nr)) &&
+	    READ_ONCE(current->signal->pgf_trace))
+		return __pgf_fault_begin(vma, flags);
+	return 0;
+}
 
 /**
  * pgfault_history_fault() - record a completed page fault
@@ -308,6 +335,12 @@ static inline void pgfault_history_signal_free(struct signal_struct *sig)
 }
 
 #else /* !CONFIG_PGFAULT_HISTORY */
+
+static inline vm_fault_t pgfault_history_fault_begin(struct vm_area_struct *vma,
+						     unsigned int flags)
+{
+	return 0;
+}
 
 static inline void pgfault_history_fault(struct mm_struct *mm,
 					 unsigned long address,

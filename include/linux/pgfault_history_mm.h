@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pgfault_history: the hooks of <linux/mm.h> and <linux/mmap_lock.h>,
- * which include this header: where an mm starts, where its VMAs change,
- * where the mmap write lock is released, and what a traced mm's faults
- * may map. Kept apart from <linux/pgfault_history.h>, whose dependencies
- * those headers come too early for.
+ * pgfault_history: the hooks of <linux/mm.h>, which includes this header,
+ * and of mm/vma.h: where an mm starts, where its VMAs change, and what a
+ * traced mm's faults may map. Kept apart from <linux/pgfault_history.h>,
+ * whose dependencies <linux/mm.h> comes too early for.
  */
 #ifndef _LINUX_PGFAULT_HISTORY_MM_H
 #define _LINUX_PGFAULT_HISTORY_MM_H
@@ -19,7 +18,6 @@
 extern struct static_key_false_deferred pgf_tracing_key;
 void __pgf_mm_changed(struct mm_struct *mm, unsigned long start,
 		      unsigned long end);
-void __pgf_mm_unlocking(struct mm_struct *mm);
 
 /**
  * pgfault_history_mm_changed() - VMAs in a range of an mm are changing
@@ -28,8 +26,8 @@ void __pgf_mm_unlocking(struct mm_struct *mm);
  * @end: the end of the range (exclusive)
  *
  * Called where the VMA tree is written. If a trace follows @mm, the range
- * is noted (O(1)), to be compared with what the trace knows when the
- * lock is released.
+ * is noted (O(1)) and the change is recorded when the thread returns to
+ * user space, or before a traced fault in @mm if one comes first.
  */
 static inline void pgfault_history_mm_changed(struct mm_struct *mm,
 					      unsigned long start,
@@ -80,23 +78,6 @@ static inline void pgfault_history_mm_init(struct mm_struct *mm)
 	memset(&mm->pgf, 0, sizeof(mm->pgf));
 }
 
-/**
- * pgfault_history_mm_unlocking() - the mmap write lock is about to go
- * @mm: the mm, still write-locked
- *
- * Called from mmap_write_unlock() and mmap_write_downgrade(): every change
- * to the VMAs of @mm made under the lock is complete and visible. If the
- * current thread's process is traced, @mm is its own and VMAs changed,
- * the changes are recorded, at a cost that grows with what changed, not
- * with the number of VMAs.
- */
-static inline void pgfault_history_mm_unlocking(struct mm_struct *mm)
-{
-	if (static_branch_unlikely(&pgf_tracing_key.key) &&
-	    unlikely(atomic_read(&mm->pgf.traces)))
-		__pgf_mm_unlocking(mm);
-}
-
 #else
 
 static inline void pgfault_history_mm_changed(struct mm_struct *mm,
@@ -109,7 +90,6 @@ static inline bool pgfault_history_rereferencing(struct mm_struct *mm)
 }
 
 static inline void pgfault_history_mm_init(struct mm_struct *mm) { }
-static inline void pgfault_history_mm_unlocking(struct mm_struct *mm) { }
 
 #endif /* CONFIG_PGFAULT_HISTORY */
 #endif /* _LINUX_PGFAULT_HISTORY_MM_H */

@@ -30,9 +30,9 @@
  * noted here by the hooks in vma_start_write() and the VMA tree stores
  * (see mm/pgfault_history/regions.c): the ranges cover every VMA that was
  * modified, added or removed since a trace last recorded this mm. @nr and
- * the ranges are written under the mmap write lock, or under the read
- * lock by a trace that is recording the whole layout (nobody can be
- * noting a change then).
+ * the ranges are written under the mmap write lock, where they are noted,
+ * or under the read lock by a trace that records them (with its mutex:
+ * nobody can be noting a change then).
  */
 struct pgf_mm {
 	atomic_t traces;

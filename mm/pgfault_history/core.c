@@ -552,8 +552,8 @@ int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 	/*
 	 * The layout under the mmap lock, before any fault is recorded: every
 	 * fault kept falls in a region the reader knows, and a change made
-	 * from now on is noted where it is made and recorded at the
-	 * write-unlock of a traced thread.
+	 * from now on is noted where it is made and recorded before the
+	 * thread that made it returns to user space, or before a fault.
 	 */
 	pgf_regions_bind(t, mm, false);
 	/* As many parts as the buffer takes; the reader asks for the rest. */
@@ -1050,19 +1050,23 @@ void __pgf_exit(struct task_struct *tsk)
 }
 
 /*
- * The last thread is leaving, its mm still there: the layout the reader is
- * owed goes in whole now, past the buffer's limit if need be (the records
- * take less than the VMAs they describe), for the trace to end with every
- * region known. Nothing changes the VMAs any more: every thread exits.
+ * The last thread is leaving, its mm still there: a change still noted is
+ * recorded, and the layout the reader is owed goes in whole now, past the
+ * buffer's limit if need be (the records take less than the VMAs they
+ * describe), for the trace to end with every region known. Nothing
+ * changes the VMAs any more: every thread exits.
  */
 void __pgf_group_exit(struct task_struct *tsk)
 {
 	struct pgf_trace *t = pgf_trace_of(tsk->signal);
 	struct mm_struct *mm = tsk->mm;
 
-	if (!t || !mm || !READ_ONCE(t->active) || !READ_ONCE(t->need_layout))
+	if (!t || !mm || !READ_ONCE(t->active) ||
+	    (!READ_ONCE(t->need_layout) && !READ_ONCE(mm->pgf.nr)))
 		return;
 	mmap_read_lock(mm);
+	/* A change no thread will return to user space to record. */
+	pgf_regions_catch_up(t, mm);
 	mutex_lock(&t->mutex);
 	while (READ_ONCE(t->active) && READ_ONCE(t->need_layout) &&
 	       t->mm == mm && pgf_regions_layout(t, mm, true))

@@ -279,6 +279,8 @@ struct pgf_cpu {
 #define PGF_REARM_QUEUED	2	/* rearm_work pending (holds a ref) */
 #define PGF_REARM_PENDING	3	/* rearm_twork queued (holds a ref) */
 #define PGF_WINDOW_TWORK0	4	/* window_twork[i] queued (holds a ref) */
+#define PGF_REGIONS_TWORK	(PGF_WINDOW_TWORK0 + PGF_WINDOW_TWORKS)
+					/* regions_twork queued (holds a ref) */
 
 /* Threads that may have a window re-arm queued at once. */
 #define PGF_WINDOW_TWORKS	4
@@ -344,6 +346,7 @@ struct pgf_trace {
 	unsigned int window_pages;	/* window mode; 0: off. Under mutex */
 	struct pgf_window __rcu *window; /* its window; written under mutex */
 	struct pgf_twork window_twork[PGF_WINDOW_TWORKS]; /* its re-arms */
+	struct callback_head regions_twork; /* records noted VMA changes */
 	bool reref_bound;		/* counted in mm->pgf.rereference */
 	bool inherit;			/* new processes get traces. Under mutex */
 	bool rearmed;			/* "rearm" was written once */
@@ -423,6 +426,7 @@ void pgf_grow_work(struct work_struct *work);
 
 /* mm/pgfault_history/regions.c: regions */
 int pgf_regions_init(struct pgf_trace *t);
+void pgf_regions_catch_up(struct pgf_trace *t, struct mm_struct *mm);
 bool pgf_regions_layout(struct pgf_trace *t, struct mm_struct *mm,
 			bool exiting);
 void pgf_regions_bind(struct pgf_trace *t, struct mm_struct *mm, bool all);

@@ -18,7 +18,7 @@
  *
  * A split shows as a change of the original and a map of the new part; a
  * merge as a change of the survivor and an unmap of the other, as mm does
- * them. The records of one lock hold are written together, unmaps first,
+ * them. The records of one update are written together, unmaps first,
  * then maps and changes in address order, all or none.
  *
  * Where changes are noted: every change to the VMAs of an mm is made
@@ -33,22 +33,26 @@
  * when all are in use, the new one joins the closest). So the ranges
  * cover the old and the new extent of every VMA that changed.
  *
- * When a traced thread releases or downgrades the write lock of its own
- * mm (pgfault_history_mm_unlocking()), only those ranges are compared:
- * each is widened to whole regions on both sides, the VMAs in it are
- * matched with the shadow's entries by identity, and the difference is
- * written. The cost is O(k log n) for k VMAs changed among n, with no
- * sleeping lock taken and no allocation that can reclaim or wait (the
- * shadow's new entries and a larger record batch are GFP_NOWAIT; if they
- * fail, the change is counted lost and the reader is owed a layout). A
- * change another process makes to this mm (a userfaultfd monitor, a
- * CLONE_VM child of its own) is recorded at its release too, for the
- * trace of the mm's owner (pgf_mm_unlocking_remote()); else at the next
- * release by a traced thread. Where two traces follow one mm, or a trace
- * joined or left it since a trace last recorded it (&pgf_mm.epoch), the
- * whole tree is compared once. With CONFIG_PGFAULT_HISTORY_DEBUG every update is
- * checked against the whole VMA tree, and a difference (a path that
- * changed a VMA unseen) is a WARN.
+ * Nothing is done in the mmap lock primitives. The first note queues a
+ * task work on the thread that made it (pgf_regions_kick()), which, before
+ * the thread returns to user space, takes the mmap lock for reading and
+ * the trace's mutex and compares only those ranges
+ * (pgf_regions_catch_up()): each is widened to whole regions on both
+ * sides, the VMAs in it are matched with the shadow's entries by
+ * identity, and the difference is written. The cost is O(k log n) for k
+ * VMAs changed among n; new entries are GFP_KERNEL (if they fail, the
+ * change is counted lost and the reader is owed a layout). A traced
+ * thread that faults in its own mm while changes are noted records them
+ * first (__pgf_fault_begin(); under the per-VMA lock the fault is retried
+ * under the mmap lock), so no fault record comes before the record of its
+ * region. A change another process makes to this mm (a userfaultfd
+ * monitor, a CLONE_VM child of its own) queues the task work on that
+ * process's thread, for the trace of the mm's owner; else it is recorded
+ * at the next traced fault or change. Where two traces follow one mm, or
+ * a trace joined or left it since a trace last recorded it
+ * (&pgf_mm.epoch), the whole tree is compared once. With
+ * CONFIG_PGFAULT_HISTORY_DEBUG every update is checked against the whole
+ * VMA tree, and a difference (a path that changed a VMA unseen) is a WARN.
  *
  * LAYOUT N and a map record for each of the N regions describe the whole
  * address space: it starts every trace (taken under the mmap lock before
@@ -79,6 +83,7 @@
 #include <linux/rbtree.h>
 #include <linux/sort.h>
 #include <linux/string.h>
+#include <linux/task_work.h>
 
 #include "internal.h"
 
@@ -466,9 +471,10 @@ static unsigned int pgf_merge_ranges(struct pgf_range *rg, unsigned int nr)
 }
 
 /*
- * The ranges to compare, taken from @mm's notes (which are consumed), in
- * address order; with @all, or when the notes cannot be trusted to be
- * this trace's, the whole address space. Returns how many.
+ * The ranges to compare, read from @mm's notes (pgf_notes_done() clears
+ * them once they are recorded), in address order; with @all, or when the
+ * notes cannot be trusted to be this trace's, the whole address space.
+ * Returns how many.
  */
 static unsigned int pgf_take_ranges(struct pgf_trace *t, struct mm_struct *mm,
 				    struct pgf_range *rg, bool all)
@@ -487,7 +493,6 @@ static unsigned int pgf_take_ranges(struct pgf_trace *t, struct mm_struct *mm,
 		all = true;
 	t->shadow.epoch = epoch;
 	if (all) {
-		WRITE_ONCE(m->nr, 0);
 		rg[0].start = 0;
 		rg[0].end = ULONG_MAX;
 		return 1;
@@ -497,8 +502,17 @@ static unsigned int pgf_take_ranges(struct pgf_trace *t, struct mm_struct *mm,
 		rg[i].start = m->start[i];
 		rg[i].end = m->end[i];
 	}
-	m->nr = 0;
 	return pgf_merge_ranges(rg, nr);
+}
+
+/*
+ * The notes taken are recorded (or lost): a fault may go on. Until then
+ * a traced fault that sees them waits for t->mutex (__pgf_fault_begin()),
+ * and no new note can come: the mmap lock is held.
+ */
+static void pgf_notes_done(struct mm_struct *mm)
+{
+	WRITE_ONCE(mm->pgf.nr, 0);
 }
 
 /* Widen every range to whole regions, old and new, and merge them. */
@@ -703,9 +717,8 @@ static inline void pgf_check(struct pgf_trace *t, struct mm_struct *mm) { }
 #endif
 
 /*
- * Record the VMA changes noted in @mm: under its mmap write lock, with no
- * sleeping lock and no allocation that can reclaim (@gfp GFP_NOWAIT); or
- * under its read lock with t->mutex (a layout's part, GFP_KERNEL).
+ * Record the VMA changes noted in @mm, under its mmap read lock with
+ * t->mutex.
  */
 static void pgf_regions_record(struct pgf_trace *t, struct mm_struct *mm,
 			       gfp_t gfp)
@@ -723,11 +736,13 @@ static void pgf_regions_record(struct pgf_trace *t, struct mm_struct *mm,
 	nr = pgf_widen_all(&t->shadow, mm, rg, nr);
 	if (!pgf_update(t, mm, rg, nr, &b, b.gfp)) {
 		pgf_regions_lost(t);
+		pgf_notes_done(mm);
 		return;
 	}
 	if (b.nr && !pgf_emit_regions(t, t->shadow.batch, b.len, b.nr,
 				      PGF_REGIONS_CHANGE, b.gfp))
 		t->shadow.sending = false;	/* lost: a new layout */
+	pgf_notes_done(mm);
 	pgf_batch_done(&t->shadow);
 	if (!READ_ONCE(t->need_layout) || t->shadow.sending)
 		pgf_check(t, mm);
@@ -784,7 +799,9 @@ bool pgf_regions_layout(struct pgf_trace *t, struct mm_struct *mm,
 			return false;	/* lost: the next call starts anew */
 	}
 	if (!sh->sending) {
+		/* Faults are dropped until the last part is in. */
 		nr = pgf_take_ranges(t, mm, rg, true);
+		pgf_notes_done(mm);
 		if (!pgf_update(t, mm, rg, nr, NULL, GFP_KERNEL_ACCOUNT))
 			goto out_lost;
 		sh->gen++;
@@ -936,15 +953,13 @@ void pgf_regions_free(struct pgf_trace *t)
  * Add [@start, @end) to the noted ranges; when all are in use, widen the
  * one that grows least.
  */
-void __pgf_mm_changed(struct mm_struct *mm, unsigned long start,
-		      unsigned long end)
+static void pgf_note(struct pgf_mm *m, unsigned long start,
+		     unsigned long end)
 {
-	struct pgf_mm *m = &mm->pgf;
 	unsigned long best_cost = ULONG_MAX, cost;
 	unsigned int i, best = 0;
 
-	mmap_assert_write_locked(mm);
-	if (m->nr == PGF_MM_ALL || start >= end)
+	if (m->nr == PGF_MM_ALL)
 		return;
 	for (i = 0; i < m->nr; i++) {
 		if (start <= m->end[i] && end >= m->start[i]) {
@@ -975,7 +990,7 @@ void __pgf_mm_changed(struct mm_struct *mm, unsigned long start,
  * Fork write-locks every VMA of @oldmm to copy it and changes none: the
  * notes of the forking process's trace are what they were before. A copy
  * by a process that does not trace @oldmm (a CLONE_VM sharer) keeps the
- * notes it made: a whole compare at the next release, as before.
+ * notes it made: a whole compare at the next record, as before.
  */
 void __pgf_dup_mmap(struct mm_struct *oldmm, bool done)
 {
@@ -1023,42 +1038,132 @@ static struct pgf_trace *pgf_trace_of_owner(struct mm_struct *mm)
 	return t;
 }
 
-/*
- * Another process changed @mm, which a trace follows: a userfaultfd
- * monitor registering a range, a CLONE_VM child that is a process of its
- * own. The change is recorded now, under the same write lock, for the
- * trace of the mm's owner, before any later fault of the traced process;
- * the shadow is this lock's alone (every other user of it holds the mmap
- * lock). Where the owner is not the traced process, or without
- * CONFIG_MEMCG, it stays noted until a traced thread's next release.
+/**
+ * pgf_regions_catch_up() - record the changes noted in a traced mm
+ * @t: the trace
+ * @mm: the mm it follows, its mmap lock held
+ *
+ * Called by the thread that made a change, on its way back to user space;
+ * by a traced fault that finds a change first; by the exit of the
+ * process. GFP_KERNEL: nothing is lost for want of memory that reclaim
+ * can give.
+ *
+ * Context: may sleep; takes t->mutex.
  */
-static void pgf_mm_unlocking_remote(struct mm_struct *mm)
+void pgf_regions_catch_up(struct pgf_trace *t, struct mm_struct *mm)
 {
-	struct pgf_trace *t;
+	mmap_assert_locked(mm);
+	guard(mutex)(&t->mutex);
+	if (t->mm == mm && READ_ONCE(t->active) && pgf_regions_changed(t, mm))
+		pgf_regions_record(t, mm, GFP_KERNEL_ACCOUNT);
+}
 
-	if (!atomic_read(&mm->pgf.traces) || !mm->pgf.nr)
-		return;
-	t = pgf_trace_of_owner(mm);
-	if (!t)
-		return;
-	if (READ_ONCE(t->active) && pgf_regions_changed(t, mm))
-		pgf_regions_record(t, mm, GFP_NOWAIT | __GFP_ACCOUNT);
+static void pgf_regions_task_work(struct callback_head *head)
+{
+	struct pgf_trace *t = container_of(head, struct pgf_trace,
+					   regions_twork);
+	struct mm_struct *mm = NULL;
+
+	/*
+	 * A change noted from now on queues the work again; one noted before
+	 * is seen under the mmap lock taken below.
+	 */
+	clear_bit(PGF_REGIONS_TWORK, &t->bits);
+	scoped_guard(mutex, &t->mutex) {
+		if (t->mm && READ_ONCE(t->active) && mmget_not_zero(t->mm))
+			mm = t->mm;
+	}
+	if (mm) {
+		mmap_read_lock(mm);
+		pgf_regions_catch_up(t, mm);
+		mmap_read_unlock(mm);
+		mmput(mm);
+	}
 	pgf_trace_put(t);
 }
 
-void __pgf_mm_unlocking(struct mm_struct *mm)
+/*
+ * Have current record @t's noted changes before it returns to user space,
+ * unless that is already asked of a thread. Takes over the reference on
+ * @t if it does.
+ */
+static bool pgf_regions_queue(struct pgf_trace *t)
+{
+	if (current->flags & PF_KTHREAD)
+		return false;
+	if (test_and_set_bit(PGF_REGIONS_TWORK, &t->bits))
+		return false;
+	init_task_work(&t->regions_twork, pgf_regions_task_work);
+	if (!task_work_add(current, &t->regions_twork, TWA_RESUME))
+		return true;
+	clear_bit(PGF_REGIONS_TWORK, &t->bits);	/* current is exiting */
+	return false;
+}
+
+/*
+ * A change was noted in @mm, which a trace follows (write-locked). The
+ * trace of current's process if it follows @mm, else the trace of the
+ * mm's owner (another process changed it: a userfaultfd monitor, a
+ * CLONE_VM child of its own), is asked to record it before current
+ * returns to user space. Without CONFIG_MEMCG (no owner), a change by
+ * another process is recorded at the next traced fault or change.
+ */
+static void pgf_regions_kick(struct mm_struct *mm, bool first)
 {
 	struct pgf_trace *t = NULL;
 
-	mmap_assert_write_locked(mm);
 	if (current->mm == mm)
 		t = pgf_trace_of(current->signal);
 	/* Written under t->mutex; an unlocked look suffices to compare. */
-	if (!t || data_race(t->mm) != mm) {
-		pgf_mm_unlocking_remote(mm);
+	if (t && data_race(t->mm) == mm) {
+		if (READ_ONCE(t->active) &&
+		    !test_bit(PGF_REGIONS_TWORK, &t->bits)) {
+			refcount_inc(&t->ref);
+			if (!pgf_regions_queue(t))
+				pgf_trace_put(t);
+		}
 		return;
 	}
-	if (!READ_ONCE(t->active) || !pgf_regions_changed(t, mm))
+	if (!first)
+		return;		/* asked at the first note */
+	t = pgf_trace_of_owner(mm);
+	if (t && !pgf_regions_queue(t))
+		pgf_trace_put(t);
+}
+
+/**
+ * __pgf_fault_begin() - a fault of a traced thread finds changes noted
+ * @vma: the VMA of the fault, in current's mm
+ * @flags: the fault's FAULT_FLAG_*
+ *
+ * Return: 0 once the changes are recorded, or VM_FAULT_RETRY with the
+ * per-VMA lock released: recording them takes the mmap lock.
+ */
+vm_fault_t __pgf_fault_begin(struct vm_area_struct *vma, unsigned int flags)
+{
+	struct pgf_trace *t = pgf_trace_of(current->signal);
+	struct mm_struct *mm = vma->vm_mm;
+
+	/* t->mm is written under t->mutex; a look suffices to compare. */
+	if (mm != current->mm || !t || data_race(t->mm) != mm ||
+	    !READ_ONCE(t->active))
+		return 0;
+	if (flags & FAULT_FLAG_VMA_LOCK) {
+		vma_end_read(vma);
+		return VM_FAULT_RETRY;
+	}
+	pgf_regions_catch_up(t, mm);
+	return 0;
+}
+
+void __pgf_mm_changed(struct mm_struct *mm, unsigned long start,
+		      unsigned long end)
+{
+	bool first = !mm->pgf.nr;
+
+	mmap_assert_write_locked(mm);
+	if (start >= end)
 		return;
-	pgf_regions_record(t, mm, GFP_NOWAIT | __GFP_ACCOUNT);
+	pgf_note(&mm->pgf, start, end);
+	pgf_regions_kick(mm, first);
 }
