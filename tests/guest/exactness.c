@@ -23,7 +23,24 @@
 
 #define PAGE 4096UL
 
+/* A page shared with the traced child, which leaves a value in it. */
 static unsigned long long *watch_page;
+
+static bool watch_begin(void)
+{
+	watch_page = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (watch_page != MAP_FAILED)
+		return true;
+	watch_page = NULL;
+	return false;
+}
+
+static void watch_end(void)
+{
+	munmap(watch_page, PAGE);
+	watch_page = NULL;
+}
 
 struct counts {
 	unsigned long ok;		/* fault + remote records, minor or major */
@@ -33,7 +50,7 @@ struct counts {
 	unsigned long unplaced;		/* faults in no known region */
 	unsigned long layouts, short_layouts;
 	unsigned long kernel_at;	/* kernel-mode faults at @watch */
-	unsigned long long watch;	/* a page to look for */
+	unsigned long long watch;	/* left in watch_page: a page, a count */
 	unsigned long long exit_faults, exit_lost;
 	char last[16];			/* type of the last record */
 };
@@ -257,10 +274,9 @@ TEST(fault_in_the_exit_path_comes_before_exit)
 	struct counts c;
 	long delta;
 
-	watch_page = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
-			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(watch_page, MAP_FAILED);
+	ASSERT_TRUE(watch_begin());
 	delta = oracle(robust_list_at_exit, 64, &c);
+	watch_end();
 	unlink("/tmp/pgf-robust");
 	ASSERT_GE(delta, 0);
 	EXPECT_EXACT(delta, c);
@@ -456,14 +472,11 @@ TEST(a_fault_on_a_new_region_comes_after_its_map)
 	struct counts c;
 	long delta;
 
-	watch_page = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
-			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(watch_page, MAP_FAILED);
+	ASSERT_TRUE(watch_begin());
 	delta = oracle(map_while_another_thread_writes, 2048, &c);
+	watch_end();
 	ktap_diag("%llu writes to a mapped page in %d rounds", c.watch,
 		  RACE_ROUNDS);
-	munmap(watch_page, PAGE);
-	watch_page = NULL;
 	ASSERT_GE(delta, 0);
 	EXPECT_EXACT(delta, c);
 	EXPECT_EQ(c.lost_faults + c.lost_other, 0);
