@@ -1232,7 +1232,8 @@ static void pgf_regions_kick(struct mm_struct *mm, bool first)
 		t = pgf_trace_of(current->signal);
 	/* Written under t->mutex; an unlocked look suffices to compare. */
 	if (t && data_race(t->mm) == mm) {
-		if (READ_ONCE(t->active) &&
+		/* A fork's copy changes nothing: its notes are put back. */
+		if (READ_ONCE(t->active) && !t->shadow.fork_saved &&
 		    !test_bit(PGF_REGIONS_TWORK, &t->bits)) {
 			refcount_inc(&t->ref);
 			if (!pgf_regions_queue(t))
