@@ -16,6 +16,8 @@
  * hinting faults, the pages just stay where they are).
  */
 #include <sched.h>
+#include <signal.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -31,20 +33,94 @@ struct shared {
 	volatile int touched, stop;
 };
 
+/* Seconds since boot (CLOCK_MONOTONIC), for waits bounded in time. */
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* One counter of /proc/vmstat, or -1. */
+static long vmstat(const char *key)
+{
+	char name[64];
+	long v, ret = -1;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	while (f && fscanf(f, "%63s %ld", name, &v) == 2)
+		if (!strcmp(name, key))
+			ret = v;
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+/* Say where @pid is in the kernel: its state, wchan and kernel stack. */
+static void tell_where(pid_t pid)
+{
+	char path[64], line[256];
+	struct pgf_stat st;
+	FILE *f;
+
+	if (!pgf_read_stat(pid, &st))
+		ktap_diag("child %d: state %c, %lu faults", (int)pid, st.state,
+			  st.minflt + st.majflt);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stack", (int)pid, (int)pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		ktap_diag("child stack: %s", line);
+	}
+	if (f)
+		fclose(f);
+}
+
+/*
+ * Wait up to @secs for @pid to be a zombie, then read its faults as
+ * pgf_zombie_faults() does; -1 (and where it is stuck) if it is not.
+ */
+static long zombie_faults_within(pid_t pid, double secs, int *status)
+{
+	double end = now_s() + secs;
+	struct pgf_stat st;
+
+	while (!pgf_read_stat(pid, &st) && st.state != 'Z' && now_s() < end)
+		usleep(10 * 1000);
+	if (pgf_read_stat(pid, &st) || st.state != 'Z') {
+		ktap_diag("child %d did not exit within %.0f s", (int)pid, secs);
+		tell_where(pid);
+		kill(pid, SIGKILL);
+		waitpid(pid, status, 0);
+		return -1;
+	}
+	return pgf_zombie_faults(pid, status);
+}
+
+/*
+ * The scanner is switched on once the child has touched its pages (every
+ * PTE is there for it to protect), with its passes at most a second apart;
+ * hinting faults are waited for up to HINT_WAIT_S seconds.
+ */
+#define HINT_WAIT_S	40
+
 TEST(first_mode_with_numa_balancing_records_no_reref)
 {
 	long old_mode = pgf_read_long("/proc/sys/kernel/numa_balancing");
 	long old_delay = pgf_read_long(SCHED "scan_delay_ms");
 	long old_min = pgf_read_long(SCHED "scan_period_min_ms");
+	long old_max = pgf_read_long(SCHED "scan_period_max_ms");
 	unsigned long reref = 0, minor = 0;
+	long before, after, hints0, ptes0;
 	struct shared *sh;
 	struct pgf_trace t;
-	long before, after;
 	int go[2], fd, status;
+	double end;
 	pid_t pid;
 	char c;
 
-	if (old_mode < 0 || old_delay < 0 || old_min < 0)
+	if (old_mode < 0 || old_delay < 0 || old_min < 0 || old_max < 0)
 		SKIP("no NUMA balancing (or its debugfs knobs)");
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -77,25 +153,36 @@ TEST(first_mode_with_numa_balancing_records_no_reref)
 		usleep(1000);
 	}
 	before = pgf_faults_of(pid);
-	ASSERT_EQ(pgf_write_long(SCHED "scan_delay_ms", 0), 0);
-	ASSERT_EQ(pgf_write_long(SCHED "scan_period_min_ms", 100), 0);
-	ASSERT_EQ(pgf_write_long("/proc/sys/kernel/numa_balancing", 1), 0);
 	ASSERT_EQ(pgf_set_buffer_kb(1024), 0);
 	ASSERT_EQ(pgf_start(pid), 0);
 	ASSERT_EQ(pgf_set_buffer_kb(64), 0);
 	fd = ASSERT_SYS(pgf_open(pid, 0));
 	ASSERT_EQ(write(go[1], "g", 1), 1);
-	/* Wait for hinting faults: more faults than pages touched. */
-	for (int i = 0; i < 60000; i++) {
-		if (sh->touched && pgf_faults_of(pid) - before > PAGES + 64)
-			break;
+	end = now_s() + HINT_WAIT_S;
+	while (!sh->touched && now_s() < end)
 		usleep(1000);
-	}
-	sh->stop = 1;
-	after = pgf_zombie_faults(pid, &status);
+	if (!sh->touched)
+		tell_where(pid);
+	hints0 = vmstat("numa_hint_faults");
+	ptes0 = vmstat("numa_pte_updates");
+	ASSERT_EQ(pgf_write_long(SCHED "scan_delay_ms", 0), 0);
+	ASSERT_EQ(pgf_write_long(SCHED "scan_period_min_ms", 100), 0);
+	ASSERT_EQ(pgf_write_long(SCHED "scan_period_max_ms", 1000), 0);
+	ASSERT_EQ(pgf_write_long("/proc/sys/kernel/numa_balancing", 1), 0);
+	/* Wait for hinting faults: more faults than pages touched. */
+	while (sh->touched && pgf_faults_of(pid) - before <= PAGES + 64 &&
+	       now_s() < end)
+		usleep(1000);
 	pgf_write_long("/proc/sys/kernel/numa_balancing", old_mode);
 	pgf_write_long(SCHED "scan_delay_ms", old_delay);
 	pgf_write_long(SCHED "scan_period_min_ms", old_min);
+	pgf_write_long(SCHED "scan_period_max_ms", old_max);
+	ktap_diag("scanner: %ld PTEs made inaccessible, %ld hinting faults (all processes)",
+		  vmstat("numa_pte_updates") - ptes0,
+		  vmstat("numa_hint_faults") - hints0);
+	sh->stop = 1;
+	after = zombie_faults_within(pid, 30, &status);
+	ASSERT_TRUE(after >= 0);
 	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	ASSERT_EQ(pgf_read_all(fd, &t), 0);
 	close(fd);
