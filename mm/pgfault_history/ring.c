@@ -401,22 +401,33 @@ static struct pgf_rec *__pgf_reserve(struct pgf_ring *r, u32 len,
 	return rec;
 }
 
-/* Copy the ring, in order, into a bigger buffer. */
+/*
+ * Copy the ring, in order, into a bigger buffer. Records that wrapped
+ * left a PAD at the end of @from: it is not copied, a PAD anywhere but at
+ * the end of a buffer would send the reader back to its start.
+ */
 static void __pgf_move(struct pgf_buf *to, const struct pgf_buf *from)
 {
-	u32 first;
+	const struct pgf_rec *rec;
+	u32 first, end;
 
 	if (!from->used)
 		return;
 	if (from->tail < from->head) {
 		memcpy(to->data, from->data + from->tail, from->used);
+		to->used = from->used;
 	} else {
-		first = from->size - from->tail;
+		for (end = from->tail; end < from->size; end += rec->len) {
+			rec = (const struct pgf_rec *)(from->data + end);
+			if (rec->type == PGF_REC_PAD)
+				break;
+		}
+		first = end - from->tail;
 		memcpy(to->data, from->data + from->tail, first);
 		memcpy(to->data + first, from->data, from->head);
+		to->used = first + from->head;
 	}
-	to->used = from->used;
-	to->head = from->used == to->size ? 0 : from->used;
+	to->head = to->used == to->size ? 0 : to->used;
 }
 
 /*

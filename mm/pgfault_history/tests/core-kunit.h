@@ -248,6 +248,69 @@ static void pgf_test_grows_in_order(struct kunit *test)
 	pgf_trace_put(t);
 }
 
+/* Write fault record @n, @len bytes long, straight into @r. */
+static bool pgf_test_write_len(struct pgf_trace *t, struct pgf_ring *r,
+			       u64 n, u32 len)
+{
+	u64 buf[16] = { 0 };
+	struct pgf_rec *rec = (struct pgf_rec *)buf;
+	bool ok;
+
+	pgf_test_fault(t, rec, n);
+	rec->len = len;
+	spin_lock(r->lock);
+	ok = __pgf_write(r, rec, PGF_KIND_FAULT, ktime_get_ns());
+	spin_unlock(r->lock);
+	return ok;
+}
+
+/*
+ * A ring that grows while its records wrap behind a PAD: the bigger ring
+ * holds them in order, once each, and no PAD (a PAD copied into the
+ * middle sent the reader back to the start: the records from the tail
+ * to the PAD came twice).
+ */
+static void pgf_test_grows_when_wrapped_behind_a_pad(struct kunit *test)
+{
+	struct pgf_trace *t = pgf_test_trace(test, 8 * PAGE_SIZE);
+	struct pgf_ring *r = pgf_test_ring(t);
+	u32 len = sizeof(struct pgf_rec) + PGF_REC_ALIGN;
+	u64 n = 0, next = 0, lost = 0;
+	size_t part, got, off;
+	struct pgf_rec *rec;
+	void *buf;
+	bool eof;
+
+	/* A size the records do not divide: the last one wraps. */
+	while (!(r->buf->size % len))
+		len += PGF_REC_ALIGN;
+	part = 32 * len;
+	buf = kunit_kmalloc(test, part, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	while (pgf_test_write_len(t, r, n, len))
+		n++;
+	/* Read the first 32, then fill again: it wraps behind a PAD. */
+	got = pgf_pop(t, buf, part, &eof);
+	KUNIT_ASSERT_EQ(test, got, part);
+	for (off = 0; off < got; off += rec->len) {
+		rec = buf + off;
+		KUNIT_EXPECT_EQ(test, rec->a, next);
+		next++;
+	}
+	while (pgf_test_write_len(t, r, n, len))
+		n++;
+	KUNIT_ASSERT_LT(test, r->buf->head, r->buf->tail);
+	/* The next record asks the worker, which grows the ring now. */
+	pgf_test_fault(t, (struct pgf_rec *)buf, n++);
+	pgf_test_emit_fault(t, buf, PGF_KIND_FAULT);
+	flush_work(&t->grow_work);
+	KUNIT_EXPECT_EQ(test, r->alloc, 2 * PAGE_SIZE);
+	pgf_test_drain(test, t, &next, &lost);
+	KUNIT_EXPECT_EQ(test, next, n);
+	KUNIT_EXPECT_EQ(test, r->buf->used, 0);
+	pgf_trace_put(t);
+}
+
 /*
  * The producer never allocates: with the worker held off, a ring that
  * fills drops and counts records; the worker then grows it, in order.
@@ -541,6 +604,7 @@ static struct kunit_case pgf_test_cases[] = {
 	KUNIT_CASE(pgf_test_lost_before_next_record),
 	KUNIT_CASE(pgf_test_reserve_for_control),
 	KUNIT_CASE(pgf_test_grows_in_order),
+	KUNIT_CASE(pgf_test_grows_when_wrapped_behind_a_pad),
 	KUNIT_CASE(pgf_test_producer_never_grows),
 	KUNIT_CASE(pgf_test_eof_when_dead_and_drained),
 	KUNIT_CASE(pgf_test_regions_all_or_nothing),
