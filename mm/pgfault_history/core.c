@@ -1070,7 +1070,7 @@ void __pgf_group_exit(struct task_struct *tsk)
 	mutex_lock(&t->mutex);
 	while (READ_ONCE(t->active) && READ_ONCE(t->need_layout) &&
 	       t->mm == mm && pgf_regions_layout(t, mm, true))
-		;
+		cond_resched();
 	mutex_unlock(&t->mutex);
 	mmap_read_unlock(mm);
 }
@@ -1150,8 +1150,10 @@ static int __pgf_resend_layout(struct pgf_trace *t, struct task_struct *task)
 	scoped_guard(mutex, &t->mutex) {
 		/* As many parts as the buffer takes. */
 		while (READ_ONCE(t->active) && READ_ONCE(t->need_layout) &&
-		       t->mm == mm && pgf_regions_layout(t, mm, false))
+		       t->mm == mm && pgf_regions_layout(t, mm, false)) {
 			ret = 1;
+			cond_resched();
+		}
 	}
 	mmap_read_unlock(mm);
 	return ret;

@@ -96,6 +96,7 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
+#include <linux/wait_bit.h>
 
 #include "internal.h"
 
@@ -459,9 +460,11 @@ static bool pgf_memcg_room(struct pgf_trace *t, size_t bytes)
 
 /*
  * Grow ring @r of @t to the next size, allocating with @gfp; with @past,
- * past the trace's limit (and up to what a u32 counts). Called and
- * returns with its lock held, drops it to allocate. Returns false if the
- * ring cannot grow.
+ * past the trace's limit (and up to what a u32 counts), even if an
+ * allocation failed before. Called and returns with its lock held, drops
+ * it to allocate. Returns false if the ring cannot grow; true once it
+ * grew, or, for a caller that may sleep, once another's growing ended:
+ * the caller tries its write again.
  */
 static bool __pgf_grow(struct pgf_trace *t, struct pgf_ring *r, gfp_t gfp,
 		       bool past)
@@ -470,7 +473,20 @@ static bool __pgf_grow(struct pgf_trace *t, struct pgf_ring *r, gfp_t gfp,
 	size_t want;
 
 	lockdep_assert_held(r->lock);
-	if (r->growing || r->stuck || r->alloc >= (past ? SZ_2G : t->limit))
+	if (r->growing) {
+		/*
+		 * Another grows it (the work item): a writer that may sleep
+		 * waits for it and writes again, rather than losing what
+		 * the bigger ring will hold (the exit's layout).
+		 */
+		if (!gfpflags_allow_blocking(gfp))
+			return false;
+		spin_unlock(r->lock);
+		wait_var_event(&r->growing, !READ_ONCE(r->growing));
+		spin_lock(r->lock);
+		return true;
+	}
+	if ((r->stuck && !past) || r->alloc >= (past ? SZ_2G : t->limit))
 		return false;
 	want = past ? r->alloc * 2 : min(r->alloc * 2, t->limit);
 	/*
@@ -486,13 +502,15 @@ static bool __pgf_grow(struct pgf_trace *t, struct pgf_ring *r, gfp_t gfp,
 	/* The budget: a ring at it stays at its size (the exit's may not). */
 	if (!pgf_charge(t, want - r->alloc, past))
 		return false;
-	r->growing = true;
+	WRITE_ONCE(r->growing, true);
 	spin_unlock(r->lock);
 	nb = pgf_buf_alloc(want, gfp | __GFP_NOWARN | __GFP_NORETRY);
 	if (!nb)
 		pgf_uncharge(t, want - r->alloc);
 	spin_lock(r->lock);
-	r->growing = false;
+	WRITE_ONCE(r->growing, false);
+	smp_mb();	/* growing, then the waiters: pairs with wait_var_event() */
+	wake_up_var(&r->growing);
 	if (!nb && gfpflags_allow_blocking(gfp)) {
 		/*
 		 * No memory (or the memory cgroup's limit): the ring stays
