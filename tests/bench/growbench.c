@@ -23,6 +23,8 @@
  * grow_off_us=.. grow_traced_us=.. grow_ratio=.. lost=N layouts=N
  * regions=N exact=0|1" (per pair, per VMA grown; lost summed over the
  * reps, regions and exact of the last rep, exact the product of all).
+ * A rep whose replay is not the maps ends the run there, exit status 1,
+ * its trace and maps left in /tmp/growbench.trace and .maps.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -268,6 +270,12 @@ int main(int argc, char **argv)
 		       i, goff[i], poff[i], gon[i], pon[i], r.lost, r.layouts,
 		       r.regions, r.exact ? "= maps" : "NOT maps");
 		fflush(stdout);
+		if (!r.exact) {
+			/* Kept for a look: the first trace that went wrong. */
+			fprintf(stderr, "growbench: rep %d not exact: its trace is %s, "
+				"the program's last maps %s\n", i, trace, maps);
+			return 1;
+		}
 	}
 	unlink(trace);
 	unlink(maps);

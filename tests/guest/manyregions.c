@@ -211,7 +211,11 @@ static int replay(const struct text *t, struct result *res)
 	return ret;
 }
 
-enum how { READ, READ_AND_CHANGE, EXIT_UNREAD };
+enum how { READ, READ_AND_CHANGE, EXIT_UNREAD, EXIT_MID_LAYOUT };
+
+/* EXIT_MID_LAYOUT: read()s before the exit, and changes after them. */
+#define MID_READS 2
+#define MID_OPS 50
 
 /*
  * A puppet grows to nr_vmas VMAs while traced and unread. Then the trace
@@ -219,7 +223,8 @@ enum how { READ, READ_AND_CHANGE, EXIT_UNREAD };
  * parts); with READ_AND_CHANGE, after each of the first MAX_OPS read()s
  * the puppet makes one change. Then a snapshot of its maps, TOUCH faults,
  * and its exit, read to the end; with EXIT_UNREAD, all of that before
- * anything is read.
+ * anything is read; with EXIT_MID_LAYOUT, after MID_READS read()s (the
+ * layout's first parts) and MID_OPS changes, unread.
  */
 static void run(enum how how, struct result *res)
 {
@@ -258,13 +263,19 @@ static void run(enum how how, struct result *res)
 	 * A kernel that retries the whole layout at every read, lost again
 	 * at every try, returns a "lost" line each time and never stops.
 	 */
+	if (how == EXIT_MID_LAYOUT)
+		max_reads = MID_READS;
 	while (how != EXIT_UNREAD && reads < max_reads &&
 	       (n = read_once(fd, &t)) > 0) {
 		reads++;
 		if (ops && sh->ops < MAX_OPS)
 			ASSERT_EQ(puppet_step(&p, OP), 0);
 	}
-	if (how != EXIT_UNREAD) {
+	if (how == EXIT_MID_LAYOUT) {
+		ASSERT_EQ(reads, MID_READS);
+		while (sh->ops < MID_OPS)
+			ASSERT_EQ(puppet_step(&p, OP), 0);
+	} else if (how != EXIT_UNREAD) {
 		EXPECT_LT(reads, max_reads);
 		EXPECT_TRUE(n < 0 && errno == EAGAIN);
 		ktap_diag("%d reads until nothing more came, %lu changes among them",
@@ -329,6 +340,25 @@ TEST(exit_before_the_layout_was_read)
 	EXPECT_GE(res.layouts, 2);
 	EXPECT_EQ(res.maps_diff, 0);
 	EXPECT_EQ(res.unplaced, 0);
+	munmap(sh, sizeof(*sh) + maps_cap);
+}
+
+/*
+ * The process changes its regions and exits while its layout is being
+ * sent in parts, the reader a part or two in: the changes among the parts
+ * are recorded (or lost, which owes a new layout), and the rest goes in
+ * at the exit; the trace ends with every region known.
+ */
+TEST(exit_while_the_layout_is_sent_in_parts)
+{
+	struct result res;
+
+	run(EXIT_MID_LAYOUT, &res);
+	EXPECT_GT(res.lost_other, 0);
+	EXPECT_GE(res.layouts, 2);
+	EXPECT_EQ(res.maps_diff, 0);
+	EXPECT_EQ(res.unplaced, 0);
+	EXPECT_EQ(res.short_layouts, 0);
 	munmap(sh, sizeof(*sh) + maps_cap);
 }
 
