@@ -207,6 +207,15 @@ struct pgf_region {
 	u32 told;		/* the reader knows it if &pgf_shadow.gen */
 };
 
+/* A VMA of a change and the shadow's entry it kept, or NULL. */
+struct pgf_match {
+	struct vm_area_struct *vma;
+	struct pgf_region *kept;
+};
+
+/* What of a change pgf_update() keeps rather than walks again. */
+#define PGF_MATCH		16
+
 /*
  * The regions of the traced mm as the reader was last told them, and what
  * building the records of a change needs. Under the mmap lock of the mm
@@ -232,6 +241,15 @@ struct pgf_shadow {
 	unsigned int nr_spare;
 	void *batch;		/* the records of one change */
 	size_t batch_cap;
+	/*
+	 * The VMAs and the entries of the change being compared, if there
+	 * are PGF_MATCH at most of each (PGF_MATCH + 1: more, walk the
+	 * trees).
+	 */
+	struct pgf_match match[PGF_MATCH];
+	unsigned int nr_match;
+	struct pgf_region *olds[PGF_MATCH];
+	unsigned int nr_olds;
 };
 
 /* The largest record: a region with a PATH_MAX name. */

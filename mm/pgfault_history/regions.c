@@ -412,39 +412,6 @@ struct pgf_range {
 	unsigned long start, end;
 };
 
-/* Widen @r until no region, old or new, crosses its ends. */
-static void pgf_widen(struct pgf_shadow *sh, struct mm_struct *mm,
-		      struct pgf_range *r)
-{
-	struct vm_area_struct *vma;
-	struct pgf_region *old;
-	bool again;
-
-	do {
-		again = false;
-		old = pgf_first_after(sh, r->start);
-		if (old && old->start < r->start) {
-			r->start = old->start;
-			again = true;
-		}
-		vma = find_vma(mm, r->start);
-		if (vma && vma->vm_start < r->start) {
-			r->start = vma->vm_start;
-			again = true;
-		}
-		old = pgf_first_after(sh, r->end - 1);
-		if (old && old->start < r->end && old->end > r->end) {
-			r->end = old->end;
-			again = true;
-		}
-		vma = find_vma(mm, r->end - 1);
-		if (vma && vma->vm_start < r->end && vma->vm_end > r->end) {
-			r->end = vma->vm_end;
-			again = true;
-		}
-	} while (again);
-}
-
 static int pgf_cmp_range(const void *a, const void *b)
 {
 	const struct pgf_range *x = a, *y = b;
@@ -515,47 +482,205 @@ static void pgf_notes_done(struct mm_struct *mm)
 	WRITE_ONCE(mm->pgf.nr, 0);
 }
 
-/* Widen every range to whole regions, old and new, and merge them. */
-static unsigned int pgf_widen_all(struct pgf_shadow *sh, struct mm_struct *mm,
-				  struct pgf_range *rg, unsigned int nr)
+/*
+ * Widen each range until no region, old or new, crosses its ends, and
+ * merge the ranges that then overlap. One walk of each tree per range
+ * tells both: most ranges need no widening, the noted ranges being the
+ * extents of the VMAs that changed, old and new. The VMAs in the ranges
+ * are kept, in address order, in &pgf_shadow.match if there are no more
+ * than PGF_MATCH of them (the usual change), and the shadow's entries
+ * there in &pgf_shadow.olds likewise, so that pgf_update() need not walk
+ * the trees again. Returns how many ranges remain.
+ */
+static unsigned int pgf_gather(struct pgf_shadow *sh, struct mm_struct *mm,
+			       struct pgf_range *rg, unsigned int nr)
 {
+	struct vm_area_struct *vma;
+	struct vma_iterator vmi;
+	struct pgf_region *old;
+	unsigned long lo, hi;
+	bool widened;
 	unsigned int i;
 
-	for (i = 0; i < nr; i++)
-		pgf_widen(sh, mm, &rg[i]);
-	return pgf_merge_ranges(rg, nr);
+	do {
+		widened = false;
+		sh->nr_match = 0;
+		sh->nr_olds = 0;
+		for (i = 0; i < nr; i++) {
+			lo = rg[i].start;
+			hi = rg[i].end;
+			for (old = pgf_first_after(sh, rg[i].start);
+			     old && old->start < rg[i].end; old = pgf_next(old)) {
+				if (sh->nr_olds < PGF_MATCH)
+					sh->olds[sh->nr_olds] = old;
+				if (sh->nr_olds <= PGF_MATCH)
+					sh->nr_olds++;
+				lo = min(lo, old->start);
+				hi = max(hi, old->end);
+			}
+			vma_iter_init(&vmi, mm, rg[i].start);
+			for_each_vma_range(vmi, vma, rg[i].end) {
+				if (sh->nr_match < PGF_MATCH)
+					sh->match[sh->nr_match].vma = vma;
+				if (sh->nr_match <= PGF_MATCH)
+					sh->nr_match++;
+				lo = min(lo, vma->vm_start);
+				hi = max(hi, vma->vm_end);
+			}
+			if (lo < rg[i].start || hi > rg[i].end) {
+				rg[i].start = lo;
+				rg[i].end = hi;
+				widened = true;
+			}
+		}
+		if (widened)
+			nr = pgf_merge_ranges(rg, nr);
+	} while (widened);
+	return nr;
 }
 
-/* Unmap records for the entries in @r that no VMA matched. */
-static void pgf_add_unmaps(struct pgf_trace *t, struct pgf_batch *b,
-			   const struct pgf_range *r)
+/*
+ * The VMAs of the ranges pgf_gather() widened, in address order: those it
+ * kept, or, if there were too many, a walk of the tree.
+ */
+struct pgf_vmas {
+	struct pgf_shadow *sh;
+	struct mm_struct *mm;
+	const struct pgf_range *rg;
+	unsigned int nr, i, k;
+	struct vma_iterator vmi;
+};
+
+static void pgf_vmas_start(struct pgf_vmas *w, struct pgf_shadow *sh,
+			   struct mm_struct *mm, const struct pgf_range *rg,
+			   unsigned int nr)
 {
-	struct pgf_region *old;
-
-	for (old = pgf_first_after(&t->shadow, r->start);
-	     old && old->start < r->end; old = pgf_next(old))
-		if (!old->seen)
-			pgf_rec_add(t, b, PGF_REC_UNMAP, old->id);
+	w->sh = sh;
+	w->mm = mm;
+	w->rg = rg;
+	w->nr = nr;
+	w->i = 0;
+	w->k = 0;
+	if (sh->nr_match > PGF_MATCH && nr)
+		vma_iter_init(&w->vmi, mm, rg[0].start);
 }
 
-/* Remove the entries in @r that no VMA matched. */
-static void pgf_remove_unseen(struct pgf_shadow *sh, const struct pgf_range *r)
+static bool pgf_vmas_kept(const struct pgf_vmas *w)
+{
+	return w->sh->nr_match <= PGF_MATCH;
+}
+
+/*
+ * The next VMA, or NULL. Inlined, as pgf_vmas_next() is: the calls cost
+ * 3% of an mmap()+munmap() pair (make bench-icount).
+ */
+static __always_inline struct vm_area_struct *
+pgf_vmas_walk(struct pgf_vmas *w)
+{
+	struct vm_area_struct *vma;
+
+	if (pgf_vmas_kept(w))
+		return w->k < w->sh->nr_match ? w->sh->match[w->k++].vma : NULL;
+	while (w->i < w->nr) {
+		vma = vma_find(&w->vmi, w->rg[w->i].end);
+		if (vma)
+			return vma;
+		if (++w->i < w->nr)
+			vma_iter_init(&w->vmi, w->mm, w->rg[w->i].start);
+	}
+	return NULL;
+}
+
+/*
+ * The next VMA, or NULL, and in *@kept the shadow's entry it matched
+ * (pgf_update()'s first pass), or NULL: a new region.
+ */
+static __always_inline struct vm_area_struct *
+pgf_vmas_next(struct pgf_vmas *w, struct pgf_region **kept)
+{
+	struct vm_area_struct *vma = pgf_vmas_walk(w);
+
+	if (!vma)
+		return NULL;
+	if (pgf_vmas_kept(w)) {
+		*kept = w->sh->match[w->k - 1].kept;
+		return vma;
+	}
+	*kept = pgf_find_vma(w->sh, vma);
+	if (*kept && !(*kept)->seen)
+		*kept = NULL;
+	return vma;
+}
+
+/* Are the shadow's entries of the change in &pgf_shadow.olds? */
+static bool pgf_olds_kept(const struct pgf_shadow *sh)
+{
+	return sh->nr_olds <= PGF_MATCH;
+}
+
+/* The shadow's entry for @vma, one of the change's if it is, or NULL. */
+static struct pgf_region *pgf_match_vma(struct pgf_shadow *sh,
+					struct vm_area_struct *vma)
+{
+	unsigned int k;
+
+	if (pgf_olds_kept(sh))
+		for (k = 0; k < sh->nr_olds; k++)
+			if (sh->olds[k]->vma == vma)
+				return sh->olds[k];
+	/* New; or known outside the ranges (never expected: it moves in). */
+	return pgf_find_vma(sh, vma);
+}
+
+/* Unmap records for the entries in the ranges that no VMA matched. */
+static void pgf_add_unmaps(struct pgf_trace *t, struct pgf_batch *b,
+			   const struct pgf_range *rg, unsigned int nr)
+{
+	struct pgf_shadow *sh = &t->shadow;
+	struct pgf_region *old;
+	unsigned int i;
+
+	if (pgf_olds_kept(sh)) {
+		for (i = 0; i < sh->nr_olds; i++)
+			if (!sh->olds[i]->seen)
+				pgf_rec_add(t, b, PGF_REC_UNMAP, sh->olds[i]->id);
+		return;
+	}
+	for (i = 0; i < nr; i++)
+		for (old = pgf_first_after(sh, rg[i].start);
+		     old && old->start < rg[i].end; old = pgf_next(old))
+			if (!old->seen)
+				pgf_rec_add(t, b, PGF_REC_UNMAP, old->id);
+}
+
+/* Remove the entries in the ranges that no VMA matched. */
+static void pgf_remove_unseen(struct pgf_shadow *sh,
+			      const struct pgf_range *rg, unsigned int nr)
 {
 	struct pgf_region *old, *next;
+	unsigned int i;
 
-	for (old = pgf_first_after(sh, r->start);
-	     old && old->start < r->end; old = next) {
-		next = pgf_next(old);
-		if (!old->seen)
-			pgf_remove(sh, old);
+	if (pgf_olds_kept(sh)) {
+		for (i = 0; i < sh->nr_olds; i++)
+			if (!sh->olds[i]->seen)
+				pgf_remove(sh, sh->olds[i]);
+		return;
+	}
+	for (i = 0; i < nr; i++) {
+		for (old = pgf_first_after(sh, rg[i].start);
+		     old && old->start < rg[i].end; old = next) {
+			next = pgf_next(old);
+			if (!old->seen)
+				pgf_remove(sh, old);
+		}
 	}
 }
 
 /*
- * Compare the regions in @rg with the VMAs there and bring the shadow up
- * to date. With @b, the difference is written into it; the new entries
- * are allocated with @gfp. Returns false, the shadow untouched, if there
- * was no memory.
+ * Compare the regions in @rg, as pgf_gather() left them, with the VMAs
+ * there and bring the shadow up to date. With @b, the difference is
+ * written into it; the new entries are allocated with @gfp. Returns
+ * false, the shadow untouched, if there was no memory.
  */
 static bool pgf_update(struct pgf_trace *t, struct mm_struct *mm,
 		       struct pgf_range *rg, unsigned int nr,
@@ -565,64 +690,58 @@ static bool pgf_update(struct pgf_trace *t, struct mm_struct *mm,
 	struct pgf_shadow *sh = &t->shadow;
 	struct vm_area_struct *vma;
 	u64 next_id = sh->next_id;
-	struct vma_iterator vmi;
-	unsigned int i;
+	struct pgf_vmas w;
 
-	/* Match the VMAs with what the shadow knows of them. */
-	for (i = 0; i < nr; i++) {
-		vma_iter_init(&vmi, mm, rg[i].start);
-		for_each_vma_range(vmi, vma, rg[i].end) {
-			old = pgf_find_vma(sh, vma);
-			if (old && !old->seen && old->file == vma->vm_file)
-				old->seen = true;
-		}
+	/* Match the VMAs with what the shadow knows of them, by identity. */
+	pgf_vmas_start(&w, sh, mm, rg, nr);
+	while ((vma = pgf_vmas_walk(&w))) {
+		old = pgf_match_vma(sh, vma);
+		if (old && !old->seen && old->file == vma->vm_file)
+			old->seen = true;
+		else
+			old = NULL;
+		if (pgf_vmas_kept(&w))
+			sh->match[w.k - 1].kept = old;
 	}
-	for (i = 0; b && i < nr; i++)
-		pgf_add_unmaps(t, b, &rg[i]);
-	for (i = 0; i < nr; i++) {
-		vma_iter_init(&vmi, mm, rg[i].start);
-		for_each_vma_range(vmi, vma, rg[i].end) {
-			old = pgf_find_vma(sh, vma);
-			if (old && old->seen) {
-				if (!b)
-					continue;
-				pgf_region_of(&cur, vma);
-				cur.id = old->id;
-				pgf_tell_kept(t, b, old, &cur, vma);
+	if (b)
+		pgf_add_unmaps(t, b, rg, nr);
+	pgf_vmas_start(&w, sh, mm, rg, nr);
+	while ((vma = pgf_vmas_next(&w, &old))) {
+		if (old) {
+			if (!b)
 				continue;
-			}
-			r = pgf_region_alloc(sh, gfp);
-			if (!r)
-				goto out_nomem;
-			pgf_region_of(r, vma);
-			r->id = ++next_id;
-			r->seen = false;
-			r->next = fresh;
-			fresh = r;
-			pgf_tell_new(t, b, r, vma);
+			pgf_region_of(&cur, vma);
+			cur.id = old->id;
+			pgf_tell_kept(t, b, old, &cur, vma);
+			continue;
 		}
+		r = pgf_region_alloc(sh, gfp);
+		if (!r)
+			goto out_nomem;
+		pgf_region_of(r, vma);
+		r->id = ++next_id;
+		r->seen = false;
+		r->next = fresh;
+		fresh = r;
+		pgf_tell_new(t, b, r, vma);
 	}
 	if (b && b->failed)
 		goto out_nomem;
 
 	/* Apply: the gone first, then the changed, then the new. */
-	for (i = 0; i < nr; i++)
-		pgf_remove_unseen(sh, &rg[i]);
-	for (i = 0; i < nr; i++) {
-		vma_iter_init(&vmi, mm, rg[i].start);
-		for_each_vma_range(vmi, vma, rg[i].end) {
-			old = pgf_find_vma(sh, vma);
-			if (!old || !old->seen)
-				continue;
-			old->seen = false;
-			if (old->start == vma->vm_start) {
-				pgf_region_of(old, vma);
-				continue;
-			}
-			rb_erase(&old->by_addr, &sh->by_addr);
+	pgf_remove_unseen(sh, rg, nr);
+	pgf_vmas_start(&w, sh, mm, rg, nr);
+	while ((vma = pgf_vmas_next(&w, &old))) {
+		if (!old)
+			continue;
+		old->seen = false;
+		if (old->start == vma->vm_start) {
 			pgf_region_of(old, vma);
-			pgf_insert_addr(sh, old);
+			continue;
 		}
+		rb_erase(&old->by_addr, &sh->by_addr);
+		pgf_region_of(old, vma);
+		pgf_insert_addr(sh, old);
 	}
 	while (fresh) {
 		r = fresh;
@@ -640,14 +759,10 @@ out_nomem:
 		fresh = r->next;
 		pgf_region_free(sh, r);
 	}
-	for (i = 0; i < nr; i++) {
-		vma_iter_init(&vmi, mm, rg[i].start);
-		for_each_vma_range(vmi, vma, rg[i].end) {
-			old = pgf_find_vma(sh, vma);
-			if (old)
-				old->seen = false;
-		}
-	}
+	pgf_vmas_start(&w, sh, mm, rg, nr);
+	while ((vma = pgf_vmas_next(&w, &old)))
+		if (old)
+			old->seen = false;
 	return false;
 }
 
@@ -733,7 +848,7 @@ static void pgf_regions_record(struct pgf_trace *t, struct mm_struct *mm,
 		return;
 	}
 	nr = pgf_take_ranges(t, mm, rg, false);
-	nr = pgf_widen_all(&t->shadow, mm, rg, nr);
+	nr = pgf_gather(&t->shadow, mm, rg, nr);
 	if (!pgf_update(t, mm, rg, nr, &b, b.gfp)) {
 		pgf_regions_lost(t);
 		pgf_notes_done(mm);
@@ -802,6 +917,7 @@ bool pgf_regions_layout(struct pgf_trace *t, struct mm_struct *mm,
 		/* Faults are dropped until the last part is in. */
 		nr = pgf_take_ranges(t, mm, rg, true);
 		pgf_notes_done(mm);
+		nr = pgf_gather(sh, mm, rg, nr);
 		if (!pgf_update(t, mm, rg, nr, NULL, GFP_KERNEL_ACCOUNT))
 			goto out_lost;
 		sh->gen++;
