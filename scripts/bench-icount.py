@@ -12,8 +12,8 @@ Guest time counts the instructions of every CPU, so a reader draining
 the trace during a timed loop adds its own: vmabench's reader reads
 after the loops (-d), which took fork at 1,012 VMAs from 1.8-27% apart
 between boots to 0.1-2.7% in three runs (2026-11-27). The traced
-process's own cost,
-then; make bench's wall-clock figures keep the reader running.
+process's own cost, then; make bench's wall-clock figures keep the
+reader running.
 
 Boots the x86_64 benchmark kernel BOOTS times (default 2), runs faultbench
 (off and traced, anon and zero pages, P pages, R repetitions), vmabench
