@@ -9,16 +9,19 @@ boots (issue 32). With -icount shift=0,sleep=off (guest.py's PGF_ICOUNT),
 one nanosecond of guest time is one instruction executed: the ratios
 below are of instructions, and two boots should agree to a few percent.
 Guest time counts the instructions of every CPU, so a reader draining
-the trace during a timed loop adds its own: vmabench's reader reads
-after the loops (-d), which took fork at 1,012 VMAs from 1.8-27% apart
-between boots to 0.1-2.7% in three runs (2026-11-27). The traced
-process's own cost, then; make bench's wall-clock figures keep the
-reader running.
+the trace during a timed loop adds its own, and under sleep=off a CPU
+left idle while another works lets the clock jump when both are: so
+vmabench's reader reads after the loops (-d), and the process, its
+forked children and its reader share CPU 0 (-c 0). Fork at 1,012 VMAs
+was 1.8-27% apart between boots; with -d alone 0.1-2.7% in three runs,
+with -d -c 0 0.0-1.7% in four (2026-11-27). The traced process's own
+cost, then; make bench's wall-clock figures keep the reader running.
 
 Boots the x86_64 benchmark kernel BOOTS times (default 2), runs faultbench
 (off and traced, anon and zero pages, P pages, R repetitions), vmabench
 (mmap+munmap pairs, splits and forks at 10 and 1,000 VMAs, R + 2
-repetitions, its reader held back until the timed loops are done: -d)
+repetitions, its reader held back until the timed loops are done, -d,
+and all of it on CPU 0, -c 0)
 and recbench (the record path, and an ftrace event of the
 same size in the same loop) in each, and prints each boot's ratios
 traced / untraced, of the fewest instructions of the repetitions (under
@@ -52,7 +55,7 @@ def main():
     kernel = os.path.join(guest.BUILD, bench.KERNELS[('x86_64', 'patched')])
     b = '/usr/lib/pgfault/bench'
     cmd = (f'{b}/faultbench -p {a.pages} -r {a.reps} -m off,traced -k anon,zero '
-           f'> /job/bench.out 2>&1 && {b}/vmabench -d -v 10,1000 -r {a.reps + 2} >> /job/bench.out 2>&1 '
+           f'> /job/bench.out 2>&1 && {b}/vmabench -d -c 0 -v 10,1000 -r {a.reps + 2} >> /job/bench.out 2>&1 '
            f'&& {b}/recbench -r 3 >> /job/bench.out 2>&1; '
            's=$?; cat /job/bench.out; exit $s')
     ratios, lines = [], []

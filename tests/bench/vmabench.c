@@ -26,6 +26,8 @@
  * which starts once the reader has read the whole layout. With -d the
  * reader reads nothing more until the timed loop is done: the traced
  * process's own cost, without a reader's work on the other CPUs.
+ * With -c CPU the process, its forked children and its reader run on
+ * that CPU alone (make bench-icount: no CPU idles while another works).
  * The buffer limit is set to `buffer_kb` (default 16384) so that the
  * layout of 60,000 VMAs fits; it is put back afterwards.
  * Untraced and traced batches alternate, `reps` times (default 7); the
@@ -35,6 +37,7 @@
  * where lost is what the trace's "lost" lines counted (0 expected).
  */
 #include <getopt.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include "pgf.h"
@@ -98,6 +101,7 @@ static int scan(struct reader *r, const char *buf, size_t n)
  * once the whole layout is read, and at the end sends its counts.
  */
 static int defer;		/* -d: the reader waits until the loop is done */
+static long pin_cpu = -1;	/* -c: the CPU to run on */
 
 static void reader_main(struct reader *r, int out, int go)
 {
@@ -316,12 +320,13 @@ static int parse_list(const char *s, long *v, long max)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: vmabench [-v vmas,...] [-n pairs] [-r reps] [-b kb] [-d]\n"
+		"usage: vmabench [-v vmas,...] [-n pairs] [-r reps] [-b kb] [-d] [-c cpu]\n"
 		"  -v  VMA counts to measure at (default 10,1000,60000)\n"
 		"  -n  operations per batch (default 300)\n"
 		"  -r  batches per mode, 1..64 (default 7)\n"
 		"  -b  trace buffer limit in KiB while measuring (default 16384)\n"
 		"  -d  the reader waits until the timed loop is done\n"
+		"  -c  run on this CPU alone, with the children and the reader\n"
 		"Prints the cost of an mmap+munmap pair and of an mprotect\n"
 		"split+merge, untraced and traced, at each VMA count.\n");
 }
@@ -333,7 +338,7 @@ int main(int argc, char **argv)
 	long old_kb, num;
 
 	psz = sysconf(_SC_PAGESIZE);
-	while ((c = getopt(argc, argv, "v:n:r:b:dh")) != -1) {
+	while ((c = getopt(argc, argv, "v:n:r:b:dc:h")) != -1) {
 		switch (c) {
 		case 'v':
 			nv = parse_list(optarg, vmas, 65000);
@@ -358,6 +363,10 @@ int main(int argc, char **argv)
 		case 'd':
 			defer = 1;
 			break;
+		case 'c':
+			if (parse_num_opt("vmabench", optarg, 'c', 0, CPU_SETSIZE - 1, &pin_cpu))
+				return 2;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -369,6 +378,14 @@ int main(int argc, char **argv)
 	if (optind != argc) {
 		usage(stderr);
 		return 2;
+	}
+	if (pin_cpu >= 0) {
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		CPU_SET(pin_cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one))
+			die("-c: sched_setaffinity");
 	}
 	old_kb = read_buffer_kb();
 	if (pgf_set_buffer_kb(buffer_kb))
