@@ -126,6 +126,13 @@ TEST(first_mode_with_numa_balancing_records_no_reref)
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_TRUE(sh != MAP_FAILED);
 	ASSERT_SYS(pipe(go));
+	/*
+	 * Before the fork: a task's first scan waits scan_delay_ms of its
+	 * CPU time as it was when the task was forked (1 s by default).
+	 */
+	ASSERT_EQ(pgf_write_long(SCHED "scan_delay_ms", 0), 0);
+	ASSERT_EQ(pgf_write_long(SCHED "scan_period_min_ms", 100), 0);
+	ASSERT_EQ(pgf_write_long(SCHED "scan_period_max_ms", 1000), 0);
 	pid = ASSERT_SYS(fork());
 	if (pid == 0) {
 		char *m = mmap(NULL, PAGES * 4096UL, PROT_READ | PROT_WRITE,
@@ -165,9 +172,6 @@ TEST(first_mode_with_numa_balancing_records_no_reref)
 		tell_where(pid);
 	hints0 = vmstat("numa_hint_faults");
 	ptes0 = vmstat("numa_pte_updates");
-	ASSERT_EQ(pgf_write_long(SCHED "scan_delay_ms", 0), 0);
-	ASSERT_EQ(pgf_write_long(SCHED "scan_period_min_ms", 100), 0);
-	ASSERT_EQ(pgf_write_long(SCHED "scan_period_max_ms", 1000), 0);
 	ASSERT_EQ(pgf_write_long("/proc/sys/kernel/numa_balancing", 1), 0);
 	/* Wait for hinting faults: more faults than pages touched. */
 	while (sh->touched && pgf_faults_of(pid) - before <= PAGES + 64 &&
