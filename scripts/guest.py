@@ -409,6 +409,12 @@ def boot(jobdir, share=None, timeout=600, mem='768M', echo=True,
     # Until init says the job starts, UML's and the kernel's boot chatter
     # goes to the log only (echo='job'); everything goes to the log.
     showing = echo is True
+    # Before the host gives up, the guest says what each of its tasks is
+    # doing (uml-rootfs/init): a hang leaves its stacks in the log. Guest
+    # time is the host's except under icount, which has no deadline.
+    if not ICOUNT and timeout >= 60:
+        with open(os.path.join(jobdir, 'deadline'), 'w') as f:
+            f.write(f'{timeout - max(30, timeout // 10)}\n')
     start = time.monotonic()
     with open(log, 'wb') as logf:
         logf.write((f'# {res.where}: ' + ' '.join(argv) + '\n').encode())

@@ -30,9 +30,32 @@ COUNTED = ('minor', 'major', 'reref')
 
 
 def run(argv, cwd, opts=(), timeout=600, stdin=b''):
-    return subprocess.run([RUN, '-q', '--arch', ARCH, '--kernel', 'test', *opts,
-                           '--', *argv], cwd=cwd, capture_output=True,
-                          timeout=timeout, input=stdin)
+    """pgfault-run ARGV in CWD. It gives up a minute before the test does,
+    so that a guest that hangs is killed by it and its console log, with
+    the stacks the guest prints before its deadline, ends up here."""
+    r = subprocess.run([RUN, '-q', '--arch', ARCH, '--kernel', 'test',
+                        '--timeout', str(timeout - 60), *opts, '--', *argv],
+                       cwd=cwd, capture_output=True, timeout=timeout, input=stdin)
+    if r.returncode in (124, 125):
+        show_log(r.stderr)
+    return r
+
+
+def show_log(stderr, lines=150):
+    """The end of the console log that pgfault-run's message names."""
+    msg = stderr.decode(errors='replace')
+    if 'log: ' not in msg:
+        return
+    path = msg.rsplit('log: ', 1)[1].split()[0]
+    try:
+        with open(path, errors='replace') as f:
+            tail = f.read().splitlines()[-lines:]
+    except OSError as e:
+        print(f'# {path}: {e}')
+        return
+    print(f'# the end of {path}:')
+    for ln in tail:
+        print(f'#   {ln}')
 
 
 def counted(w):
