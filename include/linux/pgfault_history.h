@@ -42,7 +42,6 @@ void __pgf_forked(struct task_struct *p);
 void __pgf_fork_cancel(struct task_struct *p);
 void __pgf_exit(struct task_struct *tsk);
 void __pgf_group_exit(struct task_struct *tsk);
-void __pgf_dup_mmap(struct mm_struct *oldmm, bool done);
 void pgf_signal_free(struct signal_struct *sig);
 void __pgf_rearm_moved(struct vm_area_struct *vma, unsigned long start,
 		       unsigned long end);
@@ -271,23 +270,6 @@ static inline void pgfault_history_exec(struct linux_binprm *bprm)
 }
 
 /**
- * pgfault_history_dup_mmap() - fork is about to copy, or has copied, VMAs
- * @oldmm: the parent's mm, write-locked
- * @done: false before the copy, true after it
- *
- * dup_mmap() write-locks every VMA of the parent to copy it, which notes
- * each as changed: the parent's release of the lock would compare its
- * whole VMA tree, O(VMAs), though none changed. The notes taken before
- * the copy are put back after it.
- */
-static inline void pgfault_history_dup_mmap(struct mm_struct *oldmm,
-					    bool done)
-{
-	if (unlikely(atomic_read(&oldmm->pgf.traces)))
-		__pgf_dup_mmap(oldmm, done);
-}
-
-/**
  * pgfault_history_group_exit() - the last thread of a process is leaving
  * @tsk: current, in do_exit(), its mm not yet released
  *
@@ -374,8 +356,6 @@ static inline void pgfault_history_fork_cancel(struct task_struct *p,
 static inline void pgfault_history_signal_init(struct signal_struct *sig) { }
 static inline void pgfault_history_thread_created(struct task_struct *p) { }
 static inline void pgfault_history_exec(struct linux_binprm *bprm) { }
-static inline void pgfault_history_dup_mmap(struct mm_struct *oldmm,
-					    bool done) { }
 static inline void pgfault_history_group_exit(struct task_struct *tsk) { }
 static inline void pgfault_history_exit(struct task_struct *tsk) { }
 static inline void pgfault_history_signal_free(struct signal_struct *sig) { }

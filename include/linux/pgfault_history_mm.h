@@ -39,12 +39,14 @@ static inline void pgfault_history_mm_changed(struct mm_struct *mm,
 }
 
 /**
- * pgfault_history_vma_write() - a VMA is about to change or be stored
+ * pgfault_history_vma_write() - a VMA is stored or its flags change
  * @vma: the VMA, its mm write-locked
  *
- * Called from vma_start_write(), which every path calls before it
- * modifies, detaches or merges a VMA, and from the VMA tree stores, so
- * both the old and the new extent of every VMA that changes are noted.
+ * Called from the VMA tree stores, through which every VMA that appears,
+ * grows or moves goes, and from the vm_flags modifiers, through which
+ * every change of a VMA's permissions (and of its anon_vma_name) goes:
+ * the extent is noted; a VMA that shrinks leaves a store or a clear in
+ * its old extent, which the compare widens to the whole region.
  */
 static inline void pgfault_history_vma_write(struct vm_area_struct *vma)
 {

@@ -230,11 +230,6 @@ struct pgf_shadow {
 	bool sending;		/* a layout is being sent in parts */
 	unsigned long cursor;	/* every region below it has been told */
 	unsigned int checks;	/* updates, to space the debug checks */
-	/* The mm's notes, kept while fork copies its VMAs (dup_mmap()). */
-	bool fork_saved;
-	unsigned int fork_nr;
-	unsigned long fork_start[PGF_MM_RANGES];
-	unsigned long fork_end[PGF_MM_RANGES];
 	int epoch;		/* &pgf_mm.epoch when last recorded */
 	char *path;		/* PATH_MAX bytes for a region's name */
 	struct pgf_region *spare;	/* removed entries kept for reuse */

@@ -24,14 +24,19 @@
  * Where changes are noted: every change to the VMAs of an mm is made
  * under its mmap lock held for writing, whatever path makes it (mmap,
  * munmap, mremap, mprotect and madvise splits and merges, brk, stack
- * growth, MAP_FIXED over old mappings, userfaultfd registration), and
- * every such path write-locks each VMA it modifies, merges, detaches or
- * removes with vma_start_write() (the per-VMA lock depends on it), and
- * stores each VMA that appears or grows with vma_iter_store(). Those call
- * pgfault_history_vma_write(), which, while a trace follows the mm, adds
- * the VMA's extent to the few address ranges of &mm_struct.pgf (O(1);
- * when all are in use, the new one joins the closest). So the ranges
- * cover the old and the new extent of every VMA that changed.
+ * growth, MAP_FIXED over old mappings, userfaultfd registration). Each
+ * such path stores every VMA that appears, grows or moves with
+ * vma_iter_store() and clears every range it frees with vma_iter_clear()
+ * (or their _gfp forms, or the munmap abort's store of a gap), and
+ * changes a VMA's flags with vm_flags_{set,clear,mod,reset,reset_once}()
+ * (an anon_vma_name change comes with a vm_flags_reset()). Those call
+ * pgfault_history_vma_write() or pgfault_history_mm_changed(), which,
+ * while a trace follows the mm, add the extent to the few address ranges
+ * of &mm_struct.pgf (O(1); when all are in use, the new one joins the
+ * closest). A VMA that shrinks or moves leaves a stored or cleared range
+ * inside its old extent, and the compare widens every range to whole
+ * regions of the shadow and of the tree: so the old and the new extent
+ * of every VMA that changed are compared.
  *
  * Nothing is done in the mmap lock primitives. The first note queues a
  * task work on the thread that made it (pgf_regions_kick()), which, before
@@ -485,8 +490,9 @@ static void pgf_notes_done(struct mm_struct *mm)
 /*
  * Widen each range until no region, old or new, crosses its ends, and
  * merge the ranges that then overlap. One walk of each tree per range
- * tells both: most ranges need no widening, the noted ranges being the
- * extents of the VMAs that changed, old and new. The VMAs in the ranges
+ * tells both: a range noted at a store or a flags change is a VMA's new
+ * extent and needs no widening unless that VMA was cut out of, or grew
+ * over, a region (a split, a merge: one more pass). The VMAs in the ranges
  * are kept, in address order, in &pgf_shadow.match if there are no more
  * than PGF_MATCH of them (the usual change), and the shadow's entries
  * there in &pgf_shadow.olds likewise, so that pgf_update() need not walk
@@ -1103,36 +1109,6 @@ static void pgf_note(struct pgf_mm *m, unsigned long start,
 }
 
 /*
- * Fork write-locks every VMA of @oldmm to copy it and changes none: the
- * notes of the forking process's trace are what they were before. A copy
- * by a process that does not trace @oldmm (a CLONE_VM sharer) keeps the
- * notes it made: a whole compare at the next record, as before.
- */
-void __pgf_dup_mmap(struct mm_struct *oldmm, bool done)
-{
-	struct pgf_trace *t = pgf_trace_of(current->signal);
-	struct pgf_shadow *sh;
-	struct pgf_mm *m = &oldmm->pgf;
-
-	mmap_assert_write_locked(oldmm);
-	/* t->mm changes under oldmm's mmap lock (or at exec): stable here. */
-	if (!t || data_race(t->mm) != oldmm)
-		return;
-	sh = &t->shadow;
-	if (!done) {
-		sh->fork_nr = m->nr;
-		memcpy(sh->fork_start, m->start, sizeof(m->start));
-		memcpy(sh->fork_end, m->end, sizeof(m->end));
-		sh->fork_saved = true;
-	} else if (sh->fork_saved) {
-		m->nr = sh->fork_nr;
-		memcpy(m->start, sh->fork_start, sizeof(m->start));
-		memcpy(m->end, sh->fork_end, sizeof(m->end));
-		sh->fork_saved = false;
-	}
-}
-
-/*
  * The trace that follows @mm, found through its owner (the process that
  * created it: CONFIG_MEMCG keeps it), with a reference; or NULL.
  */
@@ -1232,8 +1208,7 @@ static void pgf_regions_kick(struct mm_struct *mm, bool first)
 		t = pgf_trace_of(current->signal);
 	/* Written under t->mutex; an unlocked look suffices to compare. */
 	if (t && data_race(t->mm) == mm) {
-		/* A fork's copy changes nothing: its notes are put back. */
-		if (READ_ONCE(t->active) && !t->shadow.fork_saved &&
+		if (READ_ONCE(t->active) &&
 		    !test_bit(PGF_REGIONS_TWORK, &t->bits)) {
 			refcount_inc(&t->ref);
 			if (!pgf_regions_queue(t))

@@ -275,8 +275,17 @@ static void random_op(unsigned long long *s, char *lo, long pages, bool whole)
 			mremap(a, len * P, (1 + rnd(s) % 24) * P,
 			       MREMAP_MAYMOVE | MREMAP_FIXED, lo + off2 * P);
 		break;
-	case 7:
-		madvise(a, len * P, rnd(s) & 1 ? MADV_DONTFORK : MADV_DOFORK);
+	case 7:		/* flags or a name change, with a split if partial */
+		k = rnd(s) % 4;
+		if (k < 2) {
+			madvise(a, len * P, k ? MADV_DONTFORK : MADV_DOFORK);
+		} else {
+			/* A name, or none (CONFIG_ANON_VMA_NAME: else EINVAL) */
+			static const char *const names[] = { "pgf-a", "pgf-b", NULL };
+
+			prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, a, len * P,
+			      names[rnd(s) % 3]);
+		}
 		break;
 	case 8:
 	case 9:		/* touch pages; some are not accessible */
@@ -596,6 +605,50 @@ TEST(map_fixed_over_existing) { one(do_map_fixed_over, 3, 0, 1); }
  */
 static void do_madvise_split(void) { madvise(region_a, 4 * P, MADV_DONTFORK); }
 TEST(madvise_splits) { one(do_madvise_split, 1, 1, 0); }
+
+/* Whether this kernel names anonymous VMAs (CONFIG_ANON_VMA_NAME). */
+static bool names_vmas(void)
+{
+	void *p = mmap(NULL, P, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	bool ok;
+
+	if (p == MAP_FAILED)
+		return false;
+	ok = !prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, p, P, "pgf-probe");
+	munmap(p, P);
+	return ok;
+}
+
+/*
+ *  before:               |AAAAAAAA|
+ *  name(A, 8, "pgf-n"):  |AAAAAAAA|  [anon:pgf-n]: no split, no store,
+ *                                     only the VMA's name changes
+ */
+static void do_name_whole(void)
+{
+	prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, region_a, 8 * P, "pgf-n");
+}
+TEST(a_name_changes_the_region)
+{
+	if (!names_vmas())
+		SKIP("no CONFIG_ANON_VMA_NAME");
+	one(do_name_whole, 0, 1, 0);
+}
+
+/*
+ *  before:               |AAAAAAAA|
+ *  name(A, 4, "pgf-n"):  |NNNN|AAAA|  a new VMA below, with the name
+ */
+static void do_name_part(void)
+{
+	prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, region_a, 4 * P, "pgf-n");
+}
+TEST(a_name_on_part_splits)
+{
+	if (!names_vmas())
+		SKIP("no CONFIG_ANON_VMA_NAME");
+	one(do_name_part, 1, 1, 0);
+}
 
 /*
  *  before:       [heap] |HHHH|  (or none yet)
