@@ -19,6 +19,7 @@
 #include "ktap.h"
 #include "pgf.h"
 #include "pgfstats.h"
+#include "util.h"
 
 #define HELPER "/tmp/pgf-suid-helper"
 
@@ -289,14 +290,6 @@ TEST(unreadable_binary_ends_the_trace)
 
 #define CG "/sys/fs/cgroup"
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int write_file(const char *path, const char *s)
 {
 	FILE *f = fopen(path, "w");
@@ -357,7 +350,7 @@ TEST(memcg_limit_holds_for_trace_buffers)
 	ASSERT_EQ(write_file(CG "/pgf/memory.max", "3M"), 0);
 	ASSERT_EQ(pgf_set_buffer_kb(65536), 0);
 	before = pgf_debug_value("buffer_bytes");
-	t0 = now_s();
+	t0 = pgf_now_s();
 	ASSERT_SYS(pipe(go));
 	ASSERT_SYS(pipe(done));
 	pid = ASSERT_SYS(fork());
@@ -397,7 +390,7 @@ TEST(memcg_limit_holds_for_trace_buffers)
 			  read_long(CG "/pgf/memory.events", "oom_kill"));
 		ASSERT_TRUE(0);
 	}
-	ktap_diag("faulted in %.1f s", now_s() - t0);
+	ktap_diag("faulted in %.1f s", pgf_now_s() - t0);
 	/* The trace took its limit when it started: later ones get 64 KiB. */
 	ASSERT_EQ(pgf_set_buffer_kb(64), 0);
 	/*

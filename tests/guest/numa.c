@@ -34,14 +34,6 @@ struct shared {
 };
 
 /* Seconds since boot (CLOCK_MONOTONIC), for waits bounded in time. */
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* One counter of /proc/vmstat, or -1. */
 static long vmstat(const char *key)
 {
@@ -83,10 +75,10 @@ static void tell_where(pid_t pid)
  */
 static long zombie_faults_within(pid_t pid, double secs, int *status)
 {
-	double end = now_s() + secs;
+	double end = pgf_now_s() + secs;
 	struct pgf_stat st;
 
-	while (!pgf_read_stat(pid, &st) && st.state != 'Z' && now_s() < end)
+	while (!pgf_read_stat(pid, &st) && st.state != 'Z' && pgf_now_s() < end)
 		usleep(10 * 1000);
 	if (pgf_read_stat(pid, &st) || st.state != 'Z') {
 		ktap_diag("child %d did not exit within %.0f s", (int)pid, secs);
@@ -165,8 +157,8 @@ TEST(first_mode_with_numa_balancing_records_no_reref)
 	ASSERT_EQ(pgf_set_buffer_kb(64), 0);
 	fd = ASSERT_SYS(pgf_open(pid, 0));
 	ASSERT_EQ(write(go[1], "g", 1), 1);
-	end = now_s() + HINT_WAIT_S;
-	while (!sh->touched && now_s() < end)
+	end = pgf_now_s() + HINT_WAIT_S;
+	while (!sh->touched && pgf_now_s() < end)
 		usleep(1000);
 	if (!sh->touched)
 		tell_where(pid);
@@ -175,7 +167,7 @@ TEST(first_mode_with_numa_balancing_records_no_reref)
 	ASSERT_EQ(pgf_write_long("/proc/sys/kernel/numa_balancing", 1), 0);
 	/* Wait for hinting faults: more faults than pages touched. */
 	while (sh->touched && pgf_faults_of(pid) - before <= PAGES + 64 &&
-	       now_s() < end)
+	       pgf_now_s() < end)
 		usleep(1000);
 	pgf_write_long("/proc/sys/kernel/numa_balancing", old_mode);
 	pgf_write_long(SCHED "scan_delay_ms", old_delay);

@@ -597,14 +597,6 @@ TEST(window_mode_while_threads_map_protect_unmap_and_remap)
  */
 static volatile int *phase_go;
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /*
  * 1: map the guarded region, send its address; 2: write pages 0-15 over
  * and over until the test moves on, then pages 32-63 until it does again.
@@ -613,7 +605,7 @@ static double now_ms(void)
  */
 static void phases_steps(int step, int out)
 {
-	double end = now_ms() + PHASE_LIMIT_S * 1e3;
+	double end = pgf_now_s() + PHASE_LIMIT_S;
 	char v = 0;
 
 	if (step == 1) {
@@ -622,10 +614,10 @@ static void phases_steps(int step, int out)
 	}
 	if (step != 2)
 		return;
-	for (; *phase_go == 0 && now_ms() < end; v++)
+	for (; *phase_go == 0 && pgf_now_s() < end; v++)
 		for (int i = 0; i < 16; i++)
 			area[i * PAGE] = v;
-	for (; *phase_go == 1 && now_ms() < end; v++)
+	for (; *phase_go == 1 && pgf_now_s() < end; v++)
 		for (int i = 32; i < 64; i++)
 			area[i * PAGE] = v;
 }
@@ -721,12 +713,12 @@ TEST(interval_mode_gives_every_interval_its_working_set)
 	memset(&t, 0, sizeof(t));
 	ASSERT_EQ(write(p.to, &step, 1), 1);
 	for (int k = 0; k < 2; k++) {
-		double end = now_ms() + 30e3;
+		double end = pgf_now_s() + 30;
 
 		do {
 			ASSERT_EQ(feed_more(fd, &t, line, &linelen, &lineno, 10), 0);
 			intervals_of(&t, a, b, 0, &exact_a, &exact_b);
-		} while ((k ? exact_b : exact_a) < 2 && now_ms() < end);
+		} while ((k ? exact_b : exact_a) < 2 && pgf_now_s() < end);
 		*phase_go = k + 1;
 	}
 	ASSERT_EQ(read(p.from, &ack, 1), 1);

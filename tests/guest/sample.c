@@ -39,14 +39,6 @@
 
 static char *area;
 
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* ---- steering the workers ------------------------------------------------ */
 
 #define WORKERS		2
@@ -78,19 +70,19 @@ static void steer_map(void)
 /* Worker @w: store to every page of @mask in the region while go <= @k. */
 static void touch(int w, unsigned long long mask, int k)
 {
-	unsigned long long end = now_ns() + STEER_LIMIT_S * 1000000000ULL;
+	unsigned long long end = pgf_now_ns() + STEER_LIMIT_S * 1000000000ULL;
 	unsigned long long b, e, last = 0;
 	char v = 0;
 
-	steer->began[w][k] = now_ns();
+	steer->began[w][k] = pgf_now_ns();
 	while (steer->go <= k) {
-		b = now_ns();
+		b = pgf_now_ns();
 		if (b > end)
 			break;
 		for (int i = 0; i < NP; i++)
 			if (mask & (1ULL << i))
 				area[i * PAGE] = v;
-		e = now_ns();
+		e = pgf_now_ns();
 		v++;
 		if (e - last >= 1000000ULL && steer->nlog[w] < LOGN) {
 			int n = steer->nlog[w];
@@ -213,9 +205,9 @@ static int wait_swept(int fd, struct sampled *sd, unsigned int workers,
 		      unsigned long long since, int want)
 {
 	static unsigned long long t[4096], ns[4096];
-	unsigned long long deadline = now_ns() + 30 * 1000000000ULL;
+	unsigned long long deadline = pgf_now_ns() + 30 * 1000000000ULL;
 
-	while (now_ns() < deadline) {
+	while (pgf_now_ns() < deadline) {
 		int n, good = 0;
 
 		if (read_more(fd, sd, 10) != 0)
@@ -477,13 +469,13 @@ static void phases_steps(int step, int out)
 			_exit(2);
 		return;
 	}
-	t[0] = now_ns();
+	t[0] = pgf_now_ns();
 	touch(0, SET_A, 0);
-	t[1] = now_ns();
+	t[1] = pgf_now_ns();
 	touch(0, SET_B, 1);
-	t[2] = now_ns();
+	t[2] = pgf_now_ns();
 	touch(0, SET_A | SET_C, 2);
-	t[3] = now_ns();
+	t[3] = pgf_now_ns();
 	if (write(out, t, sizeof(t)) != sizeof(t))
 		_exit(2);
 }
@@ -596,13 +588,13 @@ static void threads_steps(int step, int out)
 		phases_steps(1, out);
 		return;
 	}
-	t[0] = now_ns();
+	t[0] = pgf_now_ns();
 	if (pthread_create(&th[0], NULL, thread_touch, (void *)0L) ||
 	    pthread_create(&th[1], NULL, thread_touch, (void *)1L))
 		_exit(2);
 	pthread_join(th[0], NULL);
 	pthread_join(th[1], NULL);
-	t[1] = now_ns();
+	t[1] = pgf_now_ns();
 	if (write(out, t, sizeof(t)) != sizeof(t))
 		_exit(2);
 }
@@ -697,7 +689,7 @@ static void contents_steps(int step, int out)
 		}
 		return;
 	}
-	for (end = now_ns() + 500000000ULL; now_ns() < end && !bad; round++)
+	for (end = pgf_now_ns() + 500000000ULL; pgf_now_ns() < end && !bad; round++)
 		for (int k = 0; k < 4 && !bad; k++)
 			for (size_t o = 0; o < len[k]; o++) {
 				if (m[k][o] != pat(round, o)) {
@@ -766,9 +758,9 @@ static void fork_steps(int step, int out)
 	}
 	c = fork();
 	if (c == 0) {
-		t[0] = now_ns();
+		t[0] = pgf_now_ns();
 		touch(0, 0xffULL << 40, 0);
-		t[1] = now_ns();
+		t[1] = pgf_now_ns();
 		if (write(out, t, sizeof(t)) != sizeof(t))
 			_exit(2);
 		_exit(0);
@@ -862,10 +854,10 @@ TEST(sampling_goes_on_in_the_new_image_after_exec)
 	close(go[1]);
 	/* The new image runs until two of its scans found pages referenced. */
 	{
-		unsigned long long deadline = now_ns() + 30 * 1000000000ULL;
+		unsigned long long deadline = pgf_now_ns() + 30 * 1000000000ULL;
 		int seen = 0;
 
-		while (seen < 2 && now_ns() < deadline) {
+		while (seen < 2 && pgf_now_ns() < deadline) {
 			const char *l = NULL;
 
 			ASSERT_EQ(read_more(fd, &sd, 10), 0);

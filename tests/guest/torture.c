@@ -28,6 +28,7 @@
 #include "ktap.h"
 #include "pgf.h"
 #include "pgfstats.h"
+#include "util.h"
 
 #define PAGE		4096UL
 #define SLOTS		3
@@ -76,14 +77,6 @@ struct shared {
 };
 
 static struct shared *sh;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* The counters live in a file, so that processes that exec keep them. */
 static struct shared *map_shared(int create)
@@ -354,7 +347,7 @@ static void slot_manager(int s, unsigned int seed)
 	struct slot *sl = &sh->slot[s];
 
 	catch_signals();
-	while (now() < sh->deadline) {
+	while (pgf_now_s() < sh->deadline) {
 		pid_t pid = fork();
 		int status, kill_at;
 		double died;
@@ -391,8 +384,8 @@ static void slot_manager(int s, unsigned int seed)
 			usleep(5000);
 		}
 		/* Give the reader time to finish the trace before the next. */
-		died = now();
-		while (now() < died + 2 && now() < sh->deadline) {
+		died = pgf_now_s();
+		while (pgf_now_s() < died + 2 && pgf_now_s() < sh->deadline) {
 			pthread_mutex_lock(&sl->lock);
 			if (sl->done) {
 				pthread_mutex_unlock(&sl->lock);
@@ -420,7 +413,7 @@ static pid_t slot_pid(int s)
 static void writer(int s, unsigned int seed)
 {
 	catch_signals();
-	while (now() < sh->deadline) {
+	while (pgf_now_s() < sh->deadline) {
 		pid_t pid = slot_pid(s);
 		int fd, n = 1 + rnd(&seed, 4);
 
@@ -627,7 +620,7 @@ static void read_session(int s, unsigned int *seed)
 static void reader(int s, unsigned int seed)
 {
 	catch_signals();
-	while (now() < sh->deadline + 3) {
+	while (pgf_now_s() < sh->deadline + 3) {
 		read_session(s, &seed);
 		usleep(rnd(&seed, 5000));
 	}
@@ -668,7 +661,7 @@ TEST(torture)
 	ASSERT_EQ(system(cmd), 0);
 	ASSERT_EQ(pgf_set_buffer_kb(4), 0);
 	ktap_diag("%d s, seed %u", seconds, seed);
-	start = now();
+	start = pgf_now_s();
 	sh->deadline = start + seconds;
 
 	for (int s = 0; s < SLOTS; s++) {
@@ -686,13 +679,13 @@ TEST(torture)
 		 */
 		double last = sh->deadline + 20;
 
-		while (now() < sh->deadline) {
+		while (pgf_now_s() < sh->deadline) {
 			kill(pids[rnd(&seed, n)], SIGUSR1);
 			count(OP_SIGNALS, 1);
 			usleep(rnd(&seed, 50000));
-			if (now() + 1 > sh->deadline && now() < last &&
+			if (pgf_now_s() + 1 > sh->deadline && pgf_now_s() < last &&
 			    (!sh->op[OP_CHECKED] || !sh->op[OP_LOST_FAULTS]))
-				sh->deadline = now() + 1;
+				sh->deadline = pgf_now_s() + 1;
 		}
 		_exit(0);
 	}
@@ -703,7 +696,7 @@ TEST(torture)
 		double until = sh->deadline + 30;
 
 		while (waitpid(pids[i], &status, WNOHANG) == 0) {
-			if (now() > until) {
+			if (pgf_now_s() > until) {
 				fail("process %d (%s of slot %d) hangs", pids[i],
 				     i % 3 == 0 ? "manager" : i % 3 == 1 ? "writer" : "reader",
 				     i / 3);

@@ -7,6 +7,21 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/types.h>
+#include <time.h>
+
+/* CLOCK_MONOTONIC in nanoseconds, and in seconds: waits bounded by it. */
+static inline unsigned long long pgf_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static inline double pgf_now_s(void)
+{
+	return pgf_now_ns() / 1e9;
+}
 
 /* The guest's second, unprivileged user (uml-rootfs/etc/passwd). */
 #define PGF_TEST_UID 1000
