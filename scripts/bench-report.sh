@@ -30,12 +30,24 @@ median() {
 	echo "$(printf '%s\n' "${times[@]}" | sort -n | sed -n 2p) $rss"
 }
 
+# What the figures depend on: one cache miss per reference in the
+# generated trace, so the host's CPU, its caches and what else runs.
+host() {
+	local model caches hv
+	model=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+	caches=$(lscpu 2>/dev/null | awk -F': *' '/^L[23] cache/ { sub(/ \(.*/, "", $2);
+		printf "%s%s %s", sep, substr($1, 1, 2), $2; sep = ", " }')
+	hv=$(lscpu 2>/dev/null | awk -F': *' '/^Hypervisor vendor/ { print $2 }')
+	echo "$(nproc) CPUs, ${model:-unknown CPU}${caches:+, $caches}${hv:+, a $hv guest}," \
+		"load $(cut -d' ' -f1 /proc/loadavg)"
+}
+
 # table NAME TEXT BINARY RECORDS [PID_ARGS...]: every report on both forms
 table() {
 	local name=$1 text=$2 bin_trace=$3 records=$4
 	shift 4
 	echo "pgfreport on $name: $records fault records (text $(du -h "$text" | cut -f1)," \
-		"binary $(du -h "$bin_trace" | cut -f1)), median of 3 runs, this host ($(nproc) CPUs):"
+		"binary $(du -h "$bin_trace" | cut -f1)), median of 3 runs, this host ($(host)):"
 	printf '%-24s %8s %12s %8s %12s %8s\n' command text_s records/s bin_s records/s max_MiB
 	for cmd in "read" "summary" "map --width 100" "export refs" "export csv" "reuse" \
 		   "mrc" "mrc --jobs 1" "tlb" "hot" "wss" "prefetch" "heatmap -o $tmp/f.svg" \
