@@ -36,7 +36,9 @@
  * closest). A VMA that shrinks or moves leaves a stored or cleared range
  * inside its old extent, and the compare widens every range to whole
  * regions of the shadow and of the tree: so the old and the new extent
- * of every VMA that changed are compared.
+ * of every VMA that changed are compared. __split_vma() notes the whole
+ * VMA it splits, so that a split (the usual partial mprotect() or
+ * madvise()) needs no widening.
  *
  * Nothing is done in the mmap lock primitives. The first note queues a
  * task work on the thread that made it (pgf_regions_kick()), which, before
@@ -491,10 +493,11 @@ static void pgf_notes_done(struct mm_struct *mm)
  * Widen each range until no region, old or new, crosses its ends, and
  * merge the ranges that then overlap. One walk of each tree per range
  * tells both: a range noted at a store or a flags change is a VMA's new
- * extent and needs no widening unless that VMA was cut out of, or grew
- * over, a region (a split, a merge: one more pass). The VMAs in the ranges
- * are kept, in address order, in &pgf_shadow.match if there are no more
- * than PGF_MATCH of them (the usual change), and the shadow's entries
+ * extent, and a split notes the whole VMA it splits, so a range needs no
+ * widening unless a VMA was cut out of a region otherwise (vma_shrink(),
+ * a merge that moves a neighbour's start: one more pass). The VMAs in the
+ * ranges are kept, in address order, in &pgf_shadow.match if there are no
+ * more than PGF_MATCH of them (the usual change), and the shadow's entries
  * there in &pgf_shadow.olds likewise, so that pgf_update() need not walk
  * the trees again. Returns how many ranges remain.
  */
