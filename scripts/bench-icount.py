@@ -11,14 +11,20 @@ below are of instructions, and two boots should agree to a few percent.
 Guest time counts the instructions of every CPU, so a reader draining
 the trace during a timed loop adds its own, and under sleep=off a CPU
 left idle while another works lets the clock jump when both are: so
-vmabench's reader reads after the loops (-d), and the process, its
-forked children and its reader share CPU 0 (-c 0). Fork at 1,012 VMAs
-was 1.8-27% apart between boots; with -d alone 0.1-2.7% in three runs,
-with -d -c 0 0.0-1.7% in four (2026-11-27). The traced process's own
-cost, then; make bench's wall-clock figures keep the reader running.
+the readers of vmabench and faultbench read after the timed loops (-d),
+and each benchmark, its children and its reader share CPU 0 (-c 0).
+Fork at 1,012 VMAs was 1.8-27% apart between boots; with -d alone
+0.1-2.7% in three runs, with -d -c 0 0.0-1.7% in four (2026-11-27).
+Anonymous faults were 0.5-5.7% apart with the reader running; with
+-d -c 0, 0.0-0.3%. A reader held back must not lose records (a lost
+one costs less than one kept): faultbench touches 800 pages, which the
+trace's first CPU ring holds (about 1,000 records), and -b 16384 lets it
+grow. The traced process's own cost, then; make bench's wall-clock
+figures keep the reader running.
 
 Boots the x86_64 benchmark kernel BOOTS times (default 2), runs faultbench
-(off and traced, anon and zero pages, P pages, R repetitions), vmabench
+(off and traced, anon and zero pages, P pages, R repetitions, its reader
+held back, -d, on CPU 0, -c 0), vmabench
 (mmap+munmap pairs, splits and forks at 10 and 1,000 VMAs, R + 2
 repetitions, its reader held back until the timed loops are done, -d,
 and all of it on CPU 0, -c 0)
@@ -47,18 +53,18 @@ import bench  # noqa: E402
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--boots', type=int, default=2)
-    ap.add_argument('--pages', type=int, default=4000)
+    ap.add_argument('--pages', type=int, default=800)
     ap.add_argument('--reps', type=int, default=9)
     ap.add_argument('--timeout', type=int, default=1800)
     a = ap.parse_args()
     os.makedirs(bench.OUT, exist_ok=True)
     kernel = os.path.join(guest.BUILD, bench.KERNELS[('x86_64', 'patched')])
     b = '/usr/lib/pgfault/bench'
-    cmd = (f'{b}/faultbench -p {a.pages} -r {a.reps} -m off,traced -k anon,zero '
+    cmd = (f'{b}/faultbench -d -c 0 -b 16384 -p {a.pages} -r {a.reps} -m off,traced -k anon,zero '
            f'> /job/bench.out 2>&1 && {b}/vmabench -d -c 0 -v 10,1000 -r {a.reps + 2} >> /job/bench.out 2>&1 '
            f'&& {b}/recbench -r 3 >> /job/bench.out 2>&1; '
            's=$?; cat /job/bench.out; exit $s')
-    ratios, lines = [], []
+    ratios, lines, losses = [], [], []
     for n in range(a.boots):
         jobdir = guest.new_job('run', cmd=cmd + '\n')
         res = guest.boot(jobdir, share=None, timeout=a.timeout, echo='job',
@@ -78,6 +84,13 @@ def main():
             # deferred static key's text patching) only adds some.
             if 'kind' in kv and 'mode' in kv:
                 by[(kv['kind'], kv['mode'])] = kv.get('min') or kv['ns']
+                if kv['mode'] == 'traced' and kv.get('lost'):
+                    losses.append(f'# boot {n + 1}: faultbench lost {kv["lost"]:.0f} '
+                                  f'{kv["kind"]} fault records (median of the reps): '
+                                  'its traced figure leaves out their cost')
+            if name == 'vma' and kv.get('lost'):
+                losses.append(f'# boot {n + 1}: vmabench lost {kv["lost"]:.0f} records '
+                              f'({kv["op"]} at {kv["vmas"]:.0f} VMAs)')
             if name in ('recpath', 'ftrace_loop') and kv.get('min'):
                 got[f'{name} (instructions)'] = kv['min']
             if name == 'vma' and kv.get('off_min_us'):
@@ -89,7 +102,7 @@ def main():
         ratios.append(got)
         lines.append(f'boot {n + 1} ({res.where}, {res.elapsed:.0f} s): ' +
                      ', '.join(f'{k} {v:.3f}' for k, v in got.items()))
-    out = ['# make bench-icount: x86_64 benchmark kernel, faultbench '
+    out = ['# make bench-icount: x86_64 benchmark kernel, faultbench -d -c 0 '
            f'-p {a.pages} -r {a.reps}, guest time = instructions (-icount shift=0)',
            '# What it measures: the instructions the guest executes (QEMU TCG,',
            '# -icount shift=0,sleep=off: guest time advances 1 ns an instruction),',
@@ -99,6 +112,7 @@ def main():
            '# measure: cache and TLB misses, memory latency, contention between',
            '# real CPUs, the cost of an instruction; KVM or bare metal tell those.']
     out += lines
+    out += losses or ['# no records lost']
     for kind in ratios[0] if ratios else ():
         v = [r[kind] for r in ratios if kind in r]
         if len(v) > 1:

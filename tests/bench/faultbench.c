@@ -6,6 +6,7 @@
  * scales with threads.
  *
  *   faultbench [-p pages] [-r reps] [-m mode,...] [-k kind,...] [-t threads,...]
+ *              [-d] [-c cpu] [-b buffer_kb]
  *
  * Each measurement forks a child that maps `pages` pages per thread
  * (MADV_NOHUGEPAGE, and THP set to "never" if we may), says it is ready,
@@ -28,6 +29,12 @@
  *   ftrace  a filter on common_pid keeps the child's threads, page_fault_user is
  *           enabled and a reader thread drains trace_pipe; lost is the
  *           ring buffer's overrun count.
+ * -d: the traced mode's reader starts once the touch loop is over, so
+ * that its work is not in the loop's time (make bench-icount: guest time
+ * there counts the instructions of every CPU). -c CPU: the benchmark,
+ * its children and the reader run on that CPU only. -b KB: the buffer
+ * limit (vm.pgfault_history_buffer_kb) while it runs, so that a deferred
+ * reader loses nothing (the default, 64, holds about 2,000 records).
  * Every mode forks the same child through the same pipes, so tracing is
  * the only difference. Measurements are interleaved (rep, kind, threads,
  * mode) so that drift hits all modes alike; the results are the median,
@@ -37,6 +44,7 @@
 #include <getopt.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -51,6 +59,7 @@
 #define MAXTHREADS	1024
 
 #define THP_PATH	"/sys/kernel/mm/transparent_hugepage/enabled"
+#define BUF_PATH	"/proc/sys/vm/pgfault_history_buffer_kb"
 #define FAB_PATH	"/sys/kernel/debug/fault_around_bytes"
 
 enum { K_ANON, K_ZERO, K_FILE, NKINDS };
@@ -61,10 +70,13 @@ static const char * const mode_names[NMODES] = { "off", "traced", "ftrace" };
 
 static long pages = 8192, psz;
 static int reps = 7;
+static int defer;		/* -d: the reader starts after the touch loop */
+static long pin_cpu = -1;	/* -c: the CPU everything runs on */
+static long buffer_kb;		/* -b: the buffer limit while it runs */
 static int file_fd = -1;
 
 /* Settings we changed, put back at exit (also from a signal handler). */
-static char thp_was[32], fab_was[32], tracing_on_was[8];
+static char thp_was[32], fab_was[32], tracing_on_was[8], buf_was[32];
 static int ftrace_used, tracefs_mounted;
 static volatile pid_t child_pid;
 
@@ -137,6 +149,10 @@ static void restore(void)
 	if (thp_was[0]) {
 		put(THP_PATH, thp_was);
 		thp_was[0] = '\0';
+	}
+	if (buf_was[0]) {
+		put(BUF_PATH, buf_was);
+		buf_was[0] = '\0';
 	}
 }
 
@@ -566,7 +582,7 @@ static void measure(int kind, int nthr, int mode, struct sample *s)
 		rd.fd = pgf_open(pid, 0);
 		if (rd.fd < 0)
 			die("faultbench: open /proc/<child>/pgfault_history");
-		err = pthread_create(&rd.th, NULL, read_pgf, &rd);
+		err = defer ? 0 : pthread_create(&rd.th, NULL, read_pgf, &rd);
 	} else if (mode == M_FTRACE) {
 		ftrace_set_pids(pid);
 		errno = -put(tr_enable, "1");
@@ -591,6 +607,14 @@ static void measure(int kind, int nthr, int mode, struct sample *s)
 	if (write(go[1], "g", 1) != 1)
 		die("faultbench: write to child");
 	n = read(res[0], &cr, sizeof(cr));
+	if (mode == M_TRACED && defer) {
+		/* The loop is over: the records wait in the trace. */
+		err = pthread_create(&rd.th, NULL, read_pgf, &rd);
+		if (err) {
+			errno = err;
+			die("faultbench: pthread_create");
+		}
+	}
 	waitpid(pid, &status, 0);
 	child_pid = 0;
 	if (mode == M_FTRACE) {
@@ -698,7 +722,7 @@ static int parse_ints(char *arg, int *out)
 
 static void usage(const char *argv0, FILE *f)
 {
-	fprintf(f, "usage: %s [-p pages] [-r reps] [-m off,traced,ftrace] [-k anon,zero,file] [-t threads,...]\n",
+	fprintf(f, "usage: %s [-p pages] [-r reps] [-m off,traced,ftrace] [-k anon,zero,file] [-t threads,...] [-d] [-c cpu] [-b buffer_kb]\n",
 		argv0);
 }
 
@@ -714,13 +738,22 @@ int main(int argc, char **argv)
 	struct utsname u;
 	int opt, ncomb;
 
-	while ((opt = getopt(argc, argv, "p:r:m:k:t:h")) != -1) {
+	while ((opt = getopt(argc, argv, "p:r:m:k:t:dc:b:h")) != -1) {
 		switch (opt) {
 		case 'p': pages = strtol(optarg, NULL, 10); break;
 		case 'r': reps = strtol(optarg, NULL, 10); break;
 		case 'm': nm = parse_names(optarg, mode_names, NMODES, modes); break;
 		case 'k': nk = parse_names(optarg, kind_names, NKINDS, kinds); break;
 		case 't': nt = parse_ints(optarg, threads); break;
+		case 'd': defer = 1; break;
+		case 'b':
+			if (parse_num_opt("faultbench", optarg, 'b', 4, 4194304, &buffer_kb))
+				return 2;
+			break;
+		case 'c':
+			if (parse_num_opt("faultbench", optarg, 'c', 0, CPU_SETSIZE - 1, &pin_cpu))
+				return 2;
+			break;
 		case 'h':
 			usage(argv[0], stdout);
 			return 0;
@@ -732,6 +765,14 @@ int main(int argc, char **argv)
 	if (pages <= 0 || reps <= 0 || !nm || !nk || !nt) {
 		fprintf(stderr, "faultbench: -p and -r must be positive, lists not empty\n");
 		return 2;
+	}
+	if (pin_cpu >= 0) {
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		CPU_SET(pin_cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one))
+			die("faultbench: -c: sched_setaffinity");
 	}
 	psz = sysconf(_SC_PAGESIZE);
 	for (int i = 0; i < nm; i++)
@@ -748,8 +789,11 @@ int main(int argc, char **argv)
 
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "?");
-	printf("# faultbench: %ld pages, %d reps, kernel %s, %ld CPUs\n",
-	       pages, reps, u.release, sysconf(_SC_NPROCESSORS_ONLN));
+	printf("# faultbench: %ld pages, %d reps, kernel %s, %ld CPUs%s\n",
+	       pages, reps, u.release, sysconf(_SC_NPROCESSORS_ONLN),
+	       defer ? ", the reader after the loop" : "");
+	if (pin_cpu >= 0)
+		printf("# faultbench: on CPU %ld only\n", pin_cpu);
 	thp_never();
 	if (want[M_TRACED]) {
 		char kb[32];
@@ -757,8 +801,17 @@ int main(int argc, char **argv)
 		if (access("/proc/self/pgfault_history", F_OK)) {
 			printf("skip traced: kernel without pgfault_history\n");
 			avail[M_TRACED] = 0;
-		} else if (!get("/proc/sys/vm/pgfault_history_buffer_kb", kb,
-				sizeof(kb))) {
+		} else if (!get(BUF_PATH, kb, sizeof(kb))) {
+			if (buffer_kb) {
+				char want[24];
+
+				memcpy(buf_was, kb, sizeof(buf_was));
+				snprintf(want, sizeof(want), "%ld", buffer_kb);
+				errno = -put(BUF_PATH, want);
+				if (errno)
+					die("faultbench: -b: " BUF_PATH);
+				get(BUF_PATH, kb, sizeof(kb));
+			}
 			printf("# pgfault_history_buffer_kb %s\n", kb);
 		}
 	}
