@@ -766,14 +766,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "faultbench: -p and -r must be positive, lists not empty\n");
 		return 2;
 	}
-	if (pin_cpu >= 0) {
-		cpu_set_t one;
-
-		CPU_ZERO(&one);
-		CPU_SET(pin_cpu, &one);
-		if (sched_setaffinity(0, sizeof(one), &one))
-			die("faultbench: -c: sched_setaffinity");
-	}
+	if (pin_cpu >= 0)
+		bench_pin_cpu("faultbench", pin_cpu);
 	psz = sysconf(_SC_PAGESIZE);
 	for (int i = 0; i < nm; i++)
 		want[modes[i]] = 1;

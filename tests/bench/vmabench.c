@@ -379,14 +379,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (pin_cpu >= 0) {
-		cpu_set_t one;
-
-		CPU_ZERO(&one);
-		CPU_SET(pin_cpu, &one);
-		if (sched_setaffinity(0, sizeof(one), &one))
-			die("-c: sched_setaffinity");
-	}
+	if (pin_cpu >= 0)
+		bench_pin_cpu("vmabench", pin_cpu);
 	old_kb = read_buffer_kb();
 	if (pgf_set_buffer_kb(buffer_kb))
 		die("vm.pgfault_history_buffer_kb");

@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * bench.h - what the benchmarks in tests/bench share: a monotonic clock in
- * seconds, the order statistics they report, their lists of numbers, and
- * a reader that drains the bench's own trace as tracepgfault would.
+ * seconds, the order statistics they report, their lists of numbers, a
+ * reader that drains the bench's own trace as tracepgfault would, and
+ * pinning to one CPU.
  */
 #ifndef PGF_TEST_BENCH_H
 #define PGF_TEST_BENCH_H
 
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <errno.h>
 #include <time.h>
 #include "pgf.h"
 
@@ -167,6 +172,23 @@ static inline void drain_end(struct drain *d, struct drain_counts *k)
 		drain_die(d, "the reader's counts");
 	close(d->res);
 	waitpid(d->pid, NULL, 0);
+}
+
+/*
+ * -c CPU: run this process, and what it forks and starts, on @cpu only;
+ * @prog names it in the message, and the process exits, on failure.
+ */
+static inline void bench_pin_cpu(const char *prog, long cpu)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one)) {
+		fprintf(stderr, "%s: -c %ld: sched_setaffinity: %s\n", prog, cpu,
+			strerror(errno));
+		exit(1);
+	}
 }
 
 #endif
