@@ -156,12 +156,13 @@ $(ST)/patch: $(ST)/unpack $(PATCHES) scripts/apply-patches.sh
 	scripts/apply-patches.sh $(KTREE) $(BUILD)/applied-patches
 	@touch $@
 
+# The overlay at its last stage: the stage markers stripped (scripts/stage.sh).
 $(KTREE)/fs/proc/%: fs-proc/% $(ST)/unpack
-	install -D -m644 $< $@
+	scripts/stage.sh all $< $@
 $(KTREE)/mm/%: mm/% $(ST)/unpack
-	install -D -m644 $< $@
+	scripts/stage.sh all $< $@
 $(KTREE)/include/%: include/% $(ST)/unpack
-	install -D -m644 $< $@
+	scripts/stage.sh all $< $@
 $(KTREE)/Documentation/%: Documentation/% $(ST)/unpack
 	install -D -m644 $< $@
 
@@ -450,8 +451,10 @@ test-guest: all
 # upstream commits a patch names (0018's Fixes: 6f602afda727): that one
 # check is off (CHECKPATCH_IGNORE, also in scripts/mkpatches.sh).
 CHECKPATCH_IGNORE := --ignore UNKNOWN_COMMIT_ID
-checkpatch: $(ST)/unpack
-	perl $(KTREE)/scripts/checkpatch.pl --strict --no-tree -f $(OVERLAY_CODE) $(OVERLAY_DOC)
+# The overlay's code as the kernel tree holds it: stage markers stripped.
+checkpatch: $(ST)/overlay $(ST)/overlay-doc
+	perl $(KTREE)/scripts/checkpatch.pl --strict --no-tree -f \
+		$(filter %.c %.h,$(OVERLAY_DST)) $(OVERLAY_DOC_DST)
 	@for p in $(filter %.patch,$(PATCHES)); do \
 		echo "== $$p"; \
 		perl $(KTREE)/scripts/checkpatch.pl --strict --no-tree $(CHECKPATCH_IGNORE) - < $$p || exit 1; \

@@ -9,6 +9,7 @@ set -euo pipefail
 pkgs=(
 	make gcc libc6-dev        # tools and tests, linked statically
 	bc bison flex libelf-dev libssl-dev perl python3 # kernel build
+	unifdef                   # the overlay's feature stages (scripts/stage.sh)
 	zlib1g-dev libzstd-dev binutils # libelf (static too, pgfreport symbols), compressed traces; readelf in tests
 	chromium                  # host tests: pgfreport html's page in a real browser
 	protobuf-compiler         # host tests: protoc decodes export perfetto's trace

@@ -12,18 +12,23 @@
 # them); cover letter kernel-patches/mail/cover-letter.
 # TREE is the patched tree (build/linux-src). The base is rebuilt from it:
 # the files the series touches, with the series reverted. Then one commit
-# per kernel-patches/series entry, the UML fixes first, else in order,
-# except:
-#   - the patch that sources mm/pgfault_history/Kconfig from mm/Kconfig
-#     also adds that file, and the MAINTAINERS entry (the first patch
-#     touching only MAINTAINERS), so that every commit configures;
-#   - a new header (include/) arrives with the first patch that includes
-#     it, so that every commit builds (scripts/check-series.sh proves it);
-#   - the patch that wires the new files into the build (the one touching
-#     mm/Makefile) also adds them: mm/pgfault_history/, fs-proc/ and the
-#     headers not yet added, with the next MAINTAINERS-only patch, so that
-#     every commit builds and checkpatch sees MAINTAINERS name what it
-#     adds;
+# per kernel-patches/series entry, the UML fixes first, else in order.
+# The feature's new files (fs-proc/, mm/, include/) come in stages
+# (scripts/stage.sh: core, regions, rearm, window, sample, inherit), and
+# the series says where, in comment lines the other readers skip:
+#   #@add FILE...        the next commit adds these files of the project
+#                        (paths as in the project: fs-proc/, mm/, include/)
+#   #@stage NAME [MSG]   from the next commit on, the files are as they
+#                        are at stage NAME: the files added so far change
+#                        with it. With MSG (a file: subject, blank line,
+#                        body), that is a commit of its own, which also
+#                        takes the #@add lines before it; else the next
+#                        patch's commit carries it.
+# Every file of the project arrives once, the stages end at the last, and
+# so the series' end is the tree the tests ran. Besides:
+#   - a MAINTAINERS-only patch goes in with the next commit that adds
+#     files of the subsystem (checkpatch asks for MAINTAINERS there): the
+#     entry with the Kconfig, the rest with the next;
 #   - the documentation patch also adds Documentation/.
 # The cover letter is kernel-patches/mail/cover-letter (first line the
 # subject); the result is checked with checkpatch.pl --strict.
@@ -37,6 +42,9 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/mkpatches.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 mapfile -t series < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$pdir/series")
+# The whole series in order: patch names, and the #@ lines (mkpatches.sh's).
+mapfile -t entries < <(awk '/^#@/ { sub(/^#@[[:space:]]*/, "@"); print; next }
+	{ sub(/#.*/, ""); gsub(/[[:space:]]/, "") } $0 != "" { print }' "$pdir/series")
 # A patch's own subject carries no number: format-patch numbers the series.
 if numbered=$(cd "$pdir" && grep -l '^Subject: \[[^]]*[0-9]/[0-9]' "${series[@]}"); then
 	echo "mkpatches: a numbered subject prefix in $numbered: make it [PATCH]" >&2
@@ -92,18 +100,17 @@ git -C "$repo" add -A
 git -C "$repo" commit -q -m "Linux $version: the files the series touches"
 unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_AUTHOR_DATE GIT_COMMITTER_DATE
 
-# The new files, added with the build wiring and the documentation.
-add_tree() {	# add_tree SRC DEST: copy the project's SRC/ to DEST/ in repo
-	(cd "$top/$1" && find . -type f \( -name '*.[ch]' -o -name '*.rst' \
-		-o -name Makefile \)) |
+# The documentation, added with the patch that links it.
+add_docs() {
+	(cd "$top/Documentation" && find . -type f -name '*.rst') |
 	while read -r f; do
-		install -D -m644 "$top/$1/$f" "$repo/$2/${f#./}"
+		install -D -m644 "$top/Documentation/$f" "$repo/Documentation/${f#./}"
 	done
 }
 # The MAINTAINERS-only patches: the entry, then what joins it. Each goes
-# in with the next patch that adds files of the subsystem (checkpatch
+# in with the next commit that adds files of the subsystem (checkpatch
 # asks for MAINTAINERS there): the entry with the Kconfig, the rest with
-# the first headers.
+# the next.
 maint=()
 for p in "${series[@]}"; do
 	[ "$(touched "$pdir/$p")" = MAINTAINERS ] && maint+=("$p")
@@ -121,19 +128,41 @@ is_maint() {
 	return 1
 }
 
-# The new headers, each added with the first patch that includes it.
-mapfile -t headers < <(cd "$top" && find include -name '*.h' | sort)
-add_included_headers() {	# add_included_headers DIFF
-	local i h added=
-	for i in "${!headers[@]}"; do
-		h=${headers[$i]}
-		grep -qF "+#include <${h#include/}>" "$1" || continue
-		install -D -m644 "$top/$h" "$repo/$h"
-		unset "headers[$i]"
-		added=1
-	done
-	[ -z "$added" ] || add_maintainers
+# The project's new files at a stage (scripts/stage.sh), by their path in
+# the project: fs-proc/ is fs/proc/ in the kernel.
+kpath() { case $1 in fs-proc/*) echo "fs/proc/${1#fs-proc/}" ;; *) echo "$1" ;; esac; }
+mapfile -t overlay < <(cd "$top" && find fs-proc mm include -type f \
+	\( -name '*.[ch]' -o -name Makefile -o -name Kconfig \) | sort)
+stage=$("$top/scripts/stage.sh" --list | head -1)
+last_stage=$("$top/scripts/stage.sh" --list | tail -1)
+added=() pending=()
+put() {		# put FILE: install the project's FILE at $stage
+	(cd "$top" && scripts/stage.sh "$stage" "$1" "$repo/$(kpath "$1")")
 }
+is_added() {
+	local f
+	for f in "${added[@]}"; do [ "$f" = "$1" ] && return 0; done
+	return 1
+}
+# The #@ lines before the next commit: restage (and a commit of its own).
+restage=
+take_pending() {	# the files of #@add lines, and a stage change
+	local f
+	if [ -n "$restage" ]; then
+		for f in "${added[@]}"; do put "$f"; done
+		restage=
+	fi
+	[ ${#pending[@]} -gt 0 ] || return 0
+	for f in "${pending[@]}"; do
+		[ -f "$top/$f" ] || { echo "mkpatches: series: #@add $f: no such file" >&2; exit 1; }
+		is_added "$f" && { echo "mkpatches: series: #@add $f twice" >&2; exit 1; }
+		put "$f"
+		added+=("$f")
+	done
+	pending=()
+	add_maintainers
+}
+
 # covered: does the subsystem's MAINTAINERS entry name every file the
 # commit being made adds? checkpatch asks "does MAINTAINERS need
 # updating?" of any patch that adds a file; where the entry already
@@ -159,8 +188,19 @@ base=$(git -C "$repo" rev-parse HEAD)
 um_tip=$base
 : > "$work/covered"
 n_um=0 n_feature=0
-for p in "${um[@]}" "${feature[@]}"; do
-	is_maint "$p" && continue
+# commit ID AUTHOR EMAIL DATE SUBJECT MSGFILE: what is in the repo now
+commit() {
+	git -C "$repo" add -A
+	if [ -n "$(git -C "$repo" diff --cached --name-only --diff-filter=A)" ] && covered; then
+		echo "$1" >> "$work/covered"
+	fi
+	GIT_AUTHOR_DATE=$4 GIT_COMMITTER_DATE=$4 \
+	git -C "$repo" commit -q --author="$2 <$3>" \
+		-F <(printf '%s\n\n' "$5"; cat "$6")
+}
+# apply P: a patch of the series, as a commit
+apply() {
+	local p=$1 files subject author email date id
 	files=$(touched "$pdir/$p")
 	git -C "$repo" mailinfo -k "$work/msg" "$work/diff" < "$pdir/$p" > "$work/info"
 	if ! patch -d "$repo" -p1 -s -f -E < "$work/diff" > "$work/err"; then
@@ -168,45 +208,71 @@ for p in "${um[@]}" "${feature[@]}"; do
 		cat "$work/err" >&2
 		exit 1
 	fi
-	add_included_headers "$work/diff"
-	if grep -qx 'mm/Kconfig' <<<"$files" &&
-	   grep -q '^+source "mm/pgfault_history/Kconfig"' "$work/diff"; then
-		install -D -m644 "$top/mm/pgfault_history/Kconfig" \
-			"$repo/mm/pgfault_history/Kconfig"
-		add_maintainers
-	fi
-	if grep -qx 'mm/Makefile' <<<"$files"; then
-		add_tree fs-proc fs/proc
-		add_tree mm mm
-		add_tree include include
-		headers=()
-		add_maintainers
-	fi
 	if grep -q '^Documentation/' <<<"$files" && [ -d "$top/Documentation" ]; then
-		add_tree Documentation Documentation
+		add_docs
 	fi
 	subject=$(sed -n 's/^Subject: //p' "$work/info")
 	author=$(sed -n 's/^Author: //p' "$work/info")
 	email=$(sed -n 's/^Email: //p' "$work/info")
 	date=$(sed -n 's/^Date: //p' "$work/info")
 	subject=$(sed 's/^\[[^]]*\] *//' <<<"$subject")
-	git -C "$repo" add -A
 	if is_um "$p"; then
 		n_um=$((n_um + 1)); id=um/$(printf %04d $n_um)
 	else
 		n_feature=$((n_feature + 1)); id=pgfault_history/$(printf %04d $n_feature)
 	fi
-	if [ -n "$(git -C "$repo" diff --cached --name-only --diff-filter=A)" ] && covered; then
-		echo "$id" >> "$work/covered"
-	fi
-	GIT_AUTHOR_DATE=$date GIT_COMMITTER_DATE=$date \
-	git -C "$repo" commit -q --author="$author <$email>" \
-		-F <(printf '%s\n\n' "$subject"; cat "$work/msg")
-	if [ ${#um[@]} -gt 0 ] && [ "$p" = "${um[-1]}" ]; then
-		um_tip=$(git -C "$repo" rev-parse HEAD)
-	fi
-done
+	commit "$id" "$author" "$email" "$date" "$subject" "$work/msg"
+}
 
+for p in "${um[@]}"; do
+	apply "$p"
+	um_tip=$(git -C "$repo" rev-parse HEAD)
+done
+for e in "${entries[@]}"; do
+	case $e in
+	@add\ *)
+		read -ra f <<<"${e#@add }"
+		pending+=("${f[@]}")
+		;;
+	@stage\ *)
+		read -r _ stage msg <<<"$e"
+		"$top/scripts/stage.sh" --list | grep -x "$stage" >/dev/null ||
+			{ echo "mkpatches: series: no stage $stage" >&2; exit 1; }
+		restage=1
+		if [ -n "$msg" ]; then
+			[ -f "$top/$msg" ] || { echo "mkpatches: series: no $msg" >&2; exit 1; }
+			take_pending
+			n_feature=$((n_feature + 1))
+			sed 1,2d "$top/$msg" > "$work/msg"
+			commit "pgfault_history/$(printf %04d $n_feature)" \
+				"pgfault_history developers" pgfault@localhost \
+				"2026-01-01 00:00:00 +0000" "$(head -1 "$top/$msg")" "$work/msg"
+		fi
+		;;
+	@*)
+		echo "mkpatches: series: what is '#$e'?" >&2
+		exit 1
+		;;
+	*)
+		is_um "$e" && continue
+		is_maint "$e" && continue
+		take_pending
+		apply "$e"
+		;;
+	esac
+done
+# Every file of the project, at its last stage.
+if [ ${#pending[@]} -gt 0 ] || [ -n "$restage" ]; then
+	echo "mkpatches: series: #@ lines after the last patch" >&2
+	exit 1
+fi
+if [ "$stage" != "$last_stage" ]; then
+	echo "mkpatches: series: the stages end at $stage, not $last_stage" >&2
+	exit 1
+fi
+for f in "${overlay[@]}"; do
+	is_added "$f" || { echo "mkpatches: series: no #@add brings $f" >&2; exit 1; }
+done
 
 rm -rf "$out"
 mkdir -p "$out"

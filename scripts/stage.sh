@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The overlay's files at one stage of the series. The patch series adds
+# the feature in stages, each a commit of the mail (scripts/mkpatches.sh):
+#
+#   core      the trace, its rings, the fault hook and the proc file
+#   regions   the layout and every region (VMA) change
+#   rearm     re-arming pages: re-references, interval mode
+#   window    window mode
+#   sample    sampling accessed bits
+#   inherit   process trees: new processes traced too
+#
+# A file of fs-proc/, mm/ and include/ holds the code of every stage; what
+# a later stage adds is between "#ifdef PGF_STAGE_<NAME>" and "#endif" (or
+# "#ifndef" for what it removes, "#else" for what it replaces), as
+# headers_install strips __KERNEL__. In C these are preprocessor lines; in
+# a Makefile or Kconfig, comments. This writes SRC as it is at STAGE:
+# those blocks of the stages up to STAGE kept and their marker lines gone,
+# those of later stages dropped. "all" is the last stage: what the kernel
+# tree holds (the Makefile installs every file of the overlay so). Which
+# stage a whole new file arrives with, kernel-patches/series says.
+#   stage.sh STAGE SRC DEST
+#   stage.sh --list            the stages, in order
+set -euo pipefail
+
+stages=(core regions rearm window sample inherit)
+if [ "${1:-}" = --list ]; then
+	printf '%s\n' "${stages[@]}"
+	exit 0
+fi
+[ $# -eq 3 ] || { echo "usage: stage.sh STAGE SRC DEST" >&2; exit 2; }
+stage=$1 src=$2 dest=$3
+[ "$stage" = all ] && stage=${stages[-1]}
+args=() found=
+for s in "${stages[@]}"; do
+	if [ -z "$found" ]; then
+		args+=("-DPGF_STAGE_${s^^}")
+	else
+		args+=("-UPGF_STAGE_${s^^}")
+	fi
+	[ "$s" = "$stage" ] && found=1
+done
+[ -n "$found" ] || { echo "stage.sh: no stage $stage (stage.sh --list)" >&2; exit 2; }
+# Not C: no strings, comments or continuations to parse.
+case $src in *.[ch]) ;; *) args+=(-t) ;; esac
+tmp=$(mktemp "${TMPDIR:-/tmp}/stage.XXXXXX")
+trap 'rm -f "$tmp"' EXIT
+# -B: no run of blank lines where a block was; -x2: 0 unless an error.
+unifdef -B -x2 "${args[@]}" -o "$tmp" "$src"
+if grep -n 'PGF_STAGE_' "$tmp" >&2; then
+	echo "stage.sh: $src: a stage marker unifdef did not take (an #if expression?)" >&2
+	exit 1
+fi
+install -D -m644 "$tmp" "$dest"
