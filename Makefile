@@ -100,7 +100,7 @@ comma := ,
 
 .PHONY: all kernel kernel-um kernel-x86 kernel-deb bench-kernels bench-tree guest tools rootfs run shell \
 	demo test test-host test-guest bench bench-quick bench-icount bench-profile bench-report bench-libcachesim checkpatch clean distclean \
-	patches check-series docs check-vanilla install uninstall deb help FORCE
+	patches check-series check-series-quick docs check-vanilla install uninstall deb help FORCE
 
 # pgfault-run's default kernels: the patched ones without debug options.
 RUN_KERNELS := $(BUILD)/bench-um/linux $(BUILD)/bench-x86/arch/x86/boot/bzImage
@@ -124,6 +124,7 @@ help:
 	@echo "make checkpatch      scripts/checkpatch.pl --strict on the kernel code"
 	@echo "make patches         the UML fixes and the feature as mail: build/patches/{um,pgfault_history}"
 	@echo "make check-series    every prefix of that mail builds (UML, x86_64; feature on and off): build/series"
+	@echo "make check-series-quick  the same, each prefix's touched files compiled only (no link)"
 	@echo "make docs            check the kernel documentation (docutils) into build/docs"
 	@echo "make check-vanilla   the series on upstream 6.12 (VANILLA=tarball|dir), UML suites"
 	@echo "make install         tools, man pages, completion, pgfault-run and its guest (PREFIX=/usr/local DESTDIR=)"
@@ -470,6 +471,9 @@ patches: $(ST)/overlay $(ST)/overlay-doc
 # run builds cold). Result in build/series/result.txt.
 check-series: patches
 	JOBS=$(JOBS) KSRC=$(KSRC) scripts/check-series.sh $(BUILD)/series
+# The same, compiling only the files each prefix has touched (no link).
+check-series-quick: patches
+	JOBS=$(JOBS) KSRC=$(KSRC) scripts/check-series.sh --quick $(BUILD)/series-quick
 
 # The kernel documentation, checked with docutils (Sphinx and the kernel's
 # extensions are too heavy for these machines): warnings are errors.

@@ -133,8 +133,8 @@ is_maint() {
 kpath() { case $1 in fs-proc/*) echo "fs/proc/${1#fs-proc/}" ;; *) echo "$1" ;; esac; }
 mapfile -t overlay < <(cd "$top" && find fs-proc mm include -type f \
 	\( -name '*.[ch]' -o -name Makefile -o -name Kconfig \) | sort)
-stage=$("$top/scripts/stage.sh" --list | head -1)
-last_stage=$("$top/scripts/stage.sh" --list | tail -1)
+mapfile -t stages < <("$top/scripts/stage.sh" --list)
+stage=${stages[0]} last_stage=${stages[-1]}
 added=() pending=()
 put() {		# put FILE: install the project's FILE at $stage
 	(cd "$top" && scripts/stage.sh "$stage" "$1" "$repo/$(kpath "$1")")
@@ -236,7 +236,7 @@ for e in "${entries[@]}"; do
 		;;
 	@stage\ *)
 		read -r _ stage msg <<<"$e"
-		"$top/scripts/stage.sh" --list | grep -x "$stage" >/dev/null ||
+		[[ " ${stages[*]} " == *" $stage "* ]] ||
 			{ echo "mkpatches: series: no stage $stage" >&2; exit 1; }
 		restage=1
 		if [ -n "$msg" ]; then

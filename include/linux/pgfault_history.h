@@ -6,8 +6,7 @@
  * without the option. The fault and fork hooks cost one static branch
  * when no process anywhere is traced, and a load of the process's trace
  * pointer when some process is; the real work is out of line in
- * mm/pgfault_history/. The hooks of <linux/mm.h> and mm/vma.h are in
- * <linux/pgfault_history_mm.h>.
+ * mm/pgfault_history/.
  * Documentation/admin-guide/mm/pgfault_history.rst is the interface,
  * Documentation/mm/pgfault_history.rst the design.
  */
@@ -17,7 +16,9 @@
 #include <linux/atomic.h>
 #include <linux/jump_label_ratelimit.h>
 #include <linux/mm_types.h>
+#ifdef PGF_STAGE_REGIONS
 #include <linux/pgfault_history_mm.h>
+#endif
 #include <linux/pgtable.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -32,20 +33,29 @@ extern const struct file_operations proc_pgfault_history_operations;
 
 extern struct static_key_false_deferred pgf_tracing_key;
 
+#ifdef PGF_STAGE_REGIONS
 vm_fault_t __pgf_fault_begin(struct vm_area_struct *vma, unsigned int flags);
+#endif
 void __pgf_record_fault(struct mm_struct *mm, unsigned long address,
 			unsigned int flags, vm_fault_t ret,
 			struct pt_regs *regs);
 void pgf_exec(struct linux_binprm *bprm);
+#ifdef PGF_STAGE_INHERIT
 void __pgf_fork(struct task_struct *p, struct pid *pid, u64 clone_flags);
 void __pgf_forked(struct task_struct *p);
 void __pgf_fork_cancel(struct task_struct *p);
+#endif
 void __pgf_exit(struct task_struct *tsk);
+#ifdef PGF_STAGE_REGIONS
 void __pgf_group_exit(struct task_struct *tsk);
+#endif
 void pgf_signal_free(struct signal_struct *sig);
+#ifdef PGF_STAGE_REARM
 void __pgf_rearm_moved(struct vm_area_struct *vma, unsigned long start,
 		       unsigned long end);
+#endif
 
+#ifdef PGF_STAGE_REGIONS
 /**
  * pgfault_history_fault_begin() - record the noted VMA changes before a fault
  * @vma: the VMA of the fault, under its mmap lock or its per-VMA lock
@@ -71,6 +81,7 @@ static inline vm_fault_t pgfault_history_fault_begin(struct vm_area_struct *vma,
 		return __pgf_fault_begin(vma, flags);
 	return 0;
 }
+#endif
 
 /**
  * pgfault_history_fault() - record a completed page fault
@@ -94,6 +105,7 @@ static inline void pgfault_history_fault(struct mm_struct *mm,
 		__pgf_record_fault(mm, address, flags, ret, regs);
 }
 
+#ifdef PGF_STAGE_REARM
 /**
  * pgfault_history_moved() - mremap() moved the pages of a range
  * @vma: the VMA they now belong to, its mm write-locked
@@ -159,7 +171,9 @@ static inline bool pgfault_history_rearms(struct mm_struct *mm)
 	return static_branch_unlikely(&pgf_tracing_key.key) &&
 	       unlikely(atomic_read(&mm->pgf.traces));
 }
+#endif
 
+#ifdef PGF_STAGE_REGIONS
 /**
  * pgfault_history_fault_keeps_lock() - must a fault hold its lock to the end
  * @mm: the mm of the fault
@@ -179,7 +193,9 @@ static inline bool pgfault_history_fault_keeps_lock(struct mm_struct *mm)
 	return static_branch_unlikely(&pgf_tracing_key.key) &&
 	       unlikely(atomic_read(&mm->pgf.traces));
 }
+#endif
 
+#ifdef PGF_STAGE_INHERIT
 /**
  * pgfault_history_fork() - a new process is being created
  * @p: it, with its mm, not yet visible nor running
@@ -231,6 +247,7 @@ static inline void pgfault_history_fork_cancel(struct task_struct *p,
 	if (!(clone_flags & CLONE_THREAD) && unlikely(p->signal->pgf_trace))
 		__pgf_fork_cancel(p);
 }
+#endif
 
 /**
  * pgfault_history_signal_init() - a new process: one thread can fault
@@ -269,6 +286,7 @@ static inline void pgfault_history_exec(struct linux_binprm *bprm)
 	pgf_exec(bprm);		/* out of line: exec is not a hot path */
 }
 
+#ifdef PGF_STAGE_REGIONS
 /**
  * pgfault_history_group_exit() - the last thread of a process is leaving
  * @tsk: current, in do_exit(), its mm not yet released
@@ -284,6 +302,7 @@ static inline void pgfault_history_group_exit(struct task_struct *tsk)
 	if (unlikely(READ_ONCE(tsk->signal->pgf_trace)))
 		__pgf_group_exit(tsk);
 }
+#endif
 
 /**
  * pgfault_history_exit() - a thread has released its mm
@@ -318,16 +337,19 @@ static inline void pgfault_history_signal_free(struct signal_struct *sig)
 
 #else /* !CONFIG_PGFAULT_HISTORY */
 
+#ifdef PGF_STAGE_REGIONS
 static inline vm_fault_t pgfault_history_fault_begin(struct vm_area_struct *vma,
 						     unsigned int flags)
 {
 	return 0;
 }
+#endif
 
 static inline void pgfault_history_fault(struct mm_struct *mm,
 					 unsigned long address,
 					 unsigned int flags, vm_fault_t ret,
 					 struct pt_regs *regs) { }
+#ifdef PGF_STAGE_REARM
 static inline void pgfault_history_moved(struct vm_area_struct *vma,
 					 unsigned long start,
 					 unsigned long end) { }
@@ -341,22 +363,29 @@ static inline bool pgfault_history_rearms(struct mm_struct *mm)
 {
 	return false;
 }
+#endif
 
+#ifdef PGF_STAGE_REGIONS
 static inline bool pgfault_history_fault_keeps_lock(struct mm_struct *mm)
 {
 	return false;
 }
+#endif
 
+#ifdef PGF_STAGE_INHERIT
 static inline void pgfault_history_fork(struct task_struct *p,
 					struct pid *pid, u64 clone_flags) { }
 static inline void pgfault_history_forked(struct task_struct *p,
 					  u64 clone_flags) { }
 static inline void pgfault_history_fork_cancel(struct task_struct *p,
 					       u64 clone_flags) { }
+#endif
 static inline void pgfault_history_signal_init(struct signal_struct *sig) { }
 static inline void pgfault_history_thread_created(struct task_struct *p) { }
 static inline void pgfault_history_exec(struct linux_binprm *bprm) { }
+#ifdef PGF_STAGE_REGIONS
 static inline void pgfault_history_group_exit(struct task_struct *tsk) { }
+#endif
 static inline void pgfault_history_exit(struct task_struct *tsk) { }
 static inline void pgfault_history_signal_free(struct signal_struct *sig) { }
 

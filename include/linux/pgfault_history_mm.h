@@ -53,6 +53,7 @@ static inline void pgfault_history_vma_write(struct vm_area_struct *vma)
 	pgfault_history_mm_changed(vma->vm_mm, vma->vm_start, vma->vm_end);
 }
 
+#ifdef PGF_STAGE_REARM
 /**
  * pgfault_history_rereferencing() - does a trace of re-references follow an mm
  * @mm: the mm of a fault
@@ -70,6 +71,7 @@ static inline bool pgfault_history_rereferencing(struct mm_struct *mm)
 	return static_branch_unlikely(&pgf_tracing_key.key) &&
 	       unlikely(atomic_read(&mm->pgf.rereference));
 }
+#endif
 
 /**
  * pgfault_history_mm_init() - a new mm_struct: no trace follows it
@@ -86,10 +88,12 @@ static inline void pgfault_history_mm_changed(struct mm_struct *mm,
 					      unsigned long start,
 					      unsigned long end) { }
 static inline void pgfault_history_vma_write(struct vm_area_struct *vma) { }
+#ifdef PGF_STAGE_REARM
 static inline bool pgfault_history_rereferencing(struct mm_struct *mm)
 {
 	return false;
 }
+#endif
 
 static inline void pgfault_history_mm_init(struct mm_struct *mm) { }
 

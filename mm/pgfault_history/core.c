@@ -3,9 +3,8 @@
  * Per-process page fault tracing: the life of a trace, starting and
  * stopping, permission, and the hooks that fault, exec and exit call.
  *
- * The ring buffer is ring.c, the region records regions.c, and the
- * /proc/<pid>/pgfault_history file that drives it all and formats the
- * records fs/proc/pgfault_history.c.
+ * The ring buffer is ring.c, and the /proc/<pid>/pgfault_history file
+ * that drives it all and formats the records fs/proc/pgfault_history.c.
  */
 #define pr_fmt(fmt) "pgfault: " fmt
 
@@ -134,6 +133,7 @@ static struct ctl_table pgf_sysctls[] = {
 static atomic_long_t pgf_nr_traces = ATOMIC_LONG_INIT(0);
 static atomic_long_t pgf_nr_active = ATOMIC_LONG_INIT(0);
 
+#ifdef PGF_STAGE_REGIONS
 static int pgf_stats_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "traces %ld\nactive %ld\nkey %d\nbuffer_bytes %ld\ntrace_bytes %zu\nregion_bytes %zu\nshadow_bytes %ld\nmemcg_held %ld\n",
@@ -146,6 +146,19 @@ static int pgf_stats_show(struct seq_file *m, void *v)
 		   atomic_long_read(&pgf_nr_memcg_held));
 	return 0;
 }
+#else
+static int pgf_stats_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "traces %ld\nactive %ld\nkey %d\nbuffer_bytes %ld\ntrace_bytes %zu\nmemcg_held %ld\n",
+		   atomic_long_read(&pgf_nr_traces),
+		   atomic_long_read(&pgf_nr_active),
+		   static_key_count(&pgf_tracing_key.key.key),
+		   atomic_long_read(&pgf_nr_buf_bytes),
+		   sizeof(struct pgf_trace),
+		   atomic_long_read(&pgf_nr_memcg_held));
+	return 0;
+}
+#endif
 
 /* A trace stopped running: its hold on the static key goes, deferred. */
 void pgf_key_put(void)
@@ -169,9 +182,15 @@ static void pgf_trace_free(struct work_struct *work)
 	struct pgf_trace *t = container_of(work, struct pgf_trace, free_work);
 
 	atomic_long_dec(&pgf_nr_traces);
+#ifdef PGF_STAGE_INHERIT
 	pgf_children_free(t);
+#endif
+#ifdef PGF_STAGE_REGIONS
 	pgf_regions_free(t);
+#endif
+#ifdef PGF_STAGE_WINDOW
 	pgf_window_free(rcu_dereference_protected(t->window, true));
+#endif
 	mem_cgroup_put(t->memcg);
 	pgf_rings_free(t);
 	kfree(t->unread);
@@ -223,11 +242,19 @@ void pgf_budget_put(struct pgf_budget *b)
 		kfree(b);
 }
 
+#ifdef PGF_STAGE_REGIONS
 /*
  * What a trace holds besides its rings, charged to its budget as they
  * are: the structure and the room for a region's name.
  */
 #define PGF_TRACE_BYTES	(sizeof(struct pgf_trace) + PATH_MAX)
+#else
+/*
+ * What a trace holds besides its rings, charged to its budget as they
+ * are: the structure.
+ */
+#define PGF_TRACE_BYTES	sizeof(struct pgf_trace)
+#endif
 
 /*
  * A trace whose fault rings start at @start bytes in all, and whose rings
@@ -258,29 +285,39 @@ static struct pgf_trace *pgf_trace_alloc(struct pid_namespace *ns,
 			    t->limit);
 	ctl_start = clamp_t(size_t, start / 4, PAGE_SIZE, t->limit);
 	spin_lock_init(&t->lock);
+#ifdef PGF_STAGE_INHERIT
 	INIT_LIST_HEAD(&t->children);
 	INIT_LIST_HEAD(&t->child_node);
+#endif
 	if (!pgf_charge(t, PGF_TRACE_BYTES, false))
 		goto out_free_rings;
 	if (pgf_rings_alloc(t, ctl_start, cpu_start))
 		goto out_free_rings;
+#ifdef PGF_STAGE_REGIONS
 	if (pgf_regions_init(t))
 		goto out_free_rings;
+#endif
 	atomic_long_inc(&pgf_nr_traces);
 	t->pid_ns = get_pid_ns(ns);
 	init_waitqueue_head(&t->wait);
 	timer_setup(&t->wake_timer, pgf_wake_timer, 0);
 	INIT_WORK(&t->free_work, pgf_trace_free);
 	INIT_WORK(&t->grow_work, pgf_grow_work);
+#ifdef PGF_STAGE_REARM
 	INIT_DELAYED_WORK(&t->rearm_work, pgf_rearm_work);
+#endif
+#ifdef PGF_STAGE_WINDOW
 	pgf_window_twork_init(t);
+#endif
 	mutex_init(&t->mutex);
 	refcount_set(&t->ref, 1);
 	return t;
 
 out_free_rings:
 	pgf_rings_free(t);
+#ifdef PGF_STAGE_REGIONS
 	kfree(t->shadow.path);
+#endif
 	pgf_uncharge(t, t->charged);
 	pgf_budget_put(t->budget);
 	kfree(t);
@@ -495,6 +532,30 @@ static bool pgf_all_exited(struct signal_struct *sig)
 	return atomic_read(&sig->pgf_live) == 0;
 }
 
+#ifdef PGF_STAGE_REARM
+/* Is @t, active, recording in @mode? */
+static bool pgf_same_mode(const struct pgf_trace *t,
+			  const struct pgf_mode *mode)
+{
+	if (mode->interval_ms != t->interval_ms)
+		return false;
+#ifdef PGF_STAGE_WINDOW
+	if (mode->window != t->window_pages)
+		return false;
+#endif
+#ifdef PGF_STAGE_SAMPLE
+	if (mode->sample_ms != t->sample_ms)
+		return false;
+#endif
+#ifdef PGF_STAGE_INHERIT
+	if (mode->inherit != t->inherit)
+		return false;
+#endif
+	return true;
+}
+
+#endif
+#if defined(PGF_STAGE_INHERIT)
 /**
  * __pgf_activate() - start a trace
  * @t: the trace, its mutex held
@@ -515,9 +576,91 @@ static bool pgf_all_exited(struct signal_struct *sig)
 int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 		   struct mm_struct *mm, const struct pgf_mode *mode,
 		   struct pgf_window **wp, bool shared_mm)
+#elif defined(PGF_STAGE_SAMPLE)
+/**
+ * __pgf_activate() - start a trace
+ * @t: the trace, its mutex held
+ * @sig: its process
+ * @mm: the process's mm, its mmap lock held; NULL if it has none left
+ * @mode: the mode to start in
+ * @wp: in window mode, the window, taken over (*@wp set to NULL)
+ *
+ * The start record, the layout, then faults; in interval mode, the
+ * re-arms; in window mode, the window, after a re-arm of every page; in
+ * sampling mode, the baseline scan, then a scan every interval.
+ *
+ * Return: 0, -ESRCH (exited or exiting), -EALREADY (active in @mode),
+ * -EBUSY (active in another mode).
+ */
+int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
+		   struct mm_struct *mm, const struct pgf_mode *mode,
+		   struct pgf_window **wp)
+#elif defined(PGF_STAGE_WINDOW)
+/**
+ * __pgf_activate() - start a trace
+ * @t: the trace, its mutex held
+ * @sig: its process
+ * @mm: the process's mm, its mmap lock held; NULL if it has none left
+ * @mode: the mode to start in
+ * @wp: in window mode, the window, taken over (*@wp set to NULL)
+ *
+ * The start record, the layout, then faults; in interval mode, the
+ * re-arms; in window mode, the window, after a re-arm of every page.
+ *
+ * Return: 0, -ESRCH (exited or exiting), -EALREADY (active in @mode),
+ * -EBUSY (active in another mode).
+ */
+int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
+		   struct mm_struct *mm, const struct pgf_mode *mode,
+		   struct pgf_window **wp)
+#elif defined(PGF_STAGE_REARM)
+/**
+ * __pgf_activate() - start a trace
+ * @t: the trace, its mutex held
+ * @sig: its process
+ * @mm: the process's mm, its mmap lock held; NULL if it has none left
+ * @mode: the mode to start in
+ *
+ * The start record, the layout, then faults; in interval mode, the
+ * re-arms.
+ *
+ * Return: 0, -ESRCH (exited or exiting), -EALREADY (active in @mode),
+ * -EBUSY (active in another mode).
+ */
+int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
+		   struct mm_struct *mm, const struct pgf_mode *mode)
+#elif defined(PGF_STAGE_REGIONS)
+/**
+ * __pgf_activate() - start a trace
+ * @t: the trace, its mutex held
+ * @sig: its process
+ * @mm: the process's mm, its mmap lock held; NULL if it has none left
+ *
+ * The start record, the layout, then faults.
+ *
+ * Return: 0, -ESRCH (exited or exiting), -EALREADY (active already).
+ */
+int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
+		   struct mm_struct *mm)
+#else
+/**
+ * __pgf_activate() - start a trace
+ * @t: the trace, its mutex held
+ * @sig: its process
+ * @mm: the process's mm; NULL if it has none left
+ *
+ * The start record, then faults.
+ *
+ * Return: 0, -ESRCH (exited or exiting), -EALREADY (active already).
+ */
+int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
+		   struct mm_struct *mm)
+#endif
 {
+#ifdef PGF_STAGE_WINDOW
 	unsigned long pages;
 
+#endif
 	lockdep_assert_held(&t->mutex);
 	/* The trace is published: pairs with pgfault_history_exit(). */
 	smp_mb();
@@ -530,25 +673,47 @@ int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 		return -ESRCH;
 	}
 	if (READ_ONCE(t->active))
-		return mode->interval_ms == t->interval_ms &&
-		       mode->window == t->window_pages &&
-		       mode->sample_ms == t->sample_ms &&
-		       mode->inherit == t->inherit ? -EALREADY : -EBUSY;
+#ifdef PGF_STAGE_REARM
+		return pgf_same_mode(t, mode) ? -EALREADY : -EBUSY;
+#else
+		return -EALREADY;
+#endif
 	/* The ring grows in a worker, charged to the process's memcg. */
 	if (!t->memcg)
 		t->memcg = get_mem_cgroup_from_mm(mm);
+#ifdef PGF_STAGE_REARM
 	t->interval_ms = mode->interval_ms;
+#endif
+#ifdef PGF_STAGE_WINDOW
 	t->window_pages = mode->window;
+#endif
+#ifdef PGF_STAGE_SAMPLE
 	t->sample_ms = mode->sample_ms;
+#endif
+#ifdef PGF_STAGE_INHERIT
 	t->clock_off = mode->sample_ms && shared_mm;
 	t->inherit = mode->inherit;
+#endif
 	spin_lock(&t->lock);
+#if defined(PGF_STAGE_INHERIT)
 	__pgf_control(t, PGF_REC_START,
 		      (mode->inherit ? PGF_START_INHERIT : 0) |
 		      (mode->sample_ms ? PGF_START_SAMPLE : 0),
 		      mode->interval_ms ?: mode->sample_ms, mode->window);
+#elif defined(PGF_STAGE_SAMPLE)
+	__pgf_control(t, PGF_REC_START,
+		      mode->sample_ms ? PGF_START_SAMPLE : 0,
+		      mode->interval_ms ?: mode->sample_ms, mode->window);
+#elif defined(PGF_STAGE_WINDOW)
+	__pgf_control(t, PGF_REC_START, 0, mode->interval_ms, mode->window);
+#elif defined(PGF_STAGE_REARM)
+	__pgf_control(t, PGF_REC_START, 0, mode->interval_ms, 0);
+#else
+	__pgf_control(t, PGF_REC_START, 0, 0, 0);
+#endif
 	t->started = true;
 	spin_unlock(&t->lock);
+#ifdef PGF_STAGE_REGIONS
 	/*
 	 * The layout under the mmap lock, before any fault is recorded: every
 	 * fault kept falls in a region the reader knows, and a change made
@@ -559,16 +724,26 @@ int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 	/* As many parts as the buffer takes; the reader asks for the rest. */
 	while (pgf_regions_layout(t, mm, false) && t->shadow.sending)
 		;
+#endif
+#ifdef PGF_STAGE_WINDOW
 	if (*wp) {
 		__pgf_window_set(t, *wp);
 		*wp = NULL;
 	}
+#endif
 	spin_lock(&t->lock);
 	WRITE_ONCE(t->active, true);
 	spin_unlock(&t->lock);
 	atomic_long_inc(&pgf_nr_active);
+#ifdef PGF_STAGE_REARM
 	__pgf_interval_start(t);
+#endif
+#ifdef PGF_STAGE_WINDOW
+#ifdef PGF_STAGE_INHERIT
 	if (t->window_pages && !shared_mm) {
+#else
+	if (t->window_pages) {
+#endif
 		/*
 		 * The window starts empty. Faults from now on are admitted;
 		 * one taken during the walk may see its page re-armed while
@@ -577,8 +752,14 @@ int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 		pgf_rearm_mm(mm, &pages);
 		__pgf_rearm_record(t, pages, PGF_REARM_WINDOW);
 	}
+#endif
+#if defined(PGF_STAGE_INHERIT)
 	if (t->sample_ms && !shared_mm)
 		__pgf_sample(t, mm, PGF_SAMPLE_BASELINE);
+#elif defined(PGF_STAGE_SAMPLE)
+	if (t->sample_ms)
+		__pgf_sample(t, mm, PGF_SAMPLE_BASELINE);
+#endif
 	return 0;
 }
 
@@ -590,6 +771,7 @@ static void pgf_mmput(struct mm_struct *mm)
 
 DEFINE_FREE(pgf_mmput, struct mm_struct *, pgf_mmput(_T))
 
+#if defined(PGF_STAGE_WINDOW)
 /*
  * pgf_start() under @task's exec_update_lock: install the trace and start
  * it with the layout of a live thread's mm, taking over *@w.
@@ -597,6 +779,28 @@ DEFINE_FREE(pgf_mmput, struct mm_struct *, pgf_mmput(_T))
 static int __pgf_start(struct task_struct *task, const struct cred *cred,
 		       struct pid_namespace *ns, const struct pgf_mode *mode,
 		       struct pgf_window **w)
+#elif defined(PGF_STAGE_REARM)
+/*
+ * pgf_start() under @task's exec_update_lock: install the trace and start
+ * it with the layout of a live thread's mm.
+ */
+static int __pgf_start(struct task_struct *task, const struct cred *cred,
+		       struct pid_namespace *ns, const struct pgf_mode *mode)
+#elif defined(PGF_STAGE_REGIONS)
+/*
+ * pgf_start() under @task's exec_update_lock: install the trace and start
+ * it with the layout of a live thread's mm.
+ */
+static int __pgf_start(struct task_struct *task, const struct cred *cred,
+		       struct pid_namespace *ns)
+#else
+/*
+ * pgf_start() under @task's exec_update_lock: install the trace and start
+ * it, if a thread of the process still has an mm.
+ */
+static int __pgf_start(struct task_struct *task, const struct cred *cred,
+		       struct pid_namespace *ns)
+#endif
 {
 	struct mm_struct *mm __free(pgf_mmput) = NULL;
 	struct pgf_trace *t __free(pgf_trace) = pgf_trace_install(task, ns);
@@ -605,18 +809,31 @@ static int __pgf_start(struct task_struct *task, const struct cred *cred,
 	if (IS_ERR(t))
 		return PTR_ERR(t);
 	mm = pgf_live_mm(task);
+#ifdef PGF_STAGE_REGIONS
 	if (mm && mmap_read_lock_killable(mm))
 		return -EINTR;
+#endif
 	mutex_lock(&t->mutex);
+#if defined(PGF_STAGE_INHERIT)
 	err = __pgf_activate(t, task->signal, mm, mode, w, false);
+#elif defined(PGF_STAGE_WINDOW)
+	err = __pgf_activate(t, task->signal, mm, mode, w);
+#elif defined(PGF_STAGE_REARM)
+	err = __pgf_activate(t, task->signal, mm, mode);
+#else
+	err = __pgf_activate(t, task->signal, mm);
+#endif
 	mutex_unlock(&t->mutex);
+#ifdef PGF_STAGE_REGIONS
 	if (mm)
 		mmap_read_unlock(mm);
+#endif
 	if (!err)
 		pgf_trace_hold_cred(t, cred);
 	return err;
 }
 
+#if defined(PGF_STAGE_SAMPLE)
 /**
  * pgf_start() - start tracing a process
  * @task: any thread of the process (the caller holds a reference)
@@ -634,13 +851,73 @@ static int __pgf_start(struct task_struct *task, const struct cred *cred,
  * exited or is exiting, -EBUSY, -EOPNOTSUPP (interval or window mode where
  * pages cannot be re-armed), -ENOMEM, -EINTR.
  */
+#elif defined(PGF_STAGE_WINDOW)
+/**
+ * pgf_start() - start tracing a process
+ * @task: any thread of the process (the caller holds a reference)
+ * @cred: the credentials of the file's opener
+ * @exec_gen: the credential generation the file was opened in
+ * @ns: the pid namespace thread ids are written in, if the trace is new
+ * @mode: interval or window mode, or none (all 0)
+ *
+ * Starting a traced process again in the same mode does nothing; in
+ * another, -EBUSY (stop first). The first start makes the trace; a restart
+ * after a stop continues the same stream.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EACCES, -EINVAL (kernel thread), -ESRCH if the process has
+ * exited or is exiting, -EBUSY, -EOPNOTSUPP (interval or window mode where
+ * pages cannot be re-armed), -ENOMEM, -EINTR.
+ */
+#elif defined(PGF_STAGE_REARM)
+/**
+ * pgf_start() - start tracing a process
+ * @task: any thread of the process (the caller holds a reference)
+ * @cred: the credentials of the file's opener
+ * @exec_gen: the credential generation the file was opened in
+ * @ns: the pid namespace thread ids are written in, if the trace is new
+ * @mode: interval mode, or none (all 0)
+ *
+ * Starting a traced process again in the same mode does nothing; in
+ * another, -EBUSY (stop first). The first start makes the trace; a restart
+ * after a stop continues the same stream.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EACCES, -EINVAL (kernel thread), -ESRCH if the process has
+ * exited or is exiting, -EBUSY, -EOPNOTSUPP (interval mode where pages
+ * cannot be re-armed), -ENOMEM, -EINTR.
+ */
+#else
+/**
+ * pgf_start() - start tracing a process
+ * @task: any thread of the process (the caller holds a reference)
+ * @cred: the credentials of the file's opener
+ * @exec_gen: the credential generation the file was opened in
+ * @ns: the pid namespace thread ids are written in, if the trace is new
+ *
+ * Starting a traced process again does nothing. The first start makes the
+ * trace; a restart after a stop continues the same stream.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EACCES, -EINVAL (kernel thread), -ESRCH if the process has
+ * exited or is exiting, -ENOMEM, -EINTR.
+ */
+#endif
+#ifdef PGF_STAGE_REARM
 int pgf_start(struct task_struct *task, const struct cred *cred,
 	      u32 exec_gen, struct pid_namespace *ns,
 	      const struct pgf_mode *mode)
+#else
+int pgf_start(struct task_struct *task, const struct cred *cred,
+	      u32 exec_gen, struct pid_namespace *ns)
+#endif
 {
+#ifdef PGF_STAGE_WINDOW
 	struct pgf_window *w __free(pgf_window) = NULL;
+#endif
 	int err;
 
+#if defined(PGF_STAGE_WINDOW)
 	if ((mode->interval_ms || mode->window) && !pgf_rearm_supported())
 		return -EOPNOTSUPP;
 	if (mode->window) {
@@ -648,11 +925,21 @@ int pgf_start(struct task_struct *task, const struct cred *cred,
 		if (!w)
 			return -ENOMEM;
 	}
+#elif defined(PGF_STAGE_REARM)
+	if (mode->interval_ms && !pgf_rearm_supported())
+		return -EOPNOTSUPP;
+#endif
 	/* Patches text at most once a second: no lock held here. */
 	static_branch_deferred_inc(&pgf_tracing_key);
 	err = pgf_lock_may_use(task, cred, exec_gen);
 	if (!err) {
+#if defined(PGF_STAGE_WINDOW)
 		err = __pgf_start(task, cred, ns, mode, &w);
+#elif defined(PGF_STAGE_REARM)
+		err = __pgf_start(task, cred, ns, mode);
+#else
+		err = __pgf_start(task, cred, ns);
+#endif
 		up_read(&task->signal->exec_update_lock);
 	}
 	if (err == -EALREADY)
@@ -663,12 +950,21 @@ int pgf_start(struct task_struct *task, const struct cred *cred,
 	return err;
 }
 
+#ifdef PGF_STAGE_REARM
 /*
  * Stop recording into @t: mark it inactive, stop its clock, and wait until
  * no producer is inside a ring (pgf_rings_sync()), so that what the caller
  * writes next comes after every fault. Returns whether it was active.
  * Mutex held.
  */
+#else
+/*
+ * Stop recording into @t: mark it inactive and wait until no producer is
+ * inside a ring (pgf_rings_sync()), so that what the caller writes next
+ * comes after every fault. Returns whether it was active. Mutex held.
+ */
+#endif
+
 static bool __pgf_quiesce(struct pgf_trace *t)
 {
 	bool was;
@@ -678,7 +974,9 @@ static bool __pgf_quiesce(struct pgf_trace *t)
 	was = t->active;
 	WRITE_ONCE(t->active, false);
 	spin_unlock(&t->lock);
+#ifdef PGF_STAGE_REARM
 	__pgf_clock_stop(t);
+#endif
 	pgf_rings_sync(t);
 	return was;
 }
@@ -695,15 +993,21 @@ static bool __pgf_deactivate(struct pgf_trace *t, u8 reason)
 	was = __pgf_quiesce(t);
 	if (was) {
 		spin_lock(&t->lock);
+#ifdef PGF_STAGE_REGIONS
 		/* A layout cut short: its untold regions count as one lost. */
 		if (t->need_layout)
 			__pgf_count_lost(&t->ctl, PGF_KIND_OTHER);
+#endif
 		__pgf_control(t, PGF_REC_STOP, reason, 0, 0);
 		spin_unlock(&t->lock);
 	}
+#ifdef PGF_STAGE_REGIONS
 	/* Changes are no longer noted; a restart sends a new layout. */
 	pgf_regions_bind(t, NULL, false);
+#endif
+#ifdef PGF_STAGE_WINDOW
 	__pgf_window_set(t, NULL);
+#endif
 	if (was)
 		pgf_wake(t, EPOLLIN | EPOLLRDNORM);
 	return was;
@@ -743,6 +1047,7 @@ int pgf_stop(struct task_struct *task, const struct cred *cred, u32 exec_gen)
 	return err;
 }
 
+#ifdef PGF_STAGE_REARM
 /* pgf_rearm() under @task's exec_update_lock, @t its process's trace. */
 static int __pgf_rearm(struct task_struct *task, struct pgf_trace *t)
 {
@@ -758,9 +1063,11 @@ static int __pgf_rearm(struct task_struct *task, struct pgf_trace *t)
 	err = mmap_read_lock_killable(mm);
 	if (err)
 		return err;
-	/* In window mode, the window starts again, empty. */
 	scoped_guard(mutex, &t->mutex) {
+#ifdef PGF_STAGE_WINDOW
+		/* In window mode, the window starts again, empty. */
 		__pgf_window_empty(t);
+#endif
 		WRITE_ONCE(t->rearmed, true);
 	}
 	err = pgf_rearm_mm(mm, &pages);
@@ -800,7 +1107,9 @@ int pgf_rearm(struct task_struct *task, const struct cred *cred, u32 exec_gen)
 	up_read(&task->signal->exec_update_lock);
 	return err;
 }
+#endif
 
+#ifdef PGF_STAGE_REARM
 /*
  * Can a fault that only made a present page accessible again be this
  * trace's re-arming? In interval, window and sampling mode, or once
@@ -811,11 +1120,22 @@ int pgf_rearm(struct task_struct *task, const struct cred *cred, u32 exec_gen)
 static bool pgf_may_have_rearmed(struct pgf_trace *t)
 {
 	/* The modes change under t->mutex, only while the trace is stopped. */
+#if defined(PGF_STAGE_SAMPLE)
 	return READ_ONCE(t->rearmed) ||
 	       /* as above */
 	       data_race(t->interval_ms || t->window_pages || t->sample_ms);
+#elif defined(PGF_STAGE_WINDOW)
+	return READ_ONCE(t->rearmed) ||
+	       /* as above */
+	       data_race(t->interval_ms || t->window_pages);
+#else
+	return READ_ONCE(t->rearmed) ||
+	       /* as above */
+	       data_race(t->interval_ms);
+#endif
 }
 
+#endif
 /*
  * Was it the kernel touching user memory for the process? FAULT_FLAG_USER
  * tells on real hardware. UML resolves uaccess by faulting pages in with
@@ -852,8 +1172,10 @@ void __pgf_record_fault(struct mm_struct *mm, unsigned long address,
 		result = PGF_RESULT_SIGSEGV;
 	else if ((ret & VM_FAULT_MAJOR) || (flags & FAULT_FLAG_TRIED))
 		result = PGF_RESULT_MAJOR;	/* as mm_account_fault() counts */
+#ifdef PGF_STAGE_REARM
 	else if ((ret & VM_FAULT_HINTING) && pgf_may_have_rearmed(t))
 		result = PGF_RESULT_REREF;	/* counted as minor */
+#endif
 	else
 		result = PGF_RESULT_MINOR;	/* NUMA hinting, when not ours */
 	/* /proc/<pid>/stat counts successful faults only. */
@@ -889,9 +1211,11 @@ void __pgf_record_fault(struct mm_struct *mm, unsigned long address,
 	else
 		rec.b = instruction_pointer(task_pt_regs(current));
 	pgf_emit_fault(t, &rec, kind);
+#ifdef PGF_STAGE_WINDOW
 	/* Window mode: the page is accessible now. */
 	if (kind == PGF_KIND_FAULT && rcu_access_pointer(t->window))
 		__pgf_window_admit(t, address);
+#endif
 }
 
 /* An ordinary exec: the exec record; the old address space is gone. */
@@ -908,10 +1232,12 @@ static void pgf_exec_record(struct pgf_trace *t, struct linux_binprm *bprm)
 	len = round_up(sizeof(*rec) + n + 1, PGF_REC_ALIGN);
 	rec = kmalloc(len, GFP_KERNEL_ACCOUNT);
 	if (!rec) {
-		/* The reader is owed the new address space in full. */
 		spin_lock(&t->lock);
 		__pgf_count_lost(&t->ctl, PGF_KIND_OTHER);
+#ifdef PGF_STAGE_REGIONS
+		/* The reader is owed the new address space in full. */
 		WRITE_ONCE(t->need_layout, true);
+#endif
 		spin_unlock(&t->lock);
 		goto out_reset;
 	}
@@ -920,11 +1246,15 @@ static void pgf_exec_record(struct pgf_trace *t, struct linux_binprm *bprm)
 	memset(rec->data + n, 0, len - sizeof(*rec) - n);
 	pgf_emit(t, rec, PGF_KIND_OTHER);
 out_reset:
+#ifdef PGF_STAGE_REGIONS
 	/* The new one is announced by map records as it is built. */
 	pgf_regions_reset(t);
 	pgf_regions_bind(t, READ_ONCE(t->active) ? current->mm : NULL, true);
+#endif
+#ifdef PGF_STAGE_WINDOW
 	if (READ_ONCE(t->active))
 		__pgf_window_restart(t);
+#endif
 	mutex_unlock(&t->mutex);
 	kfree(rec);
 }
@@ -941,9 +1271,13 @@ static void pgf_exec_end(struct pgf_trace *t, struct signal_struct *sig)
 		__pgf_control(t, PGF_REC_STOP, PGF_STOP_CREDENTIALS, 0, 0);
 	t->dead = true;
 	spin_unlock(&t->lock);
+#ifdef PGF_STAGE_REGIONS
 	pgf_regions_reset(t);
 	pgf_regions_bind(t, NULL, false);
+#endif
+#ifdef PGF_STAGE_WINDOW
 	__pgf_window_set(t, NULL);
+#endif
 	mutex_unlock(&t->mutex);
 
 	spin_lock_irq(&current->sighand->siglock);
@@ -1016,7 +1350,9 @@ void pgf_trace_end(struct pgf_trace *t, struct pgf_exit_rec *ex)
 	was = __pgf_quiesce(t);
 	if (ex) {
 		pgf_fault_totals(t, &ex->rec.b, &ex->lost);
+#ifdef PGF_STAGE_REGIONS
 		ex->regions = t->shadow.next_id;
+#endif
 	}
 	spin_lock(&t->lock);
 	if (ex && t->started && !t->dead &&
@@ -1024,10 +1360,14 @@ void pgf_trace_end(struct pgf_trace *t, struct pgf_exit_rec *ex)
 		__pgf_count_lost(&t->ctl, PGF_KIND_FINAL);
 	t->dead = true;
 	spin_unlock(&t->lock);
+#ifdef PGF_STAGE_REGIONS
 	/* The shadow goes with the process, not with the last reader. */
 	pgf_regions_reset(t);
 	pgf_regions_bind(t, NULL, false);
+#endif
+#ifdef PGF_STAGE_WINDOW
 	__pgf_window_set(t, NULL);
+#endif
 	mutex_unlock(&t->mutex);
 
 	pgf_wake(t, EPOLLIN | EPOLLRDNORM | EPOLLHUP);
@@ -1049,6 +1389,7 @@ void __pgf_exit(struct task_struct *tsk)
 	pgf_trace_end(pgf_trace_of(sig), &ex);
 }
 
+#ifdef PGF_STAGE_REGIONS
 /*
  * The last thread is leaving, its mm still there: a change still noted is
  * recorded, and the layout the reader is owed goes in whole now, past the
@@ -1074,6 +1415,7 @@ void __pgf_group_exit(struct task_struct *tsk)
 	mutex_unlock(&t->mutex);
 	mmap_read_unlock(mm);
 }
+#endif
 
 void pgf_signal_free(struct signal_struct *sig)
 {
@@ -1134,6 +1476,7 @@ void pgf_reader_detach(struct pgf_trace *t)
 	pgf_trace_put(t);
 }
 
+#ifdef PGF_STAGE_REGIONS
 /* pgf_resend_layout() under @task's exec_update_lock. */
 static int __pgf_resend_layout(struct pgf_trace *t, struct task_struct *task)
 {
@@ -1187,6 +1530,7 @@ int pgf_resend_layout(struct pgf_trace *t, struct pid *pid)
 	up_read(&task->signal->exec_update_lock);
 	return ret;
 }
+#endif
 
 #ifdef CONFIG_PGFAULT_HISTORY_KUNIT_TEST
 #include "tests/core-kunit.h"

@@ -46,23 +46,37 @@ enum pgf_rec_type {
 	PGF_REC_STOP,		/* flags: enum pgf_stop_reason */
 	PGF_REC_EXEC,		/* data: the path, NUL-terminated */
 	PGF_REC_EXIT,		/* a: wait status, b: faults, &pgf_exit_rec */
+	PGF_REC_REMOTE,		/* a fault on another mm; flags as a fault */
+#ifdef PGF_STAGE_REGIONS
 	PGF_REC_MAP,		/* &pgf_region_rec: a new region */
 	PGF_REC_CHANGE,		/* &pgf_region_rec: a region's new state */
 	PGF_REC_UNMAP,		/* a: region id */
 	PGF_REC_LAYOUT,		/* a: number of MAP records that follow */
-	PGF_REC_REMOTE,		/* a fault on another mm; flags as a fault */
+#endif
+#ifdef PGF_STAGE_REARM
 	PGF_REC_REARM,		/* a: pages re-armed; flags: enum pgf_rearm_how */
-	PGF_REC_CHILD,		/* a: the new process's pid; flags: PGF_CHILD_* */
+#endif
+#ifdef PGF_STAGE_SAMPLE
 	PGF_REC_REFS,		/* a: runs that follow, &struct pgf_run each */
 	PGF_REC_SAMPLE,		/* &pgf_sample_rec: the end of a scan */
+#endif
+#ifdef PGF_STAGE_INHERIT
+	PGF_REC_CHILD,		/* a: the new process's pid; flags: PGF_CHILD_* */
+#endif
 };
 
+#ifdef PGF_STAGE_SAMPLE
 /* pgf_rec.flags of a start record */
+#ifdef PGF_STAGE_INHERIT
 #define PGF_START_INHERIT	0x01	/* new processes are traced too */
+#endif
 #define PGF_START_SAMPLE	0x02	/* a is the sampling interval */
+#endif
 
+#ifdef PGF_STAGE_INHERIT
 /* pgf_rec.flags of a child record */
 #define PGF_CHILD_UNTRACED	0x01	/* no trace could be made for it */
+#endif
 
 /* pgf_rec.flags of a fault: access in bits 0-1, kernel mode, result. */
 #define PGF_ACCESS_READ		0x00
@@ -75,25 +89,36 @@ enum pgf_rec_type {
 enum pgf_result {
 	PGF_RESULT_MINOR,
 	PGF_RESULT_MAJOR,
+#ifdef PGF_STAGE_REARM
 	PGF_RESULT_REREF,	/* a re-armed page made accessible again */
+#endif
 	PGF_RESULT_SIGSEGV,
 	PGF_RESULT_SIGBUS,
 	PGF_RESULT_OOM,
 };
 
 /* The results /proc/<pid>/stat counts. */
+#ifdef PGF_STAGE_REARM
 #define PGF_RESULT_COUNTED_MAX	PGF_RESULT_REREF
+#else
+#define PGF_RESULT_COUNTED_MAX	PGF_RESULT_MAJOR
+#endif
 
+#ifdef PGF_STAGE_REARM
 enum pgf_rearm_how {
 	PGF_REARM_USER,		/* "rearm" written to the file */
 	PGF_REARM_INTERVAL,	/* interval mode's periodic re-arm */
+#ifdef PGF_STAGE_WINDOW
 	PGF_REARM_WINDOW,	/* window mode emptied its window */
+#endif
 };
 
 /* Interval mode: re-arm every 1 ms to 1 hour; sampling alike. */
 #define PGF_INTERVAL_MIN_MS	1
 #define PGF_INTERVAL_MAX_MS	3600000
+#endif
 
+#ifdef PGF_STAGE_WINDOW
 /*
  * Window mode: 16 pages at least, so that any one instruction can have
  * every page it needs at once (code, data and stack, each on both sides
@@ -101,17 +126,26 @@ enum pgf_rearm_how {
  */
 #define PGF_WINDOW_MIN		16
 #define PGF_WINDOW_MAX		1048576
+#endif
 
+#ifdef PGF_STAGE_REARM
 /*
  * How a trace records: first touches, interval mode or window mode, and
  * whether the processes the traced one creates are traced too.
  */
 struct pgf_mode {
 	unsigned int interval_ms;	/* re-arm every page this often */
+#ifdef PGF_STAGE_WINDOW
 	unsigned int window;		/* keep this many pages accessible */
+#endif
+#ifdef PGF_STAGE_SAMPLE
 	unsigned int sample_ms;		/* sample accessed bits this often */
+#endif
+#ifdef PGF_STAGE_INHERIT
 	bool inherit;			/* trace new processes, in this mode */
+#endif
 };
+#endif
 
 enum pgf_stop_reason {
 	PGF_STOP_USER,
@@ -149,9 +183,12 @@ static_assert(sizeof(struct pgf_rec) == 32);
 struct pgf_exit_rec {
 	struct pgf_rec rec;
 	u64 lost;		/* counted faults lost over the whole trace */
+#ifdef PGF_STAGE_REGIONS
 	u64 regions;		/* region ids handed out */
+#endif
 };
 
+#ifdef PGF_STAGE_SAMPLE
 /* A run of consecutive pages referenced since the last scan. */
 struct pgf_run {
 	u64 start;		/* address of the first page */
@@ -171,7 +208,9 @@ struct pgf_sample_rec {
 	struct pgf_rec rec;
 	u64 ns;			/* how long the scan took */
 };
+#endif
 
+#ifdef PGF_STAGE_REGIONS
 /* pgf_rec.flags of a region: the permissions as /proc/<pid>/maps shows. */
 #define PGF_PROT_READ		0x01
 #define PGF_PROT_WRITE		0x02
@@ -246,9 +285,15 @@ struct pgf_shadow {
 	struct pgf_region *olds[PGF_MATCH];
 	unsigned int nr_olds;
 };
+#endif
 
+#ifdef PGF_STAGE_REGIONS
 /* The largest record: a region with a PATH_MAX name. */
 #define PGF_REC_MAX		(sizeof(struct pgf_region_rec) + PATH_MAX)
+#else
+/* The largest record: an exec with a PATH_MAX path. */
+#define PGF_REC_MAX		(sizeof(struct pgf_rec) + PATH_MAX)
+#endif
 
 /* The buffer: meta information first, then the ring of records. */
 struct pgf_buf {
@@ -289,11 +334,15 @@ struct pgf_cpu {
 /* &pgf_trace.bits */
 #define PGF_GROW_QUEUED		0	/* grow_work pending (holds a ref) */
 #define PGF_WAKE_ARMED		1	/* wake_timer pending (holds a ref) */
-#define PGF_REARM_QUEUED	2	/* rearm_work pending (holds a ref) */
-#define PGF_REARM_PENDING	3	/* rearm_twork queued (holds a ref) */
-#define PGF_WINDOW_TWORK0	4	/* window_twork[i] queued (holds a ref) */
-#define PGF_REGIONS_TWORK	(PGF_WINDOW_TWORK0 + PGF_WINDOW_TWORKS)
-					/* regions_twork queued (holds a ref) */
+#ifdef PGF_STAGE_REGIONS
+#define PGF_REGIONS_TWORK	2	/* regions_twork queued (holds a ref) */
+#endif
+#ifdef PGF_STAGE_REARM
+#define PGF_REARM_QUEUED	3	/* rearm_work pending (holds a ref) */
+#define PGF_REARM_PENDING	4	/* rearm_twork queued (holds a ref) */
+#endif
+#ifdef PGF_STAGE_WINDOW
+#define PGF_WINDOW_TWORK0	5	/* window_twork[i] queued (holds a ref) */
 
 /* Threads that may have a window re-arm queued at once. */
 #define PGF_WINDOW_TWORKS	4
@@ -303,6 +352,7 @@ struct pgf_twork {
 	struct callback_head head;
 	struct pgf_trace *t;
 };
+#endif
 
 /*
  * One per traced process; see the DOC: in mm/pgfault_history/core.c for its
@@ -335,7 +385,9 @@ struct pgf_trace {
 	bool active;			/* recording */
 	bool started;			/* a start record was written */
 	bool dead;			/* ended: nothing more will come */
+#ifdef PGF_STAGE_REGIONS
 	bool need_layout;		/* fault records wait for a layout */
+#endif
 	bool reader;			/* a file is reading */
 	/*
 	 * Who reads the trace: the starter's credentials, then the
@@ -351,27 +403,49 @@ struct pgf_trace {
 	struct timer_list wake_timer;	/* deferred wake-up of the reader */
 	struct work_struct free_work;	/* the last put, where it cannot sleep */
 	struct work_struct grow_work;	/* grows rings for the producers */
+#ifdef PGF_STAGE_REARM
 	unsigned int interval_ms;	/* interval mode; 0: off. Under mutex */
+#endif
+#ifdef PGF_STAGE_SAMPLE
 	unsigned int sample_ms;		/* sampling; 0: off. Under mutex */
+#endif
+#ifdef PGF_STAGE_INHERIT
 	bool clock_off;			/* no clock: a CLONE_VM child's trace */
+#endif
+#ifdef PGF_STAGE_REARM
 	struct delayed_work rearm_work;	/* interval and sampling's clock */
 	struct callback_head rearm_twork; /* its tick, run by a thread */
+#endif
+#ifdef PGF_STAGE_WINDOW
 	unsigned int window_pages;	/* window mode; 0: off. Under mutex */
 	struct pgf_window __rcu *window; /* its window; written under mutex */
 	struct pgf_twork window_twork[PGF_WINDOW_TWORKS]; /* its re-arms */
+#endif
+#ifdef PGF_STAGE_REGIONS
 	struct callback_head regions_twork; /* records noted VMA changes */
+#endif
+#ifdef PGF_STAGE_REARM
 	bool reref_bound;		/* counted in mm->pgf.rereference */
+#endif
+#ifdef PGF_STAGE_INHERIT
 	bool inherit;			/* new processes get traces. Under mutex */
+#endif
+#ifdef PGF_STAGE_REARM
 	bool rearmed;			/* "rearm" was written once */
+#endif
+#ifdef PGF_STAGE_INHERIT
 	struct list_head children;	/* their traces, until claimed. Lock */
 	struct list_head child_node;	/* in the creator's children */
 	u32 child_nr;			/* the process's pid in pid_ns */
+#endif
 	struct pid *tgid;		/* the traced process */
 	struct mem_cgroup *memcg;	/* the rings' growth is charged here */
 	struct pid_namespace *pid_ns;	/* thread ids are numbers in this one */
 	struct mutex mutex;		/* start, stop, exec, exit, mm */
+#ifdef PGF_STAGE_REGIONS
 	struct mm_struct *mm;		/* followed for VMA changes (mmgrab) */
 	struct pgf_shadow shadow;	/* see &struct pgf_shadow */
+#endif
 };
 
 /* Between the files of mm/pgfault_history/ */
@@ -409,7 +483,6 @@ static __always_inline void pgf_rec_init(const struct pgf_trace *t,
 /* mm/pgfault_history/ring.c: the rings */
 extern atomic_long_t pgf_nr_buf_bytes;
 extern atomic_long_t pgf_nr_memcg_held;
-extern atomic_long_t pgf_nr_region_bytes;
 int pgf_rings_alloc(struct pgf_trace *t, size_t ctl_bytes, size_t cpu_bytes);
 void pgf_rings_free(struct pgf_trace *t);
 void pgf_rings_sync(struct pgf_trace *t);
@@ -420,6 +493,7 @@ bool pgf_emit_fault(struct pgf_trace *t, const struct pgf_rec *src,
 		    enum pgf_kind kind);
 bool __pgf_emit_to(struct pgf_trace *t, struct pgf_cpu *c,
 		   const struct pgf_rec *src, enum pgf_kind kind);
+#ifdef PGF_STAGE_REGIONS
 /* What region records are, to pgf_emit_regions(). */
 #define PGF_REGIONS_CHANGE	0x0	/* the records of one change */
 #define PGF_REGIONS_PART	0x1	/* a part of a layout, more to come */
@@ -428,6 +502,7 @@ bool __pgf_emit_to(struct pgf_trace *t, struct pgf_cpu *c,
 
 bool pgf_emit_regions(struct pgf_trace *t, const void *recs, size_t len,
 		      unsigned int nr, unsigned int how, gfp_t gfp);
+#endif
 void __pgf_control(struct pgf_trace *t, enum pgf_rec_type type, u8 flags,
 		   u64 a, u64 b);
 void __pgf_count_lost(struct pgf_ring *r, enum pgf_kind kind);
@@ -437,7 +512,9 @@ void pgf_wake(struct pgf_trace *t, __poll_t mask);
 void pgf_wake_timer(struct timer_list *timer);
 void pgf_grow_work(struct work_struct *work);
 
+#ifdef PGF_STAGE_REGIONS
 /* mm/pgfault_history/regions.c: regions */
+extern atomic_long_t pgf_nr_region_bytes;
 int pgf_regions_init(struct pgf_trace *t);
 void pgf_regions_catch_up(struct pgf_trace *t, struct mm_struct *mm);
 bool pgf_regions_layout(struct pgf_trace *t, struct mm_struct *mm,
@@ -445,7 +522,9 @@ bool pgf_regions_layout(struct pgf_trace *t, struct mm_struct *mm,
 void pgf_regions_bind(struct pgf_trace *t, struct mm_struct *mm, bool all);
 void pgf_regions_reset(struct pgf_trace *t);
 void pgf_regions_free(struct pgf_trace *t);
+#endif
 
+#ifdef PGF_STAGE_REARM
 /* mm/pgfault_history/rearm.c: re-arming pages, and the walk it shares */
 typedef void (*pgf_chunk_fn)(struct vm_area_struct *vma, unsigned long start,
 			     unsigned long end, void *arg);
@@ -463,10 +542,14 @@ bool pgf_rearm_skip(struct vm_area_struct *vma);
 void __pgf_interval_start(struct pgf_trace *t);
 void __pgf_clock_stop(struct pgf_trace *t);
 void pgf_rearm_work(struct work_struct *work);
+#endif
 
+#ifdef PGF_STAGE_SAMPLE
 /* mm/pgfault_history/sample.c: sampling accessed bits */
 void __pgf_sample(struct pgf_trace *t, struct mm_struct *mm, u8 flags);
+#endif
 
+#ifdef PGF_STAGE_WINDOW
 /* mm/pgfault_history/window.c: window mode */
 struct pgf_window *pgf_window_alloc(unsigned int k);
 void pgf_window_free(struct pgf_window *w);
@@ -476,6 +559,7 @@ void __pgf_window_empty(struct pgf_trace *t);
 void __pgf_window_restart(struct pgf_trace *t);
 void __pgf_window_admit(struct pgf_trace *t, unsigned long addr);
 void pgf_window_twork_init(struct pgf_trace *t);
+#endif
 
 /* mm/pgfault_history/core.c: traces, for the other files */
 struct pgf_trace *pgf_trace_new(struct pid_namespace *ns,
@@ -484,17 +568,34 @@ struct pgf_budget *pgf_budget_new(size_t ring_limit);
 void pgf_budget_put(struct pgf_budget *b);
 bool pgf_charge(struct pgf_trace *t, long bytes, bool force);
 void pgf_uncharge(struct pgf_trace *t, long bytes);
-void pgf_budget_own(struct pgf_trace *t);
+void pgf_key_put(void);
+void pgf_trace_end(struct pgf_trace *t, struct pgf_exit_rec *ex);
+void pgf_trace_hold_cred(struct pgf_trace *t, const struct cred *cred);
+
+#if defined(PGF_STAGE_INHERIT)
 int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 		   struct mm_struct *mm, const struct pgf_mode *mode,
 		   struct pgf_window **wp, bool shared_mm);
-void pgf_key_put(void);
-void pgf_trace_end(struct pgf_trace *t, struct pgf_exit_rec *ex);
+#elif defined(PGF_STAGE_WINDOW)
+int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
+		   struct mm_struct *mm, const struct pgf_mode *mode,
+		   struct pgf_window **wp);
+#elif defined(PGF_STAGE_REARM)
+int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
+		   struct mm_struct *mm, const struct pgf_mode *mode);
+#else
+int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
+		   struct mm_struct *mm);
+#endif
+
+#ifdef PGF_STAGE_INHERIT
+/* mm/pgfault_history/ring.c, for inherit.c */
+void pgf_budget_own(struct pgf_trace *t);
 
 /* mm/pgfault_history/inherit.c: process trees */
 void pgf_children_free(struct pgf_trace *t);
 int pgf_child_claim(struct pgf_trace *t, u32 nr, struct pgf_trace **cp);
-void pgf_trace_hold_cred(struct pgf_trace *t, const struct cred *cred);
+#endif
 
 /* mm/pgfault_history/core.c, for fs/proc/pgfault_history.c */
 void pgf_trace_put(struct pgf_trace *t);
@@ -508,17 +609,26 @@ static inline void pgf_trace_put_any(struct pgf_trace *t)
 DEFINE_FREE(pgf_trace, struct pgf_trace *, pgf_trace_put_any(_T))
 int pgf_check_access(struct task_struct *task, const struct cred *cred,
 		     u32 *exec_gen);
+#ifdef PGF_STAGE_REARM
 int pgf_start(struct task_struct *task, const struct cred *cred,
 	      u32 exec_gen, struct pid_namespace *ns,
 	      const struct pgf_mode *mode);
+#else
+int pgf_start(struct task_struct *task, const struct cred *cred,
+	      u32 exec_gen, struct pid_namespace *ns);
+#endif
 int pgf_stop(struct task_struct *task, const struct cred *cred,
 	     u32 exec_gen);
+#ifdef PGF_STAGE_REARM
 int pgf_rearm(struct task_struct *task, const struct cred *cred,
 	      u32 exec_gen);
+#endif
 int pgf_reader_attach(struct task_struct *task, const struct cred *cred,
 		      u32 exec_gen, struct pgf_trace **tp);
 void pgf_reader_detach(struct pgf_trace *t);
+#ifdef PGF_STAGE_REGIONS
 int pgf_resend_layout(struct pgf_trace *t, struct pid *pid);
+#endif
 bool pgf_readable(struct pgf_trace *t);
 size_t pgf_pop(struct pgf_trace *t, void *out, size_t size, bool *eof);
 bool pgf_unread(struct pgf_trace *t, void *recs, size_t cap, size_t off,
