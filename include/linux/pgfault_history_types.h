@@ -27,10 +27,9 @@
  * @end: where each range ends (exclusive)
  *
  * Every change to a VMA is made under the mmap lock held for writing, and
- * noted here by the hooks in the VMA tree stores and the vm_flags
- * modifiers (see mm/pgfault_history/regions.c): the ranges cover every
- * VMA that was modified, added or removed since a trace last recorded
- * this mm. @nr and
+ * noted here by the hooks of the VMA tree stores and vm_flags modifiers
+ * (see mm/pgfault_history/regions.c): the ranges cover every VMA that was
+ * modified, added or removed since a trace last recorded this mm. @nr and
  * the ranges are written under the mmap write lock, where they are noted,
  * or under the read lock by a trace that records them (with its mutex:
  * nobody can be noting a change then).
