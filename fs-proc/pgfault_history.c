@@ -11,16 +11,25 @@
  * and the file is bound to the process's credential generation: after an
  * exec that raises privileges it can neither start, stop nor read (see the
  * DOC: in mm/pgfault_history/core.c). One file at a time may read a trace
- * (another gets -EBUSY). The reader of a trace started with "inherit"
- * claims the traces of the processes it records as children with the
- * PGFAULT_HISTORY_IOC_CHILD ioctl, which returns a read-only file reading
- * one, even once that process has been reaped.
+ * (another gets -EBUSY).
  */
+#ifdef PGF_STAGE_INHERIT
+/*
+ * The reader of a trace started with "inherit" claims the traces of the
+ * processes it records as children with the PGFAULT_HISTORY_IOC_CHILD
+ * ioctl, which returns a read-only file reading one, even once that
+ * process has been reaped.
+ */
+#endif
 #define pr_fmt(fmt) "pgfault: " fmt
 
+#ifdef PGF_STAGE_INHERIT
 #include <linux/anon_inodes.h>
+#endif
 #include <linux/cred.h>
+#ifdef PGF_STAGE_INHERIT
 #include <linux/file.h>
+#endif
 #include <linux/fs.h>
 #include <linux/hex.h>
 #include <linux/mm.h>
@@ -65,17 +74,23 @@ static const char * const pgf_access[] = { "r", "w", "x", "?" };
 static const char * const pgf_results[] = {
 	[PGF_RESULT_MINOR]	= "minor",
 	[PGF_RESULT_MAJOR]	= "major",
+#ifdef PGF_STAGE_REARM
 	[PGF_RESULT_REREF]	= "reref",
+#endif
 	[PGF_RESULT_SIGSEGV]	= "SIGSEGV",
 	[PGF_RESULT_SIGBUS]	= "SIGBUS",
 	[PGF_RESULT_OOM]	= "OOM",
 };
 
+#ifdef PGF_STAGE_REARM
 static const char * const pgf_rearm_hows[] = {
 	[PGF_REARM_USER]	= "user",
 	[PGF_REARM_INTERVAL]	= "interval",
+#ifdef PGF_STAGE_WINDOW
 	[PGF_REARM_WINDOW]	= "window",
+#endif
 };
+#endif
 
 static const char * const pgf_stop_reasons[] = {
 	[PGF_STOP_USER]		= "user",
@@ -105,6 +120,7 @@ static const char *pgf_name(const char * const *names, size_t nr,
 	return i < nr && names[i] ? names[i] : "?";
 }
 
+#ifdef PGF_STAGE_REGIONS
 /* map|change TIME ID START END PERMS OFFSET MAJ:MIN INODE [NAME] */
 static int pgf_format_region(const struct pgf_rec *r, char *s, size_t size)
 {
@@ -127,6 +143,7 @@ static int pgf_format_region(const struct pgf_rec *r, char *s, size_t size)
 	s[n++] = '\n';
 	return n;
 }
+#endif
 
 /*
  * Fault lines are nearly the whole trace, and the reader's time goes into
@@ -182,6 +199,7 @@ static int pgf_format_fault(const struct pgf_rec *r, char *s)
 	return p - s;
 }
 
+#ifdef PGF_STAGE_SAMPLE
 /* "refs TIME TID START+PAGES..." */
 static int pgf_format_refs(const struct pgf_rec *r, char *s, size_t size)
 {
@@ -209,6 +227,34 @@ static int pgf_format_sample(const struct pgf_rec *r, char *s, size_t size)
 			 r->flags & PGF_SAMPLE_INCOMPLETE ? " incomplete" : "",
 			 r->flags & PGF_SAMPLE_STOPPED ? " stopped" : "");
 }
+#endif
+
+/* "start TIME MODE [inherit]", MODE first, interval=, window= or sample= */
+static int pgf_format_start(const struct pgf_rec *r, char *s, size_t size)
+{
+	int n = 0;
+
+#ifdef PGF_STAGE_SAMPLE
+	if (r->flags & PGF_START_SAMPLE)
+		n = scnprintf(s, size, "start %llu sample=%llu", r->time, r->a);
+#endif
+#ifdef PGF_STAGE_REARM
+	if (!n && r->a)
+		n = scnprintf(s, size, "start %llu interval=%llu", r->time,
+			      r->a);
+#endif
+#ifdef PGF_STAGE_WINDOW
+	if (!n && r->b)
+		n = scnprintf(s, size, "start %llu window=%llu", r->time, r->b);
+#endif
+	if (!n)
+		n = scnprintf(s, size, "start %llu first", r->time);
+#ifdef PGF_STAGE_INHERIT
+	if (r->flags & PGF_START_INHERIT)
+		n += scnprintf(s + n, size - n, " inherit");
+#endif
+	return n + scnprintf(s + n, size - n, "\n");
+}
 
 /* Format one record as a line; returns its length (0 for none). */
 static int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
@@ -230,24 +276,13 @@ static int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
 	case PGF_REC_LOST:
 		return scnprintf(s, size, "lost %llu %llu\n", r->a, r->b);
 	case PGF_REC_START:
-		if (r->flags & PGF_START_SAMPLE)
-			n = scnprintf(s, size, "start %llu sample=%llu",
-				      r->time, r->a);
-		else if (r->a)
-			n = scnprintf(s, size, "start %llu interval=%llu",
-				      r->time, r->a);
-		else if (r->b)
-			n = scnprintf(s, size, "start %llu window=%llu",
-				      r->time, r->b);
-		else
-			n = scnprintf(s, size, "start %llu first", r->time);
-		return n + scnprintf(s + n, size - n, "%s\n",
-				     r->flags & PGF_START_INHERIT ?
-				     " inherit" : "");
+		return pgf_format_start(r, s, size);
+#ifdef PGF_STAGE_INHERIT
 	case PGF_REC_CHILD:
 		return scnprintf(s, size, "child %llu %u %llu%s\n", r->time,
 				 r->tid, r->a,
 				 r->flags & PGF_CHILD_UNTRACED ? " untraced" : "");
+#endif
 	case PGF_REC_STOP:
 		return scnprintf(s, size, "stop %llu %s\n", r->time,
 				 pgf_name(pgf_stop_reasons,
@@ -261,6 +296,7 @@ static int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
 		ex = container_of(r, struct pgf_exit_rec, rec);
 		return scnprintf(s, size, "exit %llu %llu %llu %llu %llu\n",
 				 r->time, r->a, r->b, ex->lost, ex->regions);
+#ifdef PGF_STAGE_REGIONS
 	case PGF_REC_MAP:
 	case PGF_REC_CHANGE:
 		return pgf_format_region(r, s, size);
@@ -268,19 +304,24 @@ static int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
 		return scnprintf(s, size, "unmap %llu %llu\n", r->time, r->a);
 	case PGF_REC_LAYOUT:
 		return scnprintf(s, size, "layout %llu %llu\n", r->time, r->a);
+#endif
 	case PGF_REC_REMOTE:
 		return scnprintf(s, size, "remote %llu %u %s %s\n", r->time,
 				 r->tid, pgf_access[r->flags & PGF_ACCESS_MASK],
 				 pgf_name(pgf_results, ARRAY_SIZE(pgf_results),
 					  r->flags >> PGF_FAULT_RESULT_SHIFT));
+#ifdef PGF_STAGE_REARM
 	case PGF_REC_REARM:
 		return scnprintf(s, size, "rearm %llu %llu %s\n", r->time, r->a,
 				 pgf_name(pgf_rearm_hows,
 					  ARRAY_SIZE(pgf_rearm_hows), r->flags));
+#endif
+#ifdef PGF_STAGE_SAMPLE
 	case PGF_REC_REFS:
 		return pgf_format_refs(r, s, size);
 	case PGF_REC_SAMPLE:
 		return pgf_format_sample(r, s, size);
+#endif
 	default:
 		WARN_ONCE(1, "unknown record type %u\n", r->type);
 		return 0;
@@ -450,6 +491,7 @@ static int pgf_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+#ifdef PGF_STAGE_REARM
 /* "NAME=N" with N in [@min, @max] into *@val; false if it is not that. */
 static bool pgf_parse_param(const char *word, const char *name,
 			    unsigned int min, unsigned int max,
@@ -462,54 +504,67 @@ static bool pgf_parse_param(const char *word, const char *name,
 }
 
 /*
- * "1", then "interval=MS", "window=PAGES" or "sample=MS" (one at most),
- * and "inherit", in any order: the mode to start in; 0, or -EINVAL for
- * anything else.
+ * "1", then a mode (NAME=N) at most and the options, in any order: the
+ * mode to start in; 0, or -EINVAL for anything else.
  */
 static int pgf_parse_start(char *s, struct pgf_mode *mode)
 {
+	bool moded = false;
 	char *word;
 
-	mode->interval_ms = 0;
-	mode->window = 0;
-	mode->sample_ms = 0;
-	mode->inherit = false;
+	memset(mode, 0, sizeof(*mode));
 	if (strcmp(strsep(&s, " "), "1"))
 		return -EINVAL;
 	while ((word = strsep(&s, " ")) != NULL) {
 		if (!*word)
 			continue;	/* more than one space */
+#ifdef PGF_STAGE_INHERIT
 		if (!strcmp(word, "inherit")) {
 			if (mode->inherit)
 				return -EINVAL;
 			mode->inherit = true;
 			continue;
 		}
-		if (mode->interval_ms || mode->window || mode->sample_ms)
+#endif
+		if (moded)
 			return -EINVAL;
-		if (!pgf_parse_param(word, "interval", PGF_INTERVAL_MIN_MS,
-				     PGF_INTERVAL_MAX_MS, &mode->interval_ms) &&
-		    !pgf_parse_param(word, "window", PGF_WINDOW_MIN,
-				     PGF_WINDOW_MAX, &mode->window) &&
-		    !pgf_parse_param(word, "sample", PGF_INTERVAL_MIN_MS,
-				     PGF_INTERVAL_MAX_MS, &mode->sample_ms))
-			return -EINVAL;
+		moded = true;
+		if (pgf_parse_param(word, "interval", PGF_INTERVAL_MIN_MS,
+				    PGF_INTERVAL_MAX_MS, &mode->interval_ms))
+			continue;
+#ifdef PGF_STAGE_WINDOW
+		if (pgf_parse_param(word, "window", PGF_WINDOW_MIN,
+				    PGF_WINDOW_MAX, &mode->window))
+			continue;
+#endif
+#ifdef PGF_STAGE_SAMPLE
+		if (pgf_parse_param(word, "sample", PGF_INTERVAL_MIN_MS,
+				    PGF_INTERVAL_MAX_MS, &mode->sample_ms))
+			continue;
+#endif
+		return -EINVAL;
 	}
 	return 0;
 }
 
 /*
- * A command: "1" starts ("1 interval=MS" in interval mode, "1 window=PAGES"
- * in window mode, "1 sample=MS" in sampling mode, "inherit" added to trace
- * new processes), "0" stops,
- * "rearm" re-arms every page. The file offset does not move, so one
+ * A command: "1" starts, in a mode if one is given (pgf_parse_start()),
+ * "0" stops, "rearm" re-arms every page. The file offset does not move,
+ * so one descriptor can be written any number of times.
+ */
+#else
+/*
+ * A command: "1" starts, "0" stops. The file offset does not move, so one
  * descriptor can be written any number of times.
  */
+#endif
 static ssize_t pgf_write(struct file *file, const char __user *ubuf,
 			 size_t count, loff_t *ppos)
 {
 	struct pgf_file *pf = file->private_data;
+#ifdef PGF_STAGE_REARM
 	struct pgf_mode mode = {};
+#endif
 	struct task_struct *task;
 	char kbuf[32], *s;
 	int err;
@@ -520,6 +575,7 @@ static ssize_t pgf_write(struct file *file, const char __user *ubuf,
 		return -EFAULT;
 	kbuf[count] = '\0';
 	s = strim(kbuf);
+#ifdef PGF_STAGE_REARM
 	if (s[0] == '1') {
 		err = pgf_parse_start(s, &mode);
 		if (err)
@@ -527,11 +583,16 @@ static ssize_t pgf_write(struct file *file, const char __user *ubuf,
 	} else if (strcmp(s, "0") && strcmp(s, "rearm")) {
 		return -EINVAL;
 	}
+#else
+	if (strcmp(s, "1") && strcmp(s, "0"))
+		return -EINVAL;
+#endif
 
 	task = get_pid_task(pf->pid, PIDTYPE_TGID);
 	if (!task)
 		return -ESRCH;
 	/* Checked again, with the opener's credentials, under exec_update_lock. */
+#ifdef PGF_STAGE_REARM
 	if (s[0] == '1')
 		err = pgf_start(task, file->f_cred, pf->exec_gen, pf->ns,
 				&mode);
@@ -539,6 +600,12 @@ static ssize_t pgf_write(struct file *file, const char __user *ubuf,
 		err = pgf_rearm(task, file->f_cred, pf->exec_gen);
 	else
 		err = pgf_stop(task, file->f_cred, pf->exec_gen);
+#else
+	if (s[0] == '1')
+		err = pgf_start(task, file->f_cred, pf->exec_gen, pf->ns);
+	else
+		err = pgf_stop(task, file->f_cred, pf->exec_gen);
+#endif
 	put_task_struct(task);
 	return err ? err : count;
 }
@@ -569,7 +636,11 @@ static ssize_t pgf_read(struct file *file, char __user *ubuf, size_t count,
 	struct pgf_file *pf = file->private_data;
 	struct pgf_trace *t;
 	ssize_t copied = 0, n;
+#ifdef PGF_STAGE_REGIONS
 	bool eof = false, stalled = false;
+#else
+	bool eof = false;
+#endif
 	int err;
 
 	if (mutex_lock_interruptible(&pf->read_lock))
@@ -605,6 +676,7 @@ static ssize_t pgf_read(struct file *file, char __user *ubuf, size_t count,
 			continue;
 		if (eof || copied)
 			break;
+#ifdef PGF_STAGE_REGIONS
 		/*
 		 * Drained, and owed a layout or its next part: ask for it
 		 * before sleeping, as long as parts come.
@@ -618,6 +690,7 @@ static ssize_t pgf_read(struct file *file, char __user *ubuf, size_t count,
 			err = 0;
 			continue;
 		}
+#endif
 		if (file->f_flags & O_NONBLOCK) {
 			err = -EAGAIN;
 			break;
@@ -658,6 +731,7 @@ static __poll_t pgf_poll(struct file *file, poll_table *wait)
 	return mask;
 }
 
+#ifdef PGF_STAGE_INHERIT
 /*
  * PGFAULT_HISTORY_IOC_CHILD: a new read-only file reading the trace of a
  * child this file's trace recorded (@arg its pid, 0 for the oldest not yet
@@ -726,6 +800,7 @@ static long pgf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return pgf_ioctl_child(file, file->private_data, arg);
 	return -ENOTTY;
 }
+#endif
 
 const struct file_operations proc_pgfault_history_operations = {
 	.open		= pgf_open,
@@ -733,7 +808,9 @@ const struct file_operations proc_pgfault_history_operations = {
 	.read		= pgf_read,
 	.write		= pgf_write,
 	.poll		= pgf_poll,
+#ifdef PGF_STAGE_INHERIT
 	.unlocked_ioctl	= pgf_ioctl,
 	.compat_ioctl	= pgf_ioctl,
+#endif
 	.llseek		= noop_llseek,
 };

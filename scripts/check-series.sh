@@ -109,7 +109,8 @@ targets() {
 		   sed -n 's|^+++ b/\([^[:space:]]*\.c\)$|\1|p' | sort -u); do
 		o=${f%.c}.o
 		[ -f "$src/$f" ] || continue
-		case $f in mm/pgfault_history/*) continue ;; esac
+		# the series' new files: with the feature, below
+		[ -f "$out/base/$f" ] || continue
 		# UML's files in UML's build only, x86's in x86_64's
 		case $1:$f in
 		*:*/user-offsets.c) continue ;;	# makes a header, not an object
@@ -127,6 +128,12 @@ targets() {
 	return 0
 }
 
+# The files every patch of the mail touches, as an extended regex.
+touched_re() {
+	cat "${patches[@]}" | sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' | sort -u |
+		sed 's/[.]/[.]/g' | paste -sd'|'
+}
+
 result=$out/result.txt
 : > "$result"
 fail=0
@@ -138,6 +145,11 @@ build() {	# build N NAME CONFIG
 		st=ok
 	else
 		st=FAILED
+		fail=1
+	fi
+	# A warning in a file the series touches fails the prefix too.
+	if [ $st = ok ] && grep -E "^[^ :]*($(touched_re)):[0-9]+:[0-9]+: warning:" "$log" >&2; then
+		st="FAILED (warnings)"
 		fail=1
 	fi
 	if [ "$3" != x86-off ] &&

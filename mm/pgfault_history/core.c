@@ -1110,6 +1110,22 @@ int pgf_rearm(struct task_struct *task, const struct cred *cred, u32 exec_gen)
 #endif
 
 #ifdef PGF_STAGE_REARM
+/* Does @t re-arm pages or clear accessed bits by itself? */
+static bool pgf_rearming_mode(const struct pgf_trace *t)
+{
+	if (t->interval_ms)
+		return true;
+#ifdef PGF_STAGE_WINDOW
+	if (t->window_pages)
+		return true;
+#endif
+#ifdef PGF_STAGE_SAMPLE
+	if (t->sample_ms)
+		return true;
+#endif
+	return false;
+}
+
 /*
  * Can a fault that only made a present page accessible again be this
  * trace's re-arming? In interval, window and sampling mode, or once
@@ -1120,19 +1136,9 @@ int pgf_rearm(struct task_struct *task, const struct cred *cred, u32 exec_gen)
 static bool pgf_may_have_rearmed(struct pgf_trace *t)
 {
 	/* The modes change under t->mutex, only while the trace is stopped. */
-#if defined(PGF_STAGE_SAMPLE)
 	return READ_ONCE(t->rearmed) ||
 	       /* as above */
-	       data_race(t->interval_ms || t->window_pages || t->sample_ms);
-#elif defined(PGF_STAGE_WINDOW)
-	return READ_ONCE(t->rearmed) ||
-	       /* as above */
-	       data_race(t->interval_ms || t->window_pages);
-#else
-	return READ_ONCE(t->rearmed) ||
-	       /* as above */
-	       data_race(t->interval_ms);
-#endif
+	       data_race(pgf_rearming_mode(t));
 }
 
 #endif
@@ -1352,6 +1358,8 @@ void pgf_trace_end(struct pgf_trace *t, struct pgf_exit_rec *ex)
 		pgf_fault_totals(t, &ex->rec.b, &ex->lost);
 #ifdef PGF_STAGE_REGIONS
 		ex->regions = t->shadow.next_id;
+#else
+		ex->regions = 0;
 #endif
 	}
 	spin_lock(&t->lock);

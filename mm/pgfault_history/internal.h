@@ -183,9 +183,7 @@ static_assert(sizeof(struct pgf_rec) == 32);
 struct pgf_exit_rec {
 	struct pgf_rec rec;
 	u64 lost;		/* counted faults lost over the whole trace */
-#ifdef PGF_STAGE_REGIONS
 	u64 regions;		/* region ids handed out */
-#endif
 };
 
 #ifdef PGF_STAGE_SAMPLE

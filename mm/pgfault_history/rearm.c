@@ -470,13 +470,24 @@ void pgf_rearm_record(struct pgf_trace *t, struct mm_struct *mm,
 /* Does the clock tick for @t: interval or sampling mode. Under mutex. */
 static bool __pgf_clock_on(struct pgf_trace *t)
 {
+#if defined(PGF_STAGE_INHERIT)
 	return (t->interval_ms || t->sample_ms) && !t->clock_off;
+#elif defined(PGF_STAGE_SAMPLE)
+	return t->interval_ms || t->sample_ms;
+#else
+	return t->interval_ms;
+#endif
 }
 
 static void __pgf_interval_queue(struct pgf_trace *t)
 {
+#ifdef PGF_STAGE_SAMPLE
 	queue_delayed_work(system_unbound_wq, &t->rearm_work,
 			   msecs_to_jiffies(t->interval_ms ?: t->sample_ms));
+#else
+	queue_delayed_work(system_unbound_wq, &t->rearm_work,
+			   msecs_to_jiffies(t->interval_ms));
+#endif
 }
 
 /**
@@ -522,8 +533,11 @@ void __pgf_clock_stop(struct pgf_trace *t)
 static void pgf_tick(struct pgf_trace *t, struct mm_struct *mm)
 {
 	unsigned long pages = 0;
+#ifdef PGF_STAGE_SAMPLE
 	bool sampling;
+#endif
 
+#ifdef PGF_STAGE_SAMPLE
 	mutex_lock(&t->mutex);
 	sampling = t->sample_ms;
 	if (sampling && READ_ONCE(t->active) && t->mm == mm)
@@ -531,6 +545,7 @@ static void pgf_tick(struct pgf_trace *t, struct mm_struct *mm)
 	mutex_unlock(&t->mutex);
 	if (sampling)
 		return;
+#endif
 	pgf_rearm_mm(mm, &pages);
 	pgf_rearm_record(t, mm, pages, PGF_REARM_INTERVAL);
 }

@@ -1004,22 +1004,32 @@ void pgf_regions_bind(struct pgf_trace *t, struct mm_struct *mm, bool all)
 	t->shadow.sending = false;
 	if (old) {
 		atomic_dec(&old->pgf.traces);
+#ifdef PGF_STAGE_REARM
 		if (t->reref_bound)
 			atomic_dec(&old->pgf.rereference);
+#endif
 		/* Another trace of this mm must now compare it all. */
 		atomic_inc(&old->pgf.epoch);
 		mmdrop(old);
 	}
 	t->mm = mm;
+#ifdef PGF_STAGE_REARM
 	t->reref_bound = false;
+#endif
 	if (!mm)
 		return;
 	mmgrab(mm);
 	atomic_inc(&mm->pgf.traces);
+#ifdef PGF_STAGE_REARM
 	/* Re-reference modes see the first access to every page. */
+#ifdef PGF_STAGE_WINDOW
 	t->reref_bound = t->interval_ms || t->window_pages;
+#else
+	t->reref_bound = t->interval_ms;
+#endif
 	if (t->reref_bound)
 		atomic_inc(&mm->pgf.rereference);
+#endif
 	atomic_inc(&mm->pgf.epoch);
 	if (all)
 		mm->pgf.nr = PGF_MM_ALL;

@@ -279,6 +279,7 @@ void pgf_uncharge(struct pgf_trace *t, long bytes)
 	spin_unlock(&t->budget_lock);
 }
 
+#ifdef PGF_STAGE_INHERIT
 /**
  * pgf_budget_own() - a claimed child's trace pays for itself from now on
  * @t: the child's trace, just claimed by a reader
@@ -301,6 +302,7 @@ void pgf_budget_own(struct pgf_trace *t)
 	spin_unlock(&t->budget_lock);
 	pgf_budget_put(old);
 }
+#endif
 
 /**
  * pgf_rings_free() - free the rings of a trace
@@ -601,6 +603,7 @@ bool __pgf_write(struct pgf_ring *r, const struct pgf_rec *src,
 	return true;
 }
 
+#ifdef PGF_STAGE_REGIONS
 /* Write records of @len bytes in all, all or none, at @time; lock held. */
 static bool __pgf_write_all(struct pgf_ring *r, const void *recs, size_t len,
 			    u64 time)
@@ -626,6 +629,7 @@ static bool __pgf_write_all(struct pgf_ring *r, const void *recs, size_t len,
 	}
 	return true;
 }
+#endif
 
 /**
  * pgf_wake() - wake the reader now
@@ -768,8 +772,12 @@ bool __pgf_emit_to(struct pgf_trace *t, struct pgf_cpu *c,
 	/* Stop, exec and exit sync with this lock (pgf_rings_sync()). */
 	if (!READ_ONCE(t->active))
 		goto out_unlock;
+#ifdef PGF_STAGE_REGIONS
 	if (!READ_ONCE(t->need_layout))
 		kept = __pgf_write(r, src, kind, ktime_get_ns());
+#else
+	kept = __pgf_write(r, src, kind, ktime_get_ns());
+#endif
 	if (!kept)
 		__pgf_count_lost(r, kind);
 	__pgf_want_grow(t, r);
@@ -834,6 +842,7 @@ out_unlock:
 	return kept;
 }
 
+#ifdef PGF_STAGE_REGIONS
 /**
  * pgf_emit_regions() - append the region records of a change or a layout
  * @t: the trace
@@ -892,6 +901,7 @@ out_unlock:
 	pgf_after_write(t, wake, arm);
 	return kept;
 }
+#endif
 
 /**
  * __pgf_control() - write a start, stop or exit record

@@ -32,6 +32,13 @@ def series():
                 if ln.split('#')[0].strip()]
 
 
+def stage_commits():
+    """The #@stage lines that are commits of their own (a message file)."""
+    with open(os.path.join(TOP, 'kernel-patches', 'series')) as f:
+        return [ln.split()[2] for ln in f
+                if ln.startswith('#@stage') and len(ln.split()) == 3]
+
+
 def test(fn):
     globals()['test_' + fn.__name__] = fn
     return ktap_test(fn)
@@ -115,8 +122,8 @@ def patches_are_mail_that_checkpatch_accepts():
     # the tree by then (the cheap half of make check-series).
     maint = [p for p in series() if touched(src[p]) == {'MAINTAINERS'}]
     assert len(maint) == 2, maint
-    assert len(files) == len(series()) - len(um_src) - len(maint) + 1, \
-        (len(files), series())
+    assert len(files) == len(series()) - len(um_src) - len(maint) + \
+        len(stage_commits()) + 1, (len(files), series(), stage_commits())
     entry, present = [], set()
     for f in files[1:]:
         t = open(f).read()
@@ -141,16 +148,28 @@ def patches_are_mail_that_checkpatch_accepts():
         assert word in cover, word
     # The cover letter's account of the patches names as many as there are.
     n = len(files) - 1
-    assert re.search(r'\b%d keeps\b' % n, cover), cover
+    assert re.search(r'\b%d documents it\b' % n, cover), cover
     every = ''.join(open(f).read() for f in files[1:])
-    # Every new kernel file of the project is in the mail, once.
+    # Every new kernel file of the project is added by the mail, once, and
+    # each stage of the feature (scripts/stage.sh) has its own patches.
     for d, dest in (('mm', 'mm'), ('fs-proc', 'fs/proc'), ('include', 'include'),
                     ('Documentation', 'Documentation')):
         for path in glob.glob(os.path.join(TOP, d, '**', '*'), recursive=True):
             if os.path.isdir(path):
                 continue
             rel = dest + '/' + os.path.relpath(path, os.path.join(TOP, d))
-            assert every.count(f'+++ b/{rel}\n') == 1, rel
+            assert every.count(f'diff --git a/{rel} b/{rel}\nnew file mode') == 1, rel
+    # Split by feature: the trace (core.c, ring.c), then regions,
+    # re-arming, window mode, sampling and process trees, each file in a
+    # patch of its own, in that order.
+    where = {}
+    for i, f in enumerate(files[1:], 1):
+        for n in re.findall(r'^diff --git a/\S+ b/mm/pgfault_history/(\w+)\.c\nnew file mode',
+                            open(f).read(), re.M):
+            where[n] = i
+    order = [where[n] for n in ('core', 'regions', 'rearm', 'window', 'sample', 'inherit')]
+    assert order == sorted(set(order)), where
+    assert where['ring'] == where['core'], where
     # Each patch is signed off and numbered, every file with its index
     # line, and no subject keeps a stale number.
     for i, f in enumerate(files[1:], 1):
@@ -167,6 +186,34 @@ def patches_are_mail_that_checkpatch_accepts():
         assert len(re.findall(r'^index [0-9a-f]+\.\.[0-9a-f]+', t, re.M)) == \
             len(touched(t)), p
         assert not re.search(r'^Subject: \[[^]]*\d/\d', t, re.M), p
+
+
+@test
+def every_file_is_well_formed_at_every_stage():
+    # scripts/stage.sh strips the stage markers (unifdef); a marker it
+    # cannot take, or a stage name that does not exist, is an error.
+    stages = subprocess.run([os.path.join(TOP, 'scripts', 'stage.sh'), '--list'],
+                            capture_output=True, text=True, check=True).stdout.split()
+    assert stages[0] == 'core' and stages[-1] == 'inherit', stages
+    names = {'PGF_STAGE_' + st.upper() for st in stages}
+    with tempfile.TemporaryDirectory() as tmp:
+        for d in ('fs-proc', 'mm', 'include'):
+            for path in glob.glob(os.path.join(TOP, d, '**', '*'), recursive=True):
+                if os.path.isdir(path):
+                    continue
+                used = set(re.findall(r'PGF_STAGE_\w+', open(path).read()))
+                assert used <= names, (path, used - names)
+                for st in stages + ['all']:
+                    out = os.path.join(tmp, 'out')
+                    r = subprocess.run([os.path.join(TOP, 'scripts', 'stage.sh'),
+                                        st, path, out], capture_output=True, text=True)
+                    assert r.returncode == 0, (path, st, r.stderr)
+                    assert 'PGF_STAGE_' not in open(out).read(), (path, st)
+                # The kernel tree holds the last stage.
+                kpath = os.path.relpath(path, TOP).replace('fs-proc/', 'fs/proc/', 1)
+                r = subprocess.run([os.path.join(TOP, 'scripts', 'stage.sh'), 'all',
+                                    path, out], check=True)
+                assert open(out).read() == open(os.path.join(BUILD, 'linux-src', kpath)).read(), path
 
 
 def installed(root):

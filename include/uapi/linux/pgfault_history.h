@@ -17,53 +17,96 @@
  *   exec TIME TID PATH
  *   stop TIME REASON
  *   exit TIME STATUS FAULTS LOST REGIONS
+ *
+ * ACCESS is r, w or x; MODE is user or kernel (the kernel touching user
+ * memory on the process's behalf); RESULT is minor, major, reref (below),
+ * or the signal the fault raised (SIGSEGV, SIGBUS) or OOM. IP is the user
+ * instruction pointer (for kernel-mode faults, where the system call was
+ * made), 0 when unknown. "remote" is a fault a thread of the process took
+ * on another address space (process_vm_readv(), ptrace, the new image's
+ * arguments during execve()); its address is not the process's to show.
+ * REASON is "user" (0 written) or "credentials" (an exec that raised
+ * privileges or made the process non-dumpable: the trace ends there).
+ * "lost" counts records dropped because the buffer was full, and comes
+ * before the next record that was kept: FAULTS the fault and remote
+ * records of faults that /proc/<pid>/stat counts (result minor, major or
+ * reref), OTHER every other record. So while traced, the counted fault
+ * and remote records plus the lost FAULTS add up to what /proc/<pid>/stat
+ * counts; "exit" gives the same two totals for the whole trace (FAULTS
+ * kept, LOST), and REGIONS how many region ids it handed out. MODE in
+ * "start" is "first" (first touches), or one of the modes below.
+ */
+#ifdef PGF_STAGE_REGIONS
+/*
+ * Regions:
+ *
  *   layout TIME COUNT
  *   map TIME ID START END PERMS OFFSET MAJOR:MINOR INODE [NAME]
  *   change TIME ID START END PERMS OFFSET MAJOR:MINOR INODE [NAME]
  *   unmap TIME ID
+ *
+ * ID is a sequence number, stable for the region's life. "layout COUNT"
+ * means: forget every region; the COUNT map records that follow are the
+ * whole address space (it starts a trace, and comes again after region
+ * records were lost; until it does, fault records are dropped and
+ * counted, so every fault kept lies in a known region; it is written
+ * whole or not at all). "map" is a new region, "change" the new state of
+ * region ID, "unmap" its end; "exec" ends the old address space. PERMS,
+ * OFFSET (hex), MAJOR:MINOR (hex), INODE and NAME are as in
+ * /proc/<pid>/maps; NAME is absent for an anonymous unnamed region.
+ */
+#endif
+#ifdef PGF_STAGE_REARM
+/*
+ * Re-references:
+ *
  *   rearm TIME PAGES HOW
- *   child TIME TID PID [untraced]
+ *
+ * Writing "rearm" to the file re-arms every present page: its next access
+ * faults again, with result reref (a minor fault that only made a
+ * re-armed page accessible again: a re-reference). MODE "interval=MS":
+ * every page re-armed every MS milliseconds. "rearm" says that PAGES
+ * present pages were re-armed; HOW is "user" ("rearm" written to the
+ * file), "interval", or "window" (below).
+ */
+#endif
+#ifdef PGF_STAGE_WINDOW
+/*
+ * MODE "window=PAGES": at most PAGES pages accessible; the faults are the
+ * references that miss in a FIFO window of PAGES pages. A "rearm" with
+ * HOW "window" says the window was emptied: at the start, after an exec,
+ * or when evictions waiting for their re-arm overran it.
+ */
+#endif
+#ifdef PGF_STAGE_SAMPLE
+/*
+ * Sampling:
+ *
  *   refs TIME TID START+PAGES...
  *   sample TIME TID SCANNED REFERENCED NS [baseline] [incomplete] [stopped]
  *
- * ACCESS is r, w or x; MODE is user or kernel (the kernel touching user
- * memory on the process's behalf); RESULT is minor, major, reref (a minor
- * fault that only made a re-armed page accessible again: a re-reference),
- * or the signal the fault raised (SIGSEGV, SIGBUS) or OOM. IP is the user instruction
- * pointer (for kernel-mode faults, where the system call was made), 0 when
- * unknown. "remote" is a fault a thread of the process took on another
- * address space (process_vm_readv(), ptrace, the new image's arguments
- * during execve()); its address is not the process's to show. REASON is
- * "user" (0 written) or "credentials" (an exec that raised privileges or
- * made the process non-dumpable: the trace ends there). "lost" counts
- * records dropped because the buffer was full, and comes before the next
- * record that was kept: FAULTS the fault and remote records of faults
- * that /proc/<pid>/stat counts (result minor, major or reref), OTHER every
- * other record. So while traced, the counted fault and remote records
- * plus the lost FAULTS add up to what /proc/<pid>/stat counts; "exit"
- * gives the same two totals for the whole trace (FAULTS kept, LOST).
+ * MODE "sample=MS": faults as "first", and every MS milliseconds a scan
+ * of the accessed bits of every present page. A scan that ends at TIME
+ * writes "refs" lines, then a "sample" line. Each "refs" holds runs of
+ * consecutive pages, in address order, that were referenced since the
+ * previous "sample" line: START (hex) is the first page's address, PAGES
+ * (decimal) how many follow it (a run may continue on the next "refs"
+ * line of the scan). "sample" says that SCANNED present pages were
+ * tested, REFERENCED of them found referenced (the sum of the runs before
+ * it), in NS nanoseconds; TID is the thread that scanned, 0 for a kernel
+ * worker (every thread slept). "baseline" is the start's scan: it comes
+ * with no "refs", and the intervals count from it. "incomplete": some of
+ * its "refs" were lost (the "lost" line before counts them in OTHER).
+ * "stopped": a fatal signal cut the walk short. Where software keeps the
+ * accessed bit (UML), the first reference to each page after a scan
+ * faults: such faults are recorded with result reref.
+ */
+#endif
+#ifdef PGF_STAGE_INHERIT
+/*
+ * Process trees:
  *
- * Regions: ID is a sequence number, stable for the region's life. "layout
- * COUNT" means: forget every region; the COUNT map records that follow
- * are the whole address space (it starts a trace, and comes again after
- * region records were lost; until it does, fault records are dropped and
- * counted, so every fault kept lies in a known region; it is written whole
- * or not at all). "map" is a new region, "change" the new
- * state of region ID, "unmap" its end; "exec" ends the old address space.
- * PERMS, OFFSET (hex), MAJOR:MINOR (hex), INODE and NAME are as in
- * /proc/<pid>/maps; NAME is absent for an anonymous unnamed region.
- * REGIONS in "exit" is how many region ids the trace handed out.
- *
- * MODE is "first" (first touches, and re-references after "rearm"),
- * "interval=MS" (every page re-armed every MS milliseconds),
- * "window=PAGES" (at most PAGES pages accessible: the faults are the
- * references that miss in a FIFO window of PAGES pages) or "sample=MS"
- * (faults as "first", and every MS milliseconds a scan of the accessed
- * bits of every present page). "rearm" says
- * that PAGES present pages were re-armed (their next access faults again,
- * with result reref); HOW is "user" ("rearm" written to the file),
- * "interval", or "window" (the window was emptied: at the start, after an
- * exec, or when evictions waiting for their re-arm overran it).
+ *   child TIME TID PID [untraced]
  *
  * "inherit" after MODE: every process this one creates (fork, vfork,
  * clone without CLONE_THREAD) is traced too, in the same mode, from its
@@ -76,22 +119,9 @@
  * still runs, has exited or has been reaped; PID 0 claims the oldest
  * child not yet claimed. Errors: ENOENT (no such child, or claimed
  * already), EBUSY (another file reads it), EBADF (not open for reading).
- *
- * Sampling: a scan that ends at TIME writes "refs" lines, then a
- * "sample" line. Each "refs" holds runs of consecutive pages, in address
- * order, that were referenced since the previous "sample" line: START
- * (hex) is the first page's address, PAGES (decimal) how many follow it
- * (a run may continue on the next "refs" line of the scan). "sample" says
- * that SCANNED present pages were tested, REFERENCED of them found
- * referenced (the sum of the runs before it), in NS nanoseconds; TID is
- * the thread that scanned, 0 for a kernel worker (every thread slept).
- * "baseline" is the start's scan: it comes with no "refs", and the
- * intervals count from it. "incomplete": some of its "refs" were lost
- * (the "lost" line before counts them in OTHER). "stopped": a fatal
- * signal cut the walk short. Where software keeps the accessed bit (UML),
- * the first reference to each page after a scan faults: such faults are
- * recorded with result reref.
- *
+ */
+#endif
+/*
  * Version 2 added "remote" and the meaning of the lost counts above
  * (version 1 counted failed faults as FAULTS); version 3 the result reref,
  * "rearm" and the MODE of "start"; version 4 window mode; version 5
@@ -100,12 +130,16 @@
 #ifndef _UAPI_LINUX_PGFAULT_HISTORY_H
 #define _UAPI_LINUX_PGFAULT_HISTORY_H
 
+#ifdef PGF_STAGE_INHERIT
 #include <linux/ioctl.h>
+#endif
 
 #define PGFAULT_HISTORY_VERSION		6
 #define PGFAULT_HISTORY_MAGIC		"pgfault_history"
 
+#ifdef PGF_STAGE_INHERIT
 /* The argument is the child's pid, or 0; returns a file descriptor. */
 #define PGFAULT_HISTORY_IOC_CHILD	_IO(0xB9, 0x01)
+#endif
 
 #endif /* _UAPI_LINUX_PGFAULT_HISTORY_H */

@@ -373,6 +373,7 @@ static void pgf_test_eof_when_dead_and_drained(struct kunit *test)
 	pgf_trace_put(t);
 }
 
+#ifdef PGF_STAGE_REGIONS
 /* A batch of @nr small region records (UNMAP), or a LAYOUT of @nr - 1. */
 static size_t pgf_test_batch(struct kunit *test, struct pgf_trace *t,
 			     struct pgf_rec *recs, unsigned int nr, bool layout)
@@ -442,7 +443,9 @@ static void pgf_test_regions_all_or_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pgf_test_ring(t)->nr_faults + pgf_test_ring(t)->total_lost_faults, 6);
 	pgf_trace_put(t);
 }
+#endif
 
+#ifdef PGF_STAGE_INHERIT
 /*
  * The budget: a spent one refuses growth and a child's trace, forced
  * charges (a reader's buffers) still count; a claimed child moves what it
@@ -480,6 +483,7 @@ static void pgf_test_budget_covers_children(struct kunit *test)
 	pgf_trace_put(c);
 	pgf_trace_put(t);
 }
+#endif
 
 static void pgf_test_failed_fault_counts_as_other(struct kunit *test)
 {
@@ -607,12 +611,16 @@ static struct kunit_case pgf_test_cases[] = {
 	KUNIT_CASE(pgf_test_grows_when_wrapped_behind_a_pad),
 	KUNIT_CASE(pgf_test_producer_never_grows),
 	KUNIT_CASE(pgf_test_eof_when_dead_and_drained),
+#ifdef PGF_STAGE_REGIONS
 	KUNIT_CASE(pgf_test_regions_all_or_nothing),
+#endif
 	KUNIT_CASE(pgf_test_failed_fault_counts_as_other),
 	KUNIT_CASE(pgf_test_end_always_fits),
 	KUNIT_CASE(pgf_test_unread_comes_first),
 	KUNIT_CASE(pgf_test_merge_in_time_order),
+#ifdef PGF_STAGE_INHERIT
 	KUNIT_CASE(pgf_test_budget_covers_children),
+#endif
 	{},
 };
 
