@@ -57,7 +57,10 @@ OVERLAY_DOC_DST := $(patsubst %,$(KTREE)/%,$(OVERLAY_DOC))
 # Userspace: tools and tests are linked statically for the guest.
 CFLAGS   ?= -O2 -g
 WFLAGS   := -Wall -Wextra -Werror
-CPPFLAGS := -Itests/lib -Iinclude/uapi -D_GNU_SOURCE
+# The uapi header as the kernel has it (scripts/stage.sh all): the tools
+# and tests compile against that copy.
+UAPI     := $(BUILD)/uapi/linux/pgfault_history.h
+CPPFLAGS := -Itests/lib -I$(BUILD)/uapi -D_GNU_SOURCE
 GUEST_LDFLAGS := -static -pthread
 # What the tool library links with: libelf (tools/lib/symbols.c), libzstd
 # and zlib (tools/lib/zfile.c: compressed traces); threads (tools/lib/mrc_opt.c).
@@ -275,11 +278,13 @@ kernel-deb: $(ST)/kernel-deb
 	@ls -l $(KDEB_DIR)/*.deb
 
 # ---- tools, tests, rootfs --------------------------------------------------
+$(UAPI): include/uapi/linux/pgfault_history.h scripts/stage.sh | $(ST)/host-deps
+	scripts/stage.sh all $< $@
 # One source per gcc line, so that -MMD records its headers.
-$(TOOLLIB): $(GUEST)/lib/%.o: tools/lib/%.c | $(ST)/host-deps
+$(TOOLLIB): $(GUEST)/lib/%.o: tools/lib/%.c | $(ST)/host-deps $(UAPI)
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP -c $< -o $@
-$(GUEST)/bin/%: tools/%.c $(TOOLLIB) | $(ST)/host-deps
+$(GUEST)/bin/%: tools/%.c $(TOOLLIB) | $(ST)/host-deps $(UAPI)
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB) -o $@ $(GUEST_LDFLAGS) $(TOOL_LIBS)
 $(ECHARTS_JS): | $(ST)/host-deps
@@ -293,47 +298,47 @@ $(HTML_ASSETS): scripts/embed-assets.py $(wildcard tools/pgfreport/html/*) $(ECH
 $(GUEST)/pgfreport/html-assets.o $(HOST)/pgfreport/html-assets.o: $(HTML_ASSETS)
 	@mkdir -p $(@D)
 	gcc -Itools/pgfreport $(CFLAGS) $(WFLAGS) -c $< -o $@
-$(GUEST)/pgfreport/%.o: tools/pgfreport/%.c | $(ST)/host-deps
+$(GUEST)/pgfreport/%.o: tools/pgfreport/%.c | $(ST)/host-deps $(UAPI)
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP -c $< -o $@
 $(GUEST)/bin/pgfreport: $(patsubst tools/pgfreport/%.c,$(GUEST)/pgfreport/%.o,$(PGFREPORT_SRC)) $(GUEST)/pgfreport/html-assets.o $(TOOLLIB)
 	@mkdir -p $(@D)
 	gcc $^ -o $@ $(GUEST_LDFLAGS) $(TOOL_LIBS)
-$(GUEST)/tests/%: tests/guest/%.c $(TOOLLIB) | $(ST)/host-deps
+$(GUEST)/tests/%: tests/guest/%.c $(TOOLLIB) | $(ST)/host-deps $(UAPI)
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB) -o $@ $(GUEST_LDFLAGS) $(TOOL_LIBS)
-$(HOSTLIB): $(HOST)/lib/%.o: tools/lib/%.c | $(ST)/host-deps
+$(HOSTLIB): $(HOST)/lib/%.o: tools/lib/%.c | $(ST)/host-deps $(UAPI)
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP -c $< -o $@
-$(HOST)/bin/gentrace $(HOST)/bin/hostfault: $(HOST)/bin/%: tests/bench/%.c | $(ST)/host-deps
+$(HOST)/bin/gentrace $(HOST)/bin/hostfault: $(HOST)/bin/%: tests/bench/%.c | $(ST)/host-deps $(UAPI)
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< -o $@ -pthread
-$(HOST)/bin/%: tools/%.c $(HOSTLIB) | $(ST)/host-deps
+$(HOST)/bin/%: tools/%.c $(HOSTLIB) | $(ST)/host-deps $(UAPI)
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@ $(TOOL_LIBS)
-$(HOST)/pgfreport/%.o: tools/pgfreport/%.c | $(ST)/host-deps
+$(HOST)/pgfreport/%.o: tools/pgfreport/%.c | $(ST)/host-deps $(UAPI)
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP -c $< -o $@
 $(HOST)/bin/pgfreport: $(patsubst tools/pgfreport/%.c,$(HOST)/pgfreport/%.o,$(PGFREPORT_SRC)) $(HOST)/pgfreport/html-assets.o $(HOSTLIB)
 	@mkdir -p $(@D)
 	gcc $^ -o $@ $(TOOL_LIBS)
-$(HOST)/bin/mrcbench: tests/bench/mrcbench.c $(HOSTLIB) | $(ST)/host-deps
+$(HOST)/bin/mrcbench: tests/bench/mrcbench.c $(HOSTLIB) | $(ST)/host-deps $(UAPI)
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) -Itools $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@ $(TOOL_LIBS)
-$(HOST_TESTS): $(BUILD)/host-tests/%: tests/unit/%.c $(HOSTLIB) | $(ST)/host-deps
+$(HOST_TESTS): $(BUILD)/host-tests/%: tests/unit/%.c $(HOSTLIB) | $(ST)/host-deps $(UAPI)
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) -Itools $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@ $(TOOL_LIBS)
 
 -include $(wildcard $(HOST)/*/*.d $(BUILD)/host-tests/*.d)
 
-$(GUEST)/selftests/%: tests/selftest/%.c | $(ST)/host-deps
+$(GUEST)/selftests/%: tests/selftest/%.c | $(ST)/host-deps $(UAPI)
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< -o $@ $(GUEST_LDFLAGS)
-$(GUEST)/bench/%: tests/bench/%.c | $(ST)/host-deps
+$(GUEST)/bench/%: tests/bench/%.c | $(ST)/host-deps $(UAPI)
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< -o $@ $(GUEST_LDFLAGS)
 # growbench replays its traces with the tools' own reader.
-$(GUEST)/bench/growbench: tests/bench/growbench.c $(TOOLLIB) | $(ST)/host-deps
+$(GUEST)/bench/growbench: tests/bench/growbench.c $(TOOLLIB) | $(ST)/host-deps $(UAPI)
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB) -o $@ $(GUEST_LDFLAGS) $(TOOL_LIBS)
 
@@ -342,7 +347,7 @@ $(GUEST)/bench/growbench: tests/bench/growbench.c $(TOOLLIB) | $(ST)/host-deps
 # Preloaded into UML by tests/host/test_uml_host.py: the host's ptrace as
 # on a host with a larger XSAVE area (AMX).
 XSTATE_PAD := $(HOST)/xstate_pad.so
-$(XSTATE_PAD): tests/host/xstate_pad.c | $(ST)/host-deps
+$(XSTATE_PAD): tests/host/xstate_pad.c | $(ST)/host-deps $(UAPI)
 	@mkdir -p $(@D)
 	gcc $(CFLAGS) $(WFLAGS) -shared -fPIC $< -o $@ -ldl
 

@@ -229,7 +229,7 @@ static int pgf_format_sample(const struct pgf_rec *r, char *s, size_t size)
 }
 #endif
 
-/* "start TIME MODE [inherit]", MODE first, interval=, window= or sample= */
+/* "start TIME MODE" and the options, as the uapi header says */
 static int pgf_format_start(const struct pgf_rec *r, char *s, size_t size)
 {
 	int n = 0;

@@ -28,7 +28,9 @@
 struct cred;
 struct linux_binprm;
 struct mem_cgroup;
+#ifdef PGF_STAGE_WINDOW
 struct pgf_window;
+#endif
 struct pid;
 struct pid_namespace;
 
@@ -42,7 +44,11 @@ enum pgf_rec_type {
 	PGF_REC_PAD,		/* filler at the end of the ring */
 	PGF_REC_FAULT,		/* a: address, b: user IP */
 	PGF_REC_LOST,		/* a: counted faults lost, b: other records lost */
+#ifdef PGF_STAGE_REARM
 	PGF_REC_START,		/* a: interval ms, b: window pages (0: off) */
+#else
+	PGF_REC_START,
+#endif
 	PGF_REC_STOP,		/* flags: enum pgf_stop_reason */
 	PGF_REC_EXEC,		/* data: the path, NUL-terminated */
 	PGF_REC_EXIT,		/* a: wait status, b: faults, &pgf_exit_rec */
@@ -371,7 +377,11 @@ struct pgf_budget {
 
 struct pgf_trace {
 	spinlock_t lock;		/* ctl and the state below, to ref */
+#ifdef PGF_STAGE_REGIONS
 	struct pgf_ring ctl;		/* control and region records */
+#else
+	struct pgf_ring ctl;		/* control records */
+#endif
 	struct pgf_cpu __percpu *cpu;	/* fault records, a ring per CPU */
 	struct pgf_cpu *fallback;	/* for a CPU that has no ring yet */
 	size_t cpu_start;		/* a CPU ring's first size */
