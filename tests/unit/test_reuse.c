@@ -125,10 +125,10 @@ TEST(renumbering_keeps_distances_exact)
 		ASSERT_EQ(d, want[t]);
 	}
 	ktap_diag("%llu renumberings, %u slots for %llu pages",
-		  (unsigned long long)r.compactions, r.cap,
+		  (unsigned long long)r.compactions, r.sl.cap,
 		  (unsigned long long)reuse_pages(&r));
 	EXPECT_GT(r.compactions, 100);
-	EXPECT_LE(r.cap, 4 * (reuse_pages(&r) + 1));
+	EXPECT_LE(r.sl.cap, 4 * (reuse_pages(&r) + 1));
 	reuse_free(&r);
 }
 
@@ -142,7 +142,7 @@ TEST(memory_is_bounded_by_the_pages)
 	for (int t = 0; t < 3000000; t++)
 		ASSERT_GE(reuse_ref(&r, naive_rand(&x) % 1000), REUSE_COLD);
 	EXPECT_EQ(reuse_pages(&r), 1000);
-	EXPECT_EQ(r.cap, 1 << 16);		/* the default, never grown */
+	EXPECT_EQ(r.sl.cap, 1 << 16);		/* the default, never grown */
 	EXPECT_LE(r.ids_cap, 2048);
 	EXPECT_GT(r.compactions, 40);
 	/* 3,000,000 references over 65,536 slots, 1,000 live each time. */
@@ -152,7 +152,7 @@ TEST(memory_is_bounded_by_the_pages)
 	reuse_init(&r, 0);
 	for (uint64_t t = 0; t < 300000; t++)
 		ASSERT_EQ(reuse_ref(&r, t % 100000), t < 100000 ? REUSE_COLD : 99999);
-	EXPECT_LE(r.cap, 4 * (100000 + 1));
+	EXPECT_LE(r.sl.cap, 4 * (100000 + 1));
 	reuse_free(&r);
 }
 

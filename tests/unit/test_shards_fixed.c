@@ -218,7 +218,7 @@ TEST(the_sample_stays_within_s_max_and_the_rate_only_falls)
 		  "compactions, rate %.5f", (unsigned long long)max_pages, peak,
 		  (unsigned long long)s.compactions, shards_fixed_rate(&s));
 	EXPECT_LE(peak, 64 * (max_pages + 1) + 2 * 16 * 1024 + 4096);
-	EXPECT_LE(s.cap, 4 * (max_pages + 1) + 4096);	/* or the 4096 it starts with */
+	EXPECT_LE(s.sl.cap, 4 * (max_pages + 1) + 4096);	/* or the 4096 it starts with */
 	/* the pages kept: every page referenced whose hash is below the threshold */
 	for (uint64_t p = 0; p < pages; p++)
 		below += shards_hash(s.seed, p) < s.threshold;

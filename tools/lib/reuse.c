@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * reuse - exact LRU stack distances: a bitmap of time slots with a
- * Fenwick tree over its words, renumbered when full. See reuse.h.
+ * reuse - exact LRU stack distances: a bitmap of time slots with
+ * counters over its words (slots.h), renumbered when full. See reuse.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
 #include "reuse.h"
-#include "slots.h"
 #include "table.h"
 
 #define REUSE_MIN_CAP (1U << 16)
@@ -27,39 +27,31 @@ void reuse_free(struct reuse *r)
 {
 	pgid_free(&r->ids);
 	table_free(r->hist, r->ids_cap, sizeof(*r->hist));
-	free(r->live);
-	free(r->fw);
+	slots_free(&r->sl);
 	memset(r, 0, sizeof(*r));
 }
 
 /*
  * Renumber the slots in use to 0 .. live - 1, keeping their order, and
- * make sure at least as many are free again (growing the bitmap if not),
+ * make sure at least as many are free again (growing the slots if not),
  * so that renumbering costs O(1) per reference, amortized. Every page
  * seen holds exactly one slot: live is the footprint. On failure
  * nothing has changed.
  */
 static int reuse_compact(struct reuse *r)
 {
-	uint32_t live = r->ids.nr, cap = slots_cap(r->cap, r->min_cap, live);
+	uint32_t live = r->ids.nr, cap = slots_cap(r->sl.cap, r->min_cap, live);
 
-	if (!cap)
+	if (!cap || slots_renumber_begin(&r->sl, cap, r->now))
 		return -1;
-	if (cap != r->cap && slots_resize(&r->live, &r->fw, slots_words(cap)))
-		return -1;
-	slots_rank_begin(r->live, r->fw, r->now);
 	for (size_t i = 0; i < r->ids.cap; i++) {
 		struct pgid_slot *p = &r->ids.slot[i];
 
 		if (p->key)
-			p->val = slots_rank(r->live, r->fw, p->val);
+			p->val = slots_rank(&r->sl, p->val);
 	}
-	slots_fill(r->live, r->fw, slots_words(cap), live);
-	r->cap = cap;
+	slots_renumber_end(&r->sl, live);
 	r->now = live;
-	/* The tree counts every word again, the newest too. */
-	r->open = live / 64;
-	r->pend = 0;
 	if (r->refs)
 		r->compactions++;
 	return 0;
@@ -85,55 +77,6 @@ static int reuse_grow_ids(struct reuse *r)
 	return 0;
 }
 
-/* The distance of a reference to @page, or REUSE_COLD, REUSE_NOMEM. */
-static inline int64_t reuse_dist(struct reuse *r, uint64_t page, uint32_t *id)
-{
-	uint32_t before = r->ids.nr, words, s, prev;
-	struct pgid_slot *slot;
-	uint64_t d;
-
-	/* Whatever can fail comes first, so that a failure changes nothing. */
-	if (r->ids.nr == r->ids_cap && reuse_grow_ids(r))
-		return REUSE_NOMEM;
-	if (r->now == r->cap && reuse_compact(r))
-		return REUSE_NOMEM;
-	slot = pgid_slot(&r->ids, page);
-	if (!slot)
-		return REUSE_NOMEM;
-	if (id)
-		*id = slot->id;
-	words = slots_words(r->cap);
-	s = r->now++;
-	r->refs++;
-	prev = slot->val;
-	slot->val = s;
-	if (s / 64 != r->open) {
-		/* The newest word closes: its count goes into the tree. */
-		if (r->pend)
-			slots_fw_add(r->fw, words, r->open, (uint32_t)r->pend);
-		r->pend = 0;
-		r->open = s / 64;
-	}
-	r->live[s / 64] |= 1ULL << (s % 64);
-	r->pend++;
-	if (r->ids.nr != before) {
-		r->cold++;
-		return REUSE_COLD;
-	}
-	/*
-	 * Of the before 1s (one per page), those after the page's previous
-	 * slot are the other pages referenced since. The tree counts the
-	 * words before prev's, all closed.
-	 */
-	d = before - slots_upto(r->live, r->fw, prev);
-	r->live[prev / 64] &= ~(1ULL << (prev % 64));
-	if (prev / 64 == r->open)
-		r->pend--;
-	else
-		slots_fw_add(r->fw, words, prev / 64, -1);
-	return (int64_t)d;
-}
-
 static inline void reuse_count(struct reuse *r, uint64_t d)
 {
 	if (!r->binned)
@@ -145,20 +88,22 @@ static inline void reuse_count(struct reuse *r, uint64_t d)
 
 int64_t reuse_ref(struct reuse *r, uint64_t page)
 {
-	int64_t d = reuse_dist(r, page, NULL);
+	int64_t d = REUSE_NOMEM;
 
-	if (d >= 0)
-		reuse_count(r, d);
+	reuse_ref_batch_dist(r, &page, 1, &d);
 	return d;
 }
 
 /*
- * In batches: the hash slots are prefetched a few references ahead, and
- * the histogram's increments (random, in a large array) are made
- * together, so that the CPU overlaps their cache misses.
+ * In batches (reuse.h): the page of each reference looked up and given
+ * its slot, the hash slots prefetched a few references ahead and the
+ * words of the previous slots as they are found; then the distances;
+ * then the histogram's increments (random, in a large array), together,
+ * so that the CPU overlaps their cache misses.
  */
-#define REUSE_AHEAD 8
+#define REUSE_AHEAD 12
 #define REUSE_BATCH 64
+#define REUSE_NEW UINT32_MAX	/* prev[]: a first reference */
 
 int reuse_ref_batch(struct reuse *r, const uint64_t *pages, size_t n)
 {
@@ -171,32 +116,90 @@ int reuse_ref_batch_dist(struct reuse *r, const uint64_t *pages, size_t n,
 	return reuse_ref_batch_ids(r, pages, n, dist, NULL);
 }
 
+/*
+ * The pages of up to @n references looked up, in order, each given the
+ * next slot, its previous one in @prev (REUSE_NEW: none): how many, up
+ * to a renumbering (done between batches, when every slot is counted) or
+ * a failure (*@err set). Whatever can fail comes first, so that a
+ * failure changes nothing.
+ */
+static size_t reuse_lookup(struct reuse *r, const uint64_t *pages, size_t n,
+			   size_t ahead, uint32_t *prev, uint32_t *ids, bool *err)
+{
+	size_t m;
+
+	for (m = 0; m < n; m++) {
+		struct pgid_slot *slot;
+		uint32_t before = r->ids.nr;
+
+		if (m + REUSE_AHEAD < ahead)
+			pgid_prefetch(&r->ids, pages[m + REUSE_AHEAD]);
+		if (r->ids.nr == r->ids_cap && reuse_grow_ids(r))
+			break;
+		if (r->now == r->sl.cap) {
+			if (m)
+				return m;
+			if (reuse_compact(r))
+				break;
+		}
+		slot = pgid_slot(&r->ids, pages[m]);
+		if (!slot)
+			break;
+		if (ids)
+			ids[m] = slot->id;
+		if (r->ids.nr != before) {
+			prev[m] = REUSE_NEW;
+		} else {
+			prev[m] = slot->val;
+			slots_prefetch(&r->sl, prev[m]);
+		}
+		slot->val = r->now++;
+	}
+	*err = m < n;
+	return m;
+}
+
 int reuse_ref_batch_ids(struct reuse *r, const uint64_t *pages, size_t n,
 			int64_t *dist, uint32_t *ids)
 {
+	uint32_t prev[REUSE_BATCH];
 	uint64_t d[REUSE_BATCH];
 
-	for (size_t i = 0; i < n; i += REUSE_BATCH) {
-		size_t len = n - i < REUSE_BATCH ? n - i : REUSE_BATCH, k = 0;
+	for (size_t i = 0; i < n;) {
+		size_t len = n - i < REUSE_BATCH ? n - i : REUSE_BATCH, k = 0, m;
+		bool err = false;
+		uint32_t s;
 
-		for (size_t j = 0; j < len; j++) {
-			int64_t v;
-
-			if (i + j + REUSE_AHEAD < n)
-				pgid_prefetch(&r->ids, pages[i + j + REUSE_AHEAD]);
-			v = reuse_dist(r, pages[i + j], ids ? &ids[i + j] : NULL);
-			if (dist)
-				dist[i + j] = v;
-			if (v == REUSE_NOMEM) {
-				while (k)
-					reuse_count(r, d[--k]);
-				return REUSE_NOMEM;
+		m = reuse_lookup(r, pages + i, len, n - i, prev, ids ? ids + i : NULL,
+				 &err);
+		/*
+		 * Of the 1s (one per page), those after the page's previous
+		 * slot are the other pages referenced since.
+		 */
+		s = r->now - (uint32_t)m;
+		for (size_t j = 0; j < m; j++, s++) {
+			r->refs++;
+			if (prev[j] == REUSE_NEW) {
+				slots_set(&r->sl, s);
+				r->cold++;
+				if (dist)
+					dist[i + j] = REUSE_COLD;
+				continue;
 			}
-			if (v >= 0)
-				d[k++] = v;
+			d[k] = slots_after(&r->sl, prev[j]);
+			slots_move(&r->sl, prev[j], s);
+			if (dist)
+				dist[i + j] = (int64_t)d[k];
+			k++;
 		}
 		for (size_t j = 0; j < k; j++)
 			reuse_count(r, d[j]);
+		i += m;
+		if (err) {
+			if (dist && i < n)
+				dist[i] = REUSE_NOMEM;
+			return REUSE_NOMEM;
+		}
 	}
 	return 0;
 }

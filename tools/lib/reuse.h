@@ -21,10 +21,10 @@
  * Method (after Bennett and Kruskal, 1975): every reference takes the
  * next time slot, and a bitmap over the slots has a 1 at the slot of
  * each page's most recent reference. The distance of a reference whose
- * page was last referenced at slot s is the number of 1s after s: a
- * Fenwick tree over the bitmap's 64-bit words counts the words before
- * s's, a popcount the rest, so a reference costs O(log(T / 64)) for T
- * slots, plus a hash lookup; the bitmap and the tree take 1/8 + 1/16
+ * page was last referenced at slot s is the number of 1s after s,
+ * which counters per word and per group of words give with a few
+ * independent loads (slots.h), so a reference costs O(log64(T)) for T
+ * slots, plus a hash lookup; the bitmap and the counters take about 1/5
  * byte per slot and stay in the CPU's cache. When the slots run out
  * they are renumbered (the live ones become 0 .. pages - 1, in order),
  * and the bitmap grows if fewer than half would be free: T stays within
@@ -35,7 +35,11 @@
  * per distinct page, never more with the trace's length.
  *
  * reuse_ref_batch() takes references in batches, to overlap the cache
- * misses of the hash table and the histogram.
+ * misses of the hash table, the bitmap and the histogram: the pages of a
+ * batch are looked up and given their slots first, in order, with the
+ * table's slots prefetched a few references ahead and the bitmap's words
+ * of their previous slots as they are found; then the distances, in
+ * order.
  */
 #ifndef PGFT_REUSE_H
 #define PGFT_REUSE_H
@@ -44,6 +48,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "pageid.h"
+#include "slots.h"
 
 #define REUSE_COLD	(-1)	/* reuse_ref(): the page's first reference */
 #define REUSE_NOMEM	(-2)	/* reuse_ref(): out of memory */
@@ -59,17 +64,8 @@ struct reuse {
 	struct pgid_map ids;
 	uint64_t *hist;		/* hist[d]: references at distance d */
 	uint32_t ids_cap;	/* length of hist[] */
-	uint64_t *live;		/* bitmap of slots: a page's latest reference */
-	uint32_t *fw;		/* Fenwick tree of the 1s per word: fw[1 .. words] */
-	uint32_t cap, now;	/* slots; slots used */
-	/*
-	 * The word of the newest slots: its 1s are counted in the tree only
-	 * when the slots move past it (pend then added), since no distance
-	 * counts them (they are after every page's previous slot): a
-	 * reference costs one walk of the tree less.
-	 */
-	uint32_t open;
-	int32_t pend;
+	struct slots sl;	/* the time slots and their counters: slots.h */
+	uint32_t now;		/* slots used */
 	uint32_t min_cap;
 	uint64_t bins[REUSE_BINS];
 	uint64_t refs, cold;	/* references; first references */

@@ -171,14 +171,14 @@ static void shfx_pop(struct shards_fixed *s, uint32_t n)
  */
 static void shfx_evict(struct shards_fixed *s)
 {
-	uint32_t top = s->heap[0].hash, words = slots_words(s->cap);
+	uint32_t top = s->heap[0].hash;
 
 	s->threshold = top;
 	s->scale = top ? (double)SHARDS_MOD / top : 0;
 	while (s->pages && s->heap[0].hash >= top) {
 		struct shfx_page *p = shfx_find(s, s->heap[0].page);
 
-		slots_clear(s->live, s->fw, words, p->slot);
+		slots_clear(&s->sl, p->slot);
 		shfx_delete(s, p);
 		shfx_pop(s, s->pages--);
 		s->evicted++;
@@ -192,20 +192,17 @@ static void shfx_evict(struct shards_fixed *s)
  */
 static int shfx_compact(struct shards_fixed *s)
 {
-	uint32_t cap = slots_cap(s->cap, SHFX_MIN_SLOTS, s->pages);
+	uint32_t cap = slots_cap(s->sl.cap, SHFX_MIN_SLOTS, s->pages);
+	bool first = !s->sl.cap;
 
-	if (!cap)
+	if (!cap || slots_renumber_begin(&s->sl, cap, s->now))
 		return -1;
-	if (cap != s->cap && slots_resize(&s->live, &s->fw, slots_words(cap)))
-		return -1;
-	slots_rank_begin(s->live, s->fw, s->now);
 	for (size_t i = 0; i < s->map_cap; i++)
 		if (s->map[i].slot != SHFX_FREE)
-			s->map[i].slot = slots_rank(s->live, s->fw, s->map[i].slot);
-	slots_fill(s->live, s->fw, slots_words(cap), s->pages);
-	if (s->cap)
+			s->map[i].slot = slots_rank(&s->sl, s->map[i].slot);
+	slots_renumber_end(&s->sl, s->pages);
+	if (!first)
 		s->compactions++;
-	s->cap = cap;
 	s->now = s->pages;
 	return 0;
 }
@@ -213,30 +210,29 @@ static int shfx_compact(struct shards_fixed *s)
 void shards_fixed_sampled(struct shards_fixed *s, uint64_t page, uint32_t hash)
 {
 	struct shfx_page *p;
-	uint32_t words, t;
+	uint32_t t;
 
 	if (s->failed)
 		return;
 	/* Whatever can fail comes first, so that a failure changes nothing. */
-	if (s->now == s->cap && shfx_compact(s))
+	if (s->now == s->sl.cap && shfx_compact(s))
 		goto fail;
 	p = shfx_find(s, page);
 	if (!p && shfx_room(s))
 		goto fail;
 	s->sampled++;
-	words = slots_words(s->cap);
 	t = s->now++;
 	if (p) {
 		/* the sampled pages referenced since, each 1 / rate of the whole */
-		uint64_t d = s->pages - slots_upto(s->live, s->fw, p->slot);
+		uint64_t d = slots_after(&s->sl, p->slot);
 
-		slots_move(s->live, s->fw, words, p->slot, t);
+		slots_move(&s->sl, p->slot, t);
 		p->slot = t;
 		s->hist[shards_fixed_bin((double)d * s->scale)] += s->scale;
 		return;
 	}
 	shfx_insert(s, page)->slot = t;
-	slots_set(s->live, s->fw, words, t);
+	slots_set(&s->sl, t);
 	shfx_push(s, s->pages++, page, hash);
 	s->cold += s->scale;
 	if (s->pages > s->max_pages)
@@ -321,20 +317,15 @@ double shards_fixed_ratio(const struct shards_fixed *s, size_t i)
 
 size_t shards_fixed_bytes(const struct shards_fixed *s)
 {
-	uint32_t words = slots_words(s->cap);
-
 	return (size_t)s->map_cap * sizeof(*s->map) +
-	       (size_t)s->heap_cap * sizeof(*s->heap) +
-	       (s->cap ? (size_t)words * sizeof(*s->live) +
-			 ((size_t)words + 1) * sizeof(*s->fw) : 0);
+	       (size_t)s->heap_cap * sizeof(*s->heap) + slots_bytes(&s->sl);
 }
 
 void shards_fixed_free(struct shards_fixed *s)
 {
 	free(s->map);
 	free(s->heap);
-	free(s->live);
-	free(s->fw);
+	slots_free(&s->sl);
 	free(s->hist);
 	free(s->sizes);
 	memset(s, 0, sizeof(*s));

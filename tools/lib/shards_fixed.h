@@ -50,6 +50,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "shards.h"
+#include "slots.h"
 
 #define SHFX_EXACT	4096		/* a bin per distance below this */
 #define SHFX_EXACT_LOG	12		/* its log2 */
@@ -85,9 +86,8 @@ struct shards_fixed {
 	uint32_t pages;		/* sampled pages now: the map's and heap's */
 	struct shfx_heap *heap;	/* a max-heap by hash of the same pages */
 	uint32_t heap_cap;
-	uint64_t *live;		/* slots.h: the LRU stack of the sampled pages */
-	uint32_t *fw;
-	uint32_t cap, now;	/* slots; slots used */
+	struct slots sl;	/* slots.h: the LRU stack of the sampled pages */
+	uint32_t now;		/* slots used */
 	double *hist;		/* SHFX_BINS: weight per distance bin */
 	double cold;		/* weight of first references */
 	uint64_t *sizes;	/* the whole's sizes */
