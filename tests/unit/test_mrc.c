@@ -377,6 +377,38 @@ TEST(random_strings_match_the_naive_simulators)
 }
 
 /*
+ * OPT's layers (mrc_opt.c) at sizes far apart, long enough for their
+ * heaps to fill with stale entries and be swept many times: every size
+ * against the naive simulator, in one thread and in three.
+ */
+TEST(opt_layers_match_the_naive_simulator_over_long_strings)
+{
+	static const uint64_t sizes[] = { 1, 3, 7, 20, 50, 120, 200 };
+	size_t n = 4000;
+	uint64_t x = 0x5851f42d4c957f2dULL, *refs = malloc(n * sizeof(*refs));
+
+	ASSERT_TRUE(refs != NULL);
+	for (int round = 0; round < 4; round++) {
+		struct mrc *m;
+
+		for (size_t t = 0; t < n; t++) {
+			uint64_t v = naive_rand(&x);
+
+			/* a hot set, and phases that move over 300 pages */
+			refs[t] = v & 1 ? (v >> 8) % 16 : (t / 500 * 37 + (v >> 8) % 90) % 300;
+		}
+		run_threads = 1 + 2 * (round & 1);
+		m = run(MRC_OPT, refs, n, sizes, sizeof(sizes) / sizeof(sizes[0]));
+
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+			ASSERT_EQ(mrc_misses(m, i), naive_opt(refs, n, sizes[i]));
+		mrc_free(m);
+	}
+	run_threads = 0;
+	free(refs);
+}
+
+/*
  * OPT's sizes in threads: 1 to 9 of them (more than the sizes, too) give
  * the same misses at each of 20 sizes over 200,000 references.
  */

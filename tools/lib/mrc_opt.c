@@ -13,13 +13,20 @@
  * size on them. The files are in $TMPDIR (default /tmp): 12 bytes per
  * reference.
  *
- * Each size keeps its pages in a max-heap by next use. A hit does
- * not look for the page's entry: its key is the current time, which no
- * page in the cache can have any more once it is passed, so it is left
- * in as a stale entry below every live one (live keys are in the future,
- * stale ones in the past) and a new entry is pushed. The largest key is
+ * The sizes share their pages in layers (opt_step()): layer j holds
+ * the pages size j holds and the next smaller size does not, each page
+ * in one layer, so that a reference does work at the sizes it misses at
+ * alone, one heap operation each, and none at those it hits (until
+ * 2026-11-27 every size had a heap of all its pages, and a hit pushed an
+ * entry into each: twice the instructions on the generated trace).
+ *
+ * Each layer keeps its pages in a max-heap by next use. A page that
+ * leaves a layer for layer 0 (it is referenced) is not looked for: its
+ * key is the current time, which no page can have any more once it is
+ * passed, so it is left in as a stale entry below every live one (live
+ * keys are in the future, stale ones in the past). The largest key is
  * so always a live page's, the one MIN evicts. When stale entries make
- * the heap twice the size plus a little, they are dropped in one sweep,
+ * the heap twice the layer plus a little, they are dropped in one sweep,
  * O(1) per reference amortized.
  */
 #include <errno.h>
@@ -119,7 +126,7 @@ static int pwrite_all(int fd, const void *buf, size_t len, off_t off)
 }
 
 /*
- * One size: an 8-ary max-heap of entries (next use << shift | page id),
+ * One layer: an 8-ary max-heap of entries (next use << shift | page id),
  * one 64-bit word each (the next use in the high bits, so entries order
  * by it), with stale entries; the 8 entries of a node's children share a
  * cache line.
@@ -128,7 +135,7 @@ struct opt_heap {
 	void *mem;		/* what e points into */
 	uint64_t *e;
 	size_t n, cap;		/* entries, live and stale; room */
-	uint64_t size, used;	/* pages it holds at most; holds now */
+	uint64_t size, used;	/* pages the layer holds at most; holds now */
 };
 
 /* How the entries of a batch are packed. */
@@ -216,13 +223,12 @@ static inline void heap_sift_down(struct opt_heap *h, size_t i, uint64_t e)
 }
 
 /*
- * Put @e in place of the largest entry (a live page: see above); that
- * page. One sift, short when the new page's next use is far away.
+ * Put @e in place of the largest entry (a live page's: see above); that
+ * entry. One sift, short when the new entry's next use is far away.
  */
-static inline uint32_t heap_replace_top(struct opt_heap *h, uint64_t e,
-					const struct opt_pack *k)
+static inline uint64_t heap_replace_top(struct opt_heap *h, uint64_t e)
 {
-	uint32_t top = (uint32_t)(h->e[0] & ((1ULL << k->shift) - 1));
+	uint64_t top = h->e[0];
 
 	heap_sift_down(h, 0, e);
 	return top;
@@ -242,48 +248,71 @@ static void heap_purge(struct opt_heap *h, uint64_t now, const struct opt_pack *
 			heap_sift_down(h, i, h->e[i]);
 }
 
+/* A page entering a layer: the heap of @h grows by one entry. */
+static inline void opt_enter(struct opt_heap *h, uint64_t e, uint64_t t,
+			     const struct opt_pack *k)
+{
+	heap_push(h, e);
+	if (h->n == h->cap)
+		heap_purge(h, t, k);
+}
+
 /*
  * Reference @t to page @id, next used at @next, at sizes 0 .. nb - 1 of
  * a batch. MIN is a stack algorithm (Mattson et al., 1970): a page held
- * at one size is held at every larger one, so where a page is held is
- * one number, lvl[id]: it misses at the sizes below it and hits at the
- * others (a byte per page: this stays in the CPU's cache where a bit per
- * size and page would not). Pages never used again tie on their next
- * use; their entries order them by id, the same at every size, so the
- * priority is one total order and the inclusion holds for them too.
+ * at one size is held at every larger one, so the pages fall into
+ * layers: layer j holds the pages that size j holds and size j - 1 does
+ * not (sizes[j] - sizes[j - 1] of them once full; layer 0 is size 0's
+ * pages), each page in one layer at most, lvl[id] (nb: none; a byte a
+ * page stays in the CPU's cache). A reference to a page of layer L hits
+ * at the sizes from L up and misses below, where MIN evicts the page of
+ * the latest next use: at size 0 the largest of layer 0, which goes down
+ * to layer 1; at size 1 the largest of size 1's pages, which is the
+ * larger of that page and layer 1's largest (size 0's largest went down
+ * already); and so on: the page evicted at size j - 1 is carried into
+ * layer j and the larger of it and the layer's largest leaves it, down
+ * to layer L, where the carried page takes the referenced page's place,
+ * or out of the last size if the page was in none. The referenced page
+ * goes to layer 0. A reference touches the layers above its own alone:
+ * one heap operation where its page misses, none where it hits (the
+ * pages never used again tie on their next use; their entries order
+ * them by id, the same at every size, so the priority is one total
+ * order and the inclusion holds for them too).
  */
-static inline void opt_step(struct opt_heap *heap, uint64_t *misses, size_t nb,
+static inline void opt_step(struct opt_heap *heap, uint64_t *missl, size_t nb,
 			    uint8_t *lvl, const struct opt_pack *k, uint64_t t,
 			    uint32_t id, uint64_t next)
 {
-	uint64_t e = opt_entry(k, next, id);
-	size_t miss = lvl[id];
+	uint64_t e = opt_entry(k, next, id), c = e;
+	uint32_t mask = (uint32_t)((1ULL << k->shift) - 1);
+	size_t from = lvl[id], j;
 
+	missl[from]++;
 	lvl[id] = 0;
-	for (size_t j = 0; j < miss; j++) {
+	if (!from) {
+		/* held at every size: its new next use, the old entry stale */
+		opt_enter(&heap[0], e, t, k);
+		return;
+	}
+	for (j = 0; j < from; j++) {
 		struct opt_heap *h = &heap[j];
 
-		misses[j]++;
-		if (h->used == h->size) {
-			/* Evict: the new page takes the top's place. */
-			uint32_t v = heap_replace_top(h, e, k);
-
-			if (lvl[v] <= j)
-				lvl[v] = j + 1;
-			continue;
+		if (h->used < h->size) {
+			/* Room: a size not yet full takes it (a first reference). */
+			h->used++;
+			lvl[c & mask] = (uint8_t)j;
+			opt_enter(h, c, t, k);
+			return;
 		}
-		h->used++;
-		heap_push(h, e);
-		if (h->n == h->cap)
-			heap_purge(h, t, k);
+		/* The referenced page enters layer 0 whatever its next use. */
+		if (!j || c < h->e[0]) {
+			lvl[c & mask] = (uint8_t)j;
+			c = heap_replace_top(h, c);
+		}
 	}
-	for (size_t j = miss; j < nb; j++) {
-		struct opt_heap *h = &heap[j];
-
-		heap_push(h, e);
-		if (h->n == h->cap)
-			heap_purge(h, t, k);
-	}
+	lvl[c & mask] = (uint8_t)from;
+	if (from < nb)
+		opt_enter(&heap[from], c, t, k);	/* in @id's place */
 }
 
 /*
@@ -310,6 +339,7 @@ static void *opt_batch(void *arg)
 	uint8_t *lvl = malloc(pages);
 	uint32_t *ids = malloc(OPT_CHUNK * sizeof(*ids));
 	uint64_t *nx = malloc(OPT_CHUNK * sizeof(*nx));
+	uint64_t missl[OPT_BATCH + 1] = { 0 };
 	struct opt_pack k;
 
 	jb->err = ENOMEM;
@@ -320,7 +350,8 @@ static void *opt_batch(void *arg)
 	k.never = (1ULL << (64 - k.shift)) - 1;
 	memset(lvl, (int)nb, pages);	/* held nowhere yet */
 	for (size_t j = 0; j < nb; j++) {
-		heap[j].size = jb->sizes[j];
+		/* layer j: the pages of size j that size j - 1 does not hold */
+		heap[j].size = jb->sizes[j] - (j ? jb->sizes[j - 1] : 0);
 		heap[j].cap = 2 * heap[j].size + 64;
 		/*
 		 * e[1], and so every group of children, on a line
@@ -342,10 +373,13 @@ static void *opt_batch(void *arg)
 		for (uint64_t j = 0; j < len; j++) {
 			if (j + OPT_AHEAD < len)
 				__builtin_prefetch(&lvl[ids[j + OPT_AHEAD]], 1);
-			opt_step(heap, jb->misses, nb, lvl, &k, start + j,
+			opt_step(heap, missl, nb, lvl, &k, start + j,
 				 ids[j], nx[j]);
 		}
 	}
+	/* The references from layers below j and from none missed at size j. */
+	for (size_t j = nb, below = missl[nb]; j-- > 0; below += missl[j])
+		jb->misses[j] = below;
 	jb->err = 0;
 out:
 	if (heap) {
