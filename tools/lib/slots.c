@@ -77,7 +77,6 @@ static int slots_alloc(struct slots *sl, uint32_t cap)
 		sl->cn[k - 2] = (uint32_t *)(void *)(b + off[k + 1]);
 	sl->rank = (uint32_t *)(void *)(b + off[top + 2]);
 	sl->cap = cap;
-	sl->words = words;
 	sl->top = top;
 	sl->ntop = (uint32_t)n;
 	sl->vtop = (uint32_t)((n * (top == 0 ? 1 : top == 1 ? 2 : 4) + 15) / 16);
@@ -123,20 +122,9 @@ void slots_renumber_end(struct slots *sl, uint32_t n)
 		sl->live[i] = ~0ULL;
 	if (n % 64)
 		sl->live[n / 64] = (1ULL << (n % 64)) - 1;
-	/* every level from the one below: O(words) */
-	for (i = 0; i < slots_words(n); i++) {
-		uint32_t c = slots_popcount(sl->live[i]), j = i;
-
-		sl->c0[j] = (uint8_t)c;
-		if (!sl->top)
-			continue;
-		j /= SLOTS_FAN;
-		sl->c1[j] += (uint16_t)c;
-		for (uint32_t k = 2; k <= sl->top; k++) {
-			j /= SLOTS_FAN;
-			sl->cn[k - 2][j] += c;
-		}
-	}
+	/* each word's 1s, counted at every level: O(words) */
+	for (i = 0; i < slots_words(n); i++)
+		slots_count(sl, i, (int)slots_popcount(sl->live[i]));
 }
 
 void slots_free(struct slots *sl)

@@ -57,7 +57,6 @@ struct slots {
 	uint32_t *rank;		/* renumbering: the 1s before each word */
 	size_t bytes;		/* of block */
 	uint32_t cap;		/* slots */
-	uint32_t words;		/* cap / 64, rounded up */
 	uint32_t top;		/* the first level of at most 64 counters */
 	uint32_t ntop;		/* its counters */
 	uint32_t vtop;		/* the 16-byte vectors they fill */
@@ -198,7 +197,10 @@ static inline uint32_t slots_after(const struct slots *sl, uint32_t s)
 	return n + slots_sum32_after(sl->cn[k - 2], i, sl->vtop);
 }
 
-/* Add @delta (1 or -1) to the counters of word @i, at every level. */
+/*
+ * Add @delta to the counters of word @i, at every level: 1 or -1 for a
+ * slot, a whole word's 1s when renumbering.
+ */
 static inline void slots_count(struct slots *sl, uint32_t i, int delta)
 {
 	sl->c0[i] += delta;
