@@ -289,11 +289,6 @@ static inline void opt_step(struct opt_heap *heap, uint64_t *missl, size_t nb,
 
 	missl[from]++;
 	lvl[id] = 0;
-	if (!from) {
-		/* held at every size: its new next use, the old entry stale */
-		opt_enter(&heap[0], e, t, k);
-		return;
-	}
 	for (j = 0; j < from; j++) {
 		struct opt_heap *h = &heap[j];
 
@@ -310,9 +305,13 @@ static inline void opt_step(struct opt_heap *heap, uint64_t *missl, size_t nb,
 			c = heap_replace_top(h, c);
 		}
 	}
+	/*
+	 * In @id's place (its old entry stale); a page held at every size
+	 * (@from 0) is carried nowhere: its new next use alone.
+	 */
 	lvl[c & mask] = (uint8_t)from;
 	if (from < nb)
-		opt_enter(&heap[from], c, t, k);	/* in @id's place */
+		opt_enter(&heap[from], c, t, k);
 }
 
 /*
