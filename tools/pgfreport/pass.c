@@ -301,19 +301,25 @@ int pass_run(struct pass *ps)
 			ps->t0 = rec.time;
 			pgft_filter_begin(&ps->filt, ps->t0);
 		}
-		if (rec.type == PGFT_LOST)
-			ps->lost += rec.n[0] + rec.n[1];
-		kind_rec(&ps->kind, &rec);
-		if (ps->rec && ps->rec(ps, &rec)) {
+		if (rec.type != PGFT_FAULT) {
+			if (rec.type == PGFT_LOST)
+				ps->lost += rec.n[0] + rec.n[1];
+			kind_rec(&ps->kind, &rec);
+			if (ps->rec && ps->rec(ps, &rec)) {
+				status = 1;
+				break;
+			}
+			if (!ps->whole)
+				pgft_apply(&ps->as, &rec);
+			if (rec.type == PGFT_EXEC)
+				ps->index++;
+			continue;
+		}
+		/* a fault: nothing above has a use for it */
+		if (ps->rec && !ps->rec_no_faults && ps->rec(ps, &rec)) {
 			status = 1;
 			break;
 		}
-		if (!ps->whole)
-			pgft_apply(&ps->as, &rec);
-		if (rec.type == PGFT_EXEC)
-			ps->index++;
-		if (rec.type != PGFT_FAULT)
-			continue;
 		if (ps->prefetch && !ps->whole) {
 			unsigned long long next = pgft_peek_addr(&ps->rd, PASS_AHEAD);
 

@@ -92,6 +92,7 @@ struct pass {
 	pgft_tap_fn tap;		/* every record as read (pgft_open_tap()) */
 	void *tap_arg;
 	pass_rec_fn rec;
+	bool rec_no_faults;		/* rec is not called for faults */
 	pass_fault_fn fault;
 	pass_prefetch_fn prefetch;	/* optional */
 	bool streams;			/* writes standard output as it reads */

@@ -13,13 +13,11 @@
 static const struct report *const *cur;
 static size_t ncur;
 
+/* Faults go to .fault alone (pass.rec_no_faults). */
 static int multi_rec(struct pass *ps, const struct pgft_rec *r)
 {
 	int ret = 0;
 
-	/* Faults go to .fault alone: no report's .rec has a use for them. */
-	if (r->type == PGFT_FAULT)
-		return 0;
 	for (size_t i = 0; i < ncur; i++)
 		if (cur[i]->rec)
 			ret |= cur[i]->rec(ps, r);
@@ -133,13 +131,24 @@ int reports_main(const struct report *const *r, size_t n, int argc,
 			status = 1;
 			goto close;
 		}
-	cur = r;
-	ncur = n;
-	ps.rec = multi_rec;
-	ps.fault = multi_fault;
-	for (size_t i = 0; i < n; i++)
-		if (r[i]->prefetch)
-			ps.prefetch = multi_prefetch;
+	/*
+	 * One report: its own callbacks, without a call through a loop a
+	 * record (that costs a tenth of a fast report's pass).
+	 */
+	ps.rec_no_faults = true;
+	if (n == 1) {
+		ps.rec = r[0]->rec;
+		ps.fault = r[0]->fault;
+		ps.prefetch = r[0]->prefetch;
+	} else {
+		cur = r;
+		ncur = n;
+		ps.rec = multi_rec;
+		ps.fault = multi_fault;
+		for (size_t i = 0; i < n; i++)
+			if (r[i]->prefetch)
+				ps.prefetch = multi_prefetch;
+	}
 	status = pass_run(&ps);
 	for (size_t i = 0; i < n; i++) {
 		if (n > 1) {

@@ -68,7 +68,9 @@ uint32_t ps_count(const struct pageset *s, uint64_t page)
 	return 0;
 }
 
-static struct rstat *rstat_of(struct space *sp, unsigned long long id)
+/* The search and the insertion: once a region (rstat_of() below). */
+static __attribute__((noinline)) struct rstat *
+rstat_find(struct space *sp, unsigned long long id, uint32_t *memo)
 {
 	size_t lo = 0, n = sp->nr;
 
@@ -84,8 +86,10 @@ static struct rstat *rstat_of(struct space *sp, unsigned long long id)
 		lo = less ? lo + half + 1 : lo;
 		n = less ? n - half - 1 : half;
 	}
-	if (lo < sp->nr && sp->r[lo].id == id)
+	if (lo < sp->nr && sp->r[lo].id == id) {
+		*memo = lo + 1;
 		return &sp->r[lo];
+	}
 	if (sp->nr == sp->cap) {
 		sp->cap = sp->cap ? 2 * sp->cap : 64;
 		sp->r = realloc(sp->r, sp->cap * sizeof(*sp->r));
@@ -98,11 +102,23 @@ static struct rstat *rstat_of(struct space *sp, unsigned long long id)
 		exit(1);
 	}
 	memmove(&sp->r[lo + 1], &sp->r[lo], (sp->nr - lo) * sizeof(*sp->r));
+	memset(sp->memo, 0, sizeof(sp->memo));	/* the ones after moved */
 	memset(&sp->r[lo], 0, sizeof(*sp->r));
 	sp->r[lo].id = id;
 	sp->r[lo].ord = sp->ords++;
 	sp->nr++;
 	return &sp->r[lo];
+}
+
+/* Region @id's, added if new. */
+static inline struct rstat *rstat_of(struct space *sp, unsigned long long id)
+{
+	uint32_t *memo = &sp->memo[id & (SPACE_MEMO - 1)];
+
+	/* The last one found of the ids that agree in their low bits. */
+	if (*memo && sp->r[*memo - 1].id == id)
+		return &sp->r[*memo - 1];
+	return rstat_find(sp, id, memo);
 }
 
 static void space_free(struct space *sp)

@@ -53,10 +53,14 @@ struct rstat {
 	bool touched, alive;
 };
 
+/* rstat_of()'s memo: a region's index + 1 by the low bits of its id */
+#define SPACE_MEMO	16
+
 struct space {
 	struct pageset pages;		/* pages that faulted, and where */
 	struct rstat *r;		/* every region seen, by id */
 	size_t nr, cap;
+	uint32_t memo[SPACE_MEMO];
 	uint32_t ords;			/* rstat.ord handed out */
 	unsigned long long faults, major, reref, failed;
 };
