@@ -30,7 +30,7 @@ static int pgid_grow(struct pgid_map *m)
 	return 0;
 }
 
-struct pgid_slot *pgid_slot(struct pgid_map *m, uint64_t page)
+struct pgid_slot *pgid_slot_probe(struct pgid_map *m, uint64_t page)
 {
 	uint64_t key = page + 1;
 	size_t i;

@@ -59,12 +59,24 @@ static inline __attribute__((always_inline)) void pgid_prefetch(const struct pgi
  */
 int64_t pgid_get(struct pgid_map *m, uint64_t page);
 
+/* pgid_slot() past its first probe: the probe sequence, an insertion. */
+struct pgid_slot *pgid_slot_probe(struct pgid_map *m, uint64_t page);
+
 /*
  * The same, as its slot, whose val the caller may use (a page's state
  * found by the same lookup); valid until the next call. NULL when out of
- * memory or ids.
+ * memory or ids. Inline, the first probe: most lookups end there.
  */
-struct pgid_slot *pgid_slot(struct pgid_map *m, uint64_t page);
+static inline struct pgid_slot *pgid_slot(struct pgid_map *m, uint64_t page)
+{
+	if (m->cap) {
+		struct pgid_slot *s = &m->slot[pgid_hash(page + 1, m->shift)];
+
+		if (s->key == page + 1)
+			return s;
+	}
+	return pgid_slot_probe(m, page);
+}
 void pgid_free(struct pgid_map *m);
 
 #endif

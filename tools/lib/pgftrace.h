@@ -178,10 +178,43 @@ struct pgft_space {
 
 /* Apply a record (layout, map, change, unmap, exec); others are ignored. */
 void pgft_apply(struct pgft_space *s, const struct pgft_rec *r);
-/* The region holding @addr, or NULL. */
-const struct pgft_region *pgft_find(struct pgft_space *s, unsigned long long addr);
 /* The regions by address: s->v[0 .. s->nr). */
 void pgft_sort(struct pgft_space *s);
 void pgft_space_free(struct pgft_space *s);
+
+/*
+ * The region holding @addr, or NULL. Inline: a pass calls it at every
+ * fault.
+ */
+static inline const struct pgft_region *pgft_find(struct pgft_space *s,
+						  unsigned long long addr)
+{
+	unsigned int *memo = &s->memo[addr >> 21 & 63];
+	size_t lo = 0, hi;
+
+	if (s->dirty)
+		pgft_sort(s);
+	/*
+	 * Regions never overlap: the last one hit near @addr, if it holds
+	 * @addr, is it (the search costs a dependent load per halving). Not
+	 * worth a branch that faults all over a few regions mispredict: the
+	 * search is a handful of loads from one cache line then.
+	 */
+	if (s->nr > 16 && *memo && addr >= s->v[*memo - 1].start &&
+	    addr < s->v[*memo - 1].end)
+		return &s->v[*memo - 1];
+	/*
+	 * The last region starting at or below @addr, without branches on
+	 * the data (conditional moves: random addresses mispredict every
+	 * branch of a plain binary search).
+	 */
+	for (hi = s->nr; hi > 1; hi -= hi / 2)
+		lo = addr >= s->v[lo + hi / 2].start ? lo + hi / 2 : lo;
+	if (lo < s->nr && addr >= s->v[lo].start && addr < s->v[lo].end) {
+		*memo = lo + 1;
+		return &s->v[lo];
+	}
+	return NULL;
+}
 
 #endif

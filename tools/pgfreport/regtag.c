@@ -8,17 +8,12 @@
 #include <string.h>
 #include "regtag.h"
 
-uint64_t regtag_of(struct regtags *t, long space, const struct pgft_region *g)
+uint64_t regtag_find(struct regtags *t, long space, const struct pgft_region *g)
 {
+	struct regtag_memo *m = &t->memo[g->id % REGTAG_MEMO];
 	uint32_t had = t->ids.nr;
-	struct regtag_memo *m;
 	int64_t sp, id = -1;
 
-	if (!g)
-		return 0;
-	m = &t->memo[g->id % 16];
-	if (m->tag && m->space == space && m->id == g->id)
-		return m->tag;
 	/*
 	 * An address space key (a tree's process index in bits 20 and up)
 	 * as a small number, then (number, id) as one key: exact while a

@@ -14,6 +14,8 @@
 #include "../lib/pageid.h"
 #include "../lib/pgftrace.h"
 
+#define REGTAG_MEMO	16
+
 struct regtags {
 	struct pgid_map spaces;		/* address space key -> a small number */
 	struct pgid_map ids;		/* (that number, region id) -> tag - 1 */
@@ -29,11 +31,25 @@ struct regtags {
 		long space;
 		unsigned long long id;
 		uint64_t tag;
-	} memo[16];
+	} memo[REGTAG_MEMO];
 };
 
+/* regtag_of() past its memo: the lookups, a new tag. */
+uint64_t regtag_find(struct regtags *t, long space, const struct pgft_region *g);
+
 /* The tag of region @g of address space @space; 0 for NULL. */
-uint64_t regtag_of(struct regtags *t, long space, const struct pgft_region *g);
+static inline uint64_t regtag_of(struct regtags *t, long space,
+				 const struct pgft_region *g)
+{
+	const struct regtag_memo *m;
+
+	if (!g)
+		return 0;
+	m = &t->memo[g->id % REGTAG_MEMO];
+	if (m->tag && m->space == space && m->id == g->id)
+		return m->tag;
+	return regtag_find(t, space, g);
+}
 
 static inline const char *regtag_name(const struct regtags *t, uint64_t tag)
 {
