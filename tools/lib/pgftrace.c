@@ -343,18 +343,6 @@ int pgft_open_tap(struct pgft_reader *rd, FILE *f, const char *fname,
 	return 0;
 }
 
-unsigned long long pgft_peek_addr(const struct pgft_reader *rd, size_t k)
-{
-	size_t at = rd->bpos + k * PGFB_FAULT_BYTES;
-	uint64_t a;
-
-	if (!rd->bin || at + PGFB_FAULT_BYTES > rd->blen ||
-	    rd->bbuf[at] != PGFB_FAULT)
-		return 0;
-	memcpy(&a, rd->bbuf + at + 16, 8);
-	return le64toh(a);
-}
-
 void pgft_close(struct pgft_reader *rd)
 {
 	free(rd->buf);
@@ -675,6 +663,7 @@ int pgft_next(struct pgft_reader *rd, struct pgft_rec *r)
 	char *line;
 	int ret;
 
+	rd->fault_in = NULL;	/* @r is written whole, perhaps not as a fault */
 	/* The hot path: a fault record read ahead, and nobody tapping. */
 	if (rd->bin && !rd->tap && rd->blen - rd->bpos >= PGFB_FAULT_BYTES &&
 	    pgfb_get_fault(rd->bbuf + rd->bpos, r)) {

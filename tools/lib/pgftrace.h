@@ -123,6 +123,8 @@ struct pgft_reader {
 	bool beof;			/* binary: the file's end was met */
 	pgft_tap_fn tap;		/* pgft_open_tap() */
 	void *tap_arg;
+	/* pgft_next_into()'s record, while the last read into it was a fault */
+	const struct pgft_rec *fault_in;
 	char error[512];		/* set when pgft_next() returns -1 */
 };
 
@@ -137,12 +139,6 @@ int pgft_open_tap(struct pgft_reader *rd, FILE *f, const char *fname,
 /* The next record: 1, 0 at the end, -1 with rd->error naming the line. */
 int pgft_next(struct pgft_reader *rd, struct pgft_rec *r);
 void pgft_close(struct pgft_reader *rd);
-/*
- * A hint: the address of the fault @k records after the last one read,
- * if the binary reader has it read ahead; 0 if not (text, the buffer's
- * end, another record there). For prefetching a report's tables.
- */
-unsigned long long pgft_peek_addr(const struct pgft_reader *rd, size_t k);
 /* Parse one record line (modified in place); 0 or -1. */
 int pgft_parse(char *line, struct pgft_rec *r);
 /*

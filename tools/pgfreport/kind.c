@@ -27,11 +27,6 @@ void kind_rec(struct kind *k, const struct pgft_rec *r)
 	}
 }
 
-void kind_fault(struct kind *k, const struct pgft_rec *r)
-{
-	k->rerefs += r->result == PGFT_REREF;
-}
-
 static void __attribute__((format(printf, 2, 3)))
 note(struct notes *n, const char *fmt, ...)
 {

@@ -42,7 +42,11 @@ struct notes {
 };
 
 void kind_rec(struct kind *k, const struct pgft_rec *r);
-void kind_fault(struct kind *k, const struct pgft_rec *r);
+static inline void kind_fault(struct kind *k, const struct pgft_rec *r)
+{
+	k->rerefs += r->result == PGFT_REREF;
+}
+
 /* The notes of analysis @an of a trace of kind @k. */
 void kind_notes(const struct kind *k, struct notes *n, enum analysis an);
 void notes_print(const struct notes *n);

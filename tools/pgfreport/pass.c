@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "pass.h"
+#include "../lib/pgfbin.h"
 #include "../lib/zfile.h"
 
 enum {
@@ -276,11 +277,12 @@ static void pass_progress(struct pass *ps, unsigned long long records)
 int pass_run(struct pass *ps)
 {
 	unsigned long long records = 0;
+	bool filtered = pgft_filter_any(&ps->filt);
 	struct pgft_rec rec;
 	int ret, status = 0;
 
 	pass_progress_init(ps);
-	while ((ret = pgft_next(&ps->rd, &rec)) > 0) {
+	while ((ret = pgft_next_into(&ps->rd, &rec)) > 0) {
 		const struct pgft_region *g;
 		unsigned long long addr;
 		long sp;
@@ -327,7 +329,7 @@ int pass_run(struct pass *ps)
 				ps->prefetch(ps, next);
 		}
 		g = pgft_find(ps->whole ? &ps->P->as : &ps->as, rec.addr);
-		if (!pgft_filter_fault(&ps->filt, &rec, g))
+		if (filtered && !pgft_filter_fault(&ps->filt, &rec, g))
 			continue;
 		if (pgft_counted(rec.result))
 			kind_fault(&ps->kind, &rec);
