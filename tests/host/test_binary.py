@@ -7,6 +7,7 @@ generated trace; every command prints the same from the binary form,
 plain or zstd-compressed, as from the text; convert -o replaces a file
 only with a whole trace, compresses by the name's .zst, and refuses bad
 input, options and a terminal as it should."""
+import json
 import os
 import subprocess
 import sys
@@ -118,6 +119,58 @@ def every_command_prints_the_same_from_either_form():
         # standard input, too
         p = pgfreport('summary', '-', stdin=read(g + '.pgfb'))
         assert p.returncode == 0 and p.stdout == pgfreport('summary', g).stdout
+
+
+# Runs of faults in two processes' blocks, back and forth: the reader's
+# fast path (a fault after a fault fills in the fault's fields alone)
+# must take each block's pid from its "pid N" line.
+RUNS = '''pgfault_history_tree 1 root 10
+pid 10
+pgfault_history 5 pid 10 page_size 4096
+start 1000000 first inherit
+layout 1000000 1
+map 1000000 1 1000 9000 rw-p 0 00:00 0
+child 1050000 10 11
+fault 1100000 10 1000 w user minor 0
+fault 1100100 10 2000 r user major 0
+pid 11
+pgfault_history 5 pid 11 page_size 4096
+start 1060000 first inherit
+layout 1060000 1
+map 1060000 1 1000 9000 rw-p 0 00:00 0
+fault 1200000 11 3000 w user minor 0
+fault 1200100 12 4000 x kernel minor 0
+fault 1200200 11 5000 r user reref 0
+pid 10
+fault 1300000 10 6000 w user minor 0
+fault 1300100 10 7000 w user minor 0
+pid 11
+fault 1350000 11 8000 r user minor 0
+exit 1400000 0 4 0 1
+pid 10
+exit 1500000 0 4 0 1
+'''
+
+
+@test
+def runs_of_faults_keep_their_blocks_pids():
+    with tempfile.TemporaryDirectory() as d:
+        t = write(d, 'runs.trace', RUNS)
+        b = convert(t, t + '.pgfb')
+        assert walk(read(b)).count('fault') == 8
+        outs = [pgfreport('export', 'json', src) for src in (t, b)]
+        assert outs[0].returncode == 0, outs[0].stderr
+        assert outs[1].stdout == outs[0].stdout
+        faults = [json.loads(line) for line in outs[1].stdout.splitlines()]
+        faults = [(f['pid'], f['tid'], f['address'] >> 12) for f in faults
+                  if f.get('type') == 'fault']
+        assert faults == [(10, 10, 1), (10, 10, 2), (11, 11, 3), (11, 12, 4),
+                          (11, 11, 5), (10, 10, 6), (10, 10, 7),
+                          (11, 11, 8)], faults
+        # every command that reads a tree whole agrees with the text too
+        for cmd in (['summary', '--pid', '11'], ['tree'], ['mrc']):
+            outs = [pgfreport(*cmd, src) for src in (t, b)]
+            assert outs[1].stdout == outs[0].stdout, cmd
 
 
 @test
