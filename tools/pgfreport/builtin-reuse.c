@@ -35,9 +35,8 @@ static int reuse_fault(struct pass *ps, const struct pgft_rec *r,
 		       const struct pgft_region *g, long sp,
 		       unsigned long long addr)
 {
-	if (pgft_counted(r->result)) {
-			cache_ref(&cache, pass_page(ps, addr), regtag_of(&tags, sp, g));
-	}
+	if (pgft_counted(r->result))
+		cache_ref(&cache, pass_page(ps, addr), regtag_of(&tags, sp, g));
 	return 0;
 }
 

@@ -46,7 +46,10 @@
 
 struct pass;
 
-/* Every record of the process(es) reported on, before it is applied. */
+/*
+ * Every record of the process(es) reported on, before it is applied;
+ * faults too, unless pass.rec_no_faults (a report's: report.h).
+ */
 typedef int (*pass_rec_fn)(struct pass *ps, const struct pgft_rec *r);
 /*
  * A fault the filters took (ps->kind has counted it): @g is the region
