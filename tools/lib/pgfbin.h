@@ -64,10 +64,6 @@ static inline uint64_t pgfb_get64(const unsigned char *p)
 }
 
 /*
- * Decode 32 bytes into @r (a fault); false if they are malformed. Inline:
- * the reader's hot path.
- */
-/*
  * The fields of @r a fault has (type, access, result, kernel, tid, time,
  * addr, ip) from the 32 bytes at @in; false, with @r partly written, if
  * they are malformed.
@@ -95,6 +91,10 @@ static inline bool pgfb_fault_fields(const unsigned char *in, struct pgft_rec *r
 	return true;
 }
 
+/*
+ * Decode 32 bytes into @r (a fault); false if they are malformed. Inline:
+ * the reader's hot path.
+ */
 static inline bool pgfb_get_fault(const unsigned char *in, struct pgft_rec *r)
 {
 	/*
