@@ -377,6 +377,37 @@ TEST(random_strings_match_the_naive_simulators)
 }
 
 /*
+ * More sizes than a word of the per-page bits has (32, mrc_impl.h): FIFO
+ * and CLOCK keep each size's bit in the right word, whichever word a
+ * miss and the eviction it causes are in.
+ */
+TEST(sizes_past_one_word_of_bits_match_the_naive_simulators)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL, refs[3000], sizes[70];
+
+	for (size_t i = 0; i < N(sizes); i++)
+		sizes[i] = i + 1;
+	for (int round = 0; round < 6; round++) {
+		size_t alpha = 40 + naive_rand(&x) % 60;
+
+		for (size_t t = 0; t < N(refs); t++) {
+			uint64_t v = naive_rand(&x);
+
+			refs[t] = (v & 1 ? (v >> 8) % (alpha / 4 + 1) : (v >> 8) % alpha) + 5;
+		}
+		for (int p = MRC_FIFO; p <= MRC_CLOCK; p++) {
+			struct mrc *m = run(p, refs, N(refs), sizes, N(sizes));
+
+			for (size_t i = 0; i < N(sizes); i++)
+				ASSERT_EQ(mrc_misses(m, i), p == MRC_FIFO ?
+					  naive_fifo(refs, N(refs), sizes[i]) :
+					  naive_clock(refs, N(refs), sizes[i]));
+			mrc_free(m);
+		}
+	}
+}
+
+/*
  * OPT's layers (mrc_opt.c) at sizes far apart, long enough for their
  * heaps to fill with stale entries and be swept many times: every size
  * against the naive simulator, in one thread and in three.

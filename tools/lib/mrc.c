@@ -53,7 +53,8 @@ struct mrc *mrc_new(enum mrc_policy policy, const uint64_t *sizes, size_t nr)
 		m->size[0] = 1;
 		m->nr = 1;
 	}
-	m->words = (cap + 63) / 64;
+	/* The default sizes simulate at most 32: see mrc_impl.h. */
+	m->words = nr ? (nr + 31) / 32 : 1;
 	m->stride = policy == MRC_CLOCK ? 2 * m->words : m->words;
 	if (policy == MRC_OPT) {
 		m->ids_file = mrc_tmpfile();
@@ -90,7 +91,8 @@ void mrc_free(struct mrc *m)
 int mrc_grow_pages(struct mrc *m, uint32_t n)
 {
 	size_t cap = m->ids_cap ? 2 * (size_t)m->ids_cap : 1024;
-	uint64_t *mask, *again;
+	uint64_t *again;
+	uint32_t *mask;
 
 	if (n <= m->ids_cap)
 		return 0;

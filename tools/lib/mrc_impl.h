@@ -31,9 +31,12 @@ struct mrc {
 	 * FIFO, CLOCK: one bit per size and page, words words per page:
 	 * bit i of page id's words is set while size i holds it. CLOCK
 	 * follows them with as many words of reference bits. (OPT keeps a
-	 * byte per page instead: mrc_opt.c.)
+	 * byte per page instead: mrc_opt.c.) The words are 32 bits: the
+	 * default sizes simulate 32 at most (1 .. 2^31: the ids are 32-bit),
+	 * so a page's state is 4 bytes (8 for CLOCK), which keeps the
+	 * random accesses of the evictions in less of the CPU's cache.
 	 */
-	uint64_t *mask;
+	uint32_t *mask;
 	size_t words, stride;	/* stride: words, or 2 * words for CLOCK */
 	uint32_t ids_cap;	/* pages the per-page arrays have room for */
 

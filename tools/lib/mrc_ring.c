@@ -26,14 +26,14 @@ static int ring_spawn(struct mrc *m, size_t i)
 {
 	struct mrc_ring *r = &m->ring[i];
 	uint32_t c = (uint32_t)m->size[i];
-	uint64_t b = 1ULL << (i % 64);
-	size_t k = i / 64;
+	uint32_t b = 1U << (i % 32);
+	size_t k = i / 32;
 
 	r->slot = malloc((size_t)c * sizeof(*r->slot));
 	if (!r->slot)
 		return -1;
 	for (uint32_t id = 0; id < c; id++) {
-		uint64_t *w = &m->mask[(size_t)id * m->stride];
+		uint32_t *w = &m->mask[(size_t)id * m->stride];
 
 		r->slot[id] = id;
 		w[k] |= b;
@@ -48,15 +48,15 @@ static int ring_spawn(struct mrc *m, size_t i)
 }
 
 /* The bits of word @k that stand for simulated sizes. */
-static inline uint64_t live_bits(const struct mrc *m, size_t k)
+static inline uint32_t live_bits(const struct mrc *m, size_t k)
 {
-	size_t lo = k * 64;
+	size_t lo = k * 32;
 
-	if (m->spawned >= lo + 64)
-		return ~0ULL;
+	if (m->spawned >= lo + 32)
+		return ~0U;
 	if (m->spawned <= lo)
 		return 0;
-	return (1ULL << (m->spawned - lo)) - 1;
+	return (1U << (m->spawned - lo)) - 1;
 }
 
 /*
@@ -69,8 +69,8 @@ static inline __attribute__((always_inline)) void prefetch_hand(const struct mrc
 	__builtin_prefetch(&m->mask[(size_t)r->slot[r->hand] * m->stride], 1);
 }
 
-static inline void fifo_miss(struct mrc *m, struct mrc_ring *r, uint64_t *w,
-			     size_t k, uint64_t b, uint32_t id)
+static inline void fifo_miss(struct mrc *m, struct mrc_ring *r, uint32_t *w,
+			     size_t k, uint32_t b, uint32_t id)
 {
 	uint32_t v = r->slot[r->hand];
 
@@ -82,14 +82,14 @@ static inline void fifo_miss(struct mrc *m, struct mrc_ring *r, uint64_t *w,
 	prefetch_hand(m, r);
 }
 
-static inline void clock_miss(struct mrc *m, struct mrc_ring *r, uint64_t *w,
-			      size_t k, uint64_t b, uint32_t id)
+static inline void clock_miss(struct mrc *m, struct mrc_ring *r, uint32_t *w,
+			      size_t k, uint32_t b, uint32_t id)
 {
 	size_t ref = m->words + k;
 	uint32_t v;
 
 	for (;;) {
-		uint64_t *vw;
+		uint32_t *vw;
 
 		v = r->slot[r->hand];
 		vw = &m->mask[(size_t)v * m->stride];
@@ -112,7 +112,7 @@ static inline void clock_miss(struct mrc *m, struct mrc_ring *r, uint64_t *w,
 
 int mrc_ring_ref(struct mrc *m, uint32_t id, bool fresh)
 {
-	uint64_t *w;
+	uint32_t *w;
 
 	if (fresh) {
 		/* The footprint goes past id: the sizes equal to it start. */
@@ -130,7 +130,7 @@ int mrc_ring_ref(struct mrc *m, uint32_t id, bool fresh)
 	}
 	w = &m->mask[(size_t)id * m->stride];
 	for (size_t k = 0; k < m->words; k++) {
-		uint64_t live = live_bits(m, k), miss;
+		uint32_t live = live_bits(m, k), miss;
 
 		if (!live)
 			break;
@@ -138,19 +138,19 @@ int mrc_ring_ref(struct mrc *m, uint32_t id, bool fresh)
 		if (m->policy == MRC_CLOCK) {
 			w[m->words + k] |= live & w[k];
 			while (miss) {
-				size_t i = k * 64 + __builtin_ctzll(miss);
+				size_t i = k * 32 + __builtin_ctz(miss);
 
 				miss &= miss - 1;
 				m->misses[i]++;
-				clock_miss(m, &m->ring[i], w, k, 1ULL << (i % 64), id);
+				clock_miss(m, &m->ring[i], w, k, 1U << (i % 32), id);
 			}
 		} else {
 			while (miss) {
-				size_t i = k * 64 + __builtin_ctzll(miss);
+				size_t i = k * 32 + __builtin_ctz(miss);
 
 				miss &= miss - 1;
 				m->misses[i]++;
-				fifo_miss(m, &m->ring[i], w, k, 1ULL << (i % 64), id);
+				fifo_miss(m, &m->ring[i], w, k, 1U << (i % 32), id);
 			}
 		}
 	}
