@@ -44,6 +44,8 @@
 #define OPT_ARITY 8		/* children a node: a cache line (fixed) */
 #define OPT_AHEAD 16		/* references whose page state is prefetched */
 #define OPT_THREADS 8		/* at most */
+/* Entries allocated past a heap's room: 7 before e[0], 7 after e[cap - 1]. */
+#define OPT_PAD 15
 
 FILE *mrc_tmpfile(void)
 {
@@ -129,7 +131,8 @@ static int pwrite_all(int fd, const void *buf, size_t len, off_t off)
  * One layer: an 8-ary max-heap of entries (next use << shift | page id),
  * one 64-bit word each (the next use in the high bits, so entries order
  * by it), with stale entries; the 8 entries of a node's children share a
- * cache line.
+ * cache line. The entries from e[n] on are 0 (a next use is never 0: it
+ * comes after a reference), so that every node has 8 children to compare.
  */
 struct opt_heap {
 	void *mem;		/* what e points into */
@@ -165,42 +168,29 @@ static inline void heap_push(struct opt_heap *h, uint64_t e)
 	h->e[i] = e;
 }
 
-/* The largest of the children from @c (all OPT_ARITY = 8, or to @n). */
-static inline size_t heap_max_child(const uint64_t *v, size_t c, size_t n,
-				    uint64_t *max)
+/*
+ * The largest of the 8 children from @c, as a tournament of pairs without
+ * branches (which child wins is random). The entries past the heap's end
+ * are 0, below every entry a sift moves (see struct opt_heap), so that
+ * a node with fewer children takes the same path.
+ */
+static inline size_t heap_max_child(const uint64_t *v, size_t c, uint64_t *max)
 {
-	size_t best = c, end = c + OPT_ARITY < n ? c + OPT_ARITY : n;
-	uint64_t m = v[c];
+	uint64_t m01 = v[c] > v[c + 1] ? v[c] : v[c + 1];
+	uint64_t m23 = v[c + 2] > v[c + 3] ? v[c + 2] : v[c + 3];
+	uint64_t m45 = v[c + 4] > v[c + 5] ? v[c + 4] : v[c + 5];
+	uint64_t m67 = v[c + 6] > v[c + 7] ? v[c + 6] : v[c + 7];
+	size_t i01 = v[c] > v[c + 1] ? 0 : 1;
+	size_t i23 = v[c + 2] > v[c + 3] ? 2 : 3;
+	size_t i45 = v[c + 4] > v[c + 5] ? 4 : 5;
+	size_t i67 = v[c + 6] > v[c + 7] ? 6 : 7;
+	uint64_t m03 = m01 > m23 ? m01 : m23;
+	uint64_t m47 = m45 > m67 ? m45 : m67;
+	size_t i03 = m01 > m23 ? i01 : i23;
+	size_t i47 = m45 > m67 ? i45 : i67;
 
-	if (end == c + OPT_ARITY) {
-		/*
-		 * The common case: a line of 8, as a tournament of pairs
-		 * without branches (which child wins is random).
-		 */
-		uint64_t m01 = v[c] > v[c + 1] ? v[c] : v[c + 1];
-		uint64_t m23 = v[c + 2] > v[c + 3] ? v[c + 2] : v[c + 3];
-		uint64_t m45 = v[c + 4] > v[c + 5] ? v[c + 4] : v[c + 5];
-		uint64_t m67 = v[c + 6] > v[c + 7] ? v[c + 6] : v[c + 7];
-		size_t i01 = v[c] > v[c + 1] ? 0 : 1;
-		size_t i23 = v[c + 2] > v[c + 3] ? 2 : 3;
-		size_t i45 = v[c + 4] > v[c + 5] ? 4 : 5;
-		size_t i67 = v[c + 6] > v[c + 7] ? 6 : 7;
-		uint64_t m03 = m01 > m23 ? m01 : m23;
-		uint64_t m47 = m45 > m67 ? m45 : m67;
-		size_t i03 = m01 > m23 ? i01 : i23;
-		size_t i47 = m45 > m67 ? i45 : i67;
-
-		*max = m03 > m47 ? m03 : m47;
-		return c + (m03 > m47 ? i03 : i47);
-	} else {
-		for (size_t j = c + 1; j < end; j++)
-			if (v[j] > m) {
-				m = v[j];
-				best = j;
-			}
-	}
-	*max = m;
-	return best;
+	*max = m03 > m47 ? m03 : m47;
+	return c + (m03 > m47 ? i03 : i47);
 }
 
 static inline void heap_sift_down(struct opt_heap *h, size_t i, uint64_t e)
@@ -213,7 +203,7 @@ static inline void heap_sift_down(struct opt_heap *h, size_t i, uint64_t e)
 
 		if (c >= n)
 			break;
-		best = heap_max_child(h->e, c, n, &max);
+		best = heap_max_child(h->e, c, &max);
 		if (max <= e)
 			break;
 		h->e[i] = max;
@@ -242,6 +232,7 @@ static void heap_purge(struct opt_heap *h, uint64_t now, const struct opt_pack *
 	for (size_t i = 0; i < h->n; i++)
 		if (h->e[i] >> k->shift > now)
 			h->e[n++] = h->e[i];
+	memset(&h->e[n], 0, (h->n - n) * sizeof(*h->e));
 	h->n = n;
 	for (size_t i = n / OPT_ARITY + 1; i-- > 0;)
 		if (i < n)
@@ -340,6 +331,7 @@ static void *opt_batch(void *arg)
 	uint64_t *nx = malloc(OPT_CHUNK * sizeof(*nx));
 	uint64_t missl[OPT_BATCH + 1] = { 0 };
 	struct opt_pack k;
+	size_t bytes;
 
 	jb->err = ENOMEM;
 	if (!heap || !lvl || !ids || !nx)
@@ -356,10 +348,11 @@ static void *opt_batch(void *arg)
 		 * e[1], and so every group of children, on a line
 		 * (aligned_alloc() takes whole lines).
 		 */
-		heap[j].mem = aligned_alloc(64, ((heap[j].cap + 8) * sizeof(uint64_t) +
-						 63) / 64 * 64);
+		bytes = ((heap[j].cap + OPT_PAD) * sizeof(uint64_t) + 63) / 64 * 64;
+		heap[j].mem = aligned_alloc(64, bytes);
 		if (!heap[j].mem)
 			goto out;
+		memset(heap[j].mem, 0, bytes);
 		heap[j].e = (uint64_t *)heap[j].mem + 7;
 	}
 	for (uint64_t start = 0, len; start < n; start += len) {
