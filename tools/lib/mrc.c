@@ -121,15 +121,20 @@ int mrc_grow_pages(struct mrc *m, uint32_t n)
 /* Run the references to @ids (looked up already) through the policy. */
 static int mrc_run(struct mrc *m, const uint32_t *ids, size_t n, uint32_t next_new)
 {
-	if (m->policy != MRC_OPT && mrc_grow_pages(m, m->npages))
+	if (m->policy == MRC_OPT) {
+		if (mrc_opt_ref(m, ids, n))
+			return -1;
+		m->refs += n;
+		return 0;
+	}
+	if (mrc_grow_pages(m, m->npages))
 		return -1;
 	for (size_t j = 0; j < n; j++) {
 		bool fresh = ids[j] == next_new;
 
 		next_new += fresh;
 		m->refs++;
-		if (m->policy == MRC_OPT ? mrc_opt_ref(m, ids[j]) :
-		    mrc_ring_ref(m, ids[j], fresh))
+		if (mrc_ring_ref(m, ids[j], fresh))
 			return -1;
 	}
 	return 0;

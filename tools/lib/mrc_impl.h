@@ -63,7 +63,8 @@ void mrc_ring_free(struct mrc *m);
 /* An unlinked temporary file in $TMPDIR (default /tmp); NULL, errno. */
 FILE *mrc_tmpfile(void);
 
-int mrc_opt_ref(struct mrc *m, uint32_t id);
+/* References to @ids[0 .. n - 1], in order; 0 or -1, errno. */
+int mrc_opt_ref(struct mrc *m, const uint32_t *ids, size_t n);
 int mrc_opt_end(struct mrc *m);
 void mrc_opt_free(struct mrc *m);
 

@@ -73,9 +73,9 @@ FILE *mrc_tmpfile(void)
 	return f;
 }
 
-int mrc_opt_ref(struct mrc *m, uint32_t id)
+int mrc_opt_ref(struct mrc *m, const uint32_t *ids, size_t n)
 {
-	if (fwrite_unlocked(&id, sizeof(id), 1, m->ids_file) != 1)
+	if (n && fwrite_unlocked(ids, sizeof(*ids), n, m->ids_file) != n)
 		return -1;
 	return 0;
 }
