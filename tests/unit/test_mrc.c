@@ -408,6 +408,42 @@ TEST(sizes_past_one_word_of_bits_match_the_naive_simulators)
 }
 
 /*
+ * The small sizes' slots (mrc_impl.h: 32 in all, compared at once) at
+ * their edges: a size of all 32, sizes that fill them exactly, one that
+ * would overflow them by one, each beside larger sizes that use the
+ * per-page bits; FIFO and CLOCK against the naive simulators.
+ */
+TEST(small_sizes_at_the_edges_of_their_slots)
+{
+	static const uint64_t sets[][4] = {
+		{ 32, 33, 40, 0 }, { 1, 31, 32, 0 }, { 16, 17, 18, 0 },
+		{ 1, 2, 29, 64 }, { 3, 5, 7, 0 },
+	};
+	uint64_t x = 0x853c49e6748fea9bULL, refs[4000];
+
+	for (size_t s = 0; s < N(sets); s++) {
+		size_t nr = sets[s][3] ? 4 : 3;
+		size_t alpha = sets[s][nr - 1] + 12;
+
+		for (size_t t = 0; t < N(refs); t++) {
+			uint64_t v = naive_rand(&x);
+
+			/* runs over a few pages, and jumps over all of them */
+			refs[t] = v & 3 ? (t / 7 + (v >> 8) % 9) % alpha : (v >> 8) % alpha;
+		}
+		for (int p = MRC_FIFO; p <= MRC_CLOCK; p++) {
+			struct mrc *m = run(p, refs, N(refs), sets[s], nr);
+
+			for (size_t i = 0; i < nr; i++)
+				ASSERT_EQ(mrc_misses(m, i), p == MRC_FIFO ?
+					  naive_fifo(refs, N(refs), sets[s][i]) :
+					  naive_clock(refs, N(refs), sets[s][i]));
+			mrc_free(m);
+		}
+	}
+}
+
+/*
  * OPT's layers (mrc_opt.c) at sizes far apart, long enough for their
  * heaps to fill with stale entries and be swept many times: every size
  * against the naive simulator, in one thread and in three.

@@ -64,6 +64,7 @@ struct mrc *mrc_new(enum mrc_policy policy, const uint64_t *sizes, size_t nr)
 		m->ring = calloc(cap, sizeof(*m->ring));
 		if (!m->ring)
 			goto out_free;
+		memset(m->small, 0xff, sizeof(m->small));	/* MRC_NO_PAGE */
 	}
 	return m;
 

@@ -11,6 +11,9 @@
 #include "mrc.h"
 #include "pageid.h"
 
+#define MRC_SMALL 32		/* slots of the small sizes: a bit each in a word */
+#define MRC_NO_PAGE UINT32_MAX	/* never an id: mrc_ref_ids() refuses it */
+
 /* FIFO and CLOCK at one size: the pages in the order they were loaded. */
 struct mrc_ring {
 	uint32_t *slot;		/* ids; the oldest at hand */
@@ -47,6 +50,21 @@ struct mrc {
 	 */
 	struct mrc_ring *ring;
 	size_t spawned;
+
+	/*
+	 * FIFO, CLOCK: the smallest sizes, those whose pages fit in
+	 * MRC_SMALL slots together (1, 2, 4, 8 and 16 by default), keep
+	 * their rings side by side in small[] instead (size i's from
+	 * small_at[i]; ring[i] has its size and hand), and no bits in mask:
+	 * a reference is compared with every slot at once. Nearly every
+	 * reference misses at them, and so costs no access to the per-page
+	 * bits of the page a miss evicts.
+	 */
+	uint32_t small[MRC_SMALL];	/* ids; MRC_NO_PAGE in slots not in use */
+	uint32_t small_ref;		/* CLOCK: the slots' reference bits */
+	uint8_t small_at[MRC_SMALL];
+	size_t nsmall;			/* sizes 0 .. nsmall - 1 are small */
+	uint32_t small_used;		/* slots taken */
 	uint64_t *again;	/* bitmap: pages referenced more than once */
 
 	/* OPT: the references as ids, on their way to a temporary file. */

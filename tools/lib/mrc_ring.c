@@ -16,10 +16,25 @@
  * reference bit set on those referenced again since (m->again). So it is
  * set up then, in O(C), and the default sizes can grow with the
  * footprint, in a single pass.
+ *
+ * The smallest sizes (mrc_impl.h) have no bits in m->mask: their rings
+ * share 32 slots, and a reference is compared with all of them at once.
+ * At those sizes nearly every reference misses, and a miss there costs
+ * neither the loop over the missed sizes nor a write to the evicted
+ * page's bits; on the generated random trace that is 5 of 20 sizes and
+ * about a third of the misses.
  */
 #include <errno.h>
 #include <stdlib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "mrc_impl.h"
+
+static inline bool again(const struct mrc *m, uint32_t id)
+{
+	return m->policy == MRC_CLOCK && (m->again[id / 64] >> (id % 64) & 1);
+}
 
 /* Size @i starts: it holds pages 0 .. size - 1, the hand at page 0. */
 static int ring_spawn(struct mrc *m, size_t i)
@@ -29,6 +44,20 @@ static int ring_spawn(struct mrc *m, size_t i)
 	uint32_t b = 1U << (i % 32);
 	size_t k = i / 32;
 
+	if (i == m->nsmall && c <= MRC_SMALL - m->small_used) {
+		/* A small one (all those before it are). */
+		uint32_t at = m->small_used;
+
+		for (uint32_t id = 0; id < c; id++) {
+			m->small[at + id] = id;
+			if (again(m, id))
+				m->small_ref |= 1U << (at + id);
+		}
+		m->small_at[i] = (uint8_t)at;
+		m->small_used += c;
+		m->nsmall++;
+		goto spawned;
+	}
 	r->slot = malloc((size_t)c * sizeof(*r->slot));
 	if (!r->slot)
 		return -1;
@@ -37,9 +66,10 @@ static int ring_spawn(struct mrc *m, size_t i)
 
 		r->slot[id] = id;
 		w[k] |= b;
-		if (m->policy == MRC_CLOCK && (m->again[id / 64] >> (id % 64) & 1))
+		if (again(m, id))
 			w[m->words + k] |= b;
 	}
+spawned:
 	r->size = c;
 	r->hand = 0;
 	m->misses[i] = c;	/* its cold misses so far */
@@ -47,16 +77,70 @@ static int ring_spawn(struct mrc *m, size_t i)
 	return 0;
 }
 
-/* The bits of word @k that stand for simulated sizes. */
+/* Bits 0 .. n - 1 of a word (n up to 32). */
+static inline uint32_t low_bits(size_t n)
+{
+	return n >= 32 ? ~0U : (1U << n) - 1;
+}
+
+/* The bits of word @k that stand for simulated sizes, small ones not. */
 static inline uint32_t live_bits(const struct mrc *m, size_t k)
 {
 	size_t lo = k * 32;
+	uint32_t live;
 
-	if (m->spawned >= lo + 32)
-		return ~0U;
 	if (m->spawned <= lo)
 		return 0;
-	return (1U << (m->spawned - lo)) - 1;
+	live = low_bits(m->spawned - lo);
+	return k ? live : live & ~low_bits(m->nsmall);
+}
+
+/* Bit j set where small[j] is @id: the slots compared all at once. */
+static inline uint32_t small_find(const uint32_t *small, uint32_t id)
+{
+	uint32_t hit = 0;
+#ifdef __SSE2__
+	__m128i v = _mm_set1_epi32((int)id);
+
+	for (int j = 0; j < MRC_SMALL; j += 4) {
+		__m128i e = _mm_loadu_si128((const __m128i *)(small + j));
+
+		hit |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(e, v))) << j;
+	}
+#else
+	for (int j = 0; j < MRC_SMALL; j++)
+		hit |= (uint32_t)(small[j] == id) << j;
+#endif
+	return hit;
+}
+
+/* A reference to @id at the small sizes. */
+static void small_ref(struct mrc *m, uint32_t id)
+{
+	uint32_t hit = small_find(m->small, id);
+
+	for (size_t i = 0; i < m->nsmall; i++) {
+		struct mrc_ring *r = &m->ring[i];
+		uint32_t at = m->small_at[i];
+
+		if (hit & low_bits(r->size) << at) {
+			/* CLOCK: the slot's reference bit (FIFO has no use for it) */
+			m->small_ref |= hit & low_bits(r->size) << at;
+			continue;
+		}
+		m->misses[i]++;
+		if (m->policy == MRC_CLOCK) {
+			while (m->small_ref >> (at + r->hand) & 1) {
+				m->small_ref &= ~(1U << (at + r->hand));
+				if (++r->hand == r->size)
+					r->hand = 0;
+			}
+		}
+		/* the new page's reference bit stays clear, as the evicted one's */
+		m->small[at + r->hand] = id;
+		if (++r->hand == r->size)
+			r->hand = 0;
+	}
 }
 
 /*
@@ -128,12 +212,12 @@ int mrc_ring_ref(struct mrc *m, uint32_t id, bool fresh)
 	} else if (m->policy == MRC_CLOCK) {
 		m->again[id / 64] |= 1ULL << (id % 64);
 	}
+	if (m->nsmall)
+		small_ref(m, id);
 	w = &m->mask[(size_t)id * m->stride];
-	for (size_t k = 0; k < m->words; k++) {
+	for (size_t k = 0; k < m->words && k * 32 < m->spawned; k++) {
 		uint32_t live = live_bits(m, k), miss;
 
-		if (!live)
-			break;
 		miss = live & ~w[k];
 		if (m->policy == MRC_CLOCK) {
 			w[m->words + k] |= live & w[k];
