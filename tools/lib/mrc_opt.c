@@ -10,8 +10,8 @@
  * reads it back to front in chunks, with one "next use" per page, and
  * writes each reference's next use (8 bytes, UINT64_MAX for never) to a
  * second temporary file; then it reads both front to back and runs every
- * size on them. The files are in $TMPDIR (default /tmp): 12 bytes per
- * reference.
+ * size on them, in stages on as many threads (opt_round()). The files
+ * are in $TMPDIR (default /tmp): 12 bytes per reference.
  *
  * The sizes share their pages in layers (opt_step()): layer j holds
  * the pages size j holds and the next smaller size does not, each page
@@ -249,49 +249,59 @@ static inline void opt_enter(struct opt_heap *h, uint64_t e, uint64_t t,
 }
 
 /*
- * Reference @t to page @id, next used at @next, at sizes 0 .. nb - 1 of
- * a batch. MIN is a stack algorithm (Mattson et al., 1970): a page held
- * at one size is held at every larger one, so the pages fall into
- * layers: layer j holds the pages that size j holds and size j - 1 does
- * not (sizes[j] - sizes[j - 1] of them once full; layer 0 is size 0's
- * pages), each page in one layer at most, lvl[id] (nb: none; a byte a
- * page stays in the CPU's cache). A reference to a page of layer L hits
- * at the sizes from L up and misses below, where MIN evicts the page of
- * the latest next use: at size 0 the largest of layer 0, which goes down
- * to layer 1; at size 1 the largest of size 1's pages, which is the
- * larger of that page and layer 1's largest (size 0's largest went down
- * already); and so on: the page evicted at size j - 1 is carried into
- * layer j and the larger of it and the layer's largest leaves it, down
- * to layer L, where the carried page takes the referenced page's place,
- * or out of the last size if the page was in none. The referenced page
- * goes to layer 0. A reference touches the layers above its own alone:
- * one heap operation where its page misses, none where it hits (the
- * pages never used again tie on their next use; their entries order
- * them by id, the same at every size, so the priority is one total
- * order and the inclusion holds for them too).
+ * Reference @t to page @id at the layers of one stage (struct opt_stage):
+ * sizes 0 .. nb - 1 of its own. MIN is a stack algorithm (Mattson et
+ * al., 1970): a page held at one size is held at every larger one, so
+ * the pages fall into layers: layer j holds the pages that size j holds
+ * and size j - 1 does not (sizes[j] - sizes[j - 1] of them once full;
+ * layer 0 is size 0's pages), each page in one layer at most, lvl[id]
+ * (nb: none of the stage's; a byte a page stays in the CPU's cache). A
+ * reference to a page of layer L hits at the sizes from L up and misses
+ * below, where MIN evicts the page of the latest next use: at size 0 the
+ * largest of layer 0, which goes down to layer 1; at size 1 the largest
+ * of size 1's pages, which is the larger of that page and layer 1's
+ * largest (size 0's largest went down already); and so on: the page
+ * evicted at size j - 1 is carried into layer j and the larger of it and
+ * the layer's largest leaves it, down to layer L, where the carried page
+ * takes the referenced page's place, or out of the last size if the
+ * page was in none. The referenced page goes to layer 0. A reference
+ * touches the layers above its own alone: one heap operation where its
+ * page misses, none where it hits (the pages never used again tie on
+ * their next use; their entries order them by id, the same at every
+ * size, so the priority is one total order and the inclusion holds for
+ * them too).
+ *
+ * The first stage starts with @c the referenced page's own entry (its
+ * next use), which enters layer 0 whatever its next use; a later stage
+ * with @c the page the stage before evicted from its last size, and the
+ * referenced page leaves its layers if it was in one (it is in the first
+ * stage's layer 0 now). True when a page leaves the stage's last size:
+ * *@cp, for the next stage.
  */
-static inline void opt_step(struct opt_heap *heap, uint64_t *missl, size_t nb,
+static inline bool opt_step(struct opt_heap *heap, uint64_t *missl, size_t nb,
 			    uint8_t *lvl, const struct opt_pack *k, uint64_t t,
-			    uint32_t id, uint64_t next)
+			    uint32_t id, uint64_t *cp, bool first)
 {
-	uint64_t e = opt_entry(k, next, id), c = e;
+	uint64_t c = *cp;
 	uint32_t mask = (uint32_t)((1ULL << k->shift) - 1);
 	size_t from = lvl[id], j;
 
 	missl[from]++;
-	lvl[id] = 0;
+	lvl[id] = first ? 0 : (uint8_t)nb;
 	for (j = 0; j < from; j++) {
 		struct opt_heap *h = &heap[j];
 
 		if (h->used < h->size) {
-			/* Room: a size not yet full takes it (a first reference). */
+			/*
+			 * Room: a size not yet full takes it (a first
+			 * reference: no page is in a larger one yet).
+			 */
 			h->used++;
 			lvl[c & mask] = (uint8_t)j;
 			opt_enter(h, c, t, k);
-			return;
+			return false;
 		}
-		/* The referenced page enters layer 0 whatever its next use. */
-		if (!j || c < h->e[0]) {
+		if ((first && !j) || c < h->e[0]) {
 			lvl[c & mask] = (uint8_t)j;
 			c = heap_replace_top(h, c);
 		}
@@ -301,92 +311,281 @@ static inline void opt_step(struct opt_heap *heap, uint64_t *missl, size_t nb,
 	 * (@from 0) is carried nowhere: its new next use alone.
 	 */
 	lvl[c & mask] = (uint8_t)from;
-	if (from < nb)
+	if (from < nb) {
 		opt_enter(&heap[from], c, t, k);
+		return false;
+	}
+	*cp = c;
+	return true;
 }
 
 /*
- * A share of the sizes, run over the two files (the ids in fd, their next
- * uses in nfd) by one thread: sizes[0 .. nb - 1], ascending, any of the
- * curve's (MIN's inclusion holds for any subset of them).
+ * The sizes of a round run as one chain of layers, cut into stages, one
+ * thread each, from the smallest sizes to the largest: a stage hands the
+ * next the references to pages in none of its layers, each with the page
+ * its last size evicted, through a queue of buffers. A reference costs
+ * the first stage a read and a lookup, and the others only if it misses
+ * at every size before theirs (until 2026-11-27 each thread ran a share
+ * of the sizes over the whole string: the reads and lookups once per
+ * thread, and coarser layers; 1.5 times the CPU of one chain on the
+ * generated trace).
  */
-struct opt_job {
+struct opt_msg {
+	uint64_t t, c;		/* the reference's time; the evicted page */
+	uint32_t id;		/* the referenced page */
+};
+
+#define OPT_MSGS 4096		/* messages a buffer */
+#define OPT_BUFS 4		/* buffers between two stages */
+
+struct opt_queue {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct opt_msg *buf[OPT_BUFS];
+	size_t len[OPT_BUFS];
+	size_t head, tail;	/* buffers taken, handed over */
+	size_t fill;		/* messages in buf[tail % OPT_BUFS] so far */
+	bool done, init;
+};
+
+struct opt_stage {
 	const struct mrc *m;
-	int fd, nfd;
-	const uint64_t *sizes;
-	uint64_t *misses;	/* one per size */
-	size_t nb;
+	int fd, nfd;		/* the first stage reads the files */
+	size_t nb;		/* layers */
+	const uint64_t *sizes;	/* nb, ascending */
+	uint64_t below;		/* the size before sizes[0] (0: none) */
+	uint64_t *misses;	/* nb */
+	struct opt_heap *heap;
+	uint8_t *lvl;
+	struct opt_queue *in, *out;	/* NULL: first, last stage */
+	const struct opt_pack *k;
+	/*
+	 * References past its last size: to pages in none of its layers
+	 * (missl[nb]); passed: of them, those the next stage sees. The
+	 * others were first references a layer not yet full took, misses
+	 * at every later size too.
+	 */
+	uint64_t none, passed;
 	int err;		/* 0, or the errno that stopped it */
 };
 
-static void *opt_batch(void *arg)
+static int queue_init(struct opt_queue *q)
 {
-	struct opt_job *jb = arg;
-	const struct mrc *m = jb->m;
-	size_t nb = jb->nb;
-	struct opt_heap *heap = calloc(nb, sizeof(*heap));
-	uint64_t n = m->refs, pages = m->npages;
-	uint8_t *lvl = malloc(pages);
-	uint32_t *ids = malloc(OPT_CHUNK * sizeof(*ids));
-	uint64_t *nx = malloc(OPT_CHUNK * sizeof(*nx));
-	uint64_t missl[OPT_BATCH + 1] = { 0 };
-	struct opt_pack k;
-	size_t bytes;
+	memset(q, 0, sizeof(*q));
+	for (int b = 0; b < OPT_BUFS; b++) {
+		q->buf[b] = malloc(OPT_MSGS * sizeof(*q->buf[b]));
+		if (!q->buf[b])
+			return -1;
+	}
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->cond, NULL);
+	q->init = true;
+	return 0;
+}
 
-	jb->err = ENOMEM;
-	if (!heap || !lvl || !ids || !nx)
-		goto out;
-	/* mrc_opt_end() has checked that the next uses fit. */
-	k.shift = pages > 1 ? 64 - __builtin_clzll(pages - 1) : 1;
-	k.never = (1ULL << (64 - k.shift)) - 1;
-	memset(lvl, (int)nb, pages);	/* held nowhere yet */
-	for (size_t j = 0; j < nb; j++) {
+static void queue_free(struct opt_queue *q)
+{
+	for (int b = 0; b < OPT_BUFS; b++)
+		free(q->buf[b]);
+	if (q->init) {
+		pthread_cond_destroy(&q->cond);
+		pthread_mutex_destroy(&q->lock);
+	}
+}
+
+/* Hand the buffer being filled over; wait until the next one is free. */
+static void queue_turn(struct opt_queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	q->len[q->tail % OPT_BUFS] = q->fill;
+	q->tail++;
+	pthread_cond_broadcast(&q->cond);
+	while (q->tail - q->head == OPT_BUFS)
+		pthread_cond_wait(&q->cond, &q->lock);
+	pthread_mutex_unlock(&q->lock);
+	q->fill = 0;
+}
+
+static inline void queue_put(struct opt_queue *q, uint64_t t, uint64_t c, uint32_t id)
+{
+	struct opt_msg *msg = &q->buf[q->tail % OPT_BUFS][q->fill];
+
+	msg->t = t;
+	msg->c = c;
+	msg->id = id;
+	if (++q->fill == OPT_MSGS)
+		queue_turn(q);
+}
+
+/* No more messages (what is in the buffer being filled goes too). */
+static void queue_end(struct opt_queue *q)
+{
+	if (q->fill)
+		queue_turn(q);
+	pthread_mutex_lock(&q->lock);
+	q->done = true;
+	pthread_cond_broadcast(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* The next full buffer, its length in *@len; NULL at the end. */
+static struct opt_msg *queue_get(struct opt_queue *q, size_t *len)
+{
+	struct opt_msg *b = NULL;
+
+	pthread_mutex_lock(&q->lock);
+	while (q->head == q->tail && !q->done)
+		pthread_cond_wait(&q->cond, &q->lock);
+	if (q->head != q->tail) {
+		b = q->buf[q->head % OPT_BUFS];
+		*len = q->len[q->head % OPT_BUFS];
+	}
+	pthread_mutex_unlock(&q->lock);
+	return b;
+}
+
+/* Done with the buffer queue_get() gave. */
+static void queue_release(struct opt_queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	q->head++;
+	pthread_cond_broadcast(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* The heaps and page layers of @s; 0, or -1 (ENOMEM). */
+static int stage_alloc(struct opt_stage *s)
+{
+	uint64_t pages = s->m->npages;
+
+	s->heap = calloc(s->nb, sizeof(*s->heap));
+	s->lvl = malloc(pages);
+	if (!s->heap || !s->lvl) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memset(s->lvl, (int)s->nb, pages);	/* in none yet */
+	for (size_t j = 0; j < s->nb; j++) {
+		struct opt_heap *h = &s->heap[j];
+		size_t bytes;
+
 		/* layer j: the pages of size j that size j - 1 does not hold */
-		heap[j].size = jb->sizes[j] - (j ? jb->sizes[j - 1] : 0);
-		heap[j].cap = 2 * heap[j].size + 64;
+		h->size = s->sizes[j] - (j ? s->sizes[j - 1] : s->below);
+		h->cap = 2 * h->size + 64;
 		/*
 		 * e[1], and so every group of children, on a line
 		 * (aligned_alloc() takes whole lines).
 		 */
-		bytes = ((heap[j].cap + OPT_PAD) * sizeof(uint64_t) + 63) / 64 * 64;
-		heap[j].mem = aligned_alloc(64, bytes);
-		if (!heap[j].mem)
-			goto out;
-		memset(heap[j].mem, 0, bytes);
-		heap[j].e = (uint64_t *)heap[j].mem + 7;
+		bytes = ((h->cap + OPT_PAD) * sizeof(uint64_t) + 63) / 64 * 64;
+		h->mem = aligned_alloc(64, bytes);
+		if (!h->mem) {
+			errno = ENOMEM;
+			return -1;
+		}
+		memset(h->mem, 0, bytes);
+		h->e = (uint64_t *)h->mem + 7;
+	}
+	return 0;
+}
+
+static void stage_free(struct opt_stage *s)
+{
+	if (s->heap) {
+		for (size_t j = 0; j < s->nb; j++)
+			free(s->heap[j].mem);
+		free(s->heap);
+	}
+	free(s->lvl);
+	s->heap = NULL;
+	s->lvl = NULL;
+}
+
+/* The first stage: every reference, from the two files. */
+static int stage_first(struct opt_stage *s, uint64_t *missl)
+{
+	uint64_t n = s->m->refs;
+	uint32_t *ids = malloc(OPT_CHUNK * sizeof(*ids));
+	uint64_t *nx = malloc(OPT_CHUNK * sizeof(*nx));
+	int ret = -1;
+
+	if (!ids || !nx) {
+		errno = ENOMEM;
+		goto out;
 	}
 	for (uint64_t start = 0, len; start < n; start += len) {
 		len = n - start < OPT_CHUNK ? n - start : OPT_CHUNK;
-		if (pread_all(jb->fd, ids, len * sizeof(*ids), start * sizeof(*ids)) ||
-		    pread_all(jb->nfd, nx, len * sizeof(*nx), start * sizeof(*nx))) {
-			jb->err = errno;
+		if (pread_all(s->fd, ids, len * sizeof(*ids), start * sizeof(*ids)) ||
+		    pread_all(s->nfd, nx, len * sizeof(*nx), start * sizeof(*nx)))
 			goto out;
-		}
 		for (uint64_t j = 0; j < len; j++) {
+			uint64_t c = opt_entry(s->k, nx[j], ids[j]);
+
 			if (j + OPT_AHEAD < len)
-				__builtin_prefetch(&lvl[ids[j + OPT_AHEAD]], 1);
-			opt_step(heap, missl, nb, lvl, &k, start + j,
-				 ids[j], nx[j]);
+				__builtin_prefetch(&s->lvl[ids[j + OPT_AHEAD]], 1);
+			if (!opt_step(s->heap, missl, s->nb, s->lvl, s->k, start + j,
+				      ids[j], &c, true))
+				continue;
+			s->passed++;
+			if (s->out)
+				queue_put(s->out, start + j, c, ids[j]);
 		}
 	}
-	/* The references from layers below j and from none missed at size j. */
-	for (size_t j = nb, below = missl[nb]; j-- > 0; below += missl[j])
-		jb->misses[j] = below;
-	jb->err = 0;
+	ret = 0;
 out:
-	if (heap) {
-		for (size_t j = 0; j < nb; j++)
-			free(heap[j].mem);
-		free(heap);
-	}
-	free(lvl);
 	free(ids);
 	free(nx);
+	return ret;
+}
+
+/* A later stage: the references the stage before hands over. */
+static void stage_next(struct opt_stage *s, uint64_t *missl)
+{
+	struct opt_msg *b;
+	size_t len;
+
+	while ((b = queue_get(s->in, &len))) {
+		for (size_t j = 0; j < len; j++) {
+			uint64_t c = b[j].c;
+
+			if (j + OPT_AHEAD < len)
+				__builtin_prefetch(&s->lvl[b[j + OPT_AHEAD].id], 1);
+			if (!opt_step(s->heap, missl, s->nb, s->lvl, s->k, b[j].t,
+				      b[j].id, &c, false))
+				continue;
+			s->passed++;
+			if (s->out)
+				queue_put(s->out, b[j].t, c, b[j].id);
+		}
+		queue_release(s->in);
+	}
+}
+
+static void *stage_main(void *arg)
+{
+	struct opt_stage *s = arg;
+	uint64_t missl[OPT_BATCH + 1] = { 0 };
+
+	s->err = 0;
+	if (!s->in) {
+		if (stage_first(s, missl))
+			s->err = errno;
+	} else {
+		stage_next(s, missl);
+	}
+	if (s->out)
+		queue_end(s->out);	/* even on failure: the next one ends */
+	/*
+	 * The references from layers below j and from none missed at size
+	 * j (opt_round() adds the first references the stages before took).
+	 */
+	for (size_t j = s->nb, below = missl[s->nb]; j-- > 0; below += missl[j])
+		s->misses[j] = below;
+	s->none = missl[s->nb];
 	return NULL;
 }
 
 /*
- * Threads for OPT's sizes: mrc_set_threads()'s, or the CPUs this process
+ * Threads for OPT's stages: mrc_set_threads()'s, or the CPUs this process
  * may run on; at most 8, and no more than the sizes.
  */
 static size_t opt_threads(const struct mrc *m, size_t nsim)
@@ -404,63 +603,142 @@ static size_t opt_threads(const struct mrc *m, size_t nsim)
 }
 
 /*
- * Run the @nsim smallest sizes, in at most 255 a thread (lvl[] is a
- * byte), dealt round-robin so that each thread has small and large ones.
+ * Where the stages of the @nb sizes from @first start: stage i at
+ * cut[i]. The first stage reads and looks up every reference, and at the
+ * smallest sizes nearly every one misses; the later stages see only the
+ * references that missed at every smaller size, but their heaps are
+ * large, each operation a few cache misses. Measured on random traces of
+ * 16 K to 512 K pages (the generated one, and the same folded into
+ * smaller footprints), the two stages of two CPUs balance within 20%
+ * when the first takes the sizes below 256 pages, and the even cut of
+ * 10 and 10 sizes was 1.5 times slower than that. So the first stage
+ * takes those (if that leaves a size for every other stage), the others
+ * share the rest evenly.
  */
-static int opt_run(struct mrc *m, size_t nsim, int fd, int nfd)
+#define OPT_CUT_PAGES 256
+
+static void opt_cuts(const struct mrc *m, size_t first, size_t nb, size_t nt,
+		     size_t *cut)
 {
-	size_t nt = opt_threads(m, nsim), per;
-	struct opt_job job[OPT_THREADS];
+	size_t small = 0;
+
+	while (small < nb && m->size[first + small] < OPT_CUT_PAGES)
+		small++;
+	cut[0] = first;
+	cut[nt] = first + nb;
+	if (nt > 1 && small && small <= OPT_BATCH && nb - small >= nt - 1 &&
+	    nb - small <= (nt - 1) * OPT_BATCH) {
+		cut[1] = first + small;
+		for (size_t i = 2; i < nt; i++)
+			cut[i] = cut[1] + (nb - small) * (i - 1) / (nt - 1);
+		return;
+	}
+	for (size_t i = 1; i < nt; i++)
+		cut[i] = first + nb * i / nt;
+}
+
+/*
+ * One round: sizes first .. first + nb - 1 as one chain, in @nt stages
+ * (nt threads; one if a thread cannot be had).
+ */
+static int opt_round(struct mrc *m, size_t first, size_t nb, size_t nt,
+		     int fd, int nfd, const struct opt_pack *k)
+{
+	struct opt_stage st[OPT_THREADS];
+	struct opt_queue q[OPT_THREADS];
 	pthread_t tid[OPT_THREADS];
-	uint64_t *buf;
+	size_t cut[OPT_THREADS + 1], started;
 	int err = 0;
 
-	per = (nsim + nt - 1) / nt;
-	if (per > OPT_BATCH)
-		per = OPT_BATCH;	/* more sizes than batches: in rounds */
-	buf = calloc(2 * OPT_THREADS * per, sizeof(*buf));
-	if (!buf)
-		return -1;
-	for (size_t first = 0; first < nsim && !err; first += nt * per) {
-		size_t round = nsim - first < nt * per ? nsim - first : nt * per;
-		bool started[OPT_THREADS] = { false };
-
-		for (size_t t = 0; t < nt && t < round; t++) {
-			struct opt_job *jb = &job[t];
-
-			jb->m = m;
-			jb->fd = fd;
-			jb->nfd = nfd;
-			jb->sizes = buf + 2 * t * per;
-			jb->misses = buf + (2 * t + 1) * per;
-			jb->nb = 0;
-			for (size_t i = first + t; i < first + round; i += nt)
-				((uint64_t *)jb->sizes)[jb->nb++] = m->size[i];
-			memset(jb->misses, 0, per * sizeof(*jb->misses));
+	if (nb > nt * OPT_BATCH) {
+		/* fewer stages than the round was cut for: in pieces */
+		for (size_t done = 0, len; done < nb; done += len) {
+			len = nb - done < nt * OPT_BATCH ? nb - done : nt * OPT_BATCH;
+			if (opt_round(m, first + done, len, nt, fd, nfd, k))
+				return -1;
 		}
-		for (size_t t = 0; t < nt && t < round; t++) {
-			if (t + 1 < nt && t + 1 < round &&
-			    !pthread_create(&tid[t], NULL, opt_batch, &job[t])) {
-				started[t] = true;
-				continue;
-			}
-			/* The last share (or one no thread could take) here. */
-			opt_batch(&job[t]);
+		return 0;
+	}
+	memset(st, 0, sizeof(st));
+	memset(q, 0, sizeof(q));
+	opt_cuts(m, first, nb, nt, cut);
+	for (size_t i = 0; i < nt && !err; i++) {
+		struct opt_stage *s = &st[i];
+
+		s->m = m;
+		s->fd = fd;
+		s->nfd = nfd;
+		s->k = k;
+		s->nb = cut[i + 1] - cut[i];
+		s->sizes = &m->size[cut[i]];
+		s->below = cut[i] ? m->size[cut[i] - 1] : 0;
+		s->misses = &m->misses[cut[i]];
+		s->in = i ? &q[i - 1] : NULL;
+		s->out = i + 1 < nt ? &q[i] : NULL;
+		if (stage_alloc(s) || (s->out && queue_init(s->out)))
+			err = ENOMEM;
+	}
+	/* the later stages in threads of their own, the first here */
+	for (started = 1; started < nt && !err; started++)
+		if (pthread_create(&tid[started], NULL, stage_main, &st[started]))
+			break;
+	if (!err && started < nt) {
+		/*
+		 * No thread for a stage: end those started (each ends the
+		 * next), and go again with fewer stages.
+		 */
+		queue_end(&q[0]);
+		for (size_t i = 1; i < started; i++)
+			pthread_join(tid[i], NULL);
+		for (size_t i = 0; i < nt; i++) {
+			stage_free(&st[i]);
+			queue_free(&q[i]);
 		}
-		for (size_t t = 0; t < nt; t++)
-			if (started[t])
-				pthread_join(tid[t], NULL);
-		for (size_t t = 0; t < nt && t < round; t++) {
-			if (job[t].err && !err)
-				err = job[t].err;
-			for (size_t j = 0, i = first + t; j < job[t].nb; j++, i += nt)
-				m->misses[i] += job[t].misses[j];
+		return opt_round(m, first, nb, started, fd, nfd, k);
+	}
+	if (!err) {
+		stage_main(&st[0]);
+		for (size_t i = 1; i < nt; i++)
+			pthread_join(tid[i], NULL);
+		for (size_t i = 0, taken = 0; i < nt; i++) {
+			if (st[i].err && !err)
+				err = st[i].err;
+			for (size_t j = 0; j < st[i].nb; j++)
+				st[i].misses[j] += taken;
+			taken += st[i].none - st[i].passed;
 		}
 	}
-	free(buf);
+	for (size_t i = 0; i < nt; i++) {
+		stage_free(&st[i]);
+		queue_free(&q[i]);
+	}
 	if (err) {
 		errno = err;
 		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Run the @nsim smallest sizes, in rounds of as many as the stages take
+ * (at most 255 a stage: lvl[] is a byte).
+ */
+static int opt_run(struct mrc *m, size_t nsim, int fd, int nfd)
+{
+	size_t nt = opt_threads(m, nsim);
+	uint64_t pages = m->npages;
+	struct opt_pack k;
+
+	/* mrc_opt_end() has checked that the next uses fit. */
+	k.shift = pages > 1 ? 64 - __builtin_clzll(pages - 1) : 1;
+	k.never = (1ULL << (64 - k.shift)) - 1;
+	for (size_t first = 0; first < nsim;) {
+		size_t nb = nsim - first < nt * OPT_BATCH ? nsim - first : nt * OPT_BATCH;
+		size_t t = nt < nb ? nt : nb;
+
+		if (opt_round(m, first, nb, t, fd, nfd, &k))
+			return -1;
+		first += nb;
 	}
 	return 0;
 }
@@ -522,7 +800,7 @@ int mrc_opt_end(struct mrc *m)
 	free(next);
 	next = NULL;
 
-	/* Forward: the sizes, in threads. */
+	/* Forward: the sizes, in stages. */
 	ret = opt_run(m, nsim, fd, nfd);
 
 out:

@@ -58,8 +58,10 @@ static const char usage[] =
 "                sampled page, twice. Not with --shards\n"
 "  --jobs N      the exact curves on up to N CPUs (default: every CPU\n"
 "                this process may use; 1: one): CLOCK and OPT's file\n"
-"                beside the pass that reads the trace, then OPT's sizes\n"
-"                shared among N threads; the same results whatever N\n";
+"                beside the pass that reads the trace, then OPT in N\n"
+"                stages, a range of the sizes each, one passing the\n"
+"                next what missed at all of its own; the same results\n"
+"                whatever N\n";
 
 static struct cache cache;
 
