@@ -516,6 +516,51 @@ TEST(opt_threads_do_not_change_the_misses)
 }
 
 /*
+ * Wherever OPT's first stage ends (mrc_set_first_stage()), in two or
+ * three stages: the misses of one thread.
+ */
+TEST(opt_first_stage_anywhere_the_same_misses)
+{
+	static const uint64_t cuts[] = { 0, 1, 2, 5, 64, 300, 1ULL << 40 };
+	size_t n = 60000;
+	uint64_t x = 0x2545f4914f6cdd1dULL, *refs = malloc(n * sizeof(*refs));
+	uint64_t want[64];
+	struct mrc *m;
+	size_t nr;
+
+	ASSERT_TRUE(refs != NULL);
+	for (size_t t = 0; t < n; t++) {
+		uint64_t v = naive_rand(&x);
+
+		refs[t] = v & 3 ? (v >> 8) % 40 : (v >> 8) % 5000;
+	}
+	run_threads = 1;
+	m = run(MRC_OPT, refs, n, NULL, 0);
+	nr = mrc_nr(m);
+	ASSERT_TRUE(nr > 8 && nr <= 64);
+	for (size_t i = 0; i < nr; i++)
+		want[i] = mrc_misses(m, i);
+	mrc_free(m);
+	for (size_t c = 0; c < N(cuts); c++) {
+		for (unsigned int k = 2; k <= 3; k++) {
+			m = mrc_new(MRC_OPT, NULL, 0);
+			ASSERT_TRUE(m != NULL);
+			mrc_set_threads(m, k);
+			mrc_set_first_stage(m, cuts[c]);
+			for (size_t t = 0; t < n; t++)
+				ASSERT_EQ(mrc_ref(m, refs[t]), 0);
+			ASSERT_EQ(mrc_end(m), 0);
+			ASSERT_EQ(mrc_nr(m), nr);
+			for (size_t i = 0; i < nr; i++)
+				ASSERT_EQ(mrc_misses(m, i), want[i]);
+			mrc_free(m);
+		}
+	}
+	run_threads = 0;
+	free(refs);
+}
+
+/*
  * OPT is optimal: on short random strings, no choice of evictions at all
  * does better (every possible one tried), and it equals that minimum.
  */

@@ -260,6 +260,11 @@ void mrc_set_threads(struct mrc *m, unsigned int n)
 	m->threads = n;
 }
 
+void mrc_set_first_stage(struct mrc *m, uint64_t pages)
+{
+	m->first_stage = pages;
+}
+
 size_t mrc_nr(const struct mrc *m)
 {
 	return m->nr;

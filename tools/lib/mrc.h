@@ -35,8 +35,8 @@
  * mrc_ref() writes the references (4 bytes each) to a temporary file,
  * and mrc_end() reads it backwards to find the next uses (written to a
  * second file, 8 bytes per reference), then forwards to simulate every
- * size, O(log size) per reference and size, the sizes shared among
- * threads (mrc_opt.c, mrc_set_threads()). The files are in
+ * size, O(log size) per reference and size at which it misses, in
+ * stages on threads (mrc_opt.c, mrc_set_threads()). The files are in
  * $TMPDIR (default /tmp), unlinked at once: the reference string is
  * never in memory. Memory is bounded by the footprint and the sizes
  * (per page of every size: 4 bytes of FIFO's or CLOCK's ring, 24 of
@@ -84,10 +84,18 @@ int mrc_ref_ids(struct mrc *m, const uint32_t *ids, size_t n);
 
 /*
  * OPT simulates its sizes in up to @n threads (0, the default: one per
- * CPU this process may use), each a share of the sizes; the same misses
+ * CPU this process may use), each a stage of the sizes; the same misses
  * whatever @n. Before mrc_end().
  */
 void mrc_set_threads(struct mrc *m, unsigned int n);
+
+/*
+ * OPT's first stage takes the sizes below @pages (0, the default: 256),
+ * the later stages the others: see opt_cuts() in mrc_opt.c. Where to cut
+ * changes how the stages share the work, never the misses. Before
+ * mrc_end().
+ */
+void mrc_set_first_stage(struct mrc *m, uint64_t pages);
 
 /*
  * After the last reference: settle the sizes (the default ones need the

@@ -70,6 +70,7 @@ struct mrc {
 	/* OPT: the references as ids, on their way to a temporary file. */
 	FILE *ids_file;
 	unsigned int threads;	/* mrc_set_threads(), 0: one per CPU */
+	uint64_t first_stage;	/* mrc_set_first_stage(), 0: the default */
 };
 
 /* Room for page ids below @n in the per-page arrays; 0 or -1. */

@@ -607,22 +607,25 @@ static size_t opt_threads(const struct mrc *m, size_t nsim)
  * cut[i]. The first stage reads and looks up every reference, and at the
  * smallest sizes nearly every one misses; the later stages see only the
  * references that missed at every smaller size, but their heaps are
- * large, each operation a few cache misses. Measured on random traces of
- * 16 K to 512 K pages (the generated one, and the same folded into
- * smaller footprints), the two stages of two CPUs balance within 20%
- * when the first takes the sizes below 256 pages, and the even cut of
- * 10 and 10 sizes was 1.5 times slower than that. So the first stage
- * takes those (if that leaves a size for every other stage), the others
- * share the rest evenly.
+ * large, each operation a few cache misses. The first stage takes the
+ * sizes below m->first_stage pages (mrc_set_first_stage(); 256 by
+ * default), if that leaves a size for every other stage; the others
+ * share the rest evenly. On random traces of 16 K to 512 K pages (the
+ * generated one, and the same folded into smaller footprints) the two
+ * stages of two CPUs balance within 20% with the sizes below 256 pages
+ * first, and the even cut of 10 and 10 sizes was 1.5 times slower; on a
+ * trace of a hot set of 48 pages, the sizes below 16 (pgfreport gives
+ * OPT the size where LRU's miss ratio falls below 0.85: cache.c).
  */
 #define OPT_CUT_PAGES 256
 
 static void opt_cuts(const struct mrc *m, size_t first, size_t nb, size_t nt,
 		     size_t *cut)
 {
+	uint64_t below = m->first_stage ? m->first_stage : OPT_CUT_PAGES;
 	size_t small = 0;
 
-	while (small < nb && m->size[first + small] < OPT_CUT_PAGES)
+	while (small < nb && m->size[first + small] < below)
 		small++;
 	cut[0] = first;
 	cut[nt] = first + nb;
