@@ -18,6 +18,8 @@ static const uint64_t belady[] = { 1, 2, 3, 4, 1, 2, 5, 1, 2, 3, 4, 5 };
 
 /* mrc_set_threads() of the runs below (0: one per CPU). */
 static unsigned int run_threads;
+/* mrc_set_first_stage() of the runs below (0: the default). */
+static uint64_t run_first_stage;
 
 /* Run @policy at @sizes (nr 0: the default ones) over @refs. */
 static struct mrc *run(enum mrc_policy policy, const uint64_t *refs, size_t n,
@@ -27,6 +29,7 @@ static struct mrc *run(enum mrc_policy policy, const uint64_t *refs, size_t n,
 
 	ASSERT_TRUE(m != NULL);
 	mrc_set_threads(m, run_threads);
+	mrc_set_first_stage(m, run_first_stage);
 	for (size_t t = 0; t < n; t++)
 		ASSERT_EQ(mrc_ref(m, refs[t]), 0);
 	ASSERT_EQ(mrc_end(m), 0);
@@ -543,13 +546,9 @@ TEST(opt_first_stage_anywhere_the_same_misses)
 	mrc_free(m);
 	for (size_t c = 0; c < N(cuts); c++) {
 		for (unsigned int k = 2; k <= 3; k++) {
-			m = mrc_new(MRC_OPT, NULL, 0);
-			ASSERT_TRUE(m != NULL);
-			mrc_set_threads(m, k);
-			mrc_set_first_stage(m, cuts[c]);
-			for (size_t t = 0; t < n; t++)
-				ASSERT_EQ(mrc_ref(m, refs[t]), 0);
-			ASSERT_EQ(mrc_end(m), 0);
+			run_threads = k;
+			run_first_stage = cuts[c];
+			m = run(MRC_OPT, refs, n, NULL, 0);
 			ASSERT_EQ(mrc_nr(m), nr);
 			for (size_t i = 0; i < nr; i++)
 				ASSERT_EQ(mrc_misses(m, i), want[i]);
@@ -557,6 +556,7 @@ TEST(opt_first_stage_anywhere_the_same_misses)
 		}
 	}
 	run_threads = 0;
+	run_first_stage = 0;
 	free(refs);
 }
 
