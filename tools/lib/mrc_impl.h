@@ -50,6 +50,7 @@ struct mrc {
 	 */
 	struct mrc_ring *ring;
 	size_t spawned;
+	uint64_t *again;	/* bitmap: pages referenced more than once */
 
 	/*
 	 * FIFO, CLOCK: the smallest sizes, those whose pages fit in
@@ -65,7 +66,6 @@ struct mrc {
 	uint8_t small_at[MRC_SMALL];
 	size_t nsmall;			/* sizes 0 .. nsmall - 1 are small */
 	uint32_t small_used;		/* slots taken */
-	uint64_t *again;	/* bitmap: pages referenced more than once */
 
 	/* OPT: the references as ids, on their way to a temporary file. */
 	FILE *ids_file;
