@@ -209,6 +209,30 @@ def spaces_before_and_after_exec():
 
 
 @test
+def a_page_counts_in_each_address_space_apart():
+    # Page 1000 faults twice before the exec and once after, at the same
+    # address: each address space counts its own faults of it.
+    t = (HEADER + 'layout 1 1\nmap 1 1 1000 3000 rw-p 0 00:00 0 /old\n'
+         'fault 2 1 1000 r user minor 0\nfault 3 1 1000 w user minor 0\n'
+         'fault 4 1 2000 r user minor 0\nexec 5 1 /new\n'
+         'map 6 2 1000 2000 rw-p 0 00:00 0 /new\nfault 7 1 1000 r user minor 0\n')
+    path = trace_file(t)
+    runs = {name: run(*args, path) for name, args in (
+        ('map0', ('map', '--counts', '--space', '0')), ('map1', ('map', '--counts')),
+        ('sum0', ('summary', '--space', '0')), ('sum1', ('summary',)),
+        ('both0', ('map+summary', '--counts', '--space', '0')))}
+    os.unlink(path)
+    for name, (rc, _, err) in runs.items():
+        assert rc == 0 and not err, (name, err)
+    assert runs['map0'][1] == 'Region: 00001000 - 00003000 (   2 pages): |21| /old\n', runs['map0']
+    assert runs['map1'][1] == 'Region: 00001000 - 00002000 (   1 pages): |1| /new\n', runs['map1']
+    assert '2 pages mapped, 2 touched, 3 faults' in runs['sum0'][1], runs['sum0']
+    assert '1 pages mapped, 1 touched, 1 faults' in runs['sum1'][1], runs['sum1']
+    assert runs['both0'][1] == ('# ==== map\n' + runs['map0'][1] + '\n# ==== summary\n' +
+                                runs['sum0'][1]), runs['both0']
+
+
+@test
 def corrupt_line_is_named_and_the_rest_reported():
     with open(SEED) as f:
         lines = f.read().splitlines(keepends=True)

@@ -9,29 +9,11 @@
 #include "hot.h"
 #include "table.h"
 
-/* A page's slot in the table by page: what hot_prefetch() loads. */
 static size_t hot_hash(uint64_t page, size_t cap)
 {
 	uint64_t k = page * 0x9e3779b97f4a7c15ULL;
 
 	return (size_t)(k >> 32 ^ k) & (cap - 1);
-}
-
-void hot_prefetch(const struct hot *h, uint64_t page)
-{
-	if (h->now.cap)
-		__builtin_prefetch(&h->now.v[hot_hash(page, h->now.cap)]);
-}
-
-/* The slot of @page in the table by page. */
-static inline struct hot_entry *hot_slot_now(const struct hot_table *t,
-					     uint64_t page)
-{
-	size_t i = hot_hash(page, t->cap);
-
-	while (t->v[i].refs && t->v[i].page != page)
-		i = (i + 1) & (t->cap - 1);
-	return &t->v[i];
 }
 
 /* The slot of (@page, @tag) in the table of earlier tags. */
@@ -46,7 +28,7 @@ static struct hot_entry *hot_slot_old(const struct hot_table *t,
 }
 
 /* Double @t's slots. */
-static int hot_grow(struct hot_table *t, bool by_tag)
+static int hot_grow(struct hot_table *t)
 {
 	size_t cap = t->cap ? 2 * t->cap : 1024;
 	struct hot_entry *v;
@@ -58,34 +40,23 @@ static int hot_grow(struct hot_table *t, bool by_tag)
 	n = (struct hot_table){ .v = v, .cap = cap, .nr = t->nr };
 	for (size_t i = 0; i < t->cap; i++)
 		if (t->v[i].refs)
-			*(by_tag ? hot_slot_old(&n, t->v[i].page, t->v[i].tag) :
-			  hot_slot_now(&n, t->v[i].page)) = t->v[i];
+			*hot_slot_old(&n, t->v[i].page, t->v[i].tag) = t->v[i];
 	table_free(t->v, t->cap, sizeof(*t->v));
 	*t = n;
 	return 0;
 }
 
-/* Room for one more entry in @t (at most 3/4 full); 0 or -1. */
-static inline int hot_room(struct hot_table *t, bool by_tag)
+int hot_ref_at(struct hot *h, struct hot_page *e, uint64_t page, uint32_t tag,
+	       uint64_t aux)
 {
-	return 4 * (t->nr + 1) <= 3 * t->cap ? 0 : hot_grow(t, by_tag);
-}
+	struct hot_entry *o;
 
-int hot_ref(struct hot *h, uint64_t page, uint64_t tag, uint64_t aux)
-{
-	struct hot_entry *e, *o;
-
-	if (hot_room(&h->now, false))
-		return -1;
-	e = hot_slot_now(&h->now, page);
 	if (e->refs && e->tag == tag) {
 		e->refs++;
 		h->refs++;
 		return 0;
 	}
-	if (!e->refs) {
-		h->now.nr++;
-	} else {
+	if (e->refs) {
 		/* An earlier tag of the page: counted where it was parked. */
 		if (h->old.cap) {
 			o = hot_slot_old(&h->old, page, tag);
@@ -96,18 +67,29 @@ int hot_ref(struct hot *h, uint64_t page, uint64_t tag, uint64_t aux)
 			}
 		}
 		/* A new one: the page's latest goes to the earlier ones. */
-		if (hot_room(&h->old, true))
+		if (4 * (h->old.nr + 1) > 3 * h->old.cap && hot_grow(&h->old))
 			return -1;
-		*hot_slot_old(&h->old, e->page, e->tag) = *e;
+		*hot_slot_old(&h->old, page, e->tag) = (struct hot_entry){
+			.page = page, .tag = e->tag, .aux = e->aux, .refs = e->refs,
+		};
 		h->old.nr++;
 	}
-	e->page = page;
 	e->tag = tag;
 	e->aux = aux;
 	e->refs = 1;
 	h->nr++;
 	h->refs++;
 	return 0;
+}
+
+int hot_ref(struct hot *h, uint64_t page, uint32_t tag, uint64_t aux)
+{
+	struct pgid_slot *s;
+
+	if (!h->ids.cap)
+		pgid_set_data(&h->ids, sizeof(struct hot_page));
+	s = pgid_slot(&h->ids, page);
+	return s ? hot_ref_at(h, pgid_data(s, 0), page, tag, aux) : -1;
 }
 
 /* Does @a rank before @b: more references, then lower page, lower tag? */
@@ -151,41 +133,62 @@ static void sift_up(struct hot_entry *heap, size_t i)
 	}
 }
 
+/* Offer @e to the top: kept if among the best n so far. */
+static void top_offer(struct hot_top *t, const struct hot_entry *e)
+{
+	/* out[] is a heap of the best seen so far, the weakest on top. */
+	if (t->nr < t->n) {
+		t->out[t->nr] = *e;
+		sift_up(t->out, t->nr++);
+	} else if (t->n && hot_before(e, &t->out[0])) {
+		t->out[0] = *e;
+		sift_down(t->out, t->nr, 0);
+	}
+}
+
+void hot_top_add(struct hot_top *t, uint64_t page, const struct hot_page *p)
+{
+	struct hot_entry e = {
+		.page = page, .tag = p->tag, .aux = p->aux, .refs = p->refs,
+	};
+
+	if (e.refs)
+		top_offer(t, &e);
+}
+
+long hot_top_end(const struct hot *h, struct hot_top *t)
+{
+	struct pgid_slot *s;
+
+	for (size_t i = 0; i < h->ids.cap; i++) {
+		s = pgid_at(&h->ids, i);
+		if (s->key)
+			hot_top_add(t, s->key - 1, pgid_data(s, 0));
+	}
+	for (size_t i = 0; i < h->old.cap; i++)
+		if (h->old.v[i].refs)
+			top_offer(t, &h->old.v[i]);
+	/* Take the weakest off the top, filling from the back. */
+	for (size_t k = t->nr; k > 1; k--) {
+		struct hot_entry e = t->out[0];
+
+		t->out[0] = t->out[k - 1];
+		t->out[k - 1] = e;
+		sift_down(t->out, k - 1, 0);
+	}
+	return (long)t->nr;
+}
+
 long hot_top(const struct hot *h, struct hot_entry *out, size_t n)
 {
-	size_t nr = 0;
+	struct hot_top t = { .out = out, .n = n };
 
-	if (!n)
-		return 0;
-	/* out[] is a heap of the best seen so far, the weakest on top. */
-	for (size_t i = 0; i < h->now.cap + h->old.cap; i++) {
-		const struct hot_entry *e = i < h->now.cap ? &h->now.v[i] :
-					    &h->old.v[i - h->now.cap];
-
-		if (!e->refs)
-			continue;
-		if (nr < n) {
-			out[nr] = *e;
-			sift_up(out, nr++);
-		} else if (hot_before(e, &out[0])) {
-			out[0] = *e;
-			sift_down(out, nr, 0);
-		}
-	}
-	/* Take the weakest off the top, filling from the back. */
-	for (size_t k = nr; k > 1; k--) {
-		struct hot_entry t = out[0];
-
-		out[0] = out[k - 1];
-		out[k - 1] = t;
-		sift_down(out, k - 1, 0);
-	}
-	return (long)nr;
+	return hot_top_end(h, &t);
 }
 
 void hot_free(struct hot *h)
 {
-	table_free(h->now.v, h->now.cap, sizeof(*h->now.v));
+	pgid_free(&h->ids);
 	table_free(h->old.v, h->old.cap, sizeof(*h->old.v));
 	memset(h, 0, sizeof(*h));
 }

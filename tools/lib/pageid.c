@@ -3,42 +3,65 @@
  * pageid - number pages densely in the order they are first seen. See
  * pageid.h.
  */
-#include <stdlib.h>
+#include <errno.h>
+#include <string.h>
 #include "pageid.h"
 #include "table.h"
+
+/* The bytes of a slot */
+#define SLOT_BYTES(m)	((size_t)16 << (m)->order)
+
+int pgid_set_data(struct pgid_map *m, size_t bytes)
+{
+	unsigned int order = 0;
+
+	if (m->cap || bytes > PGID_DATA_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	while ((16U << order) < PGID_DATA_OFF + bytes)
+		order++;
+	m->order = order;
+	return 0;
+}
 
 /* Double the table, rehashing every key. */
 static int pgid_grow(struct pgid_map *m)
 {
-	size_t cap = m->cap ? 2 * m->cap : 1024, i, j;
-	unsigned int shift = 64 - __builtin_ctzll(cap);
-	struct pgid_slot *s = table_calloc(cap, sizeof(*s));
+	struct pgid_map n = *m;
+	size_t j;
 
-	if (!s)
+	n.cap = m->cap ? 2 * m->cap : 1024;
+	n.shift = 64 - __builtin_ctzll(n.cap);
+	n.slot = table_calloc(n.cap, SLOT_BYTES(m));
+	if (!n.slot)
 		return -1;
-	for (i = 0; i < m->cap; i++) {
-		if (!m->slot[i].key)
+	for (size_t i = 0; i < m->cap; i++) {
+		const struct pgid_slot *s = pgid_at(m, i);
+
+		if (!s->key)
 			continue;
-		for (j = pgid_hash(m->slot[i].key, shift); s[j].key; j = (j + 1) & (cap - 1))
+		for (j = pgid_hash(s->key, n.shift); pgid_at(&n, j)->key;
+		     j = (j + 1) & (n.cap - 1))
 			;
-		s[j] = m->slot[i];
+		memcpy(pgid_at(&n, j), s, SLOT_BYTES(m));
 	}
-	table_free(m->slot, m->cap, sizeof(*m->slot));
-	m->slot = s;
-	m->cap = cap;
-	m->shift = shift;
+	table_free(m->slot, m->cap, SLOT_BYTES(m));
+	*m = n;
 	return 0;
 }
 
 struct pgid_slot *pgid_slot_probe(struct pgid_map *m, uint64_t page)
 {
 	uint64_t key = page + 1;
+	struct pgid_slot *s;
 	size_t i;
 
 	if (m->cap) {
-		for (i = pgid_hash(key, m->shift); m->slot[i].key; i = (i + 1) & (m->cap - 1))
-			if (m->slot[i].key == key)
-				return &m->slot[i];
+		for (i = pgid_hash(key, m->shift); (s = pgid_at(m, i))->key;
+		     i = (i + 1) & (m->cap - 1))
+			if (s->key == key)
+				return s;
 	}
 	if (!key || m->nr == UINT32_MAX)
 		return NULL;
@@ -47,12 +70,13 @@ struct pgid_slot *pgid_slot_probe(struct pgid_map *m, uint64_t page)
 		if (pgid_grow(m))
 			return NULL;
 	}
-	for (i = pgid_hash(key, m->shift); m->slot[i].key; i = (i + 1) & (m->cap - 1))
+	for (i = pgid_hash(key, m->shift); (s = pgid_at(m, i))->key;
+	     i = (i + 1) & (m->cap - 1))
 		;
-	m->slot[i].key = key;
-	m->slot[i].id = m->nr++;
-	m->slot[i].val = 0;
-	return &m->slot[i];
+	/* the caller's bytes are zero: the table's memory is fresh */
+	s->key = key;
+	s->id = m->nr++;
+	return s;
 }
 
 int64_t pgid_get(struct pgid_map *m, uint64_t page)
@@ -62,9 +86,23 @@ int64_t pgid_get(struct pgid_map *m, uint64_t page)
 	return s ? (int64_t)s->id : -1;
 }
 
+struct pgid_slot *pgid_lookup(const struct pgid_map *m, uint64_t page)
+{
+	uint64_t key = page + 1;
+	struct pgid_slot *s;
+
+	if (!m->cap || !key)
+		return NULL;
+	for (size_t i = pgid_hash(key, m->shift); (s = pgid_at(m, i))->key;
+	     i = (i + 1) & (m->cap - 1))
+		if (s->key == key)
+			return s;
+	return NULL;
+}
+
 void pgid_free(struct pgid_map *m)
 {
-	table_free(m->slot, m->cap, sizeof(*m->slot));
+	table_free(m->slot, m->cap, SLOT_BYTES(m));
 	m->slot = NULL;
 	m->cap = 0;
 	m->nr = 0;

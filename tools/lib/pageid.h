@@ -11,6 +11,11 @@
  *	int64_t id = pgid_get(&m, page);	// m.nr grows when new
  *	...
  *	pgid_free(&m);
+ *
+ * A page's slot also holds the caller's state for it: 4 bytes (val) by
+ * default, or as many as pgid_set_data() asks for, after the key and the
+ * id, so that one lookup finds the page's id and state in one cache line
+ * (pgfreport's pass keeps every report's state there).
  */
 #ifndef PGFT_PAGEID_H
 #define PGFT_PAGEID_H
@@ -22,14 +27,41 @@ struct pgid_slot {
 	uint64_t key;		/* page + 1; 0 is an empty slot */
 	uint32_t id;
 	uint32_t val;		/* the caller's, 0 for a new page */
+	/* with pgid_set_data(): the caller's further bytes, zero when new */
 };
+
+/* The caller's bytes of a slot: 4-byte aligned, from val on. */
+#define PGID_DATA_OFF	12
+/* The most pgid_set_data() takes: a slot is 256 bytes at most. */
+#define PGID_DATA_MAX	(256 - PGID_DATA_OFF)
 
 struct pgid_map {
 	struct pgid_slot *slot;	/* open addressing, linear probing */
 	size_t cap;		/* a power of two, or 0 */
 	unsigned int shift;	/* 64 - log2(cap) */
+	unsigned int order;	/* a slot is 16 << order bytes */
 	uint32_t nr;		/* ids handed out: 0 .. nr - 1 */
 };
+
+/*
+ * Before the first page: @bytes of the caller's in each slot, from
+ * PGID_DATA_OFF on (val's 4 included); the slot is the next power of
+ * two, so that it never straddles two cache lines. 0, or -1 when pages
+ * are in already or @bytes is over PGID_DATA_MAX.
+ */
+int pgid_set_data(struct pgid_map *m, size_t bytes);
+
+/* Slot @i of the table. */
+static inline struct pgid_slot *pgid_at(const struct pgid_map *m, size_t i)
+{
+	return (struct pgid_slot *)((char *)m->slot + (i << (4 + m->order)));
+}
+
+/* The caller's bytes of slot @s, at @off from PGID_DATA_OFF. */
+static inline void *pgid_data(struct pgid_slot *s, size_t off)
+{
+	return (char *)s + PGID_DATA_OFF + off;
+}
 
 /* Fibonacci hashing: the top log2(cap) bits of the product. */
 static inline size_t pgid_hash(uint64_t key, unsigned int shift)
@@ -47,7 +79,7 @@ static inline size_t pgid_hash(uint64_t key, unsigned int shift)
 static inline __attribute__((always_inline)) void pgid_prefetch(const struct pgid_map *m, uint64_t page)
 {
 	if (m->cap)
-		__builtin_prefetch(&m->slot[pgid_hash(page + 1, m->shift)]);
+		__builtin_prefetch(pgid_at(m, pgid_hash(page + 1, m->shift)));
 }
 
 /* The largest page number a map takes (its key is page + 1). */
@@ -70,13 +102,17 @@ struct pgid_slot *pgid_slot_probe(struct pgid_map *m, uint64_t page);
 static inline struct pgid_slot *pgid_slot(struct pgid_map *m, uint64_t page)
 {
 	if (m->cap) {
-		struct pgid_slot *s = &m->slot[pgid_hash(page + 1, m->shift)];
+		struct pgid_slot *s = pgid_at(m, pgid_hash(page + 1, m->shift));
 
 		if (s->key == page + 1)
 			return s;
 	}
 	return pgid_slot_probe(m, page);
 }
+
+/* The slot of @page, or NULL if it has none: a lookup that adds nothing. */
+struct pgid_slot *pgid_lookup(const struct pgid_map *m, uint64_t page);
+
 void pgid_free(struct pgid_map *m);
 
 #endif

@@ -45,7 +45,7 @@ static int reuse_compact(struct reuse *r)
 	if (!cap || slots_renumber_begin(&r->sl, cap, r->now))
 		return -1;
 	for (size_t i = 0; i < r->ids.cap; i++) {
-		struct pgid_slot *p = &r->ids.slot[i];
+		struct pgid_slot *p = pgid_at(&r->ids, i);
 
 		if (p->key)
 			p->val = slots_rank(&r->sl, p->val);

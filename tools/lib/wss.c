@@ -5,16 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include "wss.h"
-#include "table.h"
 
 void wss_init(struct wss *w)
 {
 	memset(w, 0, sizeof(*w));
+	pgid_set_data(&w->ids, sizeof(struct wss_page));
 }
 
 void wss_free(struct wss *w)
 {
-	table_free(w->slot, w->cap, sizeof(*w->slot));
+	pgid_free(&w->ids);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -24,67 +24,37 @@ static inline unsigned int gap_bin(uint64_t g)
 	return g <= 1 ? 0 : 64 - __builtin_clzll(g - 1);
 }
 
-static struct wss_slot *wss_slot(struct wss_slot *v, size_t cap, uint64_t key)
-{
-	size_t i = pgid_hash(key, 64 - __builtin_ctzll(cap));
-
-	while (v[i].key && v[i].key != key)
-		i = (i + 1) & (cap - 1);
-	return &v[i];
-}
-
-static int wss_grow(struct wss *w)
-{
-	size_t cap = w->cap ? 2 * w->cap : 1024;
-	struct wss_slot *v = table_calloc(cap, sizeof(*v));
-
-	if (!v)
-		return -1;
-	for (size_t i = 0; i < w->cap; i++)
-		if (w->slot[i].key)
-			*wss_slot(v, cap, w->slot[i].key) = w->slot[i];
-	table_free(w->slot, w->cap, sizeof(*w->slot));
-	w->slot = v;
-	w->cap = cap;
-	return 0;
-}
-
 int wss_ref(struct wss *w, uint64_t page)
 {
-	struct wss_slot *s;
+	struct pgid_slot *s = pgid_slot(&w->ids, page);
+
+	if (!s)
+		return -1;
+	wss_ref_at(w, pgid_data(s, 0));
+	return 0;
+}
+
+void wss_end_page(struct wss *w, const struct wss_page *p)
+{
 	uint64_t g;
 
-	if (4 * (w->nr + 1) > 3 * w->cap && wss_grow(w))
-		return -1;
-	s = wss_slot(w->slot, w->cap, page + 1);
-	w->refs++;
-	if (!s->key) {
-		s->key = page + 1;
-		w->nr++;
-		w->cold++;
-	} else {
-		g = w->refs - s->last;
-		w->cnt[gap_bin(g)]++;
-		w->sum[gap_bin(g)] += g;
-		w->total += g;
-	}
-	s->last = w->refs;
-	return 0;
+	if (!p->last)
+		return;
+	g = w->refs - p->last + 1;
+	w->ecnt[gap_bin(g)]++;
+	w->esum[gap_bin(g)] += g;
+	w->total += g;
 }
 
 void wss_end(struct wss *w)
 {
 	if (w->ended)
 		return;
-	for (size_t i = 0; i < w->cap; i++) {
-		uint64_t g;
+	for (size_t i = 0; i < w->ids.cap; i++) {
+		struct pgid_slot *s = pgid_at(&w->ids, i);
 
-		if (!w->slot[i].key)
-			continue;
-		g = w->refs - w->slot[i].last + 1;
-		w->ecnt[gap_bin(g)]++;
-		w->esum[gap_bin(g)] += g;
-		w->total += g;
+		if (s->key)
+			wss_end_page(w, pgid_data(s, 0));
 	}
 	w->ended = 1;
 }

@@ -27,9 +27,12 @@
  * the tau references before it (first references, and backward gaps
  * greater than tau).
  *
- * Memory: a page -> id map (pageid.h) and the time of each page's last
- * reference: about 24 bytes per distinct page, never more with the
- * trace's length; a reference costs a hash lookup.
+ * Memory: 8 bytes per distinct page, the time of its last reference
+ * (struct wss_page), never more with the trace's length; a reference
+ * costs one lookup of its page. wss_ref() keeps them in a page -> id map
+ * of its own (pageid.h: 32 bytes a slot, at most 3/4 full); a caller that
+ * looks its pages up anyway keeps them itself, and gives them to
+ * wss_ref_at() (pgfreport's pass, where several reports share a lookup).
  *
  *	struct wss w;
  *
@@ -49,19 +52,14 @@
 /* Gap bins: 0 holds gap 1, j >= 1 the gaps 2^(j-1) + 1 .. 2^j. */
 #define WSS_BINS 65
 
-/* A page and the time (1, 2, ...) of its last reference; key 0: empty. */
-struct wss_slot {
-	uint64_t key;		/* page + 1 */
-	uint64_t last;
-};
+/* What wss keeps of a page: 4-byte aligned, to pack into a slot. */
+struct wss_page {
+	uint64_t last;		/* its last reference's time (1, 2, ...); 0: none */
+} __attribute__((packed, aligned(4)));
 
 struct wss {
-	/*
-	 * Open addressing, at most 3/4 full: one cache line a reference,
-	 * which wss_prefetch() can ask for ahead.
-	 */
-	struct wss_slot *slot;
-	size_t cap, nr;		/* slots (a power of two, or 0); pages */
+	struct pgid_map ids;	/* wss_ref()'s pages, their struct wss_page */
+	size_t nr;		/* pages */
 	uint64_t refs, cold;
 	uint64_t cnt[WSS_BINS], sum[WSS_BINS];	/* finite gaps */
 	uint64_t ecnt[WSS_BINS], esum[WSS_BINS];	/* end terms (wss_end()) */
@@ -77,9 +75,34 @@ int wss_ref(struct wss *w, uint64_t page);
 /* A hint: @page will be referenced soon. */
 static inline __attribute__((always_inline)) void wss_prefetch(const struct wss *w, uint64_t page)
 {
-	if (w->cap)
-		__builtin_prefetch(&w->slot[pgid_hash(page + 1, 64 - __builtin_ctzll(w->cap))]);
+	pgid_prefetch(&w->ids, page);
 }
+
+/*
+ * The same, for a caller that keeps each page's struct wss_page (zero
+ * before its first reference) and gives @p.
+ */
+static inline void wss_ref_at(struct wss *w, struct wss_page *p)
+{
+	uint64_t g;
+	unsigned int b;
+
+	w->refs++;
+	if (!p->last) {
+		w->nr++;
+		w->cold++;
+	} else {
+		g = w->refs - p->last;
+		b = g <= 1 ? 0 : 64 - __builtin_clzll(g - 1);
+		w->cnt[b]++;
+		w->sum[b] += g;
+		w->total += g;
+	}
+	p->last = w->refs;
+}
+
+/* Such a caller's, before wss_end(): its pages, each once (any order). */
+void wss_end_page(struct wss *w, const struct wss_page *p);
 
 /* After the last reference: add the pages' end terms. */
 void wss_end(struct wss *w);

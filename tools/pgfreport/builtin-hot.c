@@ -31,6 +31,7 @@ static const char usage[] =
 
 static struct regtags tags;
 static struct hot hot;
+static size_t hot_off;		/* its struct hot_page in the pass's slot */
 
 static int hot_fault(struct pass *ps, const struct pgft_rec *r,
 		     const struct pgft_region *g, long sp, unsigned long long addr)
@@ -43,7 +44,7 @@ static int hot_fault(struct pass *ps, const struct pgft_rec *r,
 	/* the offset from the address itself (@addr is a tree's tagged one) */
 	if (regtag_file(&tags, tag))
 		off = g->offset + (pass_page(ps, r->addr) * ps->page_size - g->start);
-	if (hot_ref(&hot, page, tag, off)) {
+	if (hot_ref_at(&hot, pass_state(ps, hot_off), page, (uint32_t)tag, off)) {
 		pass_error(ps, "out of memory");
 		exit(1);
 	}
@@ -55,13 +56,19 @@ static void report(const struct pass *ps, long top_n, struct syms *syms)
 	size_t want = (size_t)top_n < hot.nr ? (size_t)top_n : hot.nr;
 	struct hot_entry *top = malloc((want ? want : 1) * sizeof(*top));
 	unsigned long long cum = 0;
+	struct pgid_slot *s;
+	struct hot_top t;
+	size_t i = 0;
 	long n;
 
 	if (!top) {
 		pass_error(ps, "out of memory");
 		exit(1);
 	}
-	n = hot_top(&hot, top, want);
+	t = (struct hot_top){ .out = top, .n = want };
+	while ((s = pass_next_page(ps, &i)))
+		hot_top_add(&t, s->key - 1, pgid_data(s, hot_off));
+	n = hot_top_end(&hot, &t);
 	printf("# %llu references to %zu pages in regions (a page whose address "
 	       "two regions held over the run is two); the %ld most referenced, "
 	       "each reference counted for the region that held its address then; "
@@ -95,9 +102,9 @@ static void report(const struct pass *ps, long top_n, struct syms *syms)
 	free(top);
 }
 
-static void hot_hint(struct pass *ps, unsigned long long addr)
+static int hot_begin(struct pass *ps)
 {
-	hot_prefetch(&hot, pass_page(ps, addr));
+	return pass_reserve(ps, sizeof(struct hot_page), &hot_off);
 }
 
 static const struct option hot_opts[] = {
@@ -136,7 +143,7 @@ static int hot_end(struct pass *ps, int status)
 const struct report hot_report = {
 	.name = "hot", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS,
 	.longopts = hot_opts, .shorts = "n:", .option = hot_option,
-	.fault = hot_fault, .prefetch = hot_hint, .end = hot_end,
+	.begin = hot_begin, .fault = hot_fault, .end = hot_end,
 };
 
 int cmd_hot(int argc, char **argv)

@@ -62,7 +62,7 @@ static int html_fault(struct pass *ps, const struct pgft_rec *r,
 	uint64_t page = pass_page(ps, addr);
 
 	if (!ps->whole)
-		space_fault(&spaces, r, g, pass_page(ps, r->addr));
+		space_fault(&spaces, r, g);
 	if (!pgft_counted(r->result))
 		return 0;
 	cache_ref(&cache, page, 0);
@@ -383,7 +383,8 @@ int cmd_html(int argc, char **argv)
 	if (!out)
 		return pass_error(&ps, "which file? -o FILE names the page to write");
 	if (pass_open(&ps, argc - optind, argv + optind) ||
-	    cache_init(&cache, true, NULL, 0, false, 0))
+	    cache_init(&cache, true, NULL, 0, false, 0) ||
+	    spaces_begin(&spaces, &ps))
 		return 1;
 	heat_init(&heat, true);
 	heat_times(&heat);

@@ -38,8 +38,7 @@ static long width;
 static bool counts;
 static struct spaces spaces = SPACES_INIT(-1);
 
-static void map_line(const struct space *sp, const struct rstat *r,
-		     unsigned long page_size)
+static void map_line(const struct rstat *r, unsigned long page_size)
 {
 	unsigned long long pages = (r->end - r->start) / page_size;
 	unsigned long long first = r->start / page_size;
@@ -53,7 +52,7 @@ static void map_line(const struct space *sp, const struct rstat *r,
 		unsigned long long hit = 0, refs = 0;
 
 		for (unsigned long long p = a; p < b; p++) {
-			uint32_t n = ps_count(&sp->pages, p);
+			uint32_t n = space_count(&spaces, p);
 
 			hit += n != 0;
 			refs += n;
@@ -100,10 +99,16 @@ static int map_rec(struct pass *ps, const struct pgft_rec *r)
 static int map_fault(struct pass *ps, const struct pgft_rec *r,
 		     const struct pgft_region *g, long sp, unsigned long long addr)
 {
+	(void)ps;
 	(void)sp;
 	(void)addr;
-	space_fault(&spaces, r, g, pass_page(ps, r->addr));
+	space_fault(&spaces, r, g);
 	return 0;
+}
+
+static int map_begin(struct pass *ps)
+{
+	return spaces_begin(&spaces, ps);
 }
 
 static int map_end(struct pass *ps, int status)
@@ -116,7 +121,7 @@ static int map_end(struct pass *ps, int status)
 			    pgft_filter_region_in(&ps->filt, sp->r[i].id,
 						  sp->r[i].start, sp->r[i].end,
 						  sp->r[i].name))
-				map_line(sp, &sp->r[i], ps->page_size);
+				map_line(&sp->r[i], ps->page_size);
 		if (ps->lost)
 			printf("# %llu records were lost: the trace is incomplete\n",
 			       ps->lost);
@@ -129,7 +134,7 @@ const struct report map_report = {
 	.name = "map", .usage = usage,
 	.takes = TAKES_PID | TAKES_FILTERS | ONE_PROCESS,
 	.longopts = map_opts, .option = map_option, .rec = map_rec,
-	.fault = map_fault, .end = map_end,
+	.begin = map_begin, .fault = map_fault, .end = map_end,
 };
 
 int cmd_map(int argc, char **argv)

@@ -58,7 +58,7 @@ static void summary(const struct pass *ps, const struct space *sp, long index)
 	printf("# address space %ld: %llu regions at the end (%llu removed), "
 	       "%llu pages mapped, %llu touched, %llu faults (%llu major, ",
 	       index, alive, shown - alive, mapped,
-	       (unsigned long long)sp->pages.nr, sp->faults, sp->major);
+	       sp->pages, sp->faults, sp->major);
 	if (sp->reref)
 		printf("%llu re-references, ", sp->reref);
 	printf("%llu failed)\n", sp->failed);
@@ -88,15 +88,16 @@ static int sum_rec(struct pass *ps, const struct pgft_rec *r)
 static int sum_fault(struct pass *ps, const struct pgft_rec *r,
 		     const struct pgft_region *g, long sp, unsigned long long addr)
 {
+	(void)ps;
 	(void)sp;
 	(void)addr;
-	space_fault(&spaces, r, g, pass_page(ps, r->addr));
+	space_fault(&spaces, r, g);
 	return 0;
 }
 
-static void sum_prefetch(struct pass *ps, unsigned long long addr)
+static int sum_begin(struct pass *ps)
 {
-	space_prefetch(&spaces, pass_page(ps, addr));
+	return spaces_begin(&spaces, ps);
 }
 
 static int sum_end(struct pass *ps, int status)
@@ -117,7 +118,7 @@ const struct report summary_report = {
 	.name = "summary", .usage = usage,
 	.takes = TAKES_PID | TAKES_FILTERS | ONE_PROCESS,
 	.longopts = sum_opts, .option = sum_option, .rec = sum_rec,
-	.fault = sum_fault, .prefetch = sum_prefetch, .end = sum_end,
+	.begin = sum_begin, .fault = sum_fault, .end = sum_end,
 };
 
 int cmd_summary(int argc, char **argv)

@@ -29,18 +29,17 @@ static const char usage[] =
 "  --plot FILE   also draw the curve into FILE (SVG), on log2 axes\n";
 
 static struct wss wss;
+static size_t wss_off;		/* its struct wss_page in the pass's slot */
 
 static int wss_fault(struct pass *ps, const struct pgft_rec *r,
 		     const struct pgft_region *g, long sp, unsigned long long addr)
 {
 	(void)g;
 	(void)sp;
+	(void)addr;
 	if (!pgft_counted(r->result))
 		return 0;
-	if (wss_ref(&wss, pass_page(ps, addr))) {
-		pass_error(ps, "out of memory");
-		exit(1);
-	}
+	wss_ref_at(&wss, pass_state(ps, wss_off));
 	return 0;
 }
 
@@ -48,7 +47,11 @@ static int report(const struct pass *ps, const struct notes *notes,
 		  const char *plot)
 {
 	uint64_t n = wss.refs;
+	struct pgid_slot *s;
+	size_t i = 0;
 
+	while ((s = pass_next_page(ps, &i)))
+		wss_end_page(&wss, pgid_data(s, wss_off));
 	wss_end(&wss);
 	printf("# Denning's working-set curve: s(tau), the mean over every reference "
 	       "t of the distinct pages among the tau references ending at t, exact "
@@ -98,16 +101,10 @@ static int wss_option(struct pass *ps, int opt, const char *arg)
 	return 0;
 }
 
-static void wss_hint(struct pass *ps, unsigned long long addr)
-{
-	wss_prefetch(&wss, pass_page(ps, addr));
-}
-
 static int wss_begin(struct pass *ps)
 {
-	(void)ps;
 	wss_init(&wss);
-	return 0;
+	return pass_reserve(ps, sizeof(struct wss_page), &wss_off);
 }
 
 static int wss_end_report(struct pass *ps, int status)
@@ -126,7 +123,7 @@ static int wss_end_report(struct pass *ps, int status)
 const struct report wss_report = {
 	.name = "wss", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS,
 	.longopts = wss_opts, .option = wss_option, .begin = wss_begin,
-	.fault = wss_fault, .prefetch = wss_hint, .end = wss_end_report,
+	.fault = wss_fault, .end = wss_end_report,
 };
 
 int cmd_wss(int argc, char **argv)

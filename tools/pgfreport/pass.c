@@ -274,6 +274,36 @@ static void pass_progress(struct pass *ps, unsigned long long records)
 			records, pass_now());
 }
 
+int pass_reserve(struct pass *ps, size_t bytes, size_t *off)
+{
+	bytes = (bytes + 3) & ~(size_t)3;
+	if (bytes > PGID_DATA_MAX - ps->data)
+		return pass_error(ps, "too many reports at once for a page's %d bytes",
+				  PGID_DATA_MAX);
+	*off = ps->data;
+	ps->data += bytes;
+	ps->ids_on = true;
+	return 0;
+}
+
+/*
+ * The hints of a binary trace's faults ahead (one process): the command's
+ * own, and with ids, the slot of the page PASS_AHEAD records on, which
+ * holds what every report keeps of it.
+ */
+static inline void pass_hints(struct pass *ps)
+{
+	unsigned long long next;
+
+	if (!ps->prefetch && !ps->ids_on)
+		return;
+	next = pgft_peek_addr(&ps->rd, PASS_AHEAD);
+	if (next && ps->prefetch)
+		ps->prefetch(ps, next);
+	if (next && ps->ids_on)
+		pgid_prefetch(&ps->ids, pass_page(ps, next));
+}
+
 int pass_run(struct pass *ps)
 {
 	unsigned long long records = 0;
@@ -282,6 +312,8 @@ int pass_run(struct pass *ps)
 	int ret, status = 0;
 
 	pass_progress_init(ps);
+	if (ps->ids_on && pgid_set_data(&ps->ids, ps->data))
+		return pass_error(ps, "the pages' table: %s", strerror(errno));
 	while ((ret = pgft_next_into(&ps->rd, &rec)) > 0) {
 		const struct pgft_region *g;
 		unsigned long long addr;
@@ -322,12 +354,8 @@ int pass_run(struct pass *ps)
 			status = 1;
 			break;
 		}
-		if (ps->prefetch && !ps->whole) {
-			unsigned long long next = pgft_peek_addr(&ps->rd, PASS_AHEAD);
-
-			if (next)
-				ps->prefetch(ps, next);
-		}
+		if (!ps->whole)
+			pass_hints(ps);
 		g = pgft_find(ps->whole ? &ps->P->as : &ps->as, rec.addr);
 		if (filtered && !pgft_filter_fault(&ps->filt, &rec, g))
 			continue;
@@ -338,6 +366,17 @@ int pass_run(struct pass *ps)
 		sp = ps->whole ? (long)ps->P->index << 20 | ps->P->space : ps->index;
 		addr = ps->whole ? rec.addr | (unsigned long long)ps->P->index << 56 :
 				   rec.addr;
+		if (ps->ids_on && pgft_counted(rec.result)) {
+			struct pgid_slot *s = pgid_slot(&ps->ids, pass_page(ps, addr));
+
+			if (!s) {
+				pass_error(ps, "out of memory for the pages' ids "
+					   "(or more than %u pages)", UINT32_MAX - 1);
+				exit(1);
+			}
+			ps->id = s->id;
+			ps->slot = s;
+		}
 		if (ps->fault(ps, &rec, g, sp, addr)) {
 			status = 1;
 			break;
@@ -354,6 +393,7 @@ int pass_run(struct pass *ps)
 
 void pass_close(struct pass *ps)
 {
+	pgid_free(&ps->ids);
 	pgft_space_free(&ps->as);
 	ptree_free(&ps->pt);
 	pgft_close(&ps->rd);

@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "../lib/filter.h"
+#include "../lib/pageid.h"
 #include "../lib/pgftrace.h"
 #include "../lib/progress.h"
 #include "../lib/ptree.h"
@@ -98,6 +99,19 @@ struct pass {
 	bool rec_no_faults;		/* rec is not called for faults */
 	pass_fault_fn fault;
 	pass_prefetch_fn prefetch;	/* optional */
+	/*
+	 * With ids_on, the pass numbers the page of every fault it hands
+	 * to .fault that pgft_counted() takes, pass_page() of its @addr,
+	 * densely in the order first seen (pageid.h), in ps->id; and the
+	 * page's slot in the pass's table holds what the commands keep of
+	 * the page (pass_reserve()): the reports of one pass find all their
+	 * state for a fault with one lookup, in one cache line.
+	 */
+	bool ids_on;
+	struct pgid_map ids;
+	size_t data;			/* the bytes pass_reserve() gave */
+	uint32_t id;			/* in .fault: the page's id */
+	struct pgid_slot *slot;		/* and its slot, until the next fault */
 	bool streams;			/* writes standard output as it reads */
 	void *ctx;
 };
@@ -137,6 +151,36 @@ int pass_open(struct pass *ps, int argc, char **argv);
 int pass_run(struct pass *ps);
 
 void pass_close(struct pass *ps);
+
+/*
+ * Before pass_run(): @bytes of the command's in every page's slot (from
+ * a 4-byte boundary, zero for a new page), which turns ids_on; *@off is
+ * where, for pass_state(). 0, or 1 after saying the slot is full.
+ */
+int pass_reserve(struct pass *ps, size_t bytes, size_t *off);
+
+/* In .fault, of a fault pgft_counted() takes: its page's bytes at @off. */
+static inline void *pass_state(const struct pass *ps, size_t off)
+{
+	return pgid_data(ps->slot, off);
+}
+
+/*
+ * After the pass: every page's slot, in no order, as
+ *	size_t i = 0;
+ *	while ((s = pass_next_page(ps, &i)))
+ *		... pgid_data(s, off) ...
+ */
+static inline struct pgid_slot *pass_next_page(const struct pass *ps, size_t *i)
+{
+	while (*i < ps->ids.cap) {
+		struct pgid_slot *s = pgid_at(&ps->ids, (*i)++);
+
+		if (s->key)
+			return s;
+	}
+	return NULL;
+}
 
 /* In a callback: the region that holds @addr in the record's process now. */
 static inline const struct pgft_region *pass_region(struct pass *ps,

@@ -41,22 +41,21 @@ static void ps_grow(struct pageset *s)
 	s->cap = cap;
 }
 
-/* @page's slot, added (with a count of 0) if new. */
-static struct pageslot *ps_get(struct pageset *s, uint64_t page)
+/* Add @page, which faulted @n times. */
+static void ps_add(struct pageset *s, uint64_t page, uint32_t n)
 {
 	size_t i;
 
 	if (2 * (s->nr + 1) > s->cap)
 		ps_grow(s);
 	for (i = ps_hash(page, s->cap); s->slot[i].key; i = (i + 1) & (s->cap - 1))
-		if (s->slot[i].key == page + 1)
-			return &s->slot[i];
+		;
 	s->slot[i].key = page + 1;
+	s->slot[i].n = n;
 	s->nr++;
-	return &s->slot[i];
 }
 
-uint32_t ps_count(const struct pageset *s, uint64_t page)
+static uint32_t ps_count(const struct pageset *s, uint64_t page)
 {
 	size_t i;
 
@@ -126,13 +125,38 @@ static void space_free(struct space *sp)
 	for (size_t i = 0; i < sp->nr; i++)
 		free(sp->r[i].name);
 	free(sp->r);
-	table_free(sp->pages.slot, sp->pages.cap, sizeof(*sp->pages.slot));
 	memset(sp, 0, sizeof(*sp));
+}
+
+int spaces_begin(struct spaces *s, struct pass *ps)
+{
+	s->ps = ps;
+	return pass_reserve(ps, sizeof(struct space_page), &s->off);
+}
+
+/*
+ * The pages of the current address space out of the pass's slots, which
+ * later ones will count in: it is --space N, and ends before the last.
+ */
+static void space_freeze(struct spaces *s)
+{
+	struct pgid_slot *slot;
+	size_t i = 0;
+
+	while ((slot = pass_next_page(s->ps, &i))) {
+		const struct space_page *p = pgid_data(slot, s->off);
+
+		if (p->gen == s->index + 1)
+			ps_add(&s->frozen, slot->key - 1, p->n);
+	}
+	s->is_frozen = true;
 }
 
 /* The current address space ends: keep it if it is the one asked for. */
 static void space_next(struct spaces *s)
 {
+	if (s->want == s->index)
+		space_freeze(s);
 	if (s->want == s->index || s->want < 0) {
 		space_free(&s->chosen);
 		s->chosen = s->cur;
@@ -176,19 +200,11 @@ void space_rec(struct spaces *s, const struct pgft_rec *r)
 	}
 }
 
-void space_prefetch(struct spaces *s, uint64_t page)
-{
-	const struct space *sp = &s->cur;
-
-	if (sp->pages.cap)
-		__builtin_prefetch(&sp->pages.slot[ps_hash(page, sp->pages.cap)], 1);
-}
-
 void space_fault(struct spaces *s, const struct pgft_rec *r,
-		 const struct pgft_region *g, unsigned long long page)
+		 const struct pgft_region *g)
 {
 	struct space *sp = &s->cur;
-	struct pageslot *p;
+	struct space_page *p;
 	struct rstat *st;
 
 	if (!pgft_counted(r->result)) {
@@ -198,7 +214,14 @@ void space_fault(struct spaces *s, const struct pgft_rec *r,
 	sp->faults++;
 	sp->major += r->result == PGFT_MAJOR;
 	sp->reref += r->result == PGFT_REREF;
-	p = ps_get(&sp->pages, page);
+	p = pass_state(s->ps, s->off);
+	/* the page's first fault in this address space */
+	if (p->gen != s->index + 1) {
+		p->gen = s->index + 1;
+		p->n = 0;
+		p->reg = 0;
+		sp->pages++;
+	}
 	p->n += p->n < UINT32_MAX;
 	if (!g)
 		return;
@@ -242,10 +265,27 @@ struct space *space_end(struct spaces *s)
 	return &s->chosen;
 }
 
+uint32_t space_count(const struct spaces *s, uint64_t page)
+{
+	const struct pgid_slot *slot;
+	const struct space_page *p;
+
+	if (s->is_frozen)
+		return ps_count(&s->frozen, page);
+	slot = s->ps ? pgid_lookup(&s->ps->ids, page) : NULL;
+	if (!slot)
+		return 0;
+	p = pgid_data((struct pgid_slot *)slot, s->off);
+	return p->gen == s->shown + 1 ? p->n : 0;
+}
+
 void spaces_free(struct spaces *s)
 {
 	space_free(&s->cur);
 	space_free(&s->chosen);
+	table_free(s->frozen.slot, s->frozen.cap, sizeof(*s->frozen.slot));
+	memset(&s->frozen, 0, sizeof(s->frozen));
+	s->is_frozen = false;
 }
 
 struct space *spaces_result(struct pass *ps, struct spaces *s, int *status)

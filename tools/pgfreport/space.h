@@ -9,9 +9,11 @@
  *
  *	struct spaces s = SPACES_INIT(want);	(want: --space, -1: the last)
  *
+ *	before the pass:	spaces_begin(&s, ps);
  *	pass's rec:	space_rec(&s, r);
- *	pass's fault:	space_fault(&s, r, g, pass_page(ps, r->addr));
+ *	pass's fault:	space_fault(&s, r, g);
  *	at the end:	sp = space_end(&s); (NULL: no such --space; s.seen)
+ *			space_count(&s, page): how many times it faulted there
  */
 #ifndef PGFREPORT_SPACE_H
 #define PGFREPORT_SPACE_H
@@ -19,26 +21,36 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "../lib/pageid.h"
 #include "../lib/pgftrace.h"
 
+struct pass;
+
 /*
- * Every page that faulted: how many times, and the region it last faulted
- * in (open addressing, one 16-byte slot a page, so that a fault touches
- * one cache line).
+ * What is kept of a page that faulted, in the pass's slot for it
+ * (pass_reserve()): one cache line holds it, and the other reports' state
+ * for the page.
+ */
+struct space_page {
+	uint32_t gen;		/* the address space it counts for: index + 1 */
+	uint32_t n;		/* its faults there (saturating) */
+	uint32_t reg;		/* the region's rstat.ord + 1; 0: none */
+};
+
+/*
+ * The pages that faulted in an address space that ended before the last
+ * and is the one shown (--space N), and how many times (open addressing).
  */
 struct pageslot {
 	uint64_t key;		/* page + 1; 0 is empty */
 	uint32_t n;		/* its faults (saturating) */
-	uint32_t reg;		/* the region's rstat.ord + 1; 0: none */
+	uint32_t pad;
 };
 
 struct pageset {
 	struct pageslot *slot;
 	size_t cap, nr;
 };
-
-/* How many times @page faulted; 0 if never. */
-uint32_t ps_count(const struct pageset *s, uint64_t page);
 
 struct rstat {
 	unsigned long long id, start, end;
@@ -49,7 +61,7 @@ struct rstat {
 	 * address: its faults, and the distinct pages that faulted in it.
 	 */
 	unsigned long long faults, major, reref, first_ns, pages_touched;
-	uint32_t ord;		/* in order of creation: pageslot.reg - 1 */
+	uint32_t ord;		/* in order of creation: space_page.reg - 1 */
 	bool touched, alive;
 };
 
@@ -57,7 +69,7 @@ struct rstat {
 #define SPACE_MEMO	16
 
 struct space {
-	struct pageset pages;		/* pages that faulted, and where */
+	unsigned long long pages;	/* the pages that faulted */
 	struct rstat *r;		/* every region seen, by id */
 	size_t nr, cap;
 	uint32_t memo[SPACE_MEMO];
@@ -70,21 +82,26 @@ struct spaces {
 	long index;			/* the current one's */
 	long shown;			/* chosen's, or -1 */
 	struct space cur, chosen;
+	struct pass *ps;		/* whose slots hold the pages' */
+	size_t off;			/* struct space_page, in them */
+	/* chosen's pages, when it ended before the last (else in ps's slots) */
+	struct pageset frozen;
+	bool is_frozen;
 };
 
 #define SPACES_INIT(w) { .want = (w), .shown = -1 }
 
+/* Before the pass: room in its slots; 0, or 1 after a message. */
+int spaces_begin(struct spaces *s, struct pass *ps);
 void space_rec(struct spaces *s, const struct pgft_rec *r);
-/* A hint: @page will fault soon (pass.prefetch). */
-void space_prefetch(struct spaces *s, uint64_t page);
-/* Fault @r, at @page (its address's page number), in region @g (or NULL). */
+/* Fault @r, in region @g (or NULL), of the pass (its ps->slot). */
 void space_fault(struct spaces *s, const struct pgft_rec *r,
-		 const struct pgft_region *g, unsigned long long page);
+		 const struct pgft_region *g);
 /* The address space asked for, its regions by start (alive first). */
 struct space *space_end(struct spaces *s);
+/* After space_end(): how many times @page faulted in it; 0 if never. */
+uint32_t space_count(const struct spaces *s, uint64_t page);
 void spaces_free(struct spaces *s);
-
-struct pass;
 
 /*
  * After the pass over the trace: the address space asked for, or NULL
