@@ -185,6 +185,53 @@ TEST(random_strings_match_the_naive_stack)
 	ktap_diag("%u random strings", runs);
 }
 
+/*
+ * A caller that keeps the time slots in a map of its own, with data of
+ * other users around them (pgfreport's pass): reuse_ref_at() gives the
+ * naive stack's distances, through renumberings and the map's growth,
+ * and the histogram per distance after reuse_sync().
+ */
+TEST(time_slots_in_the_callers_map)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL, refs[3000];
+	int64_t want[N(refs)];
+
+	for (int round = 0; round < 300; round++) {
+		size_t alpha = 1 + naive_rand(&x) % 2000, n = naive_rand(&x) % (N(refs) + 1);
+		uint32_t slots = naive_rand(&x) & 1 ? 1 + naive_rand(&x) % 16 : 0;
+		struct pgid_map m = { 0 };
+		struct reuse r, one;
+
+		for (size_t t = 0; t < n; t++)
+			refs[t] = (naive_rand(&x) >> 3) % alpha * 0x1000003ULL;
+		naive_lru_dist(refs, n, want);
+		ASSERT_EQ(pgid_set_data(&m, 12), 0);
+		reuse_init(&r, slots);
+		reuse_init(&one, 0);
+		reuse_attach(&r, &m, 4);
+		for (size_t t = 0; t < n; t++) {
+			struct pgid_slot *s = pgid_slot(&m, refs[t]);
+			uint32_t *other = pgid_data(s, 0);
+
+			ASSERT_TRUE(s != NULL);
+			ASSERT_EQ(other[0], other[2]);	/* untouched by reuse */
+			other[0] = other[2] = (uint32_t)t + 1;
+			ASSERT_EQ(reuse_ref_at(&r, pgid_data(s, 4)), want[t]);
+			ASSERT_EQ(reuse_ref(&one, refs[t]), want[t]);
+		}
+		reuse_sync(&r);
+		EXPECT_EQ(reuse_pages(&r), reuse_pages(&one));
+		EXPECT_EQ(r.ids.nr, 0);		/* its own map is unused */
+		for (uint64_t d = 0; d < reuse_pages(&one); d++)
+			ASSERT_EQ(r.hist[d], one.hist[d]);
+		for (uint64_t c = 0; c <= reuse_pages(&one) + 1; c++)
+			ASSERT_EQ(reuse_lru_misses(&r, c), reuse_lru_misses(&one, c));
+		reuse_free(&r);
+		reuse_free(&one);
+		pgid_free(&m);
+	}
+}
+
 /* The batch interface gives what one reference at a time gives. */
 TEST(batches_match_single_references)
 {

@@ -16,6 +16,13 @@ void reuse_init(struct reuse *r, uint32_t min_slots)
 {
 	memset(r, 0, sizeof(*r));
 	r->min_cap = min_slots ? min_slots : REUSE_MIN_CAP;
+	r->map = &r->ids;
+}
+
+void reuse_attach(struct reuse *r, struct pgid_map *m, size_t off)
+{
+	r->map = m;
+	r->off = off;
 }
 
 void reuse_binned(struct reuse *r)
@@ -40,15 +47,16 @@ void reuse_free(struct reuse *r)
  */
 static int reuse_compact(struct reuse *r)
 {
-	uint32_t live = r->ids.nr, cap = slots_cap(r->sl.cap, r->min_cap, live);
+	uint32_t live = reuse_pages(r), cap = slots_cap(r->sl.cap, r->min_cap, live);
 
 	if (!cap || slots_renumber_begin(&r->sl, cap, r->now))
 		return -1;
-	for (size_t i = 0; i < r->ids.cap; i++) {
-		struct pgid_slot *p = pgid_at(&r->ids, i);
+	for (size_t i = 0; i < r->map->cap; i++) {
+		struct pgid_slot *p = pgid_at(r->map, i);
+		uint32_t *t = pgid_data(p, r->off);
 
-		if (p->key)
-			p->val = slots_rank(&r->sl, p->val);
+		if (p->key && *t)
+			*t = slots_rank(&r->sl, *t - 1) + 1;
 	}
 	slots_renumber_end(&r->sl, live);
 	r->now = live;
@@ -94,6 +102,49 @@ int64_t reuse_ref(struct reuse *r, uint64_t page)
 	return d;
 }
 
+int64_t reuse_ref_at(struct reuse *r, uint32_t *t)
+{
+	uint32_t prev;
+	uint64_t d;
+
+	if (reuse_pages(r) == r->ids_cap && reuse_grow_ids(r))
+		return REUSE_NOMEM;
+	if (r->now == r->sl.cap && reuse_compact(r))
+		return REUSE_NOMEM;
+	r->refs++;
+	if (!*t) {
+		slots_set(&r->sl, r->now);
+		*t = ++r->now;
+		r->cold++;
+		return REUSE_COLD;
+	}
+	/*
+	 * Of the 1s (one per page), those after the page's previous slot are
+	 * the other pages referenced since.
+	 */
+	prev = *t - 1;
+	d = slots_after(&r->sl, prev);
+	slots_move(&r->sl, prev, r->now);
+	*t = ++r->now;
+	r->bins[reuse_bin(d)]++;
+	if (d > r->max_dist)
+		r->max_dist = d;
+	/* hist[] is large: its increments wait, to overlap their misses */
+	if (!r->binned) {
+		r->pend[r->npend++] = (uint32_t)d;
+		if (r->npend == REUSE_PEND)
+			reuse_sync(r);
+	}
+	return (int64_t)d;
+}
+
+void reuse_sync(struct reuse *r)
+{
+	for (uint32_t i = 0; i < r->npend; i++)
+		r->hist[r->pend[i]]++;
+	r->npend = 0;
+}
+
 /*
  * In batches (reuse.h): the page of each reference looked up and given
  * its slot, the hash slots prefetched a few references ahead and the
@@ -121,7 +172,7 @@ int reuse_ref_batch_dist(struct reuse *r, const uint64_t *pages, size_t n,
  * next slot, its previous one in @prev (REUSE_NEW: none): how many, up
  * to a renumbering (done between batches, when every slot is counted) or
  * a failure (*@err set). Whatever can fail comes first, so that a
- * failure changes nothing.
+ * failure changes nothing. A page's val is its slot + 1.
  */
 static size_t reuse_lookup(struct reuse *r, const uint64_t *pages, size_t n,
 			   size_t ahead, uint32_t *prev, uint32_t *ids, bool *err)
@@ -130,11 +181,10 @@ static size_t reuse_lookup(struct reuse *r, const uint64_t *pages, size_t n,
 
 	for (m = 0; m < n; m++) {
 		struct pgid_slot *slot;
-		uint32_t before = r->ids.nr;
 
 		if (m + REUSE_AHEAD < ahead)
 			pgid_prefetch(&r->ids, pages[m + REUSE_AHEAD]);
-		if (r->ids.nr == r->ids_cap && reuse_grow_ids(r))
+		if (reuse_pages(r) == r->ids_cap && reuse_grow_ids(r))
 			break;
 		if (r->now == r->sl.cap) {
 			if (m)
@@ -147,13 +197,14 @@ static size_t reuse_lookup(struct reuse *r, const uint64_t *pages, size_t n,
 			break;
 		if (ids)
 			ids[m] = slot->id;
-		if (r->ids.nr != before) {
+		if (!slot->val) {
 			prev[m] = REUSE_NEW;
+			r->cold++;	/* the page counts from here (reuse_pages()) */
 		} else {
-			prev[m] = slot->val;
+			prev[m] = slot->val - 1;
 			slots_prefetch(&r->sl, prev[m]);
 		}
-		slot->val = r->now++;
+		slot->val = ++r->now;
 	}
 	*err = m < n;
 	return m;
@@ -181,7 +232,6 @@ int reuse_ref_batch_ids(struct reuse *r, const uint64_t *pages, size_t n,
 			r->refs++;
 			if (prev[j] == REUSE_NEW) {
 				slots_set(&r->sl, s);
-				r->cold++;
 				if (dist)
 					dist[i + j] = REUSE_COLD;
 				continue;
@@ -210,7 +260,7 @@ uint64_t reuse_lru_misses(const struct reuse *r, uint64_t size)
 
 	if (r->binned) {
 		/* Every distance is below the footprint. */
-		if (size >= r->ids.nr)
+		if (size >= reuse_pages(r))
 			return misses;
 		if (!size || (size & (size - 1)))
 			return UINT64_MAX;
@@ -219,7 +269,7 @@ uint64_t reuse_lru_misses(const struct reuse *r, uint64_t size)
 			misses += r->bins[k];
 		return misses;
 	}
-	for (uint64_t d = size; d <= r->max_dist && d < r->ids.nr; d++)
+	for (uint64_t d = size; d <= r->max_dist && d < reuse_pages(r); d++)
 		misses += r->hist[d];
 	return misses;
 }

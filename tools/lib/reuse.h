@@ -55,13 +55,17 @@
 
 /* Log2 bins: bin 0 is distance 0, bin k >= 1 distances 2^(k-1) .. 2^k - 1. */
 #define REUSE_BINS 65
+#define REUSE_PEND 64
 
 struct reuse {
 	/*
 	 * page -> id, in order of first reference, and in the same hash
-	 * slot (val) the time slot of its most recent reference
+	 * slot (val) the time slot of its most recent reference, + 1
 	 */
 	struct pgid_map ids;
+	/* where the pages' time slots are: &ids, or reuse_attach()'s */
+	struct pgid_map *map;
+	size_t off;
 	uint64_t *hist;		/* hist[d]: references at distance d */
 	uint32_t ids_cap;	/* length of hist[] */
 	struct slots sl;	/* the time slots and their counters: slots.h */
@@ -71,6 +75,9 @@ struct reuse {
 	uint64_t refs, cold;	/* references; first references */
 	uint64_t max_dist;	/* the largest distance seen */
 	uint64_t compactions;	/* times the slots were renumbered */
+	/* reuse_ref_at()'s distances not yet in hist[] (reuse_sync()) */
+	uint32_t pend[REUSE_PEND];
+	uint32_t npend;
 	bool binned;		/* reuse_binned(): no hist[] */
 };
 
@@ -111,10 +118,32 @@ int reuse_ref_batch_ids(struct reuse *r, const uint64_t *pages, size_t n,
 int reuse_ref_batch_dist(struct reuse *r, const uint64_t *pages, size_t n,
 			 int64_t *dist);
 
-/* Distinct pages referenced so far (the footprint). */
+/*
+ * For a caller that looks its pages up in a map of its own (pgfreport's
+ * pass, which numbers the pages for every report): the time slot of each
+ * page's latest reference, + 1, is the uint32_t at @off of the page's
+ * data in @m (pgid_data(); 0 for a new page), and reuse_ref_at() takes
+ * it. Before the first reference.
+ */
+void reuse_attach(struct reuse *r, struct pgid_map *m, size_t off);
+
+/*
+ * After reuse_attach(): record a reference to the page whose time slot
+ * is *@t (in the map): its distance, REUSE_COLD or REUSE_NOMEM. Every
+ * page's slot may be renumbered.
+ */
+int64_t reuse_ref_at(struct reuse *r, uint32_t *t);
+
+/*
+ * After reuse_ref_at()s: the histogram per distance brought up to date,
+ * before it is read (reuse_lru_misses()); the log2 bins always are.
+ */
+void reuse_sync(struct reuse *r);
+
+/* Distinct pages referenced so far (the footprint): one cold miss each. */
 static inline uint64_t reuse_pages(const struct reuse *r)
 {
-	return r->ids.nr;
+	return r->cold;
 }
 
 /* The log2 bin of distance @d. */

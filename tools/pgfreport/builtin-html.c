@@ -65,7 +65,7 @@ static int html_fault(struct pass *ps, const struct pgft_rec *r,
 		space_fault(&spaces, r, g);
 	if (!pgft_counted(r->result))
 		return 0;
-	cache_ref(&cache, page, 0);
+	cache_ref(&cache, ps, 0);
 	tl_fault(&tl, r->time, page);
 	if (wss_ref(&wss, page) ||
 	    (g && heat_fault(&heat, ((uint64_t)sp << 32) ^ g->id, g->start,
@@ -384,7 +384,7 @@ int cmd_html(int argc, char **argv)
 		return pass_error(&ps, "which file? -o FILE names the page to write");
 	if (pass_open(&ps, argc - optind, argv + optind) ||
 	    cache_init(&cache, true, NULL, 0, false, 0) ||
-	    spaces_begin(&spaces, &ps))
+	    cache_attach(&cache, &ps) || spaces_begin(&spaces, &ps))
 		return 1;
 	heat_init(&heat, true);
 	heat_times(&heat);

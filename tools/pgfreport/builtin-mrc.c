@@ -435,7 +435,8 @@ static int mrc_begin(struct pass *ps)
 		if (shards_init(&sample[k], rate, k, true, sizes, nsizes))
 			return pass_error(ps, "--shards: %s", strerror(errno));
 	if (!rate && !max_pages)
-		return cache_init(&cache, true, sizes, nsizes, false, jobs);
+		return cache_init(&cache, true, sizes, nsizes, false, jobs) ||
+		       cache_attach(&cache, ps);
 	return 0;
 }
 
@@ -455,7 +456,7 @@ static int mrc_fault(struct pass *ps, const struct pgft_rec *r,
 		for (int k = 0; k < 2; k++)
 			shards_ref(&sample[k], page);
 	else
-		cache_ref(&cache, page, 0);
+		cache_ref(&cache, ps, 0);
 	return 0;
 }
 

@@ -35,8 +35,9 @@ static int reuse_fault(struct pass *ps, const struct pgft_rec *r,
 		       const struct pgft_region *g, long sp,
 		       unsigned long long addr)
 {
+	(void)addr;
 	if (pgft_counted(r->result))
-		cache_ref(&cache, pass_page(ps, addr), regtag_of(&tags, sp, g));
+		cache_ref(&cache, ps, regtag_of(&tags, sp, g));
 	return 0;
 }
 
@@ -130,7 +131,8 @@ static int reuse_option(struct pass *ps, int opt, const char *arg)
 static int reuse_begin(struct pass *ps)
 {
 	(void)ps;
-	return cache_init(&cache, false, NULL, 0, true, 1);
+	return cache_init(&cache, false, NULL, 0, true, 1) ||
+	       cache_attach(&cache, ps);
 }
 
 static int reuse_end(struct pass *ps, int status)

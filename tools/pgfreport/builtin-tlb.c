@@ -41,7 +41,7 @@ static int tlb_fault(struct pass *ps, const struct pgft_rec *r,
 	(void)sp;
 	if (!pgft_counted(r->result))
 		return 0;
-	cache_ref(&cache, page, 0);
+	cache_ref(&cache, ps, 0);
 	for (size_t i = 0; i < nspecs; i++)
 		if (tlbs[i].way)
 			tlb_ref(&tlbs[i], page);
@@ -113,7 +113,8 @@ static int tlb_begin(struct pass *ps)
 			return pass_error(ps, "out of memory");
 	if (!tlbs)
 		return pass_error(ps, "out of memory");
-	return cache_init(&cache, false, NULL, 0, false, 1);
+	return cache_init(&cache, false, NULL, 0, false, 1) ||
+	       cache_attach(&cache, ps);
 }
 
 static int tlb_end(struct pass *ps, int status)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cache.h"
+#include "pass.h"
 #include "simthread.h"
 #include "../lib/pgftrace.h"
 
@@ -61,39 +62,18 @@ static void cache_thread_end(struct cache *c)
 	c->thread = NULL;
 }
 
+int cache_attach(struct cache *c, struct pass *ps)
+{
+	if (pass_reserve(ps, sizeof(uint32_t), &c->off))
+		return 1;
+	reuse_attach(&c->lru, &ps->ids, c->off);
+	return 0;
+}
+
 void cache_flush(struct cache *c)
 {
 	if (!c->nbatch || c->failed)
 		return;
-	/* LRU's page table numbers the pages for FIFO, CLOCK and OPT too. */
-	if (reuse_ref_batch_ids(&c->lru, c->batch, c->nbatch,
-				c->per_region ? c->dist : NULL,
-				c->sim[MRC_FIFO] ? c->ids : NULL)) {
-		fprintf(stderr, "%s: out of memory for the reuse distances\n", pgft_prog);
-		c->failed = true;
-	}
-	for (size_t i = 0; c->per_region && !c->failed && i < c->nbatch; i++) {
-		struct reuse_reg *g;
-
-		if (c->tag[i] >= c->nreg) {
-			size_t n = c->tag[i] + 1 > 2 * c->nreg ? c->tag[i] + 1 : 2 * c->nreg;
-
-			g = realloc(c->reg, n * sizeof(*g));
-			if (!g) {
-				fprintf(stderr, "%s: out of memory\n", pgft_prog);
-				exit(1);
-			}
-			memset(g + c->nreg, 0, (n - c->nreg) * sizeof(*g));
-			c->reg = g;
-			c->nreg = n;
-		}
-		g = &c->reg[c->tag[i]];
-		g->refs++;
-		if (c->dist[i] == REUSE_COLD)
-			g->cold++;
-		else
-			g->bins[reuse_bin(c->dist[i])]++;
-	}
 	for (int p = MRC_FIFO; p <= MRC_OPT && c->sim[p]; p++) {
 		if (c->failed || (c->thread && p > MRC_FIFO))
 			break;
@@ -106,6 +86,52 @@ void cache_flush(struct cache *c)
 	if (c->thread && !c->failed && simthread_give(c->thread, c->ids, c->nbatch))
 		cache_thread_end(c);	/* it says why */
 	c->nbatch = 0;
+}
+
+/* Count @d, the distance of a reference to the region tagged @tag. */
+static void cache_region(struct cache *c, uint64_t tag, int64_t d)
+{
+	struct reuse_reg *g;
+
+	if (tag >= c->nreg) {
+		size_t n = tag + 1 > 2 * c->nreg ? tag + 1 : 2 * c->nreg;
+
+		g = realloc(c->reg, n * sizeof(*g));
+		if (!g) {
+			fprintf(stderr, "%s: out of memory\n", pgft_prog);
+			exit(1);
+		}
+		memset(g + c->nreg, 0, (n - c->nreg) * sizeof(*g));
+		c->reg = g;
+		c->nreg = n;
+	}
+	g = &c->reg[tag];
+	g->refs++;
+	if (d == REUSE_COLD)
+		g->cold++;
+	else
+		g->bins[reuse_bin(d)]++;
+}
+
+void cache_ref(struct cache *c, struct pass *ps, uint64_t tag)
+{
+	int64_t d;
+
+	if (c->failed)
+		return;
+	d = reuse_ref_at(&c->lru, pass_state(ps, c->off));
+	if (d == REUSE_NOMEM) {
+		fprintf(stderr, "%s: out of memory for the reuse distances\n", pgft_prog);
+		c->failed = true;
+		return;
+	}
+	if (c->per_region)
+		cache_region(c, tag, d);
+	if (c->sim[MRC_FIFO]) {
+		c->ids[c->nbatch++] = ps->id;
+		if (c->nbatch == CACHE_BATCH)
+			cache_flush(c);
+	}
 }
 
 /*
@@ -126,6 +152,7 @@ static uint64_t opt_first_stage(const struct reuse *lru)
 
 int cache_end(struct cache *c)
 {
+	reuse_sync(&c->lru);
 	cache_flush(c);
 	cache_thread_end(c);
 	if (c->sim[MRC_OPT] && !c->failed)

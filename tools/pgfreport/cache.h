@@ -11,7 +11,8 @@
  *	struct cache c = { 0 };
  *
  *	cache_init(&c, sims, sizes, nsizes, per_region, jobs);	(0 or 1)
- *	for each reference: cache_ref(&c, page, tag);
+ *	cache_attach(&c, ps);	(before the pass; 0 or 1)
+ *	for each reference (the pass's fault): cache_ref(&c, ps, tag);
  *	if (cache_end(&c)) -> failed, said why
  *	... c.lru, c.sim[], c.reg ...
  *	cache_free(&c);
@@ -33,19 +34,19 @@ struct reuse_reg {
 };
 
 struct cache {
-	struct reuse lru;
+	struct reuse lru;	/* its time slots in the pass's page slots, */
+	size_t off;		/* at this offset (cache_attach()) */
 	struct mrc *sim[MRC_OPT + 1];	/* mrc: FIFO, CLOCK, OPT */
 	struct simthread *thread;	/* runs CLOCK and OPT's ids, or NULL */
 	bool per_region;		/* reuse: c.reg */
-	uint64_t batch[CACHE_BATCH];
-	uint64_t tag[CACHE_BATCH];	/* their regions' tags */
-	int64_t dist[CACHE_BATCH];
-	uint32_t ids[CACHE_BATCH];	/* their pages' ids, for the sims */
+	uint32_t ids[CACHE_BATCH];	/* the pages' ids, for the sims */
 	size_t nbatch;
 	struct reuse_reg *reg;		/* by tag */
 	size_t nreg;
 	bool failed;
 };
+
+struct pass;
 
 /*
  * With @sims, the FIFO, CLOCK and OPT simulations at @sizes (NULL: the
@@ -54,16 +55,22 @@ struct cache {
  */
 int cache_init(struct cache *c, bool sims, const uint64_t *sizes,
 	       size_t nsizes, bool per_region, unsigned int jobs);
+
+/*
+ * Before the pass: the LRU stack's time slot of each page in the pass's
+ * page slots, whose ids number the pages for the sims. 0, or 1 after a
+ * message.
+ */
+int cache_attach(struct cache *c, struct pass *ps);
+
+/* The ids so far to the sims. */
 void cache_flush(struct cache *c);
 
-/* A reference to @page, in the region tagged @tag (per_region). */
-static inline void cache_ref(struct cache *c, uint64_t page, uint64_t tag)
-{
-	c->tag[c->nbatch] = tag;
-	c->batch[c->nbatch++] = page;
-	if (c->nbatch == CACHE_BATCH)
-		cache_flush(c);
-}
+/*
+ * The pass's fault @ps (a reference: pgft_counted()), in the region
+ * tagged @tag (per_region).
+ */
+void cache_ref(struct cache *c, struct pass *ps, uint64_t tag);
 
 /* After the last reference: 0, or 1 after a message. */
 int cache_end(struct cache *c);
