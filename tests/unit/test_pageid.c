@@ -32,38 +32,45 @@ TEST(ids_are_dense_in_order_of_first_sight)
 }
 
 /*
- * Each size of the caller's data: a new page's bytes are zero, and what
- * the caller wrote stays with the page as the table doubles under it.
+ * Each size of the caller's data, with ids and without: a new page's
+ * bytes are zero, and what the caller wrote stays with the page as the
+ * table doubles under it; with ids, they stay too.
  */
 TEST(the_callers_bytes_follow_the_page)
 {
-	static const size_t sizes[] = { 0, 4, 5, 20, 52, 116, PGID_DATA_MAX };
+	static const size_t sizes[] = { 0, 4, 5, 8, 20, 52, 116, PGID_DATA_MAX };
 
-	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+	for (size_t k = 0; k < 2 * sizeof(sizes) / sizeof(sizes[0]); k++) {
+		bool ids = k & 1;
+		size_t bytes = sizes[k / 2], at = ids ? PGID_DATA_OFF : PGID_NOID_OFF;
+		size_t n = bytes < 4 && ids ? 4 : bytes;
 		struct pgid_map m = { 0 };
-		size_t n = sizes[k] < 4 ? 4 : sizes[k];
 		unsigned char want[PGID_DATA_MAX];
 
-		ASSERT_EQ(pgid_set_data(&m, sizes[k]), 0);
-		EXPECT_GE((size_t)16 << m.order, PGID_DATA_OFF + sizes[k]);
+		ASSERT_EQ(pgid_set_data(&m, bytes, ids), 0);
+		EXPECT_GE((size_t)16 << m.order, at + bytes);
+		EXPECT_LE((size_t)8 << m.order, at + bytes);
 		for (uint64_t p = 0; p < 20000; p++) {
 			struct pgid_slot *s = pgid_slot(&m, p * 977);
-			unsigned char *d = pgid_data(s, 0);
+			unsigned char *d = pgid_data(s, at);
 
 			for (size_t b = 0; b < n; b++)
 				ASSERT_EQ(d[b], 0);
 			memset(d, (int)(p % 251) + 1, n);
 		}
+		EXPECT_EQ(m.nr, 20000);
 		for (uint64_t p = 0; p < 20000; p++) {
 			struct pgid_slot *s = pgid_lookup(&m, p * 977);
 
-			ASSERT_EQ(s != NULL, 1);
-			ASSERT_EQ(s->id, p);
+			ASSERT_TRUE(s != NULL);
+			if (ids)
+				ASSERT_EQ(s->id, p);
 			memset(want, (int)(p % 251) + 1, n);
-			ASSERT_EQ(memcmp(pgid_data(s, 0), want, n), 0);
+			ASSERT_EQ(memcmp(pgid_data(s, at), want, n), 0);
 		}
+		EXPECT_EQ(pgid_get(&m, 977), ids ? 1 : -1);
 		/* too late once a page is in */
-		EXPECT_EQ(pgid_set_data(&m, 4), -1);
+		EXPECT_EQ(pgid_set_data(&m, 4, true), -1);
 		pgid_free(&m);
 	}
 }
@@ -72,8 +79,8 @@ TEST(too_much_data_is_refused)
 {
 	struct pgid_map m = { 0 };
 
-	EXPECT_EQ(pgid_set_data(&m, PGID_DATA_MAX + 1), -1);
-	EXPECT_EQ(pgid_set_data(&m, PGID_DATA_MAX), 0);
+	EXPECT_EQ(pgid_set_data(&m, PGID_DATA_MAX + 1, true), -1);
+	EXPECT_EQ(pgid_set_data(&m, PGID_DATA_MAX, true), 0);
 	EXPECT_EQ(16 << m.order, 256);
 }
 

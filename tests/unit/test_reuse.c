@@ -199,24 +199,26 @@ TEST(time_slots_in_the_callers_map)
 	for (int round = 0; round < 300; round++) {
 		size_t alpha = 1 + naive_rand(&x) % 2000, n = naive_rand(&x) % (N(refs) + 1);
 		uint32_t slots = naive_rand(&x) & 1 ? 1 + naive_rand(&x) % 16 : 0;
+		bool ids = naive_rand(&x) & 1;
+		size_t at = ids ? PGID_DATA_OFF : PGID_NOID_OFF;
 		struct pgid_map m = { 0 };
 		struct reuse r, one;
 
 		for (size_t t = 0; t < n; t++)
 			refs[t] = (naive_rand(&x) >> 3) % alpha * 0x1000003ULL;
 		naive_lru_dist(refs, n, want);
-		ASSERT_EQ(pgid_set_data(&m, 12), 0);
+		ASSERT_EQ(pgid_set_data(&m, 12, ids), 0);
 		reuse_init(&r, slots);
 		reuse_init(&one, 0);
-		reuse_attach(&r, &m, 4);
+		reuse_attach(&r, &m, at + 4);
 		for (size_t t = 0; t < n; t++) {
 			struct pgid_slot *s = pgid_slot(&m, refs[t]);
-			uint32_t *other = pgid_data(s, 0);
+			uint32_t *other = pgid_data(s, at);
 
 			ASSERT_TRUE(s != NULL);
 			ASSERT_EQ(other[0], other[2]);	/* untouched by reuse */
 			other[0] = other[2] = (uint32_t)t + 1;
-			ASSERT_EQ(reuse_ref_at(&r, pgid_data(s, 4)), want[t]);
+			ASSERT_EQ(reuse_ref_at(&r, pgid_data(s, at + 4)), want[t]);
 			ASSERT_EQ(reuse_ref(&one, refs[t]), want[t]);
 		}
 		reuse_sync(&r);

@@ -87,9 +87,9 @@ int hot_ref(struct hot *h, uint64_t page, uint32_t tag, uint64_t aux)
 	struct pgid_slot *s;
 
 	if (!h->ids.cap)
-		pgid_set_data(&h->ids, sizeof(struct hot_page));
+		pgid_set_data(&h->ids, sizeof(struct hot_page), false);
 	s = pgid_slot(&h->ids, page);
-	return s ? hot_ref_at(h, pgid_data(s, 0), page, tag, aux) : -1;
+	return s ? hot_ref_at(h, pgid_data(s, PGID_NOID_OFF), page, tag, aux) : -1;
 }
 
 /* Does @a rank before @b: more references, then lower page, lower tag? */
@@ -163,7 +163,7 @@ long hot_top_end(const struct hot *h, struct hot_top *t)
 	for (size_t i = 0; i < h->ids.cap; i++) {
 		s = pgid_at(&h->ids, i);
 		if (s->key)
-			hot_top_add(t, s->key - 1, pgid_data(s, 0));
+			hot_top_add(t, s->key - 1, pgid_data(s, PGID_NOID_OFF));
 	}
 	for (size_t i = 0; i < h->old.cap; i++)
 		if (h->old.v[i].refs)

@@ -11,17 +11,19 @@
 /* The bytes of a slot */
 #define SLOT_BYTES(m)	((size_t)16 << (m)->order)
 
-int pgid_set_data(struct pgid_map *m, size_t bytes)
+int pgid_set_data(struct pgid_map *m, size_t bytes, bool ids)
 {
+	size_t start = ids ? PGID_DATA_OFF : PGID_NOID_OFF;
 	unsigned int order = 0;
 
 	if (m->cap || bytes > PGID_DATA_MAX) {
 		errno = EINVAL;
 		return -1;
 	}
-	while ((16U << order) < PGID_DATA_OFF + bytes)
+	while ((16U << order) < start + bytes)
 		order++;
 	m->order = order;
+	m->noid = !ids;
 	return 0;
 }
 
@@ -75,7 +77,9 @@ struct pgid_slot *pgid_slot_probe(struct pgid_map *m, uint64_t page)
 		;
 	/* the caller's bytes are zero: the table's memory is fresh */
 	s->key = key;
-	s->id = m->nr++;
+	if (!m->noid)
+		s->id = m->nr;
+	m->nr++;
 	return s;
 }
 
@@ -83,7 +87,7 @@ int64_t pgid_get(struct pgid_map *m, uint64_t page)
 {
 	struct pgid_slot *s = pgid_slot(m, page);
 
-	return s ? (int64_t)s->id : -1;
+	return s && !m->noid ? (int64_t)s->id : -1;
 }
 
 struct pgid_slot *pgid_lookup(const struct pgid_map *m, uint64_t page)

@@ -15,23 +15,26 @@
  * A page's slot also holds the caller's state for it: 4 bytes (val) by
  * default, or as many as pgid_set_data() asks for, after the key and the
  * id, so that one lookup finds the page's id and state in one cache line
- * (pgfreport's pass keeps every report's state there).
+ * (pgfreport's pass keeps every report's state there). A caller that
+ * needs no ids has the id's 4 bytes too.
  */
 #ifndef PGFT_PAGEID_H
 #define PGFT_PAGEID_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 
 struct pgid_slot {
 	uint64_t key;		/* page + 1; 0 is an empty slot */
-	uint32_t id;
+	uint32_t id;		/* unless pgid_set_data() said no ids */
 	uint32_t val;		/* the caller's, 0 for a new page */
 	/* with pgid_set_data(): the caller's further bytes, zero when new */
 };
 
-/* The caller's bytes of a slot: 4-byte aligned, from val on. */
+/* Where the caller's bytes of a slot start: with ids (val), without. */
 #define PGID_DATA_OFF	12
+#define PGID_NOID_OFF	8
 /* The most pgid_set_data() takes: a slot is 256 bytes at most. */
 #define PGID_DATA_MAX	(256 - PGID_DATA_OFF)
 
@@ -40,16 +43,19 @@ struct pgid_map {
 	size_t cap;		/* a power of two, or 0 */
 	unsigned int shift;	/* 64 - log2(cap) */
 	unsigned int order;	/* a slot is 16 << order bytes */
+	bool noid;		/* slots hold no id (pgid_set_data()) */
 	uint32_t nr;		/* ids handed out: 0 .. nr - 1 */
 };
 
 /*
  * Before the first page: @bytes of the caller's in each slot, from
- * PGID_DATA_OFF on (val's 4 included); the slot is the next power of
- * two, so that it never straddles two cache lines. 0, or -1 when pages
- * are in already or @bytes is over PGID_DATA_MAX.
+ * PGID_DATA_OFF on (val's 4 included), or, without @ids, from
+ * PGID_NOID_OFF on, where the id would be (pgid_get() and slot->id are
+ * then not to be used; m->nr still counts the pages). The slot is the
+ * next power of two, so that it never straddles two cache lines. 0, or
+ * -1 when pages are in already or @bytes is over PGID_DATA_MAX.
  */
-int pgid_set_data(struct pgid_map *m, size_t bytes);
+int pgid_set_data(struct pgid_map *m, size_t bytes, bool ids);
 
 /* Slot @i of the table. */
 static inline struct pgid_slot *pgid_at(const struct pgid_map *m, size_t i)
@@ -57,10 +63,10 @@ static inline struct pgid_slot *pgid_at(const struct pgid_map *m, size_t i)
 	return (struct pgid_slot *)((char *)m->slot + (i << (4 + m->order)));
 }
 
-/* The caller's bytes of slot @s, at @off from PGID_DATA_OFF. */
+/* The caller's bytes of slot @s at @off from its start (PGID_*_OFF on). */
 static inline void *pgid_data(struct pgid_slot *s, size_t off)
 {
-	return (char *)s + PGID_DATA_OFF + off;
+	return (char *)s + off;
 }
 
 /* Fibonacci hashing: the top log2(cap) bits of the product. */
@@ -87,7 +93,8 @@ static inline __attribute__((always_inline)) void pgid_prefetch(const struct pgi
 
 /*
  * The id of @page: a new one (the old m->nr) if it was never seen.
- * -1 when out of memory or out of ids (2^32 - 1 distinct pages).
+ * -1 when out of memory or out of ids (2^32 - 1 distinct pages), or in
+ * a map without ids.
  */
 int64_t pgid_get(struct pgid_map *m, uint64_t page);
 

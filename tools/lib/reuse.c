@@ -17,6 +17,7 @@ void reuse_init(struct reuse *r, uint32_t min_slots)
 	memset(r, 0, sizeof(*r));
 	r->min_cap = min_slots ? min_slots : REUSE_MIN_CAP;
 	r->map = &r->ids;
+	r->off = PGID_DATA_OFF;		/* val */
 }
 
 void reuse_attach(struct reuse *r, struct pgid_map *m, size_t off)

@@ -122,7 +122,7 @@ int reuse_ref_batch_dist(struct reuse *r, const uint64_t *pages, size_t n,
  * For a caller that looks its pages up in a map of its own (pgfreport's
  * pass, which numbers the pages for every report): the time slot of each
  * page's latest reference, + 1, is the uint32_t at @off of the page's
- * data in @m (pgid_data(); 0 for a new page), and reuse_ref_at() takes
+ * slot in @m (pgid_data(); 0 for a new page), and reuse_ref_at() takes
  * it. Before the first reference.
  */
 void reuse_attach(struct reuse *r, struct pgid_map *m, size_t off);

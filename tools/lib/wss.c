@@ -9,7 +9,7 @@
 void wss_init(struct wss *w)
 {
 	memset(w, 0, sizeof(*w));
-	pgid_set_data(&w->ids, sizeof(struct wss_page));
+	pgid_set_data(&w->ids, sizeof(struct wss_page), false);
 }
 
 void wss_free(struct wss *w)
@@ -30,7 +30,7 @@ int wss_ref(struct wss *w, uint64_t page)
 
 	if (!s)
 		return -1;
-	wss_ref_at(w, pgid_data(s, 0));
+	wss_ref_at(w, pgid_data(s, PGID_NOID_OFF));
 	return 0;
 }
 
@@ -54,7 +54,7 @@ void wss_end(struct wss *w)
 		struct pgid_slot *s = pgid_at(&w->ids, i);
 
 		if (s->key)
-			wss_end_page(w, pgid_data(s, 0));
+			wss_end_page(w, pgid_data(s, PGID_NOID_OFF));
 	}
 	w->ended = 1;
 }

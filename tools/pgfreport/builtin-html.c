@@ -382,6 +382,7 @@ int cmd_html(int argc, char **argv)
 	}
 	if (!out)
 		return pass_error(&ps, "which file? -o FILE names the page to write");
+	ps.want_ids = true;	/* for the sims */
 	if (pass_open(&ps, argc - optind, argv + optind) ||
 	    cache_init(&cache, true, NULL, 0, false, 0) ||
 	    cache_attach(&cache, &ps) || spaces_begin(&spaces, &ps))

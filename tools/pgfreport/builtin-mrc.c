@@ -496,7 +496,7 @@ static int mrc_finish(struct pass *ps, int status)
 const struct report mrc_report = {
 	.name = "mrc", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS,
 	.longopts = mrc_opts, .option = mrc_option, .begin = mrc_begin,
-	.fault = mrc_fault, .end = mrc_finish,
+	.fault = mrc_fault, .ids = true, .end = mrc_finish,
 };
 
 int cmd_mrc(int argc, char **argv)

@@ -64,6 +64,9 @@ static void cache_thread_end(struct cache *c)
 
 int cache_attach(struct cache *c, struct pass *ps)
 {
+	/* the sims number the pages by the pass's ids */
+	if (c->sim[MRC_FIFO] && !ps->want_ids)
+		return pass_error(ps, "the simulations need the pages' ids");
 	if (pass_reserve(ps, sizeof(uint32_t), &c->off))
 		return 1;
 	reuse_attach(&c->lru, &ps->ids, c->off);

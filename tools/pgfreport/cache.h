@@ -58,8 +58,8 @@ int cache_init(struct cache *c, bool sims, const uint64_t *sizes,
 
 /*
  * Before the pass: the LRU stack's time slot of each page in the pass's
- * page slots, whose ids number the pages for the sims. 0, or 1 after a
- * message.
+ * page slots, whose ids (pass.want_ids) number the pages for the sims.
+ * 0, or 1 after a message.
  */
 int cache_attach(struct cache *c, struct pass *ps);
 

@@ -280,7 +280,7 @@ int pass_reserve(struct pass *ps, size_t bytes, size_t *off)
 	if (bytes > PGID_DATA_MAX - ps->data)
 		return pass_error(ps, "too many reports at once for a page's %d bytes",
 				  PGID_DATA_MAX);
-	*off = ps->data;
+	*off = (ps->want_ids ? PGID_DATA_OFF : PGID_NOID_OFF) + ps->data;
 	ps->data += bytes;
 	ps->ids_on = true;
 	return 0;
@@ -312,7 +312,7 @@ int pass_run(struct pass *ps)
 	int ret, status = 0;
 
 	pass_progress_init(ps);
-	if (ps->ids_on && pgid_set_data(&ps->ids, ps->data))
+	if (ps->ids_on && pgid_set_data(&ps->ids, ps->data, ps->want_ids))
 		return pass_error(ps, "the pages' table: %s", strerror(errno));
 	while ((ret = pgft_next_into(&ps->rd, &rec)) > 0) {
 		const struct pgft_region *g;
@@ -374,7 +374,7 @@ int pass_run(struct pass *ps)
 					   "(or more than %u pages)", UINT32_MAX - 1);
 				exit(1);
 			}
-			ps->id = s->id;
+			ps->id = ps->want_ids ? s->id : 0;
 			ps->slot = s;
 		}
 		if (ps->fault(ps, &rec, g, sp, addr)) {

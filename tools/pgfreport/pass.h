@@ -100,17 +100,19 @@ struct pass {
 	pass_fault_fn fault;
 	pass_prefetch_fn prefetch;	/* optional */
 	/*
-	 * With ids_on, the pass numbers the page of every fault it hands
-	 * to .fault that pgft_counted() takes, pass_page() of its @addr,
-	 * densely in the order first seen (pageid.h), in ps->id; and the
-	 * page's slot in the pass's table holds what the commands keep of
-	 * the page (pass_reserve()): the reports of one pass find all their
-	 * state for a fault with one lookup, in one cache line.
+	 * With ids_on, the pass looks up the page of every fault it hands
+	 * to .fault that pgft_counted() takes, pass_page() of its @addr, in
+	 * a table whose slot for the page holds what the commands keep of
+	 * it (pass_reserve()): the reports of one pass find all their state
+	 * for a fault with one lookup, in one cache line. With want_ids
+	 * (set before pass_reserve()), the slot also numbers the pages
+	 * densely in the order first seen (pageid.h), in ps->id.
 	 */
 	bool ids_on;
+	bool want_ids;
 	struct pgid_map ids;
 	size_t data;			/* the bytes pass_reserve() gave */
-	uint32_t id;			/* in .fault: the page's id */
+	uint32_t id;			/* in .fault, with want_ids: the page's id */
 	struct pgid_slot *slot;		/* and its slot, until the next fault */
 	bool streams;			/* writes standard output as it reads */
 	void *ctx;
@@ -155,7 +157,8 @@ void pass_close(struct pass *ps);
 /*
  * Before pass_run(): @bytes of the command's in every page's slot (from
  * a 4-byte boundary, zero for a new page), which turns ids_on; *@off is
- * where, for pass_state(). 0, or 1 after saying the slot is full.
+ * where, from the slot's start, for pass_state() and pgid_data(). 0, or 1
+ * after saying the slot is full.
  */
 int pass_reserve(struct pass *ps, size_t bytes, size_t *off);
 

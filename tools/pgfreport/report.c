@@ -127,6 +127,8 @@ int reports_main(const struct report *const *r, size_t n, int argc,
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
+		ps.want_ids |= r[i]->ids;
+	for (size_t i = 0; i < n; i++)
 		if (r[i]->begin && r[i]->begin(&ps)) {
 			status = 1;
 			goto close;

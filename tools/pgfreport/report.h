@@ -26,6 +26,7 @@ struct report {
 	pass_rec_fn rec;		/* optional; every record but faults */
 	pass_fault_fn fault;		/* optional */
 	pass_prefetch_fn prefetch;	/* optional */
+	bool ids;			/* needs ps->id (pass.want_ids) */
 	/* After the pass (@ok: the trace was read whole); its exit status. */
 	int (*end)(struct pass *ps, int status);
 };
