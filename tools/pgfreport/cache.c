@@ -69,7 +69,7 @@ int cache_attach(struct cache *c, struct pass *ps)
 		return pass_error(ps, "the simulations need the pages' ids");
 	if (pass_reserve(ps, sizeof(uint32_t), &c->off))
 		return 1;
-	reuse_attach(&c->lru, &ps->ids, c->off);
+	reuse_attach(&c->lru, &ps->pages, c->off);
 	return 0;
 }
 

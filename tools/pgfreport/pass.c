@@ -282,26 +282,26 @@ int pass_reserve(struct pass *ps, size_t bytes, size_t *off)
 				  PGID_DATA_MAX);
 	*off = (ps->want_ids ? PGID_DATA_OFF : PGID_NOID_OFF) + ps->data;
 	ps->data += bytes;
-	ps->ids_on = true;
+	ps->pages_on = true;
 	return 0;
 }
 
 /*
  * The hints of a binary trace's faults ahead (one process): the command's
- * own, and with ids, the slot of the page PASS_AHEAD records on, which
- * holds what every report keeps of it.
+ * own, and with the pages' table, the slot of the page PASS_AHEAD records
+ * on, which holds what every report keeps of it.
  */
 static inline void pass_hints(struct pass *ps)
 {
 	unsigned long long next;
 
-	if (!ps->prefetch && !ps->ids_on)
+	if (!ps->prefetch && !ps->pages_on)
 		return;
 	next = pgft_peek_addr(&ps->rd, PASS_AHEAD);
 	if (next && ps->prefetch)
 		ps->prefetch(ps, next);
-	if (next && ps->ids_on)
-		pgid_prefetch(&ps->ids, pass_page(ps, next));
+	if (next && ps->pages_on)
+		pgid_prefetch(&ps->pages, pass_page(ps, next));
 }
 
 int pass_run(struct pass *ps)
@@ -312,7 +312,7 @@ int pass_run(struct pass *ps)
 	int ret, status = 0;
 
 	pass_progress_init(ps);
-	if (ps->ids_on && pgid_set_data(&ps->ids, ps->data, ps->want_ids))
+	if (ps->pages_on && pgid_set_data(&ps->pages, ps->data, ps->want_ids))
 		return pass_error(ps, "the pages' table: %s", strerror(errno));
 	while ((ret = pgft_next_into(&ps->rd, &rec)) > 0) {
 		const struct pgft_region *g;
@@ -366,11 +366,11 @@ int pass_run(struct pass *ps)
 		sp = ps->whole ? (long)ps->P->index << 20 | ps->P->space : ps->index;
 		addr = ps->whole ? rec.addr | (unsigned long long)ps->P->index << 56 :
 				   rec.addr;
-		if (ps->ids_on && pgft_counted(rec.result)) {
-			struct pgid_slot *s = pgid_slot(&ps->ids, pass_page(ps, addr));
+		if (ps->pages_on && pgft_counted(rec.result)) {
+			struct pgid_slot *s = pgid_slot(&ps->pages, pass_page(ps, addr));
 
 			if (!s) {
-				pass_error(ps, "out of memory for the pages' ids "
+				pass_error(ps, "out of memory for the pages' table "
 					   "(or more than %u pages)", UINT32_MAX - 1);
 				exit(1);
 			}
@@ -393,7 +393,7 @@ int pass_run(struct pass *ps)
 
 void pass_close(struct pass *ps)
 {
-	pgid_free(&ps->ids);
+	pgid_free(&ps->pages);
 	pgft_space_free(&ps->as);
 	ptree_free(&ps->pt);
 	pgft_close(&ps->rd);

@@ -100,7 +100,7 @@ struct pass {
 	pass_fault_fn fault;
 	pass_prefetch_fn prefetch;	/* optional */
 	/*
-	 * With ids_on, the pass looks up the page of every fault it hands
+	 * With pages_on, the pass looks up the page of every fault it hands
 	 * to .fault that pgft_counted() takes, pass_page() of its @addr, in
 	 * a table whose slot for the page holds what the commands keep of
 	 * it (pass_reserve()): the reports of one pass find all their state
@@ -108,9 +108,9 @@ struct pass {
 	 * (set before pass_reserve()), the slot also numbers the pages
 	 * densely in the order first seen (pageid.h), in ps->id.
 	 */
-	bool ids_on;
+	bool pages_on;
 	bool want_ids;
-	struct pgid_map ids;
+	struct pgid_map pages;		/* the table */
 	size_t data;			/* the bytes pass_reserve() gave */
 	uint32_t id;			/* in .fault, with want_ids: the page's id */
 	struct pgid_slot *slot;		/* and its slot, until the next fault */
@@ -156,7 +156,7 @@ void pass_close(struct pass *ps);
 
 /*
  * Before pass_run(): @bytes of the command's in every page's slot (from
- * a 4-byte boundary, zero for a new page), which turns ids_on; *@off is
+ * a 4-byte boundary, zero for a new page), which turns pages_on; *@off is
  * where, from the slot's start, for pass_state() and pgid_data(). 0, or 1
  * after saying the slot is full.
  */
@@ -176,8 +176,8 @@ static inline void *pass_state(const struct pass *ps, size_t off)
  */
 static inline struct pgid_slot *pass_next_page(const struct pass *ps, size_t *i)
 {
-	while (*i < ps->ids.cap) {
-		struct pgid_slot *s = pgid_at(&ps->ids, (*i)++);
+	while (*i < ps->pages.cap) {
+		struct pgid_slot *s = pgid_at(&ps->pages, (*i)++);
 
 		if (s->key)
 			return s;

@@ -267,15 +267,15 @@ struct space *space_end(struct spaces *s)
 
 uint32_t space_count(const struct spaces *s, uint64_t page)
 {
-	const struct pgid_slot *slot;
+	struct pgid_slot *slot;
 	const struct space_page *p;
 
 	if (s->is_frozen)
 		return ps_count(&s->frozen, page);
-	slot = s->ps ? pgid_lookup(&s->ps->ids, page) : NULL;
+	slot = s->ps ? pgid_lookup(&s->ps->pages, page) : NULL;
 	if (!slot)
 		return 0;
-	p = pgid_data((struct pgid_slot *)slot, s->off);
+	p = pgid_data(slot, s->off);
 	return p->gen == s->shown + 1 ? p->n : 0;
 }
 
