@@ -103,40 +103,13 @@ int64_t reuse_ref(struct reuse *r, uint64_t page)
 	return d;
 }
 
-int64_t reuse_ref_at(struct reuse *r, uint32_t *t)
+int reuse_ref_room(struct reuse *r)
 {
-	uint32_t prev;
-	uint64_t d;
-
 	if (reuse_pages(r) == r->ids_cap && reuse_grow_ids(r))
-		return REUSE_NOMEM;
+		return -1;
 	if (r->now == r->sl.cap && reuse_compact(r))
-		return REUSE_NOMEM;
-	r->refs++;
-	if (!*t) {
-		slots_set(&r->sl, r->now);
-		*t = ++r->now;
-		r->cold++;
-		return REUSE_COLD;
-	}
-	/*
-	 * Of the 1s (one per page), those after the page's previous slot are
-	 * the other pages referenced since.
-	 */
-	prev = *t - 1;
-	d = slots_after(&r->sl, prev);
-	slots_move(&r->sl, prev, r->now);
-	*t = ++r->now;
-	r->bins[reuse_bin(d)]++;
-	if (d > r->max_dist)
-		r->max_dist = d;
-	/* hist[] is large: its increments wait, to overlap their misses */
-	if (!r->binned) {
-		r->pend[r->npend++] = (uint32_t)d;
-		if (r->npend == REUSE_PEND)
-			reuse_sync(r);
-	}
-	return (int64_t)d;
+		return -1;
+	return 0;
 }
 
 void reuse_sync(struct reuse *r)

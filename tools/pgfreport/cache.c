@@ -91,50 +91,24 @@ void cache_flush(struct cache *c)
 	c->nbatch = 0;
 }
 
-/* Count @d, the distance of a reference to the region tagged @tag. */
-static void cache_region(struct cache *c, uint64_t tag, int64_t d)
+void cache_region_grow(struct cache *c, uint64_t tag)
 {
-	struct reuse_reg *g;
+	size_t n = tag + 1 > 2 * c->nreg ? tag + 1 : 2 * c->nreg;
+	struct reuse_reg *g = realloc(c->reg, n * sizeof(*g));
 
-	if (tag >= c->nreg) {
-		size_t n = tag + 1 > 2 * c->nreg ? tag + 1 : 2 * c->nreg;
-
-		g = realloc(c->reg, n * sizeof(*g));
-		if (!g) {
-			fprintf(stderr, "%s: out of memory\n", pgft_prog);
-			exit(1);
-		}
-		memset(g + c->nreg, 0, (n - c->nreg) * sizeof(*g));
-		c->reg = g;
-		c->nreg = n;
+	if (!g) {
+		fprintf(stderr, "%s: out of memory\n", pgft_prog);
+		exit(1);
 	}
-	g = &c->reg[tag];
-	g->refs++;
-	if (d == REUSE_COLD)
-		g->cold++;
-	else
-		g->bins[reuse_bin(d)]++;
+	memset(g + c->nreg, 0, (n - c->nreg) * sizeof(*g));
+	c->reg = g;
+	c->nreg = n;
 }
 
-void cache_ref(struct cache *c, struct pass *ps, uint64_t tag)
+void cache_nomem(struct cache *c)
 {
-	int64_t d;
-
-	if (c->failed)
-		return;
-	d = reuse_ref_at(&c->lru, pass_state(ps, c->off));
-	if (d == REUSE_NOMEM) {
-		fprintf(stderr, "%s: out of memory for the reuse distances\n", pgft_prog);
-		c->failed = true;
-		return;
-	}
-	if (c->per_region)
-		cache_region(c, tag, d);
-	if (c->sim[MRC_FIFO]) {
-		c->ids[c->nbatch++] = ps->id;
-		if (c->nbatch == CACHE_BATCH)
-			cache_flush(c);
-	}
+	fprintf(stderr, "%s: out of memory for the reuse distances\n", pgft_prog);
+	c->failed = true;
 }
 
 /*

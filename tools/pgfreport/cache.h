@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include "../lib/mrc.h"
 #include "../lib/reuse.h"
+#include "pass.h"
 
 #define CACHE_BATCH 256
 
@@ -46,8 +47,6 @@ struct cache {
 	bool failed;
 };
 
-struct pass;
-
 /*
  * With @sims, the FIFO, CLOCK and OPT simulations at @sizes (NULL: the
  * default sizes), on up to @jobs CPUs (0: all this process may use; 1:
@@ -66,11 +65,44 @@ int cache_attach(struct cache *c, struct pass *ps);
 /* The ids so far to the sims. */
 void cache_flush(struct cache *c);
 
+/* Room in c.reg for the region tagged @tag. */
+void cache_region_grow(struct cache *c, uint64_t tag);
+/* Say the LRU stack ran out of memory; c->failed. */
+void cache_nomem(struct cache *c);
+
 /*
  * The pass's fault @ps (a reference: pgft_counted()), in the region
- * tagged @tag (per_region).
+ * tagged @tag (per_region). Inline, with the LRU stack's step.
  */
-void cache_ref(struct cache *c, struct pass *ps, uint64_t tag);
+static inline void cache_ref(struct cache *c, struct pass *ps, uint64_t tag)
+{
+	int64_t d;
+
+	if (c->failed)
+		return;
+	d = reuse_ref_at(&c->lru, pass_state(ps, c->off));
+	if (d == REUSE_NOMEM) {
+		cache_nomem(c);
+		return;
+	}
+	if (c->per_region) {
+		struct reuse_reg *g;
+
+		if (tag >= c->nreg)
+			cache_region_grow(c, tag);
+		g = &c->reg[tag];
+		g->refs++;
+		if (d == REUSE_COLD)
+			g->cold++;
+		else
+			g->bins[reuse_bin(d)]++;
+	}
+	if (c->sim[MRC_FIFO]) {
+		c->ids[c->nbatch++] = ps->id;
+		if (c->nbatch == CACHE_BATCH)
+			cache_flush(c);
+	}
+}
 
 /* After the last reference: 0, or 1 after a message. */
 int cache_end(struct cache *c);
