@@ -18,12 +18,6 @@ void wss_free(struct wss *w)
 	memset(w, 0, sizeof(*w));
 }
 
-/* The bin of gap @g >= 1: the smallest j with g <= 2^j. */
-static inline unsigned int gap_bin(uint64_t g)
-{
-	return g <= 1 ? 0 : 64 - __builtin_clzll(g - 1);
-}
-
 int wss_ref(struct wss *w, uint64_t page)
 {
 	struct pgid_slot *s = pgid_slot(&w->ids, page);
@@ -41,8 +35,8 @@ void wss_end_page(struct wss *w, const struct wss_page *p)
 	if (!p->last)
 		return;
 	g = w->refs - p->last + 1;
-	w->ecnt[gap_bin(g)]++;
-	w->esum[gap_bin(g)] += g;
+	w->ecnt[wss_gap_bin(g)]++;
+	w->esum[wss_gap_bin(g)] += g;
 	w->total += g;
 }
 
@@ -62,7 +56,7 @@ void wss_end(struct wss *w)
 /* The grid index of @tau, or -1 if @tau is not a power of two. */
 static int tau_bin(uint64_t tau)
 {
-	return tau && !(tau & (tau - 1)) ? (int)gap_bin(tau) : -1;
+	return tau && !(tau & (tau - 1)) ? (int)wss_gap_bin(tau) : -1;
 }
 
 uint64_t wss_sum(const struct wss *w, uint64_t tau)

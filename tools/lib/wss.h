@@ -78,6 +78,12 @@ static inline __attribute__((always_inline)) void wss_prefetch(const struct wss 
 	pgid_prefetch(&w->ids, page);
 }
 
+/* The bin of gap @g >= 1: the smallest j with g <= 2^j. */
+static inline unsigned int wss_gap_bin(uint64_t g)
+{
+	return g <= 1 ? 0 : 64 - __builtin_clzll(g - 1);
+}
+
 /*
  * The same, for a caller that keeps each page's struct wss_page (zero
  * before its first reference) and gives @p.
@@ -93,7 +99,7 @@ static inline void wss_ref_at(struct wss *w, struct wss_page *p)
 		w->cold++;
 	} else {
 		g = w->refs - p->last;
-		b = g <= 1 ? 0 : 64 - __builtin_clzll(g - 1);
+		b = wss_gap_bin(g);
 		w->cnt[b]++;
 		w->sum[b] += g;
 		w->total += g;
