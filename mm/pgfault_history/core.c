@@ -1400,10 +1400,12 @@ void __pgf_exit(struct task_struct *tsk)
 #ifdef PGF_STAGE_REGIONS
 /*
  * The last thread is leaving, its mm still there: a change still noted is
- * recorded, and the layout the reader is owed goes in whole now, past the
- * buffer's limit if need be (the records take less than the VMAs they
- * describe), for the trace to end with every region known. Nothing
- * changes the VMAs any more: every thread exits.
+ * recorded, and the layout the reader is owed goes in now, as far as the
+ * control ring at its limit holds it, for the trace to end with every
+ * region known. The exit cannot wait for a reader: what does not fit is
+ * counted lost, and no ring grows past its limit, the budget or the
+ * memory cgroup's headroom for it. Nothing changes the VMAs any more:
+ * every thread exits.
  */
 void __pgf_group_exit(struct task_struct *tsk)
 {

@@ -506,7 +506,6 @@ bool __pgf_emit_to(struct pgf_trace *t, struct pgf_cpu *c,
 #define PGF_REGIONS_CHANGE	0x0	/* the records of one change */
 #define PGF_REGIONS_PART	0x1	/* a part of a layout, more to come */
 #define PGF_REGIONS_LAST	0x2	/* the last part of a layout */
-#define PGF_REGIONS_PAST_LIMIT	0x4	/* the exit's parts: grow past the limit */
 
 bool pgf_emit_regions(struct pgf_trace *t, const void *recs, size_t len,
 		      unsigned int nr, unsigned int how, gfp_t gfp);

@@ -775,16 +775,22 @@ out_nomem:
 	return false;
 }
 
-/* Lost: count it, and owe the reader a whole new layout. */
-static void pgf_regions_lost(struct pgf_trace *t)
+/* @nr records lost: count them, and owe the reader a whole new layout. */
+static void pgf_regions_lost_nr(struct pgf_trace *t, unsigned long nr)
 {
 	t->shadow.sending = false;
 	spin_lock(&t->lock);
 	if (!t->dead) {
-		__pgf_count_lost(&t->ctl, PGF_KIND_OTHER);
+		t->ctl.lost_other += nr;
 		WRITE_ONCE(t->need_layout, true);
 	}
 	spin_unlock(&t->lock);
+}
+
+/* Lost: count it, and owe the reader a whole new layout. */
+static void pgf_regions_lost(struct pgf_trace *t)
+{
+	pgf_regions_lost_nr(t, 1);
 }
 
 /* A batch of more than this is freed once written (a layout). */
@@ -879,13 +885,26 @@ static bool pgf_regions_changed(struct pgf_trace *t, struct mm_struct *mm)
 	       atomic_read(&mm->pgf.epoch) != t->shadow.epoch;
 }
 
+/* The regions from @from on that the reader has not been told of. */
+static unsigned long pgf_untold(struct pgf_shadow *sh, unsigned long from)
+{
+	struct pgf_region *r;
+	unsigned long nr = 0;
+
+	for (r = pgf_first_after(sh, from); r; r = pgf_next(r))
+		nr += !pgf_told(sh, r);
+	return nr;
+}
+
 /**
  * pgf_regions_layout() - send the layout, or its next part
  * @t: the trace
  * @mm: the traced mm, its mmap lock held for reading, and nobody else
  *      recording it (t->mutex held)
- * @exiting: the process is exiting: the part goes in past the buffer's
- *           limit if need be, and is counted lost if it cannot
+ * @exiting: the process is exiting: a part that does not fit in the
+ *           control ring at its limit cannot wait for the reader, so it
+ *           and every part after it are counted lost, a record each (the
+ *           "layout lost" that the end of the trace then shows)
  *
  * A layout starts by bringing the shadow up to date with the whole VMA
  * tree (a VMA it knows keeps its id); the reader has been told of none of
@@ -948,13 +967,11 @@ bool pgf_regions_layout(struct pgf_trace *t, struct mm_struct *mm,
 	if (b.failed)
 		goto out_lost;
 	how = next == ULONG_MAX ? PGF_REGIONS_LAST : PGF_REGIONS_PART;
-	if (exiting)
-		how |= PGF_REGIONS_PAST_LIMIT;
 	if (!pgf_emit_regions(t, sh->batch, b.len, b.nr, how,
 			      GFP_KERNEL_ACCOUNT)) {
-		if (exiting)
-			goto out_lost;
 		pgf_batch_done(sh);
+		if (exiting)
+			pgf_regions_lost_nr(t, b.nr + pgf_untold(sh, next));
 		return false;
 	}
 	for (r = pgf_first_after(sh, sh->cursor); r && r->start < next;

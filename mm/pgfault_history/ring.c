@@ -461,15 +461,14 @@ static bool pgf_memcg_room(struct pgf_trace *t, size_t bytes)
 }
 
 /*
- * Grow ring @r of @t to the next size, allocating with @gfp; with @past,
- * past the trace's limit (and up to what a u32 counts), even if an
- * allocation failed before. Called and returns with its lock held, drops
- * it to allocate. Returns false if the ring cannot grow; true once it
- * grew, or, for a caller that may sleep, once another's growing ended:
- * the caller tries its write again.
+ * Grow ring @r of @t to the next size, up to the trace's limit, allocating
+ * with @gfp. Called and returns with its lock held, drops it to allocate.
+ * Returns false if the ring cannot grow; true once it grew, or, for a
+ * caller that may sleep, once another's growing ended: the caller tries
+ * its write again. No record, the exit's layout included, takes a ring
+ * past the limit, the budget or its memory cgroup's headroom.
  */
-static bool __pgf_grow(struct pgf_trace *t, struct pgf_ring *r, gfp_t gfp,
-		       bool past)
+static bool __pgf_grow(struct pgf_trace *t, struct pgf_ring *r, gfp_t gfp)
 {
 	struct pgf_buf *nb, *old;
 	size_t want;
@@ -488,21 +487,20 @@ static bool __pgf_grow(struct pgf_trace *t, struct pgf_ring *r, gfp_t gfp,
 		spin_lock(r->lock);
 		return true;
 	}
-	if ((r->stuck && !past) || r->alloc >= (past ? SZ_2G : t->limit))
+	if (r->stuck || r->alloc >= t->limit)
 		return false;
-	want = past ? r->alloc * 2 : min(r->alloc * 2, t->limit);
+	want = min(r->alloc * 2, t->limit);
 	/*
 	 * The memory cgroup's headroom: a ring that would eat into it stays
-	 * at its size, as one that cannot allocate (the exit's may not: it
-	 * is small and the trace's last).
+	 * at its size, as one that cannot allocate.
 	 */
-	if (!past && !pgf_memcg_room(t, want)) {
+	if (!pgf_memcg_room(t, want)) {
 		atomic_long_inc(&pgf_nr_memcg_held);
 		r->stuck = true;
 		return false;
 	}
-	/* The budget: a ring at it stays at its size (the exit's may not). */
-	if (!pgf_charge(t, want - r->alloc, past))
+	/* The budget: a ring at it stays at its size. */
+	if (!pgf_charge(t, want - r->alloc, false))
 		return false;
 	WRITE_ONCE(r->growing, true);
 	spin_unlock(r->lock);
@@ -738,7 +736,7 @@ void pgf_grow_work(struct work_struct *work)
 		if (r->want_grow) {
 			r->want_grow = false;
 			if (!READ_ONCE(t->dead))
-				__pgf_grow(t, r, GFP_KERNEL_ACCOUNT, false);
+				__pgf_grow(t, r, GFP_KERNEL_ACCOUNT);
 		}
 		spin_unlock(r->lock);
 	}
@@ -850,8 +848,7 @@ out_unlock:
  * @len: their total length in bytes
  * @nr: how many there are
  * @how: PGF_REGIONS_CHANGE, the records of a change, or a part of a
- *       layout (PGF_REGIONS_PART, PGF_REGIONS_LAST), which the exit's may
- *       write past the limit (PGF_REGIONS_PAST_LIMIT)
+ *       layout (PGF_REGIONS_PART, PGF_REGIONS_LAST)
  * @gfp: how the ring may grow for them (GFP_NOWAIT under the mmap
  *       write lock)
  *
@@ -862,7 +859,8 @@ out_unlock:
  * fault records are dropped until it has one. A part of a layout is the
  * start's, the reader's or the exit's (t->mutex held, which a stop
  * takes): one that does not fit is not lost, it is sent again once the
- * reader has drained the ring; the last part settles the debt.
+ * reader has drained the ring (the exit's, which cannot wait, is counted
+ * lost by its caller); the last part settles the debt.
  *
  * Context: process context, the traced mm's mmap lock held.
  * Return: true if the records were kept.
@@ -870,7 +868,6 @@ out_unlock:
 bool pgf_emit_regions(struct pgf_trace *t, const void *recs, size_t len,
 		      unsigned int nr, unsigned int how, gfp_t gfp)
 {
-	bool past = how & PGF_REGIONS_PAST_LIMIT;
 	bool change = how == PGF_REGIONS_CHANGE;
 	bool last = how & PGF_REGIONS_LAST;
 	bool kept = false, wake = false, arm = false;
@@ -880,7 +877,7 @@ bool pgf_emit_regions(struct pgf_trace *t, const void *recs, size_t len,
 		goto out_unlock;
 	for (;;) {
 		kept = __pgf_write_all(&t->ctl, recs, len, ktime_get_ns());
-		if (kept || !__pgf_grow(t, &t->ctl, gfp, past) || t->dead)
+		if (kept || !__pgf_grow(t, &t->ctl, gfp) || t->dead)
 			break;
 		/* The lock was dropped to grow: a stop may have come. */
 		if (change && !t->active)
