@@ -200,7 +200,13 @@ static void pgf_trace_free(struct work_struct *work)
 		put_cred(t->cred);
 	put_pid(t->tgid);
 	put_pid_ns(t->pid_ns);
-	kfree(t);
+	/*
+	 * Another process sharing the mm may have found the trace through
+	 * the mm's owner under rcu_read_lock() (pgf_trace_of_owner()), before
+	 * the owner's exec unpublished it: it takes a reference only if one is
+	 * left, and the structure stays until it is done looking.
+	 */
+	kfree_rcu(t, rcu);
 }
 
 /*
@@ -350,7 +356,8 @@ struct pgf_trace *pgf_trace_new(struct pid_namespace *ns,
  * @t: the trace
  *
  * Context: any but NMI; the memory is freed from a work item, so the last
- * reference may go where sleeping is not allowed.
+ * reference may go where sleeping is not allowed, and the structure
+ * itself an RCU grace period after that.
  */
 void pgf_trace_put(struct pgf_trace *t)
 {

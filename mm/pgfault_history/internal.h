@@ -410,6 +410,7 @@ struct pgf_trace {
 	wait_queue_head_t wait;		/* the reader */
 	struct timer_list wake_timer;	/* deferred wake-up of the reader */
 	struct work_struct free_work;	/* the last put, where it cannot sleep */
+	struct rcu_head rcu;		/* freed a grace period after that */
 	struct work_struct grow_work;	/* grows rings for the producers */
 #ifdef PGF_STAGE_REARM
 	unsigned int interval_ms;	/* interval mode; 0: off. Under mutex */

@@ -1140,7 +1140,9 @@ static void pgf_note(struct pgf_mm *m, unsigned long start,
 
 /*
  * The trace that follows @mm, found through its owner (the process that
- * created it: CONFIG_MEMCG keeps it), with a reference; or NULL.
+ * created it: CONFIG_MEMCG keeps it), with a reference; or NULL. The
+ * owner's exec may end its trace meanwhile: traces are freed an RCU grace
+ * period after their last reference goes (pgf_trace_free()).
  */
 static struct pgf_trace *pgf_trace_of_owner(struct mm_struct *mm)
 {

@@ -3,7 +3,8 @@
  * KUnit tests of the pgfault_history trace buffer: order, wrap-around,
  * growth, loss accounting and the LOST record, the control reserve, EOF,
  * region records all or nothing and the layout a loss calls for, records a
- * closing reader gives back.
+ * closing reader gives back, a trace freed an RCU grace period after its
+ * last reference.
  * Included at the end of mm/pgfault_history/core.c, so they reach its statics.
  */
 
@@ -13,6 +14,9 @@
 #define _PGFAULT_HISTORY_KUNIT_H
 
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
 
 /* A fault record whose address is @n, to check order and content. */
 static void pgf_test_fault(struct pgf_trace *t, struct pgf_rec *rec, u64 n)
@@ -602,6 +606,81 @@ static void pgf_test_merge_in_time_order(struct kunit *test)
 	pgf_trace_put(t);
 }
 
+/* A look at a trace under rcu_read_lock(), as pgf_trace_of_owner() takes. */
+struct pgf_test_look {
+	struct pgf_trace *t;
+	long traces;			/* pgf_nr_traces before the last put */
+	struct completion in, out;
+	bool freeing;			/* the free work started in time */
+	bool took;			/* refcount_inc_not_zero() succeeded */
+};
+
+static int pgf_test_look_fn(void *arg)
+{
+	struct pgf_test_look *x = arg;
+	int i;
+
+	rcu_read_lock();
+	complete(&x->in);
+	/* The last put comes now; its free work runs on the other CPU. */
+	for (i = 0; i < 1000; i++) {
+		if (atomic_long_read(&pgf_nr_traces) < x->traces)
+			break;
+		mdelay(1);
+	}
+	x->freeing = i < 1000;
+	mdelay(50);			/* pgf_trace_free() runs to its end */
+	x->took = refcount_inc_not_zero(&x->t->ref);
+	rcu_read_unlock();
+	complete(&x->out);
+	return 0;
+}
+
+/*
+ * A trace found under rcu_read_lock() (another process of the mm finds
+ * it through the mm's owner, whose exec may end it meanwhile) stays until
+ * the reader is done: its last put and its free work may run, and the
+ * look only fails to take a reference. Where it was freed at once, KASAN
+ * reports the look as a use after free. Needs a second CPU, where the
+ * free work runs while the look holds its read section.
+ */
+static void pgf_test_freed_after_a_grace_period(struct kunit *test)
+{
+	struct pgf_trace *t;
+	struct pgf_test_look *x;
+	struct task_struct *k;
+	unsigned int cpu;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	t = pgf_test_trace(test, PAGE_SIZE);
+	x->t = t;
+	init_completion(&x->in);
+	init_completion(&x->out);
+	/* The free work is queued on this CPU; the look runs on another. */
+	migrate_disable();
+	cpu = cpumask_any_but(cpu_online_mask, smp_processor_id());
+	k = kthread_create(pgf_test_look_fn, x, "pgf-test-look");
+	if (IS_ERR(k)) {
+		migrate_enable();
+		pgf_trace_put(t);
+		KUNIT_FAIL(test, "no kthread: %ld", PTR_ERR(k));
+		return;
+	}
+	kthread_bind(k, cpu);
+	x->traces = atomic_long_read(&pgf_nr_traces);
+	wake_up_process(k);
+	wait_for_completion(&x->in);
+	pgf_trace_put(t);		/* the last reference */
+	migrate_enable();
+	wait_for_completion(&x->out);
+	KUNIT_EXPECT_TRUE(test, x->freeing);
+	KUNIT_EXPECT_FALSE(test, x->took);
+	rcu_barrier();			/* the structure is freed before the next test */
+}
+
 static struct kunit_case pgf_test_cases[] = {
 	KUNIT_CASE(pgf_test_order_and_wrap),
 	KUNIT_CASE(pgf_test_full_counts_every_loss),
@@ -618,6 +697,7 @@ static struct kunit_case pgf_test_cases[] = {
 	KUNIT_CASE(pgf_test_end_always_fits),
 	KUNIT_CASE(pgf_test_unread_comes_first),
 	KUNIT_CASE(pgf_test_merge_in_time_order),
+	KUNIT_CASE(pgf_test_freed_after_a_grace_period),
 #ifdef PGF_STAGE_INHERIT
 	KUNIT_CASE(pgf_test_budget_covers_children),
 #endif
