@@ -157,19 +157,23 @@ static inline pte_t pgfault_history_mprotect_pte(struct vm_area_struct *vma,
  * pgfault_history_rearms() - may a PROT_NONE PTE of @mm be a re-armed page
  * @mm: the mm of a NUMA-hinting fault
  *
- * Called by do_numa_page(). While a trace follows @mm, a PROT_NONE PTE in
- * an accessible VMA may be one that re-arming made, to see the page's
- * next access (mm/pgfault_history/rearm.c). Its fault then restores that
- * PTE alone, not every PTE of a large folio at once: the other base pages'
- * next accesses must fault too. With NUMA balancing off, nothing else makes
- * such PTEs, and the page is not migrated either.
+ * Called by do_numa_page(). Once re-arming made PTEs of @mm PROT_NONE, to
+ * see each page's next access (mm/pgfault_history/rearm.c), a PROT_NONE
+ * PTE in an accessible VMA may be one of those. Its fault then restores
+ * that PTE alone, not every PTE of a large folio at once: the other base
+ * pages' next accesses must fault too. With NUMA balancing off, nothing
+ * else makes such PTEs, and the page is neither migrated nor counted as a
+ * NUMA hint, whether a trace still follows @mm or not: a stop and a fork
+ * restore those PTEs (pgf_unarm_mm()), and a fault that comes before the
+ * walk reaches its PTE only restores it. Not behind the static key: the
+ * key may go off before every such PTE is restored, and this is the
+ * hinting fault's path, not the fault path.
  *
- * Return: true if a trace follows @mm.
+ * Return: true if re-arming ever made a PTE of @mm PROT_NONE.
  */
 static inline bool pgfault_history_rearms(struct mm_struct *mm)
 {
-	return static_branch_unlikely(&pgf_tracing_key.key) &&
-	       unlikely(atomic_read(&mm->pgf.traces));
+	return unlikely(READ_ONCE(mm->pgf.armed));
 }
 #endif
 

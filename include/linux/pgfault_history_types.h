@@ -22,6 +22,10 @@
  *               mode): while > 0, a fault maps no page but its own
  * @epoch: counts the traces' comings and goings: a trace that sees it
  *         moved since it last recorded this mm compares everything once
+ * @armed: re-arming made PTEs of this mm PROT_NONE (where the hardware
+ *         keeps the accessed bit): set before such a walk, under the mmap
+ *         lock, and left set for the mm's life, so that a PROT_NONE PTE
+ *         of this mm may be a re-armed page (pgfault_history_rearms())
  * @nr: ranges in use in @start and @end, or PGF_MM_ALL
  * @start: where each range starts
  * @end: where each range ends (exclusive)
@@ -38,6 +42,7 @@ struct pgf_mm {
 	atomic_t traces;
 	atomic_t rereference;
 	atomic_t epoch;
+	bool armed;
 	unsigned int nr;
 	unsigned long start[PGF_MM_RANGES];
 	unsigned long end[PGF_MM_RANGES];

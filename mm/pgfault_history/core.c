@@ -1027,7 +1027,9 @@ static bool __pgf_deactivate(struct pgf_trace *t, u8 reason)
  * @exec_gen: the credential generation the file was opened in
  *
  * Stopping an untraced process does nothing. A fault already past the
- * test of the trace may still be recorded before the stop record.
+ * test of the trace may still be recorded before the stop record. Pages
+ * re-arming left inaccessible are made accessible again (pgf_rearm_end()),
+ * unless another trace follows the mm.
  *
  * Context: process context, may sleep.
  * Return: 0, -EACCES, -EINVAL, -EINTR.
@@ -1044,9 +1046,17 @@ int pgf_stop(struct task_struct *task, const struct cred *cred, u32 exec_gen)
 		return err;
 	t = pgf_trace_of(sig);
 	if (t) {
+#ifdef PGF_STAGE_REARM
+		struct mm_struct *mm __free(pgf_mmput) = pgf_live_mm(task);
+
+#endif
 		mutex_lock(&t->mutex);
 		was = __pgf_deactivate(t, PGF_STOP_USER);
 		mutex_unlock(&t->mutex);
+#ifdef PGF_STAGE_REARM
+		if (mm)
+			pgf_rearm_end(mm);
+#endif
 	}
 	up_read(&sig->exec_update_lock);
 	if (was)
@@ -1070,13 +1080,22 @@ static int __pgf_rearm(struct task_struct *task, struct pgf_trace *t)
 	err = mmap_read_lock_killable(mm);
 	if (err)
 		return err;
-	scoped_guard(mutex, &t->mutex) {
-#ifdef PGF_STAGE_WINDOW
-		/* In window mode, the window starts again, empty. */
-		__pgf_window_empty(t);
-#endif
-		WRITE_ONCE(t->rearmed, true);
+	/*
+	 * A stop since the test above restores what this walk would re-arm
+	 * once it has the mmap lock for writing: no walk after it.
+	 */
+	mutex_lock(&t->mutex);
+	if (!READ_ONCE(t->active) || t->mm != mm) {
+		mutex_unlock(&t->mutex);
+		mmap_read_unlock(mm);
+		return -ESRCH;
 	}
+#ifdef PGF_STAGE_WINDOW
+	/* In window mode, the window starts again, empty. */
+	__pgf_window_empty(t);
+#endif
+	WRITE_ONCE(t->rearmed, true);
+	mutex_unlock(&t->mutex);
 	err = pgf_rearm_mm(mm, &pages);
 	mmap_read_unlock(mm);
 	if (!err)

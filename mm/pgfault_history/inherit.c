@@ -75,6 +75,18 @@ void __pgf_fork(struct task_struct *p, struct pid *pid, u64 clone_flags)
 
 	if (!pt || !mm || (p->flags & PF_KTHREAD))
 		return;
+	/*
+	 * Fork copies PTEs as they are: the copy of a re-armed mm holds its
+	 * re-armed pages, inaccessible, for a process that nobody may trace.
+	 * They are restored before it runs (a trace of its own re-arms them
+	 * itself).
+	 */
+	if (!(clone_flags & CLONE_VM) && current->mm &&
+	    READ_ONCE(current->mm->pgf.armed)) {
+		mmap_write_lock(mm);
+		pgf_unarm_mm(mm);
+		mmap_write_unlock(mm);
+	}
 	mutex_lock(&pt->mutex);
 	inherit = READ_ONCE(pt->active) && pt->inherit;
 	mode.interval_ms = pt->interval_ms;

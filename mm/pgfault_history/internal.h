@@ -543,6 +543,8 @@ bool pgf_rearm_supported(void);
 void pgf_folio_referenced(struct folio *folio);
 int pgf_rearm_mm(struct mm_struct *mm, unsigned long *pages);
 unsigned long pgf_rearm_page(struct mm_struct *mm, unsigned long addr);
+unsigned long pgf_unarm_mm(struct mm_struct *mm);
+void pgf_rearm_end(struct mm_struct *mm);
 void pgf_rearm_record(struct pgf_trace *t, struct mm_struct *mm,
 		      unsigned long pages, u8 how);
 void __pgf_rearm_record(struct pgf_trace *t, unsigned long pages, u8 how);

@@ -83,6 +83,17 @@
  * - Migration, KSM merging and khugepaged collapsing map a page anew,
  *   accessible: not followed (NUMA balancing, which migrates on its own
  *   faults, stays off).
+ *
+ * When re-arming ends, nothing stays re-armed for a process nobody traces
+ * (x86; on UML an old PTE is what reclaim's aging makes too). The mm is
+ * marked (&pgf_mm.armed) before its first PTE is made PROT_NONE. A stop
+ * restores every such PTE (pgf_rearm_end(), under the mmap write lock,
+ * which keeps the walks out: a tick or a "rearm" that gets the lock after
+ * it finds the trace inactive and walks nothing), and a fork restores the
+ * new process's copy of them before it runs (pgf_unarm_mm()). Until then,
+ * and in a CLONE_VM process that keeps the mm after the traced one exec'd,
+ * do_numa_page() knows such a PTE by the mark: with NUMA balancing off, it
+ * only restores it, and neither migrates the page nor counts a hint.
  */
 #define pr_fmt(fmt) "pgfault: " fmt
 
@@ -101,6 +112,7 @@
 #include <linux/workqueue.h>
 #include <asm/tlbflush.h>
 
+#include "../internal.h"	/* vma_wants_manual_pte_write_upgrade() */
 #include "internal.h"
 
 /* A VMA is walked this many bytes at a time, with a resched between. */
@@ -301,6 +313,10 @@ static unsigned long pgf_rearm_range(struct vm_area_struct *vma,
 	struct mmu_notifier_range range;
 	unsigned long pages = 0;
 
+	/* Before any PTE is made PROT_NONE: see pgfault_history_rearms(). */
+	if (arch_has_hw_pte_young() && !READ_ONCE(vma->vm_mm->pgf.armed))
+		WRITE_ONCE(vma->vm_mm->pgf.armed, true);
+
 	mmu_notifier_range_init(&range, MMU_NOTIFY_PROTECTION_VMA, 0,
 				vma->vm_mm, start, end);
 	mmu_notifier_invalidate_range_start(&range);
@@ -427,6 +443,112 @@ void __pgf_rearm_moved(struct vm_area_struct *vma, unsigned long start,
 			false);
 }
 
+#ifdef CONFIG_NUMA_BALANCING
+/*
+ * A PTE that re-arming made PROT_NONE, made accessible again as
+ * do_numa_page() does (its protection from the VMA, writable where the
+ * VMA allows it without a fault), but not young: nothing accessed it.
+ */
+static int pgf_unarm_pte(pte_t *ptep, unsigned long addr, unsigned long next,
+			 struct mm_walk *walk)
+{
+	struct vm_area_struct *vma = walk->vma;
+	unsigned long *pages = walk->private;
+	pte_t old, pte = ptep_get(ptep);
+
+	if (!pte_present(pte) || !pte_protnone(pte))
+		return 0;
+	old = ptep_modify_prot_start(vma, addr, ptep);
+	pte = pte_modify(old, vma->vm_page_prot);
+	if (!pte_write(pte) && vma_wants_manual_pte_write_upgrade(vma) &&
+	    can_change_pte_writable(vma, addr, pte))
+		pte = pte_mkwrite(pte, vma);
+	ptep_modify_prot_commit(vma, addr, ptep, old, pte);
+	(*pages)++;
+	return 0;
+}
+
+/* Re-arming never makes a PMD PROT_NONE: leave huge mappings whole. */
+static int pgf_unarm_pmd(pmd_t *pmd, unsigned long addr, unsigned long next,
+			 struct mm_walk *walk)
+{
+	pmd_t pmde = pmdp_get_lockless(pmd);
+
+	if (pmd_trans_huge(pmde) || pmd_devmap(pmde))
+		walk->action = ACTION_CONTINUE;
+	return 0;
+}
+
+static const struct mm_walk_ops pgf_unarm_ops = {
+	.pmd_entry	= pgf_unarm_pmd,
+	.pte_entry	= pgf_unarm_pte,
+	.walk_lock	= PGWALK_RDLOCK,	/* the write lock is held */
+};
+
+static void pgf_unarm_chunk(struct vm_area_struct *vma, unsigned long start,
+			    unsigned long end, void *arg)
+{
+	struct mmu_notifier_range range;
+
+	mmu_notifier_range_init(&range, MMU_NOTIFY_PROTECTION_VMA, 0,
+				vma->vm_mm, start, end);
+	mmu_notifier_invalidate_range_start(&range);
+	walk_page_range_vma(vma, start, end, &pgf_unarm_ops, arg);
+	mmu_notifier_invalidate_range_end(&range);
+}
+#endif
+
+/**
+ * pgf_unarm_mm() - make the pages re-arming left inaccessible accessible
+ * @mm: the address space, its mmap lock held for writing: one that
+ *      re-arming walked (&pgf_mm.armed), or a new process's copy of one
+ *
+ * Where the hardware keeps the accessed bit, a re-armed page's PTE stays
+ * PROT_NONE until its next access. Once no trace of re-references follows
+ * @mm (a stop), or in a new process's copy of it (fork copies PTEs as they
+ * are), they are restored here, so that no PTE stays re-armed for a
+ * process nobody traces: its faults, NUMA balancing's hints and page
+ * placement are what they would be without the feature. The write lock
+ * keeps every re-arming walk out (they take it for reading); a fault
+ * under a VMA's lock that comes first only restores its PTE
+ * (pgfault_history_rearms()). Not killable: every PTE is restored. The
+ * walk yields the CPU as re-arming's does. Where software keeps the
+ * accessed bit (UML), an old PTE is what reclaim and idle page tracking
+ * make too, and faults once as there: nothing to restore.
+ *
+ * Return: the number of PTEs restored.
+ */
+unsigned long pgf_unarm_mm(struct mm_struct *mm)
+{
+	unsigned long pages = 0;
+
+	mmap_assert_write_locked(mm);
+#ifdef CONFIG_NUMA_BALANCING
+	if (arch_has_hw_pte_young())
+		pgf_walk_chunks(mm, NULL, 0, 0, pgf_unarm_chunk, &pages, false);
+#endif
+	return pages;
+}
+
+/**
+ * pgf_rearm_end() - a trace stopped re-arming an mm: restore its PTEs
+ * @mm: the address space the trace followed, with a reference
+ *
+ * Unless another trace follows @mm meanwhile (a CLONE_VM process's, or
+ * a new start's), which may have re-armed them: see pgf_unarm_mm().
+ *
+ * Context: may sleep; takes @mm's mmap lock for writing.
+ */
+void pgf_rearm_end(struct mm_struct *mm)
+{
+	if (!arch_has_hw_pte_young() || !READ_ONCE(mm->pgf.armed))
+		return;
+	mmap_write_lock(mm);
+	if (!atomic_read(&mm->pgf.traces))
+		pgf_unarm_mm(mm);
+	mmap_write_unlock(mm);
+}
+
 /**
  * __pgf_rearm_record() - write the REARM record of a re-arm of @t->mm
  * @t: the trace, active
@@ -537,6 +659,12 @@ static void pgf_tick(struct pgf_trace *t, struct mm_struct *mm)
 	bool sampling;
 #endif
 
+	/*
+	 * A stop restores re-armed pages under the mmap write lock once the
+	 * trace is inactive: a tick that gets the lock after it walks nothing.
+	 */
+	if (!READ_ONCE(t->active) || data_race(t->mm) != mm)
+		return;
 #ifdef PGF_STAGE_SAMPLE
 	mutex_lock(&t->mutex);
 	sampling = t->sample_ms;

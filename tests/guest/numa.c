@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <time.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "ktap.h"
@@ -440,6 +441,145 @@ TEST(re_armed_pages_stay_on_their_node_with_balancing_off)
 	EXPECT_GE(faults_with(&t, "reref"), NP);
 	EXPECT_EQ(on0, 0);
 	pgf_trace_free(&t);
+}
+
+/* ---- re-armed pages left behind ----------------------------------------- */
+
+struct leftover {
+	volatile unsigned long addr;	/* set once the pages are on node 1 */
+	volatile int step;		/* 1: fork; 2: read from node 0 */
+	volatile int child;		/* the child forked while re-armed */
+	volatile int read_parent, read_child;
+	volatile long faults_parent, faults_child;	/* taken by the reads */
+	volatile int stop;
+};
+
+/*
+ * Read every page from node 0's CPU once, counting the faults the reads
+ * take (getrusage() around them: nothing else is touched meanwhile), then
+ * wait for the end.
+ */
+static void leftover_read(struct leftover *lo, char *m, int cpu0,
+			  volatile int *done, volatile long *faults)
+{
+	struct rusage before, after;
+	volatile char sink;
+
+	while (lo->step < 2 && !lo->stop)
+		usleep(1000);
+	if (pin(cpu0))
+		_exit(12);
+	getrusage(RUSAGE_SELF, &before);
+	for (int i = 0; i < NP; i++)
+		sink = m[i * 4096UL];
+	getrusage(RUSAGE_SELF, &after);
+	(void)sink;
+	*faults = (after.ru_minflt - before.ru_minflt) +
+		  (after.ru_majflt - before.ru_majflt);
+	*done = 1;
+	while (!lo->stop)
+		usleep(1000);
+}
+
+/*
+ * The traced process: its pages made on node 1, a child forked once they
+ * are re-armed (step 1), then both read them from node 0 (step 2).
+ */
+static void leftover_main(struct leftover *lo, int cpu0, int cpu1)
+{
+	int status;
+	pid_t pid;
+	char *m;
+
+	if (pin(cpu1))
+		_exit(10);
+	m = mmap(NULL, NP * 4096UL, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		_exit(11);
+	madvise(m, NP * 4096UL, MADV_NOHUGEPAGE);
+	for (int i = 0; i < NP; i++)
+		m[i * 4096UL] = 1;
+	lo->addr = (unsigned long)m;
+	while (lo->step < 1 && !lo->stop)
+		usleep(1000);
+	pid = fork();
+	if (pid == 0) {
+		leftover_read(lo, m, cpu0, &lo->read_child, &lo->faults_child);
+		_exit(0);
+	}
+	lo->child = pid < 0 ? -1 : pid;
+	leftover_read(lo, m, cpu0, &lo->read_parent, &lo->faults_parent);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		_exit(13);
+	_exit(0);
+}
+
+/*
+ * With balancing off, the pages a trace re-armed are not left inaccessible
+ * for processes nobody traces: after "0", the traced process, and a child
+ * it forked while its pages were re-armed (fork copies PTEs as they are),
+ * read every page from the other node without a fault (getrusage()
+ * around the reads), no NUMA hinting fault is counted and no page
+ * migrates (/proc/vmstat), and move_pages() finds every page where it was.
+ */
+TEST(re_armed_pages_do_not_outlive_the_trace)
+{
+	int cpu0 = node_cpu(0), cpu1 = node_cpu(1), fd, status;
+	long hints, migrated;
+	struct balancing old;
+	struct leftover *lo;
+	pid_t pid;
+
+	if (pgf_read_long("/proc/sys/kernel/numa_balancing") < 0)
+		SKIP("no NUMA balancing");
+	if (cpu0 < 0 || cpu1 < 0 || cpu0 == cpu1)
+		SKIP("needs two NUMA nodes with CPUs (run-tests.py boots them)");
+	lo = mmap(NULL, sizeof(*lo), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(lo != MAP_FAILED);
+	pid = ASSERT_SYS(fork());
+	if (pid == 0)
+		leftover_main(lo, cpu0, cpu1);
+	for (int i = 0; i < 30000 && !lo->addr; i++)
+		usleep(1000);
+	ASSERT_TRUE(lo->addr != 0);
+	ASSERT_EQ(pages_on(pid, lo->addr, NP, 1), NP);
+	ASSERT_EQ(balancing_set(&old, 0), 0);
+	ASSERT_EQ(pgf_start(pid), 0);
+	fd = ASSERT_SYS(pgf_open(pid, O_NONBLOCK));
+	ASSERT_EQ(pgf_rearm(pid), 0);
+	lo->step = 1;
+	for (int i = 0; i < 30000 && !lo->child; i++)
+		usleep(1000);
+	ASSERT_GT(lo->child, 0);
+	ASSERT_EQ(pgf_stop(pid), 0);
+	hints = vmstat("numa_hint_faults");
+	migrated = vmstat("numa_pages_migrated");
+	lo->step = 2;
+	for (int i = 0; i < 60000 && !(lo->read_parent && lo->read_child); i++)
+		usleep(1000);
+	EXPECT_TRUE(lo->read_parent && lo->read_child);
+	hints = vmstat("numa_hint_faults") - hints;
+	migrated = vmstat("numa_pages_migrated") - migrated;
+	ktap_diag("reading %d pages from node 0: %ld and %ld faults (process, child), "
+		  "%ld hinting faults, %ld pages migrated; on node 1: %d and %d",
+		  NP, lo->faults_parent, lo->faults_child, hints, migrated,
+		  pages_on(pid, lo->addr, NP, 1),
+		  pages_on(lo->child, lo->addr, NP, 1));
+	EXPECT_EQ(lo->faults_parent, 0);
+	EXPECT_EQ(lo->faults_child, 0);
+	EXPECT_EQ(hints, 0);
+	EXPECT_EQ(migrated, 0);
+	EXPECT_EQ(pages_on(pid, lo->addr, NP, 1), NP);
+	EXPECT_EQ(pages_on(lo->child, lo->addr, NP, 1), NP);
+	balancing_restore(&old);
+	lo->stop = 1;
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(fd);
+	munmap(lo, sizeof(*lo));
 }
 
 KTAP_MAIN()
