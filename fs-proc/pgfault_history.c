@@ -59,7 +59,7 @@
 struct pgf_file {
 	struct pid *pid;		/* the process */
 	struct pid_namespace *ns;	/* of the /proc it was opened through */
-	u32 exec_gen;			/* credential generation at open */
+	u64 exec_gen;			/* credential generation at open */
 	struct pgf_trace *trace;	/* once attached as its reader */
 	struct mutex attach_lock;
 	struct mutex read_lock;		/* one read() at a time */

@@ -399,11 +399,24 @@ void pgf_trace_hold_cred(struct pgf_trace *t, const struct cred *cred)
 }
 
 /*
+ * Does @cred hold CAP_SYS_PTRACE in @ns? Asked of credentials that are not
+ * current's own, in the traced task's context: without auditing, and
+ * without marking current as having used a privilege (PF_SUPERPRIV), as
+ * ptrace_has_cap() asks with PTRACE_MODE_NOAUDIT.
+ */
+static bool pgf_cred_may_ptrace(const struct cred *cred,
+				struct user_namespace *ns)
+{
+	return !security_capable(cred, ns, CAP_SYS_PTRACE, CAP_OPT_NOAUDIT);
+}
+
+/*
  * May the holder of @cred still ptrace-attach @task, current, whose exec
  * has just committed its credentials and installed its mm? As
  * __ptrace_may_access() decides for another task (which skips the checks
  * for its own thread group): the ids, CAP_SYS_PTRACE, dumpability, then
- * the security modules, all with @cred as the tracer's.
+ * the security modules, all with @cred as the tracer's and nothing
+ * audited or marked in current's name (PTRACE_MODE_NOAUDIT).
  */
 static bool pgf_may_still_trace(struct task_struct *task,
 				const struct cred *cred)
@@ -421,20 +434,21 @@ static bool pgf_may_still_trace(struct task_struct *task,
 	      gid_eq(cred->fsgid, tcred->egid) &&
 	      gid_eq(cred->fsgid, tcred->sgid) &&
 	      gid_eq(cred->fsgid, tcred->gid)) ||
-	     ns_capable(tcred->user_ns, CAP_SYS_PTRACE);
+	     pgf_cred_may_ptrace(cred, tcred->user_ns);
 	rcu_read_unlock();
 	if (ok && mm && get_dumpable(mm) != SUID_DUMP_USER)
-		ok = ns_capable(mm->user_ns, CAP_SYS_PTRACE);
+		ok = pgf_cred_may_ptrace(cred, mm->user_ns);
 	if (ok)
 		ok = !security_ptrace_access_check(task,
-						   PTRACE_MODE_ATTACH_FSCREDS);
+						   PTRACE_MODE_ATTACH_FSCREDS |
+						   PTRACE_MODE_NOAUDIT);
 	revert_creds(old);
 	return ok;
 }
 
 /* The same, for a file bound to credential generation @gen. */
 static int __pgf_may_use(struct task_struct *task, const struct cred *cred,
-			 u32 gen)
+			 u64 gen)
 {
 	if (READ_ONCE(task->signal->pgf_exec_gen) != gen)
 		return -EACCES;
@@ -449,7 +463,7 @@ static int __pgf_may_use(struct task_struct *task, const struct cred *cred,
  * an exec. Returns 0 with the lock held, else an error with it released.
  */
 static int pgf_lock_may_use(struct task_struct *task, const struct cred *cred,
-			    u32 exec_gen)
+			    u64 exec_gen)
 {
 	struct signal_struct *sig = task->signal;
 	int err = down_read_killable(&sig->exec_update_lock);
@@ -474,7 +488,7 @@ static int pgf_lock_may_use(struct task_struct *task, const struct cred *cred,
  * Return: 0, -EACCES, -EINVAL for a kernel thread, -EINTR.
  */
 int pgf_check_access(struct task_struct *task, const struct cred *cred,
-		     u32 *exec_gen)
+		     u64 *exec_gen)
 {
 	struct signal_struct *sig = task->signal;
 	int err;
@@ -912,11 +926,11 @@ static int __pgf_start(struct task_struct *task, const struct cred *cred,
 #endif
 #ifdef PGF_STAGE_REARM
 int pgf_start(struct task_struct *task, const struct cred *cred,
-	      u32 exec_gen, struct pid_namespace *ns,
+	      u64 exec_gen, struct pid_namespace *ns,
 	      const struct pgf_mode *mode)
 #else
 int pgf_start(struct task_struct *task, const struct cred *cred,
-	      u32 exec_gen, struct pid_namespace *ns)
+	      u64 exec_gen, struct pid_namespace *ns)
 #endif
 {
 #ifdef PGF_STAGE_WINDOW
@@ -936,6 +950,16 @@ int pgf_start(struct task_struct *task, const struct cred *cred,
 	if (mode->interval_ms && !pgf_rearm_supported())
 		return -EOPNOTSUPP;
 #endif
+	/*
+	 * Refused before the key is touched: turning it on patches the
+	 * kernel's text on every CPU and the hooks of every process, which
+	 * is not for someone who may not trace @task. Checked again under
+	 * the lock below, which the increment may not be taken under.
+	 */
+	err = pgf_lock_may_use(task, cred, exec_gen);
+	if (err)
+		return err;
+	up_read(&task->signal->exec_update_lock);
 	/* Patches text at most once a second: no lock held here. */
 	static_branch_deferred_inc(&pgf_tracing_key);
 	err = pgf_lock_may_use(task, cred, exec_gen);
@@ -1034,7 +1058,7 @@ static bool __pgf_deactivate(struct pgf_trace *t, u8 reason)
  * Context: process context, may sleep.
  * Return: 0, -EACCES, -EINVAL, -EINTR.
  */
-int pgf_stop(struct task_struct *task, const struct cred *cred, u32 exec_gen)
+int pgf_stop(struct task_struct *task, const struct cred *cred, u64 exec_gen)
 {
 	struct signal_struct *sig = task->signal;
 	struct pgf_trace *t;
@@ -1120,7 +1144,7 @@ static int __pgf_rearm(struct task_struct *task, struct pgf_trace *t)
  * space left; -EACCES, -EINVAL as pgf_start(); -EOPNOTSUPP if this kernel
  * cannot re-arm pages; -EINTR.
  */
-int pgf_rearm(struct task_struct *task, const struct cred *cred, u32 exec_gen)
+int pgf_rearm(struct task_struct *task, const struct cred *cred, u64 exec_gen)
 {
 	int err;
 
@@ -1472,7 +1496,7 @@ void pgf_signal_free(struct signal_struct *sig)
  * file is reading it, -EACCES, -EINVAL, -EINTR.
  */
 int pgf_reader_attach(struct task_struct *task, const struct cred *cred,
-		      u32 exec_gen, struct pgf_trace **tp)
+		      u64 exec_gen, struct pgf_trace **tp)
 {
 	struct signal_struct *sig = task->signal;
 	struct pgf_trace *t;

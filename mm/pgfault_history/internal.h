@@ -618,23 +618,23 @@ static inline void pgf_trace_put_any(struct pgf_trace *t)
 
 DEFINE_FREE(pgf_trace, struct pgf_trace *, pgf_trace_put_any(_T))
 int pgf_check_access(struct task_struct *task, const struct cred *cred,
-		     u32 *exec_gen);
+		     u64 *exec_gen);
 #ifdef PGF_STAGE_REARM
 int pgf_start(struct task_struct *task, const struct cred *cred,
-	      u32 exec_gen, struct pid_namespace *ns,
+	      u64 exec_gen, struct pid_namespace *ns,
 	      const struct pgf_mode *mode);
 #else
 int pgf_start(struct task_struct *task, const struct cred *cred,
-	      u32 exec_gen, struct pid_namespace *ns);
+	      u64 exec_gen, struct pid_namespace *ns);
 #endif
 int pgf_stop(struct task_struct *task, const struct cred *cred,
-	     u32 exec_gen);
+	     u64 exec_gen);
 #ifdef PGF_STAGE_REARM
 int pgf_rearm(struct task_struct *task, const struct cred *cred,
-	      u32 exec_gen);
+	      u64 exec_gen);
 #endif
 int pgf_reader_attach(struct task_struct *task, const struct cred *cred,
-		      u32 exec_gen, struct pgf_trace **tp);
+		      u64 exec_gen, struct pgf_trace **tp);
 void pgf_reader_detach(struct pgf_trace *t);
 #ifdef PGF_STAGE_REGIONS
 int pgf_resend_layout(struct pgf_trace *t, struct pid *pid);

@@ -30,7 +30,8 @@
  * - traced: exit 0 if this process has no trace (reading its own file
  *   gives ESRCH), 1 if it has one; looks twice, 20 ms apart;
  * - work: start tracing itself (as root, legitimately), touch pages, wait
- *   for a byte on fd 0, exit.
+ *   for a byte on fd 0, exit;
+ * - wait: write "w" to fd 1, wait for a byte on fd 0, exit 0.
  */
 static int helper(const char *action)
 {
@@ -41,6 +42,11 @@ static int helper(const char *action)
 		if (write(2, "1", 1) == 1)
 			return 1;
 		return errno == EACCES ? 0 : 2;
+	}
+	if (!strcmp(action, "wait")) {
+		if (write(1, "w", 1) != 1 || read(0, &c, 1) != 1)
+			return 6;
+		return 0;
 	}
 	if (!strcmp(action, "traced")) {
 		for (int i = 0; i < 2; i++) {
@@ -121,6 +127,74 @@ TEST(setuid_program_cannot_be_made_to_start_itself)
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(WEXITSTATUS(status), 0);
+	unlink(HELPER);
+}
+
+/*
+ * A start refused for want of permission never takes a hold on the
+ * tracing static key, not even for a moment: turning it on patches the
+ * kernel's text on every CPU (where jump labels are built in) and turns
+ * the hooks on for every process. Root opens an ordinary process's file,
+ * the process execs a set-uid program, and every "1" written through the
+ * old file is then refused (EACCES), 2,000 times, while another process
+ * reads the key all along: with no trace anywhere, it never sees it held.
+ * (One CPU cannot show it: the reader never runs inside the write.)
+ */
+TEST(refused_start_never_holds_the_tracing_key)
+{
+	int up[2], down[2], fd, status, refused = 0;
+	volatile long *held, *reads;
+	pid_t pid, reader;
+	char c;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP("needs two CPUs: the key is read while the start is refused");
+	if (pgf_debug_wait("key", 0) != 0)
+		SKIP("the tracing key is held by another trace");
+	held = mmap(NULL, 2 * sizeof(long), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(held != MAP_FAILED);
+	reads = held + 1;
+	make_helper();
+	ASSERT_SYS(pipe(up));
+	ASSERT_SYS(pipe(down));
+	pid = ASSERT_SYS(fork());
+	if (pid == 0) {
+		become_user();
+		dup2(down[0], 0);
+		dup2(up[1], 1);
+		if (write(1, "u", 1) != 1 || read(0, &c, 1) != 1)
+			_exit(43);
+		run_helper("wait");
+	}
+	ASSERT_EQ(read(up[0], &c, 1), 1);
+	fd = ASSERT_SYS(pgf_open(pid, O_WRONLY));	/* while it is ordinary */
+	ASSERT_EQ(write(down[1], "x", 1), 1);
+	ASSERT_EQ(read(up[0], &c, 1), 1);		/* the helper runs */
+	ASSERT_EQ(c, 'w');
+	reader = ASSERT_SYS(fork());
+	if (reader == 0) {
+		while (*held >= 0) {
+			if (pgf_debug_value("key") > 0)
+				(*held)++;
+			(*reads)++;
+		}
+		_exit(0);
+	}
+	for (int i = 0; i < 2000; i++)
+		refused += write(fd, "1", 1) < 0 && errno == EACCES;
+	ktap_diag("%d of 2000 starts refused; the key read %ld times, held %ld of them",
+		  refused, *reads, *held);
+	EXPECT_EQ(refused, 2000);
+	EXPECT_GT(*reads, 0);
+	EXPECT_EQ(*held, 0);
+	*held = -1;
+	ASSERT_EQ(waitpid(reader, &status, 0), reader);
+	close(fd);
+	ASSERT_EQ(write(down[1], "x", 1), 1);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	munmap((void *)held, 2 * sizeof(long));
 	unlink(HELPER);
 }
 
