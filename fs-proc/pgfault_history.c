@@ -350,7 +350,9 @@ static void pgf_format(struct pgf_file *pf)
 /*
  * Where in raw the first record starts whose line has not been read: the
  * lines of the records from text_raw to raw_off are in text, read up to
- * text_off (whole lines only), so formatting them again tells which. Only
+ * text_off (whole lines only), so formatting them again tells which. The
+ * header line is never among them: it is read whole before a record is
+ * formatted, and the text starts again empty then (pgf_format()). Only
  * when the file is closed: the text is not needed any more.
  */
 static size_t pgf_unread_off(struct pgf_file *pf)
@@ -573,6 +575,9 @@ static ssize_t pgf_write(struct file *file, const char __user *ubuf,
 		return -EINVAL;
 	if (copy_from_user(kbuf, ubuf, count))
 		return -EFAULT;
+	/* "1\0junk" is not "1": nothing is taken that the command is not. */
+	if (memchr(kbuf, '\0', count))
+		return -EINVAL;
 	kbuf[count] = '\0';
 	s = strim(kbuf);
 #ifdef PGF_STAGE_REARM

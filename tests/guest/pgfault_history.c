@@ -100,6 +100,9 @@ TEST(bad_writes_are_refused)
 			ktap_diag("write \"%s\" gave %d", bad[i], ret);
 		EXPECT_EQ(ret, -EINVAL);
 	}
+	/* A command with a NUL in it, and something after. */
+	EXPECT_EQ(pgf_ctl(p.pid, "1\0junk", 6), -EINVAL);
+	EXPECT_EQ(pgf_ctl(p.pid, "0\0", 2), -EINVAL);
 	/* A write at a non-zero offset. */
 	pgf_path(path, sizeof(path), p.pid);
 	fd = ASSERT_SYS(open(path, O_WRONLY));
@@ -505,6 +508,63 @@ TEST(reader_closing_early_loses_nothing)
 	EXPECT_EQ(k, PAGES);
 	EXPECT_EQ(pgf_lost_faults(&t), 0);
 	EXPECT_EQ(pgf_ok_faults(&t), after - before);
+	pgf_trace_free(&t);
+	puppet_end(&p);
+}
+
+/*
+ * A reader that read the header and every line up to a stop, a line per
+ * read(), then closed: the next reader gets the rest from the line after
+ * it. That line is the second "start", shorter than the header line: a
+ * reader that counted the header's bytes as a record's when it gives back
+ * what it did not read would skip it.
+ */
+TEST(reader_closing_after_its_header_gives_back_the_next_line)
+{
+	struct pgf_trace t = { 0 };
+	size_t linelen = 0, lineno = 0, lines = 0;
+	char line[4096], buf[65536], last[4096] = "";
+	struct puppet p;
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	ASSERT_SYS(puppet_spawn(&p, touch_steps));
+	ASSERT_EQ(pgf_start(p.pid), 0);
+	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
+	ASSERT_EQ(pgf_stop(p.pid), 0);
+	ASSERT_EQ(pgf_start(p.pid), 0);
+	ASSERT_EQ(puppet_step(&p, 2), 0);
+	ASSERT_EQ(pgf_stop(p.pid), 0);
+	/*
+	 * The first reader: a line per read(), through the first "stop". A
+	 * read() returns whole lines only (EINVAL if not one fits), so the
+	 * smallest buffer that works returns exactly the next line.
+	 */
+	fd = ASSERT_SYS(pgf_open(p.pid, O_NONBLOCK));
+	while (strncmp(last, "stop ", 5)) {
+		size_t size = 1;
+
+		while ((n = read(fd, last, size)) < 0 && errno == EINVAL &&
+		       size < sizeof(last) - 1)
+			size++;
+		ASSERT_GT(n, 0);
+		last[n] = '\0';
+		ASSERT_EQ(last[n - 1], '\n');
+		ASSERT_LT(++lines, 10000);
+	}
+	close(fd);
+	/* The next reader: the rest, its header first. */
+	fd = ASSERT_SYS(pgf_open(p.pid, O_NONBLOCK));
+	while ((n = read(fd, buf + len, sizeof(buf) - len)) > 0)
+		len += n;
+	close(fd);
+	ASSERT_GT(len, 0);
+	ASSERT_EQ(pgf_trace_feed(&t, buf, len, line, &linelen, &lineno), 0);
+	ASSERT_GT(t.nr, 0);
+	ktap_diag("first reader: %zu lines through \"stop\"; next reader's first record: %s",
+		  lines, t.rec[0].type);
+	EXPECT_EQ(strcmp(t.rec[0].type, "start"), 0);
 	pgf_trace_free(&t);
 	puppet_end(&p);
 }
