@@ -9,10 +9,12 @@
  * for the contents of every kind of mapping; /proc/vmstat for migrations.
  */
 #include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include "ktap.h"
 #include "util.h"
 #include "pgf.h"
@@ -749,6 +751,123 @@ TEST(interval_mode_gives_every_interval_its_working_set)
 	EXPECT_GE(exact_a, 2);
 	EXPECT_GE(exact_b, 2);
 	pgf_trace_free(&t);
+}
+
+/* ---- two threads on one re-armed page ----------------------------------- */
+
+#define RACE_PAGES	256
+#define RACE_ROUNDS	30
+
+struct race {
+	volatile int round;		/* the parent's: sweep once more */
+	volatile int done[2];		/* each thread's last round swept */
+	volatile int stop;
+	volatile unsigned long addr;
+};
+
+static struct race *race;
+static char *race_area;
+
+static void *race_sweep(void *arg)
+{
+	int me = (int)(long)arg, seen = 0;
+	volatile char sink;
+
+	while (!race->stop) {
+		if (race->round == seen) {
+			sched_yield();
+			continue;
+		}
+		seen = race->round;
+		for (int i = 0; i < RACE_PAGES; i++)
+			sink = race_area[i * PAGE];
+		(void)sink;
+		race->done[me] = seen;
+	}
+	return NULL;
+}
+
+/*
+ * Two threads read the same re-armed pages at the same time, in the same
+ * order, after every "rearm": where both fault on one page, one of them
+ * made it accessible and the other found it done (do_numa_page()'s
+ * !pte_same() return): one re-reference, not two. Per page and re-arm, at
+ * most one "reref". (One CPU, as on UML, never makes them race.)
+ */
+TEST(two_threads_on_one_re_armed_page_are_one_re_reference)
+{
+	int fd, status, twice = 0, rerefs = 0, k = 0;
+	static unsigned char seen[RACE_PAGES];
+	struct pgf_trace t;
+	pid_t pid;
+
+	race = mmap(NULL, sizeof(*race), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(race != MAP_FAILED);
+	pid = ASSERT_SYS(fork());
+	if (pid == 0) {
+		pthread_t th;
+
+		race_area = mmap(NULL, RACE_PAGES * PAGE, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (race_area == MAP_FAILED)
+			_exit(2);
+		madvise(race_area, RACE_PAGES * PAGE, MADV_NOHUGEPAGE);
+		for (int i = 0; i < RACE_PAGES; i++)
+			race_area[i * PAGE] = 1;
+		if (pthread_create(&th, NULL, race_sweep, (void *)1L))
+			_exit(3);
+		race->addr = (unsigned long)race_area;
+		race_sweep((void *)0L);
+		pthread_join(th, NULL);
+		_exit(0);
+	}
+	for (int i = 0; i < 30000 && !race->addr; i++)
+		usleep(1000);
+	ASSERT_TRUE(race->addr != 0);
+	ASSERT_EQ(pgf_set_buffer_kb(4096), 0);
+	ASSERT_EQ(pgf_start(pid), 0);
+	ASSERT_EQ(pgf_set_buffer_kb(64), 0);
+	fd = ASSERT_SYS(pgf_open(pid, 0));
+	for (int r = 1; r <= RACE_ROUNDS; r++) {
+		ASSERT_EQ(pgf_rearm(pid), 0);
+		race->round = r;
+		for (int i = 0; i < 60000 && (race->done[0] != r ||
+					      race->done[1] != r); i++)
+			usleep(1000);
+		ASSERT_TRUE(race->done[0] == r && race->done[1] == r);
+	}
+	ASSERT_EQ(pgf_stop(pid), 0);
+	race->stop = 1;
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_EQ(pgf_read_all(fd, &t), 0);
+	close(fd);
+	for (size_t i = 0; i < t.nr; i++) {
+		const struct pgf_rec *r = &t.rec[i];
+		unsigned long pg;
+
+		if (!strcmp(r->type, "rearm")) {
+			memset(seen, 0, sizeof(seen));
+			k++;
+			continue;
+		}
+		if (strcmp(r->type, "fault") || strcmp(r->result, "reref") ||
+		    r->addr < race->addr ||
+		    r->addr >= race->addr + RACE_PAGES * PAGE)
+			continue;
+		pg = (r->addr - race->addr) / PAGE;
+		rerefs++;
+		twice += seen[pg]++ == 1;
+	}
+	ktap_diag("%d re-arms, %d rerefs of %d pages, %d pages with two in one re-arm",
+		  k, rerefs, RACE_PAGES, twice);
+	EXPECT_EQ(k, RACE_ROUNDS);
+	EXPECT_EQ(pgf_lost_faults(&t), 0);
+	EXPECT_EQ(twice, 0);
+	EXPECT_LE(rerefs, RACE_ROUNDS * RACE_PAGES);
+	pgf_trace_free(&t);
+	munmap(race, sizeof(*race));
 }
 
 KTAP_MAIN()
