@@ -704,7 +704,10 @@ static void pgf_rearm_task_work(struct callback_head *head)
 /*
  * A thread of the process that is running or about to (preferred: it
  * reaches user mode within a tick), else NULL if all of them sleep; with a
- * reference.
+ * reference. Never a user worker (an io_uring or vhost worker shares the
+ * mm but never returns to user mode, so its task work might never run and
+ * the clock would stop for good): a process whose only running threads
+ * are workers is walked by the work item, as one whose threads all sleep.
  */
 static struct task_struct *pgf_running_thread(struct pgf_trace *t)
 {
@@ -714,7 +717,9 @@ static struct task_struct *pgf_running_thread(struct pgf_trace *t)
 	p = pid_task(t->tgid, PIDTYPE_TGID);
 	if (p) {
 		for_each_thread(p, th) {
-			if (th->mm == t->mm && !(th->flags & PF_EXITING) &&
+			if (th->mm == t->mm &&
+			    !(th->flags & (PF_EXITING | PF_USER_WORKER |
+					   PF_IO_WORKER)) &&
 			    task_is_running(th)) {
 				found = th;
 				get_task_struct(found);

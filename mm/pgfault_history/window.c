@@ -241,11 +241,19 @@ void __pgf_window_empty(struct pgf_trace *t)
 
 static void pgf_window_task_work(struct callback_head *head);
 
-/* Have current re-arm what the window evicted before it returns to user. */
+/*
+ * Have current re-arm what the window evicted before it returns to user.
+ * Not a user worker (io_uring, vhost): it never returns to user mode, and
+ * a slot parked on it would stay taken; the next fault of another thread
+ * re-arms what it evicted.
+ */
 static void pgf_window_queue(struct pgf_trace *t)
 {
 	struct pgf_twork *tw;
 	int i;
+
+	if (current->flags & (PF_USER_WORKER | PF_IO_WORKER))
+		return;
 
 	for (i = 0; i < PGF_WINDOW_TWORKS; i++) {
 		if (test_and_set_bit(PGF_WINDOW_TWORK0 + i, &t->bits))
