@@ -121,12 +121,23 @@
 /**
  * pgf_rearm_supported() - can this kernel re-arm pages
  *
- * Return: true where the accessed bit is kept by software, or where the
- * NUMA-hinting PROT_NONE mechanism is built in.
+ * An opt-in per architecture, for those where one of the two ways is known
+ * to make the next access fault: where software keeps the accessed bit and
+ * an old PTE faults (UML, with the patch "um: map old pages without any
+ * access"; arm64 without the hardware Access Flag), and where the hardware
+ * keeps it and the NUMA-hinting PROT_NONE mechanism is built in (x86,
+ * arm64). Elsewhere an old PTE need not fault (powerpc, riscv with Svadu
+ * keep the bit in hardware without saying so through
+ * arch_has_hw_pte_young()): re-arming would record nothing.
+ *
+ * Return: true if re-arming works on this kernel and machine.
  */
 bool pgf_rearm_supported(void)
 {
-	return !arch_has_hw_pte_young() || IS_ENABLED(CONFIG_NUMA_BALANCING);
+	if (!arch_has_hw_pte_young())
+		return IS_ENABLED(CONFIG_UML) || IS_ENABLED(CONFIG_ARM64);
+	return (IS_ENABLED(CONFIG_X86) || IS_ENABLED(CONFIG_ARM64)) &&
+	       IS_ENABLED(CONFIG_NUMA_BALANCING);
 }
 
 /**
