@@ -128,6 +128,7 @@ struct totals {
 	unsigned long long records;	/* lines after the header */
 	unsigned long long faults, major, reref, remote, lost, regions;
 	unsigned long long samples;
+	bool owed;		/* other records lost since the last layout */
 	char partial[64];	/* an incomplete line carried to the next chunk */
 	size_t plen;
 };
@@ -151,6 +152,9 @@ static void count_line(struct totals *t, const char *l, size_t n)
 	} else if (n > 5 && !strncmp(l, "lost ", 5) &&
 		   sscanf(l, "lost %llu %llu", &a, &b) == 2) {
 		t->lost += a + b;
+		t->owed |= b > 0;
+	} else if (n > 7 && !strncmp(l, "layout ", 7)) {
+		t->owed = false;
 	} else if (n > 5 && !strncmp(l, "exit ", 5) &&
 		   sscanf(l, "exit %llu %llu %llu %llu %llu", &a, &b, &c, &d, &e) == 5) {
 		t->regions += e;
@@ -313,6 +317,11 @@ static void summary(const struct totals *t, const struct follow *fl,
 	if (fl && fl->unfollowed)
 		fprintf(stderr, "; %llu child%s NOT followed",
 			fl->unfollowed, fl->unfollowed == 1 ? "" : "ren");
+	if (!fl && t->owed)
+		fprintf(stderr, "; records were lost after the last layout (the "
+			"buffer was full, at the exit too): the regions at the "
+			"end may be incomplete (a larger vm.pgfault_history_buffer_kb "
+			"keeps them)");
 	fputc('\n', stderr);
 }
 
