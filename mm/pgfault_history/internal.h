@@ -299,6 +299,16 @@ struct pgf_shadow {
 #define PGF_REC_MAX		(sizeof(struct pgf_rec) + PATH_MAX)
 #endif
 
+/*
+ * The control ring may grow to this much whatever the limit: a part of a
+ * layout (pgf_regions_layout()) holds at least one record, a region's
+ * with a name up to PATH_MAX long, and may take half the ring; with a
+ * smaller ring (vm.pgfault_history_buffer_kb=4) a region with such a name
+ * would make a layout that never fits, and every fault would be dropped
+ * for the trace's life.
+ */
+#define PGF_CTL_MIN		SZ_16K
+
 /* The buffer: meta information first, then the ring of records. */
 struct pgf_buf {
 	u32 size;		/* bytes in data[] */

@@ -19,7 +19,9 @@
  * meta information (size, head, tail, bytes used). The CPU rings start at
  * 64 KiB shared among the CPUs (a page at least), the control ring at 16
  * KiB, and each doubles up to the limit taken from the sysctl
- * vm.pgfault_history_buffer_kb (default 64) when tracing starts. Every
+ * vm.pgfault_history_buffer_kb (default 64) when tracing starts (the
+ * control ring to 16 KiB at least: a region record with a PATH_MAX name
+ * must fit in half of it). Every
  * allocation is charged to the memory cgroup of the task that causes it
  * (a ring's growth to the traced process's, from a work item), and
  * counted against the trace's budget (&struct pgf_budget, pgf_charge()),
@@ -109,6 +111,15 @@
  */
 #define PGF_FINAL_RESERVE	(2 * (sizeof(struct pgf_rec) + sizeof(struct pgf_exit_rec)))
 #define PGF_RESERVE		(2 * PGF_FINAL_RESERVE)
+
+static_assert(2 * (PGF_REC_MAX + PGF_REC_ALIGN) + PGF_RESERVE <= PGF_CTL_MIN);
+
+/* The most ring @r of @t may grow to. */
+static size_t pgf_ring_limit(const struct pgf_trace *t,
+			     const struct pgf_ring *r)
+{
+	return r == &t->ctl ? max_t(size_t, t->limit, PGF_CTL_MIN) : t->limit;
+}
 
 /* Bytes of buffers held by all traces, for /sys/kernel/debug/pgfault_history. */
 atomic_long_t pgf_nr_buf_bytes = ATOMIC_LONG_INIT(0);
@@ -487,9 +498,9 @@ static bool __pgf_grow(struct pgf_trace *t, struct pgf_ring *r, gfp_t gfp)
 		spin_lock(r->lock);
 		return true;
 	}
-	if (r->stuck || r->alloc >= t->limit)
+	if (r->stuck || r->alloc >= pgf_ring_limit(t, r))
 		return false;
-	want = min(r->alloc * 2, t->limit);
+	want = min(r->alloc * 2, pgf_ring_limit(t, r));
 	/*
 	 * The memory cgroup's headroom: a ring that would eat into it stays
 	 * at its size, as one that cannot allocate.
@@ -703,7 +714,8 @@ static void pgf_after_write(struct pgf_trace *t, bool wake, bool arm)
 static void __pgf_want_grow(struct pgf_trace *t, struct pgf_ring *r)
 {
 	lockdep_assert_held(r->lock);
-	if (r->want_grow || r->growing || r->stuck || r->alloc >= t->limit ||
+	if (r->want_grow || r->growing || r->stuck ||
+	    r->alloc >= pgf_ring_limit(t, r) ||
 	    r->buf->used < r->buf->size / 2 || READ_ONCE(t->dead))
 		return;
 	r->want_grow = true;

@@ -8,6 +8,10 @@
  * marker page whose fault marks the checkpoint in the trace. The parent
  * replays the trace up to each marker fault and compares, field by field.
  */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -1094,6 +1098,107 @@ TEST(region_records_hold_no_kernel_addresses)
 	pgft_close(&rd);
 	fclose(f);
 	free(trace);
+}
+
+/* ---- a name as long as a path gets ------------------------------------ */
+
+#define LONG_DIR "/tmp/pgf-long"
+#define LONG_LEVELS 16	/* of 250 characters: a path of about 4,050 */
+#define LONG_PAGE 4096UL
+
+/* Make (or, with @remove, take away) the directories; the file's path. */
+static int long_path(char *path, size_t size, bool remove)
+{
+	char name[251];
+	size_t n;
+
+	memset(name, 'd', 250);
+	name[250] = '\0';
+	n = snprintf(path, size, "%s", LONG_DIR);
+	if (!remove && mkdir(path, 0755) && errno != EEXIST)
+		return -1;
+	for (int i = 0; i < LONG_LEVELS && n + 252 < size; i++) {
+		n += snprintf(path + n, size - n, "/%s", name);
+		if (!remove && mkdir(path, 0755) && errno != EEXIST)
+			return -1;
+	}
+	snprintf(path + n, size - n, "/f");
+	if (remove) {
+		unlink(path);
+		for (int i = 0; i <= LONG_LEVELS; i++) {
+			char *slash = strrchr(path, '/');
+
+			*slash = '\0';
+			rmdir(path);
+		}
+	}
+	return 0;
+}
+
+/*
+ * With the smallest buffer (vm.pgfault_history_buffer_kb=4), a process
+ * that maps a file whose path is about 4,050 characters long: its layout
+ * holds a region record larger than half a 4 KiB ring. The control ring
+ * grows as far as such a record needs, so the layout goes in and the
+ * faults after it are kept; with a control ring held to 4 KiB the
+ * layout never fit, and every fault was dropped for the trace's life.
+ */
+TEST(a_region_with_a_path_max_name_fits_the_smallest_buffer)
+{
+	static char path[4096], text[1 << 20];
+	int fd, go[2], ready[2], status, faults = 0;
+	size_t len = 0;
+	bool named = false;
+	char *p, c;
+	pid_t pid;
+	ssize_t n;
+
+	ASSERT_EQ(long_path(path, sizeof(path), false), 0);
+	ktap_diag("a path of %zu characters", strlen(path));
+	ASSERT_GT(strlen(path), 4000);
+	fd = ASSERT_SYS(open(path, O_RDWR | O_CREAT | O_TRUNC, 0644));
+	ASSERT_SYS(ftruncate(fd, 4 * LONG_PAGE));
+	ASSERT_SYS(pipe(go));
+	ASSERT_SYS(pipe(ready));
+	pid = ASSERT_SYS(fork());
+	if (pid == 0) {
+		char *m = mmap(NULL, 4 * LONG_PAGE, PROT_READ, MAP_SHARED, fd, 0);
+		char *a = mmap(NULL, 16 * LONG_PAGE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (m == MAP_FAILED || a == MAP_FAILED ||
+		    write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(2);
+		for (int i = 0; i < 16; i++)
+			a[i * LONG_PAGE] = 1;
+		_exit(0);
+	}
+	close(fd);
+	ASSERT_EQ(read(ready[0], &c, 1), 1);	/* the file is mapped */
+	ASSERT_EQ(pgf_set_buffer_kb(4), 0);
+	ASSERT_EQ(pgf_start(pid), 0);
+	ASSERT_EQ(pgf_set_buffer_kb(64), 0);
+	fd = ASSERT_SYS(pgf_open(pid, 0));
+	ASSERT_EQ(write(go[1], "g", 1), 1);
+	while ((n = read(fd, text + len, sizeof(text) - 1 - len)) > 0)
+		len += n;
+	EXPECT_EQ(n, 0);
+	text[len] = '\0';
+	close(fd);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, "fault ", 6))
+			faults++;
+		if (!strncmp(p, "map ", 4) && strstr(p, path) &&
+		    strstr(p, path) < strchr(p, '\n'))
+			named = true;
+	}
+	ktap_diag("%d faults kept, the long-named region %s", faults,
+		  named ? "told" : "never told");
+	EXPECT_TRUE(named);
+	EXPECT_GE(faults, 16);
+	long_path(path, sizeof(path), true);
 }
 
 KTAP_MAIN()

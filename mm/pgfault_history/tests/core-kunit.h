@@ -393,7 +393,8 @@ static size_t pgf_test_batch(struct kunit *test, struct pgf_trace *t,
 static void pgf_test_regions_all_or_nothing(struct kunit *test)
 {
 	struct pgf_trace *t = pgf_test_trace(test, PAGE_SIZE);
-	unsigned int big = 2 * PAGE_SIZE / sizeof(struct pgf_rec);
+	/* Past what the control ring may grow to, whatever the limit. */
+	unsigned int big = 2 * PGF_CTL_MIN / sizeof(struct pgf_rec);
 	struct pgf_rec *recs = kunit_kcalloc(test, big, sizeof(*recs), GFP_KERNEL);
 	u64 next = 0, lost = 0;
 	struct pgf_rec rec;
