@@ -43,9 +43,10 @@
  * A child created with CLONE_VM (vfork(), posix_spawn()) shares its
  * creator's mm until it execs or exits: its faults go to its own trace
  * (the fault hook looks at current's process), and so do the region
- * changes its threads make; the other trace sees them when one of its
- * threads next releases the mmap write lock (two traces of one mm compare
- * the whole tree, see the DOC: in mm/pgfault_history/regions.c). In window
+ * changes its threads make; the other trace records them before one of
+ * its threads next returns to user space or takes a traced fault (the
+ * changes are noted in the mm, and two traces of one mm compare the whole
+ * tree: see the DOC: in mm/pgfault_history/regions.c). In window
  * mode the shared mm is not re-armed for the child's empty window.
  */
 #define pr_fmt(fmt) "pgfault: " fmt

@@ -581,7 +581,7 @@ static bool pgf_vmas_kept(const struct pgf_vmas *w)
 
 /*
  * The next VMA, or NULL. Inlined, as pgf_vmas_next() is: the calls cost
- * 3% of an mmap()+munmap() pair (make bench-icount).
+ * 3% of the instructions of an mmap()+munmap() pair.
  */
 static __always_inline struct vm_area_struct *
 pgf_vmas_walk(struct pgf_vmas *w)
