@@ -153,15 +153,28 @@ static u64 pgf_test_fill(struct pgf_trace *t)
 	return n;
 }
 
-/* Fill the control ring with records 0, 1, ... until one is lost. */
+/*
+ * Fill the control ring with records 0, 1, ... until one is lost with the
+ * ring at the most it may grow to (PGF_CTL_MIN whatever the limit): the
+ * work item that grows it runs in between, so that it cannot grow later.
+ */
 static u64 pgf_test_fill_ctl(struct pgf_trace *t)
 {
 	struct pgf_rec rec;
-	u64 n;
+	size_t before;
+	u64 n = 0;
 
-	for (n = 0; !t->ctl.lost_other; n++) {
-		pgf_test_fault(t, &rec, n);
-		pgf_emit(t, &rec, PGF_KIND_OTHER);
+	/* A doubling per round, to PGF_CTL_MIN at most: a few rounds. */
+	for (int round = 0; round < 16; round++) {
+		before = READ_ONCE(t->ctl.alloc);
+		do {
+			pgf_test_fault(t, &rec, n++);
+			pgf_emit(t, &rec, PGF_KIND_OTHER);
+		} while (!t->ctl.lost_other);
+		flush_work(&t->grow_work);
+		/* Full, and it did not grow in this round: full for good. */
+		if (READ_ONCE(t->ctl.alloc) == before)
+			break;
 	}
 	return n;
 }
