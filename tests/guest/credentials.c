@@ -106,6 +106,27 @@ static void run_helper(const char *action)
 }
 
 /*
+ * A child that becomes uid 1000, says so ("u" on @up) and, once told (a
+ * byte on @down), runs the set-uid helper's @action with @down as its
+ * standard input and @up as its standard output.
+ */
+static pid_t spawn_user_then_helper(int up[2], int down[2], const char *action)
+{
+	pid_t pid = fork();
+	char c;
+
+	if (pid == 0) {
+		become_user();
+		dup2(down[0], 0);
+		dup2(up[1], 1);
+		if (write(1, "u", 1) != 1 || read(0, &c, 1) != 1)
+			_exit(43);
+		run_helper(action);
+	}
+	return pid;
+}
+
+/*
  * A set-uid program whose stderr is the caller's pgfault_history file (of
  * the caller's own process, which the program now is) must not be made to
  * start tracing itself.
@@ -158,15 +179,7 @@ TEST(refused_start_never_holds_the_tracing_key)
 	make_helper();
 	ASSERT_SYS(pipe(up));
 	ASSERT_SYS(pipe(down));
-	pid = ASSERT_SYS(fork());
-	if (pid == 0) {
-		become_user();
-		dup2(down[0], 0);
-		dup2(up[1], 1);
-		if (write(1, "u", 1) != 1 || read(0, &c, 1) != 1)
-			_exit(43);
-		run_helper("wait");
-	}
+	pid = ASSERT_SYS(spawn_user_then_helper(up, down, "wait"));
 	ASSERT_EQ(read(up[0], &c, 1), 1);
 	fd = ASSERT_SYS(pgf_open(pid, O_WRONLY));	/* while it is ordinary */
 	ASSERT_EQ(write(down[1], "x", 1), 1);
@@ -211,16 +224,7 @@ TEST(file_opened_before_setuid_exec_sees_nothing_after)
 	make_helper();
 	ASSERT_SYS(pipe(up));
 	ASSERT_SYS(pipe(down));
-	pid = ASSERT_SYS(fork());
-	if (pid == 0) {
-		become_user();
-		dup2(down[0], 0);
-		dup2(up[1], 1);
-		/* Tell the parent the child is uid 1000's now. */
-		if (write(1, "u", 1) != 1 || read(0, &c, 1) != 1)
-			_exit(43);
-		run_helper("work");
-	}
+	pid = ASSERT_SYS(spawn_user_then_helper(up, down, "work"));
 	ASSERT_EQ(read(up[0], &c, 1), 1);
 	/* Opened by uid 1000 while the child is still uid 1000's. */
 	pid_t opener = ASSERT_SYS(fork());
