@@ -11,13 +11,16 @@
 #   LIBCACHESIM_SRC=DIR tests/bench/libcachesim.sh [TRACE...]
 #
 # DIR: a libCacheSim checkout, or its git directory (it is archived without
-# its large data/), default the mirror the team's fetch tool keeps
-# (/work/.mirror/1a1a11a+libCacheSim/repo). Its build dependencies come
+# its large data/); required, the tree fetches nothing. Its build dependencies come
 # from Debian. Without TRACE: a generated trace of 10^6 references
 # (gentrace). Exits 1 if a count differs.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-src=${LIBCACHESIM_SRC:-/work/.mirror/1a1a11a+libCacheSim/repo}
+src=${LIBCACHESIM_SRC:-}
+if [ -z "$src" ]; then
+	echo "libcachesim.sh: give LIBCACHESIM_SRC=DIR, a checkout of libCacheSim's public source (or its git directory)" >&2
+	exit 2
+fi
 out=$top/build/libcachesim
 bin=$top/build/host/bin
 sizes=${SIZES:-64,256,1024,4096,16384,65536}
