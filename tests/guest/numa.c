@@ -249,16 +249,12 @@ struct mover {
 	volatile int stop;
 };
 
-/*
- * The child: its pages made on node 1's CPU, then read from node 0's, over
- * and over (go 1) or once (go 2).
- */
-static void mover(struct mover *mv, int cpu0, int cpu1)
+/* NP pages written from @cpu (its node's), in base pages; exits on error. */
+static char *pages_made_on(int cpu)
 {
-	volatile char sink;
 	char *m;
 
-	if (pin(cpu1))
+	if (pin(cpu))
 		_exit(10);
 	m = mmap(NULL, NP * 4096UL, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -267,6 +263,18 @@ static void mover(struct mover *mv, int cpu0, int cpu1)
 	madvise(m, NP * 4096UL, MADV_NOHUGEPAGE);
 	for (int i = 0; i < NP; i++)
 		m[i * 4096UL] = 1;
+	return m;
+}
+
+/*
+ * The child: its pages made on node 1's CPU, then read from node 0's, over
+ * and over (go 1) or once (go 2).
+ */
+static void mover(struct mover *mv, int cpu0, int cpu1)
+{
+	volatile char sink;
+	char *m = pages_made_on(cpu1);
+
 	mv->addr = (unsigned long)m;
 	while (!mv->go && !mv->stop)
 		usleep(1000);
@@ -487,19 +495,10 @@ static void leftover_read(struct leftover *lo, char *m, int cpu0,
  */
 static void leftover_main(struct leftover *lo, int cpu0, int cpu1)
 {
+	char *m = pages_made_on(cpu1);
 	int status;
 	pid_t pid;
-	char *m;
 
-	if (pin(cpu1))
-		_exit(10);
-	m = mmap(NULL, NP * 4096UL, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
-		_exit(11);
-	madvise(m, NP * 4096UL, MADV_NOHUGEPAGE);
-	for (int i = 0; i < NP; i++)
-		m[i * 4096UL] = 1;
 	lo->addr = (unsigned long)m;
 	while (lo->step < 1 && !lo->stop)
 		usleep(1000);
