@@ -785,7 +785,7 @@ static long pgf_ioctl_child(struct file *file, struct pgf_file *pf,
 		put_unused_fd(fd);
 		return err;
 	}
-	pgf_trace_hold_cred(c, file->f_cred);
+	pgf_trace_hold_cred(c, file->f_cred, true);
 	cf->pid = get_pid(c->tgid);
 	cf->ns = c->pid_ns;
 	pgf_reader_start(cf, c);

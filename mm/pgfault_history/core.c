@@ -196,8 +196,10 @@ static void pgf_trace_free(struct work_struct *work)
 	kfree(t->unread);
 	pgf_uncharge(t, t->charged);
 	pgf_budget_put(t->budget);
-	if (t->cred)
-		put_cred(t->cred);
+	if (t->start_cred)
+		put_cred(t->start_cred);
+	if (t->reader_cred)
+		put_cred(t->reader_cred);
 	put_pid(t->tgid);
 	put_pid_ns(t->pid_ns);
 	/*
@@ -381,21 +383,47 @@ static int __pgf_may_trace(struct task_struct *task, const struct cred *cred)
 }
 
 /**
- * pgf_trace_hold_cred() - whose reading the trace is held to from now on
+ * pgf_trace_hold_cred() - hold the trace to the credentials of a file
  * @t: the trace
- * @cred: the credentials of the file that starts or reads it
+ * @cred: the credentials of the file, NULL for none
+ * @reader: the file reads the trace; else it started it
+ *
+ * A start does not replace the reader's credentials, nor a reader the
+ * starter's: the exec check (pgf_exec()) tests the reader's.
  */
-void pgf_trace_hold_cred(struct pgf_trace *t, const struct cred *cred)
+void pgf_trace_hold_cred(struct pgf_trace *t, const struct cred *cred,
+			 bool reader)
 {
+	const struct cred **slot = reader ? &t->reader_cred : &t->start_cred;
 	const struct cred *old;
 
-	get_cred(cred);
+	if (cred)
+		get_cred(cred);
 	spin_lock(&t->lock);
-	old = t->cred;
-	t->cred = cred;
+	old = *slot;
+	*slot = cred;
 	spin_unlock(&t->lock);
 	if (old)
 		put_cred(old);
+}
+
+/**
+ * pgf_trace_get_cred() - the credentials an exec of the process is checked
+ * against: its reader's, else its starter's
+ * @t: the trace
+ *
+ * Return: a reference to them (put_cred()), or NULL
+ */
+const struct cred *pgf_trace_get_cred(struct pgf_trace *t)
+{
+	const struct cred *cred;
+
+	spin_lock(&t->lock);
+	cred = t->reader_cred ?: t->start_cred;
+	if (cred)
+		get_cred(cred);
+	spin_unlock(&t->lock);
+	return cred;
 }
 
 /*
@@ -850,7 +878,7 @@ static int __pgf_start(struct task_struct *task, const struct cred *cred,
 		mmap_read_unlock(mm);
 #endif
 	if (!err)
-		pgf_trace_hold_cred(t, cred);
+		pgf_trace_hold_cred(t, cred, false);
 	return err;
 }
 
@@ -1371,10 +1399,7 @@ void pgf_exec(struct linux_binprm *bprm)
 		 * of user or of security domain made without AT_SECURE
 		 * (setresuid() before the exec, an LSM transition) ends it.
 		 */
-		spin_lock(&t->lock);
-		if (t->cred)
-			cred = get_cred(t->cred);
-		spin_unlock(&t->lock);
+		cred = pgf_trace_get_cred(t);
 		if (cred && !pgf_may_still_trace(current, cred))
 			cred_change = true;
 		if (cred)
@@ -1518,7 +1543,7 @@ int pgf_reader_attach(struct task_struct *task, const struct cred *cred,
 	}
 	spin_unlock(&t->lock);
 	if (!err)
-		pgf_trace_hold_cred(t, cred);
+		pgf_trace_hold_cred(t, cred, true);
 out_unlock:
 	up_read(&sig->exec_update_lock);
 	return err;
@@ -1530,6 +1555,7 @@ out_unlock:
  */
 void pgf_reader_detach(struct pgf_trace *t)
 {
+	pgf_trace_hold_cred(t, NULL, true);
 	spin_lock(&t->lock);
 	t->reader = false;
 	spin_unlock(&t->lock);

@@ -108,11 +108,11 @@ void __pgf_fork(struct task_struct *p, struct pid *pid, u64 clone_flags)
 		goto out_free_window;
 	t->tgid = get_pid(pid);
 	t->child_nr = pid_nr_ns(pid, pt->pid_ns);
-	/* Read by its creator's reader: held to the same credentials. */
-	spin_lock(&pt->lock);
-	if (pt->cred)
-		t->cred = get_cred(pt->cred);
-	spin_unlock(&pt->lock);
+	/*
+	 * Read by whoever claims it through its creator's reader: held to
+	 * that reader's credentials, else to its creator's starter's.
+	 */
+	t->start_cred = pgf_trace_get_cred(pt);
 	/* The child's cgroups are set up later: the creator's memcg. */
 	t->memcg = get_mem_cgroup_from_current();
 	/*

@@ -408,11 +408,14 @@ struct pgf_trace {
 #endif
 	bool reader;			/* a file is reading */
 	/*
-	 * Who reads the trace: the starter's credentials, then the
-	 * reader's (a child's: its creator's trace's). Every exec checks
-	 * them against the new image. Under lock.
+	 * Whose reading the trace is held to. Every exec checks the
+	 * reader's credentials against the new image, or, while no file
+	 * reads, the starter's (a child's: its creator's reader's, else
+	 * its creator's starter's), the reader to be: a later reader is
+	 * checked as it attaches. Under lock.
 	 */
-	const struct cred *cred;
+	const struct cred *start_cred;
+	const struct cred *reader_cred;
 	unsigned long bits;		/* PGF_GROW_QUEUED and the others */
 	void *unread;			/* a closed reader's records, first */
 	size_t unread_len, unread_cap;
@@ -590,7 +593,9 @@ bool pgf_charge(struct pgf_trace *t, long bytes, bool force);
 void pgf_uncharge(struct pgf_trace *t, long bytes);
 void pgf_key_put(void);
 void pgf_trace_end(struct pgf_trace *t, struct pgf_exit_rec *ex);
-void pgf_trace_hold_cred(struct pgf_trace *t, const struct cred *cred);
+void pgf_trace_hold_cred(struct pgf_trace *t, const struct cred *cred,
+			 bool reader);
+const struct cred *pgf_trace_get_cred(struct pgf_trace *t);
 
 #if defined(PGF_STAGE_INHERIT)
 int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,

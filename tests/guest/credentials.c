@@ -527,7 +527,7 @@ static int only_cap_setuid(void)
  * ptrace the program (another uid, no CAP_SYS_PTRACE), must see nothing
  * of the new image: /proc/<pid>/mem could not be opened on it now.
  */
-TEST(exec_after_a_change_of_user_ends_a_reader_that_lost_access)
+static void reader_loses_access(bool restart_as_root)
 {
 	int go[2], ready[2], dropped[2], status, execs = 0, stops = 0, after = 0;
 	char c, self[4096];
@@ -587,12 +587,32 @@ TEST(exec_after_a_change_of_user_ends_a_reader_that_lost_access)
 		waitpid(r, &status, 0);
 		ASSERT_EQ(WEXITSTATUS(status), 0);	/* says which step */
 	}
+	if (restart_as_root) {
+		ASSERT_EQ(pgf_stop(p), 0);
+		ASSERT_EQ(pgf_start(p), 0);
+	}
 	ASSERT_EQ(write(go[1], "g", 1), 1);
 	ASSERT_EQ(waitpid(p, &status, 0), p);
 	EXPECT_EQ(status, 0);	/* (50 + N) << 8: its step N failed */
 	ASSERT_EQ(waitpid(r, &status, 0), r);
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST(exec_after_a_change_of_user_ends_a_reader_that_lost_access)
+{
+	reader_loses_access(false);
+}
+
+/*
+ * The same, with the trace stopped and started again by root (who may
+ * trace anything) while the reader reads: the exec still tests the
+ * reader's credentials, not those of the last file that wrote to the
+ * trace.
+ */
+TEST(a_restart_by_root_does_not_lend_the_reader_its_rights)
+{
+	reader_loses_access(true);
 }
 
 int main(int argc, char **argv)
