@@ -732,6 +732,8 @@ int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 		t->memcg = get_mem_cgroup_from_mm(mm);
 #ifdef PGF_STAGE_REARM
 	t->interval_ms = mode->interval_ms;
+	/* Nothing re-armed in this start yet: pgf_may_have_rearmed(). */
+	WRITE_ONCE(t->rearmed, false);
 #endif
 #ifdef PGF_STAGE_WINDOW
 	t->window_pages = mode->window;
@@ -1207,9 +1209,10 @@ static bool pgf_rearming_mode(const struct pgf_trace *t)
 /*
  * Can a fault that only made a present page accessible again be this
  * trace's re-arming? In interval, window and sampling mode, or once
- * "rearm" was written. Otherwise it was the kernel's own doing (NUMA
- * balancing's hinting faults; where software keeps the accessed bit, a
- * page reclaim aged): a minor fault, not a re-reference.
+ * "rearm" was written since the trace was last started. Otherwise it was
+ * the kernel's own doing (NUMA balancing's hinting faults; where software
+ * keeps the accessed bit, a page reclaim aged): a minor fault, not a
+ * re-reference.
  */
 static bool pgf_may_have_rearmed(struct pgf_trace *t)
 {

@@ -453,7 +453,7 @@ struct pgf_trace {
 	bool inherit;			/* new processes get traces. Under mutex */
 #endif
 #ifdef PGF_STAGE_REARM
-	bool rearmed;			/* "rearm" was written once */
+	bool rearmed;			/* "rearm" written since the start */
 #endif
 #ifdef PGF_STAGE_INHERIT
 	struct list_head children;	/* their traces, until claimed. Lock */

@@ -185,6 +185,50 @@ TEST(rearm_between_phases_gives_each_phase_first_touch_order)
 	pgf_trace_free(&t);
 }
 
+/*
+ * A "rearm" holds for the start it was written in. After a stop and a
+ * new start that re-arms nothing, a fault that only makes a page
+ * accessible again is not the trace's doing: the stop restored every
+ * re-armed page (x86), or left it old, to fault once as after reclaim's
+ * aging (UML). Either way, no "reref".
+ */
+TEST(a_rearm_is_forgotten_at_the_next_start)
+{
+	int faults = 0, rerefs = 0, starts = 0, before, fd;
+	struct pgf_trace t;
+	struct puppet p;
+
+	make_perm();
+	ASSERT_SYS(puppet_spawn(&p, oracle_steps));
+	before = pgf_faults_of(p.pid);
+	ASSERT_EQ(pgf_start(p.pid), 0);
+	fd = ASSERT_SYS(pgf_open(p.pid, 0));
+	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
+	ASSERT_EQ(puppet_step(&p, 2), 0);
+	ASSERT_EQ(pgf_rearm(p.pid), 0);
+	ASSERT_EQ(pgf_stop(p.pid), 0);
+	ASSERT_EQ(pgf_start(p.pid), 0);
+	ASSERT_EQ(puppet_step(&p, 3), 0);
+	pgf_stop_and_read(&p, fd, before, &t, NULL);
+
+	for (size_t i = 0; i < t.nr; i++) {
+		const struct pgf_rec *r = &t.rec[i];
+
+		if (!strcmp(r->type, "start"))
+			starts++;
+		else if (starts == 2 && in_area(r)) {
+			faults++;
+			rerefs += !strcmp(r->result, "reref");
+		}
+	}
+	ktap_diag("after the second start: %d faults in the region, %d reref",
+		  faults, rerefs);
+	EXPECT_EQ(starts, 2);
+	EXPECT_LE(faults, NP);
+	EXPECT_EQ(rerefs, 0);
+	pgf_trace_free(&t);
+}
+
 static void idle_steps(int step, int out)
 {
 	(void)step;
