@@ -177,28 +177,6 @@ static inline bool pgfault_history_rearms(struct mm_struct *mm)
 }
 #endif
 
-#ifdef PGF_STAGE_REGIONS
-/**
- * pgfault_history_fault_keeps_lock() - must a fault hold its lock to the end
- * @mm: the mm of the fault
- *
- * Called by fault_dirty_shared_page(), which would release the mmap or VMA
- * lock to throttle dirtying and then report the fault completed. A fault
- * is recorded by handle_mm_fault() when the handler returns, and that lock
- * orders the record against the region records of @mm: while a trace
- * follows @mm, the lock is kept across the throttling, as it is for a fault
- * that may not be retried, so no change of the region can come between the
- * fault and its record.
- *
- * Return: true if a trace follows @mm.
- */
-static inline bool pgfault_history_fault_keeps_lock(struct mm_struct *mm)
-{
-	return static_branch_unlikely(&pgf_tracing_key.key) &&
-	       unlikely(atomic_read(&mm->pgf.traces));
-}
-#endif
-
 #ifdef PGF_STAGE_INHERIT
 /**
  * pgfault_history_fork() - a new process is being created
@@ -364,13 +342,6 @@ static inline pte_t pgfault_history_mprotect_pte(struct vm_area_struct *vma,
 }
 
 static inline bool pgfault_history_rearms(struct mm_struct *mm)
-{
-	return false;
-}
-#endif
-
-#ifdef PGF_STAGE_REGIONS
-static inline bool pgfault_history_fault_keeps_lock(struct mm_struct *mm)
 {
 	return false;
 }

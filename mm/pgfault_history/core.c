@@ -1249,6 +1249,14 @@ void __pgf_record_fault(struct mm_struct *mm, unsigned long address,
 	/* Recorded once, when the retried fault completes. */
 	if ((ret & VM_FAULT_RETRY) || !t || !READ_ONCE(t->active))
 		return;
+#ifdef PGF_STAGE_REGIONS
+	/*
+	 * Completed with its lock released (fault_dirty_shared_page()): it
+	 * was recorded before, under the lock, in order with its region.
+	 */
+	if (ret & VM_FAULT_COMPLETED)
+		return;
+#endif
 
 	if (ret & VM_FAULT_OOM)
 		result = PGF_RESULT_OOM;

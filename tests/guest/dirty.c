@@ -1,22 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * dirty - a write fault on a shared file mapping that waits for dirty-page
- * balancing is still recorded in order.
+ * balancing is still recorded in order, and waits without its lock.
  *
  * fault_dirty_shared_page() throttles a process that dirties pages faster
  * than they are written back (balance_dirty_pages()), and an untraced
- * fault releases its mmap or VMA lock while it sleeps there. A traced
- * fault must not: the lock is what orders a fault record against the
- * records of changes to its region, and another thread that replaced the
- * page's mapping meanwhile would have its change recorded first, the fault
- * then landing in a region it never touched.
+ * fault releases its mmap or VMA lock while it sleeps there. The lock is
+ * what orders a fault record against the records of changes to its
+ * region: another thread that replaced the page's mapping meanwhile must
+ * not have its change recorded first, the fault then landing in a region
+ * it never touched. So a traced fault is recorded before it releases it.
  *
  * The program: thread A writes the pages of a shared file mapping one
  * after another, with the dirty limits at their minimum so that it is
  * throttled; thread B waits until A sleeps in balance_dirty_pages() in the
  * fault of page P (state D in /proc/<tid>/stat), then maps an anonymous page over P
  * (MAP_FIXED). Oracle: the trace must hold A's fault on P before the map
- * record of B's page. (Without the fix: none before, two after it.)
+ * record of B's page. (Without the fix: none before, two after it.) Nor
+ * may the traced fault hold its lock while it sleeps, as untraced ones do
+ * not: B's mmap() returns while A still sleeps in the fault of P.
  *
  *          P-1     P      P+1
  *   before |file  |file  |file  ...   A sleeps in the fault of P
@@ -38,9 +40,13 @@
 #define FILE_PATH	"/job/pgf-dirty-file"
 #define VM		"/proc/sys/vm/"
 
+#define TRIES		8	/* pages B may replace */
+
 struct shared {
 	volatile unsigned long base;	/* the mapping, in the child */
 	volatile long target;		/* the page B replaced; -1: none */
+	volatile int tries;		/* how many pages it replaced */
+	volatile int overlap;		/* its mmap() ended in A's throttling */
 	volatile int err;
 };
 
@@ -62,7 +68,12 @@ static int throttled(pid_t tid)
 	return !pgf_read_stat(tid, &st) && st.state == 'D';
 }
 
-/* Thread B: replace the page A is throttled in the fault of. */
+/*
+ * Thread B: replace the page A is throttled in the fault of. If A still
+ * sleeps in that fault when the mmap() returns, the fault did not hold
+ * the lock the mmap() needed across the throttling; if not (A woke up
+ * first), try again on a later page, TRIES pages at most.
+ */
 static void *replacer(void *arg)
 {
 	(void)arg;
@@ -79,8 +90,12 @@ static void *replacer(void *arg)
 				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
 			    MAP_FAILED)
 				sh->err = 1;
-			sh->target = c;
-			return NULL;
+			sh->overlap = cur == c && done == d &&
+				      throttled(writer_tid);
+			if (sh->overlap || ++sh->tries == TRIES) {
+				sh->target = c;
+				return NULL;
+			}
 		}
 		usleep(200);
 	}
@@ -247,6 +262,14 @@ TEST(a_throttled_shared_write_fault_comes_before_a_change_of_its_page)
 	 * change came before it was retried: more faults, never fewer.)
 	 */
 	EXPECT_GE(before, 1);
+	/*
+	 * And the lock was not held across the throttling: B's mmap()
+	 * returned while A still slept in the fault (in one of TRIES pages
+	 * at most; each time A might have woken up first).
+	 */
+	ktap_diag("B's mmap() %s A's throttling (%d pages replaced before)",
+		  sh->overlap ? "ended in" : "waited for", sh->tries);
+	EXPECT_EQ(sh->overlap, 1);
 	pgf_trace_free(&t);
 	munmap(sh, sizeof(*sh));
 }
