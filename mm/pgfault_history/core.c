@@ -62,9 +62,12 @@
  *   mm_access() and perf do. Exec holds it for writing from the switch of
  *   the mm to past commit_creds(), where pgf_exec() runs: a permission
  *   check and the exec it might race are ordered.
- * - the mmap lock of the traced mm: the layout is taken under it (read),
- *   and the VMA changes recorded when a traced thread releases it
- *   (write); the region shadow is under it (see &struct pgf_shadow).
+ * - the mmap lock of the traced mm: VMA changes are noted under it
+ *   (write) and recorded under it (read), with the mutex below, by the
+ *   changing thread before it returns to user space or by a traced fault
+ *   (see the DOC: in mm/pgfault_history/regions.c); the layout is taken
+ *   under it (read); the region shadow is under it (see &struct
+ *   pgf_shadow).
  * - &pgf_trace.mutex: start, stop, exec, exit, which mm is followed.
  * - &pgf_trace.lock: the ring and the state flags (see the DOC: in
  *   mm/pgfault_history/ring.c).
@@ -1043,6 +1046,25 @@ static bool __pgf_quiesce(struct pgf_trace *t)
 }
 
 /*
+ * Let go of what @t holds only while it records: the region shadow's
+ * binding to the mm (changes are no longer noted), with @end the shadow
+ * itself (it goes with the process, not with the last reader), and the
+ * window. The one teardown of a stop (__pgf_deactivate()) and of an end
+ * (pgf_trace_finish()). Mutex held.
+ */
+static void __pgf_release(struct pgf_trace *t, bool end)
+{
+#ifdef PGF_STAGE_REGIONS
+	if (end)
+		pgf_regions_reset(t);
+	pgf_regions_bind(t, NULL, false);
+#endif
+#ifdef PGF_STAGE_WINDOW
+	__pgf_window_set(t, NULL);
+#endif
+}
+
+/*
  * Mark @t inactive with a stop record; returns true if it was active (the
  * caller drops the key). Mutex held.
  */
@@ -1062,13 +1084,8 @@ static bool __pgf_deactivate(struct pgf_trace *t, u8 reason)
 		__pgf_control(t, PGF_REC_STOP, reason, 0, 0);
 		spin_unlock(&t->lock);
 	}
-#ifdef PGF_STAGE_REGIONS
-	/* Changes are no longer noted; a restart sends a new layout. */
-	pgf_regions_bind(t, NULL, false);
-#endif
-#ifdef PGF_STAGE_WINDOW
-	__pgf_window_set(t, NULL);
-#endif
+	/* A restart sends a new layout. */
+	__pgf_release(t, false);
 	if (was)
 		pgf_wake(t, EPOLLIN | EPOLLRDNORM);
 	return was;
@@ -1354,31 +1371,52 @@ out_reset:
 	kfree(rec);
 }
 
-/* A credential-changing exec: the trace ends and the process loses it. */
-static void pgf_exec_end(struct pgf_trace *t, struct signal_struct *sig)
+/*
+ * End @t for good: nothing more is recorded after its last record, the
+ * exit record @ex (its totals filled in here) or, without one, a stop for
+ * changed credentials if @credentials; the reader drains it and gets EOF.
+ * Returns whether it was active (the caller drops the key).
+ */
+static bool pgf_trace_finish(struct pgf_trace *t, struct pgf_exit_rec *ex,
+			     bool credentials)
 {
 	bool was;
 
 	mutex_lock(&t->mutex);
 	was = __pgf_quiesce(t);
+	if (ex) {
+		pgf_fault_totals(t, &ex->rec.b, &ex->lost);
+#ifdef PGF_STAGE_REGIONS
+		ex->regions = t->shadow.next_id;
+#else
+		ex->regions = 0;
+#endif
+	}
 	spin_lock(&t->lock);
-	if (t->started)
-		__pgf_control(t, PGF_REC_STOP, PGF_STOP_CREDENTIALS, 0, 0);
+	if (t->started && !t->dead) {
+		if (ex && !__pgf_write(&t->ctl, &ex->rec, PGF_KIND_FINAL,
+				       ktime_get_ns()))
+			__pgf_count_lost(&t->ctl, PGF_KIND_FINAL);
+		else if (!ex && credentials)
+			__pgf_control(t, PGF_REC_STOP, PGF_STOP_CREDENTIALS,
+				      0, 0);
+	}
 	t->dead = true;
 	spin_unlock(&t->lock);
-#ifdef PGF_STAGE_REGIONS
-	pgf_regions_reset(t);
-	pgf_regions_bind(t, NULL, false);
-#endif
-#ifdef PGF_STAGE_WINDOW
-	__pgf_window_set(t, NULL);
-#endif
+	__pgf_release(t, true);
 	mutex_unlock(&t->mutex);
+	pgf_wake(t, EPOLLIN | EPOLLRDNORM | EPOLLHUP);
+	return was;
+}
+
+/* A credential-changing exec: the trace ends and the process loses it. */
+static void pgf_exec_end(struct pgf_trace *t, struct signal_struct *sig)
+{
+	bool was = pgf_trace_finish(t, NULL, true);
 
 	spin_lock_irq(&current->sighand->siglock);
 	WRITE_ONCE(sig->pgf_trace, NULL);
 	spin_unlock_irq(&current->sighand->siglock);
-	pgf_wake(t, EPOLLIN | EPOLLRDNORM | EPOLLHUP);
 	pgf_trace_put(t);		/* the process's reference */
 	if (was)
 		pgf_key_put();
@@ -1436,36 +1474,7 @@ void pgf_exec(struct linux_binprm *bprm)
  */
 void pgf_trace_end(struct pgf_trace *t, struct pgf_exit_rec *ex)
 {
-	bool was;
-
-	mutex_lock(&t->mutex);
-	was = __pgf_quiesce(t);
-	if (ex) {
-		pgf_fault_totals(t, &ex->rec.b, &ex->lost);
-#ifdef PGF_STAGE_REGIONS
-		ex->regions = t->shadow.next_id;
-#else
-		ex->regions = 0;
-#endif
-	}
-	spin_lock(&t->lock);
-	if (ex && t->started && !t->dead &&
-	    !__pgf_write(&t->ctl, &ex->rec, PGF_KIND_FINAL, ktime_get_ns()))
-		__pgf_count_lost(&t->ctl, PGF_KIND_FINAL);
-	t->dead = true;
-	spin_unlock(&t->lock);
-#ifdef PGF_STAGE_REGIONS
-	/* The shadow goes with the process, not with the last reader. */
-	pgf_regions_reset(t);
-	pgf_regions_bind(t, NULL, false);
-#endif
-#ifdef PGF_STAGE_WINDOW
-	__pgf_window_set(t, NULL);
-#endif
-	mutex_unlock(&t->mutex);
-
-	pgf_wake(t, EPOLLIN | EPOLLRDNORM | EPOLLHUP);
-	if (was)
+	if (pgf_trace_finish(t, ex, false))
 		pgf_key_put();
 }
 
