@@ -36,7 +36,7 @@ RECORDS_PER_ROUND = 200000
 # the record path.
 RECORD_PATH = {
     'pgf_bench_records': 'the loop (mm/pgfault_history/bench.c)',
-    '__pgf_record_fault': 'building the record',
+    'pgf_record_fault': 'building the record',
     'pgf_rec_init': 'building the record',
     'pgf_emit_fault': 'choosing the CPU ring',
     '__pgf_emit_to': 'the ring lock, state checks',

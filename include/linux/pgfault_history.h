@@ -34,25 +34,25 @@ extern const struct file_operations proc_pgfault_history_operations;
 extern struct static_key_false_deferred pgf_tracing_key;
 
 #ifdef PGF_STAGE_REGIONS
-vm_fault_t __pgf_fault_begin(struct vm_area_struct *vma, unsigned int flags);
+vm_fault_t pgf_fault_begin(struct vm_area_struct *vma, unsigned int flags);
 #endif
-void __pgf_record_fault(struct mm_struct *mm, unsigned long address,
-			unsigned int flags, vm_fault_t ret,
-			struct pt_regs *regs);
+void pgf_record_fault(struct mm_struct *mm, unsigned long address,
+		      unsigned int flags, vm_fault_t ret,
+		      struct pt_regs *regs);
 void pgf_exec(struct linux_binprm *bprm);
 #ifdef PGF_STAGE_INHERIT
-void __pgf_fork(struct task_struct *p, struct pid *pid, u64 clone_flags);
-void __pgf_forked(struct task_struct *p);
-void __pgf_fork_cancel(struct task_struct *p);
+void pgf_fork(struct task_struct *p, struct pid *pid, u64 clone_flags);
+void pgf_forked(struct task_struct *p);
+void pgf_fork_cancel(struct task_struct *p);
 #endif
-void __pgf_exit(struct task_struct *tsk);
+void pgf_exit(struct task_struct *tsk);
 #ifdef PGF_STAGE_REGIONS
-void __pgf_group_exit(struct task_struct *tsk);
+void pgf_group_exit(struct task_struct *tsk);
 #endif
 void pgf_signal_free(struct signal_struct *sig);
 #ifdef PGF_STAGE_REARM
-void __pgf_rearm_moved(struct vm_area_struct *vma, unsigned long start,
-		       unsigned long end);
+void pgf_rearm_moved(struct vm_area_struct *vma, unsigned long start,
+		     unsigned long end);
 #endif
 
 #ifdef PGF_STAGE_REGIONS
@@ -78,7 +78,7 @@ static inline vm_fault_t pgfault_history_fault_begin(struct vm_area_struct *vma,
 	if (static_branch_unlikely(&pgf_tracing_key.key) &&
 	    unlikely(READ_ONCE(vma->vm_mm->pgf.nr)) &&
 	    READ_ONCE(current->signal->pgf_trace))
-		return __pgf_fault_begin(vma, flags);
+		return pgf_fault_begin(vma, flags);
 	return 0;
 }
 #endif
@@ -102,7 +102,7 @@ static inline void pgfault_history_fault(struct mm_struct *mm,
 {
 	if (static_branch_unlikely(&pgf_tracing_key.key) &&
 	    unlikely(READ_ONCE(current->signal->pgf_trace)))
-		__pgf_record_fault(mm, address, flags, ret, regs);
+		pgf_record_fault(mm, address, flags, ret, regs);
 }
 
 #ifdef PGF_STAGE_REARM
@@ -122,7 +122,7 @@ static inline void pgfault_history_moved(struct vm_area_struct *vma,
 					 unsigned long end)
 {
 	if (pgfault_history_rereferencing(vma->vm_mm))
-		__pgf_rearm_moved(vma, start, end);
+		pgf_rearm_moved(vma, start, end);
 }
 
 /**
@@ -197,7 +197,7 @@ static inline void pgfault_history_fork(struct task_struct *p,
 	if (static_branch_unlikely(&pgf_tracing_key.key) &&
 	    !(clone_flags & CLONE_THREAD) &&
 	    unlikely(READ_ONCE(current->signal->pgf_trace)))
-		__pgf_fork(p, pid, clone_flags);
+		pgf_fork(p, pid, clone_flags);
 }
 
 /**
@@ -215,7 +215,7 @@ static inline void pgfault_history_forked(struct task_struct *p,
 	if (static_branch_unlikely(&pgf_tracing_key.key) &&
 	    !(clone_flags & CLONE_THREAD) &&
 	    unlikely(READ_ONCE(current->signal->pgf_trace)))
-		__pgf_forked(p);
+		pgf_forked(p);
 }
 
 /**
@@ -227,7 +227,7 @@ static inline void pgfault_history_fork_cancel(struct task_struct *p,
 					       u64 clone_flags)
 {
 	if (!(clone_flags & CLONE_THREAD) && unlikely(p->signal->pgf_trace))
-		__pgf_fork_cancel(p);
+		pgf_fork_cancel(p);
 }
 #endif
 
@@ -282,7 +282,7 @@ static inline void pgfault_history_exec(struct linux_binprm *bprm)
 static inline void pgfault_history_group_exit(struct task_struct *tsk)
 {
 	if (unlikely(READ_ONCE(tsk->signal->pgf_trace)))
-		__pgf_group_exit(tsk);
+		pgf_group_exit(tsk);
 }
 #endif
 
@@ -302,7 +302,7 @@ static inline void pgfault_history_exit(struct task_struct *tsk)
 	/* Full barrier: pairs with the one in pgf_start(). */
 	if (atomic_dec_and_test(&sig->pgf_live) &&
 	    unlikely(READ_ONCE(sig->pgf_trace)))
-		__pgf_exit(tsk);
+		pgf_exit(tsk);
 }
 
 /**

@@ -16,8 +16,8 @@
 #ifdef CONFIG_PGFAULT_HISTORY
 
 extern struct static_key_false_deferred pgf_tracing_key;
-void __pgf_mm_changed(struct mm_struct *mm, unsigned long start,
-		      unsigned long end);
+void pgf_mm_changed(struct mm_struct *mm, unsigned long start,
+		    unsigned long end);
 
 /**
  * pgfault_history_mm_changed() - VMAs in a range of an mm are changing
@@ -35,7 +35,7 @@ static inline void pgfault_history_mm_changed(struct mm_struct *mm,
 {
 	if (static_branch_unlikely(&pgf_tracing_key.key) &&
 	    unlikely(atomic_read(&mm->pgf.traces)))
-		__pgf_mm_changed(mm, start, end);
+		pgf_mm_changed(mm, start, end);
 }
 
 /**

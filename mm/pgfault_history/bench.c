@@ -3,7 +3,7 @@
  * Microbenchmark of the fault record path (CONFIG_PGFAULT_HISTORY_BENCHMARK).
  *
  * A traced process writes a count N to /sys/kernel/debug/pgfault_history_bench;
- * the kernel then runs the record path a fault takes, __pgf_record_fault(),
+ * the kernel then runs the record path a fault takes, pgf_record_fault(),
  * N times for that process (write faults by the user at successive pages)
  * and times the loop. Reading the file gives the last result:
  *
@@ -60,9 +60,9 @@ static u64 pgf_bench_records(unsigned long n)
 	for (i = 0; i < n; i += PGF_BENCH_CHUNK) {
 		start = ktime_get_ns();
 		for (j = i; j < n && j < i + PGF_BENCH_CHUNK; j++)
-			__pgf_record_fault(current->mm, PAGE_SIZE * (j & 0xffff),
-					   FAULT_FLAG_USER | FAULT_FLAG_WRITE,
-					   0, regs);
+			pgf_record_fault(current->mm, PAGE_SIZE * (j & 0xffff),
+					 FAULT_FLAG_USER | FAULT_FLAG_WRITE,
+					 0, regs);
 		ns += ktime_get_ns() - start;
 		cond_resched();
 	}

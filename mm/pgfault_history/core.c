@@ -1254,9 +1254,9 @@ static bool pgf_kernel_mode(unsigned int flags)
 	       syscall_get_nr(current, task_pt_regs(current)) >= 0;
 }
 
-void __pgf_record_fault(struct mm_struct *mm, unsigned long address,
-			unsigned int flags, vm_fault_t ret,
-			struct pt_regs *regs)
+void pgf_record_fault(struct mm_struct *mm, unsigned long address,
+		      unsigned int flags, vm_fault_t ret,
+		      struct pt_regs *regs)
 {
 	struct pgf_trace *t = pgf_trace_of(current->signal);
 	enum pgf_kind kind = PGF_KIND_FAULT;
@@ -1478,7 +1478,7 @@ void pgf_trace_end(struct pgf_trace *t, struct pgf_exit_rec *ex)
 		pgf_key_put();
 }
 
-void __pgf_exit(struct task_struct *tsk)
+void pgf_exit(struct task_struct *tsk)
 {
 	struct signal_struct *sig = tsk->signal;
 	struct pgf_exit_rec ex;
@@ -1502,7 +1502,7 @@ void __pgf_exit(struct task_struct *tsk)
  * memory cgroup's headroom for it. Nothing changes the VMAs any more:
  * every thread exits.
  */
-void __pgf_group_exit(struct task_struct *tsk)
+void pgf_group_exit(struct task_struct *tsk)
 {
 	struct pgf_trace *t = pgf_trace_of(tsk->signal);
 	struct mm_struct *mm = tsk->mm;

@@ -64,7 +64,7 @@
 
 #include "internal.h"
 
-void __pgf_fork(struct task_struct *p, struct pid *pid, u64 clone_flags)
+void pgf_fork(struct task_struct *p, struct pid *pid, u64 clone_flags)
 {
 	struct pgf_trace *pt = pgf_trace_of(current->signal), *t;
 	struct mm_struct *mm = p->mm;
@@ -146,7 +146,7 @@ out_free_window:
 	pgf_window_free(w);	/* not taken over */
 }
 
-void __pgf_forked(struct task_struct *p)
+void pgf_forked(struct task_struct *p)
 {
 	struct pgf_trace *pt = pgf_trace_of(current->signal);
 	struct pgf_trace *t = p->signal->pgf_trace;
@@ -175,7 +175,7 @@ void __pgf_forked(struct task_struct *p)
 	pgf_emit(pt, &rec, PGF_KIND_CONTROL);
 }
 
-void __pgf_fork_cancel(struct task_struct *p)
+void pgf_fork_cancel(struct task_struct *p)
 {
 	/* The signal_struct's reference goes with it. */
 	pgf_trace_end(p->signal->pgf_trace, NULL);

@@ -4,6 +4,12 @@
  * and what the files of mm/pgfault_history/ call in one another. The
  * hooks the rest of the kernel calls are in <linux/pgfault_history.h>,
  * Documentation/mm/pgfault_history.rst is the design.
+ *
+ * Names: a __pgf_ function is called with a lock held, which its comment
+ * names (&pgf_trace.mutex, &pgf_trace.lock, a ring's or a window's lock,
+ * the mmap lock, the process's exec_update_lock); the out-of-line bodies
+ * of the hooks of <linux/pgfault_history.h> (pgf_record_fault(),
+ * pgf_fork(), pgf_exit() and the others) are plain pgf_ functions.
  */
 #ifndef _MM_PGFAULT_HISTORY_INTERNAL_H
 #define _MM_PGFAULT_HISTORY_INTERNAL_H
@@ -513,8 +519,8 @@ bool pgf_emit(struct pgf_trace *t, const struct pgf_rec *src,
 	      enum pgf_kind kind);
 bool pgf_emit_fault(struct pgf_trace *t, const struct pgf_rec *src,
 		    enum pgf_kind kind);
-bool __pgf_emit_to(struct pgf_trace *t, struct pgf_cpu *c,
-		   const struct pgf_rec *src, enum pgf_kind kind);
+bool pgf_emit_fault_to(struct pgf_trace *t, struct pgf_cpu *c,
+		       const struct pgf_rec *src, enum pgf_kind kind);
 #ifdef PGF_STAGE_REGIONS
 /* What region records are, to pgf_emit_regions(). */
 #define PGF_REGIONS_CHANGE	0x0	/* the records of one change */

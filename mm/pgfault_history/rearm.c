@@ -435,7 +435,7 @@ unsigned long pgf_rearm_page(struct mm_struct *mm, unsigned long addr)
 }
 
 /**
- * __pgf_rearm_moved() - re-arm the pages mremap() just moved
+ * pgf_rearm_moved() - re-arm the pages mremap() just moved
  * @vma: the VMA they were moved into, its mm write-locked
  * @start: the first address they were moved to
  * @end: the end of that range (exclusive)
@@ -443,8 +443,8 @@ unsigned long pgf_rearm_page(struct mm_struct *mm, unsigned long addr)
  * See pgfault_history_moved(). No REARM record: the trace's region
  * records say what moved, and each page's next access is a "reref" fault.
  */
-void __pgf_rearm_moved(struct vm_area_struct *vma, unsigned long start,
-		       unsigned long end)
+void pgf_rearm_moved(struct vm_area_struct *vma, unsigned long start,
+		     unsigned long end)
 {
 	unsigned long pages = 0;
 

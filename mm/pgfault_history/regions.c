@@ -50,7 +50,7 @@
  * VMAs changed among n; new entries are GFP_KERNEL (if they fail, the
  * change is counted lost and the reader is owed a layout). A traced
  * thread that faults in its own mm while changes are noted records them
- * first (__pgf_fault_begin(); under the per-VMA lock the fault is retried
+ * first (pgf_fault_begin(); under the per-VMA lock the fault is retried
  * under the mmap lock), so no fault record comes before the record of its
  * region. A change another process makes to this mm (a userfaultfd
  * monitor, a CLONE_VM child of its own) queues the task work on that
@@ -362,7 +362,7 @@ static struct pgf_region *pgf_next(struct pgf_region *r)
  * neither allocates nor frees. They stay charged to the memory cgroup
  * that paid for them, and to the trace's budget: every entry allocated is
  * counted there (never refused: a region is not lost for the budget; a
- * child's trace is not made if its shadow would not fit, see __pgf_fork()).
+ * child's trace is not made if its shadow would not fit, see pgf_fork()).
  */
 #define PGF_SPARE	16
 
@@ -481,7 +481,7 @@ static unsigned int pgf_take_ranges(struct pgf_trace *t, struct mm_struct *mm,
 
 /*
  * The notes taken are recorded (or lost): a fault may go on. Until then
- * a traced fault that sees them waits for t->mutex (__pgf_fault_begin()),
+ * a traced fault that sees them waits for t->mutex (pgf_fault_begin()),
  * and no new note can come: the mmap lock is held.
  */
 static void pgf_notes_done(struct mm_struct *mm)
@@ -1256,14 +1256,14 @@ static void pgf_regions_kick(struct mm_struct *mm, bool first)
 }
 
 /**
- * __pgf_fault_begin() - a fault of a traced thread finds changes noted
+ * pgf_fault_begin() - a fault of a traced thread finds changes noted
  * @vma: the VMA of the fault, in current's mm
  * @flags: the fault's FAULT_FLAG_*
  *
  * Return: 0 once the changes are recorded, or VM_FAULT_RETRY with the
  * per-VMA lock released: recording them takes the mmap lock.
  */
-vm_fault_t __pgf_fault_begin(struct vm_area_struct *vma, unsigned int flags)
+vm_fault_t pgf_fault_begin(struct vm_area_struct *vma, unsigned int flags)
 {
 	struct pgf_trace *t = pgf_trace_of(current->signal);
 	struct mm_struct *mm = vma->vm_mm;
@@ -1280,8 +1280,8 @@ vm_fault_t __pgf_fault_begin(struct vm_area_struct *vma, unsigned int flags)
 	return 0;
 }
 
-void __pgf_mm_changed(struct mm_struct *mm, unsigned long start,
-		      unsigned long end)
+void pgf_mm_changed(struct mm_struct *mm, unsigned long start,
+		    unsigned long end)
 {
 	bool first = !mm->pgf.nr;
 

@@ -757,7 +757,7 @@ void pgf_grow_work(struct work_struct *work)
 }
 
 /**
- * __pgf_emit_to() - append a fault record to a CPU's ring
+ * pgf_emit_fault_to() - append a fault record to a CPU's ring
  * @t: the trace
  * @c: the ring, normally the current CPU's
  * @src: the record
@@ -772,8 +772,8 @@ void pgf_grow_work(struct work_struct *work)
  * Context: process context; no spinlock held (the mmap lock may be).
  * Return: true if the record was kept.
  */
-bool __pgf_emit_to(struct pgf_trace *t, struct pgf_cpu *c,
-		   const struct pgf_rec *src, enum pgf_kind kind)
+bool pgf_emit_fault_to(struct pgf_trace *t, struct pgf_cpu *c,
+		       const struct pgf_rec *src, enum pgf_kind kind)
 {
 	struct pgf_ring *r = &c->ring;
 	bool kept = false, wake = false, arm = false;
@@ -818,7 +818,7 @@ bool pgf_emit_fault(struct pgf_trace *t, const struct pgf_rec *src,
 		pgf_want_ring(t, c);
 		c = t->fallback;
 	}
-	return __pgf_emit_to(t, c, src, kind);
+	return pgf_emit_fault_to(t, c, src, kind);
 }
 
 /**

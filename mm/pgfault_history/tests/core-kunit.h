@@ -51,7 +51,7 @@ static struct pgf_ring *pgf_test_ring(struct pgf_trace *t)
 static bool pgf_test_emit_fault(struct pgf_trace *t, struct pgf_rec *rec,
 				enum pgf_kind kind)
 {
-	return __pgf_emit_to(t, pgf_test_cpu(t), rec, kind);
+	return pgf_emit_fault_to(t, pgf_test_cpu(t), rec, kind);
 }
 
 /* Pop everything; check fault records come as 0, 1, 2, ...; count them. */
@@ -611,8 +611,10 @@ static void pgf_test_merge_in_time_order(struct kunit *test)
 		if (n % 3 == 0)
 			KUNIT_ASSERT_TRUE(test, pgf_emit(t, &rec, PGF_KIND_OTHER));
 		else
-			KUNIT_ASSERT_TRUE(test, __pgf_emit_to(t, c[n % 3 - 1], &rec,
-							      PGF_KIND_FAULT));
+			KUNIT_ASSERT_TRUE(test,
+					  pgf_emit_fault_to(t, c[n % 3 - 1],
+							    &rec,
+							    PGF_KIND_FAULT));
 	}
 	KUNIT_EXPECT_EQ(test, pgf_test_drain(test, t, &next, &lost), 60);
 	KUNIT_EXPECT_EQ(test, next, 60);
