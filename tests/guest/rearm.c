@@ -117,6 +117,22 @@ static int phase(const struct pgf_trace *t, int k, int *pg, char *acc,
 	return n;
 }
 
+/*
+ * The oracle's puppet, traced, its trace open on *@fd, its region mapped
+ * and written in order (steps 1 and 2); *@before: its faults before the
+ * start, for pgf_stop_and_read().
+ */
+static void oracle_written(struct puppet *p, int *fd, int *before)
+{
+	make_perm();
+	ASSERT_SYS(puppet_spawn(p, oracle_steps));
+	*before = pgf_faults_of(p->pid);
+	ASSERT_EQ(pgf_start(p->pid), 0);
+	*fd = ASSERT_SYS(pgf_open(p->pid, 0));
+	ASSERT_EQ(puppet_step_recv(p, 1, &area, sizeof(area)), 0);
+	ASSERT_EQ(puppet_step(p, 2), 0);
+}
+
 TEST(rearm_between_phases_gives_each_phase_first_touch_order)
 {
 	int pg[4 * NP], n, before, fd;
@@ -126,13 +142,7 @@ TEST(rearm_between_phases_gives_each_phase_first_touch_order)
 	struct puppet p;
 	size_t rearms = 0;
 
-	make_perm();
-	ASSERT_SYS(puppet_spawn(&p, oracle_steps));
-	before = pgf_faults_of(p.pid);
-	ASSERT_EQ(pgf_start(p.pid), 0);
-	fd = ASSERT_SYS(pgf_open(p.pid, 0));
-	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
-	ASSERT_EQ(puppet_step(&p, 2), 0);
+	oracle_written(&p, &fd, &before);
 	ASSERT_EQ(pgf_rearm(p.pid), 0);
 	ASSERT_EQ(puppet_step(&p, 3), 0);
 	ASSERT_EQ(pgf_rearm(p.pid), 0);
@@ -198,13 +208,7 @@ TEST(a_rearm_is_forgotten_at_the_next_start)
 	struct pgf_trace t;
 	struct puppet p;
 
-	make_perm();
-	ASSERT_SYS(puppet_spawn(&p, oracle_steps));
-	before = pgf_faults_of(p.pid);
-	ASSERT_EQ(pgf_start(p.pid), 0);
-	fd = ASSERT_SYS(pgf_open(p.pid, 0));
-	ASSERT_EQ(puppet_step_recv(&p, 1, &area, sizeof(area)), 0);
-	ASSERT_EQ(puppet_step(&p, 2), 0);
+	oracle_written(&p, &fd, &before);
 	ASSERT_EQ(pgf_rearm(p.pid), 0);
 	ASSERT_EQ(pgf_stop(p.pid), 0);
 	ASSERT_EQ(pgf_start(p.pid), 0);
