@@ -78,6 +78,8 @@
 #define pr_fmt(fmt) "pgfault: " fmt
 
 #include <linux/dcache.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/kdev_t.h>
 #include <linux/mm.h>
@@ -1162,6 +1164,47 @@ static struct pgf_trace *pgf_trace_of_owner(struct mm_struct *mm)
 	return t;
 }
 
+#ifdef CONFIG_PGFAULT_HISTORY_DEBUG
+/*
+ * Test kernels only: /sys/kernel/debug/pgfault_history_test/ holds the
+ * thread that records a process's noted changes at one of two points, so
+ * that a test can fault while they wait. Write the process's pid (in the
+ * initial namespace) to hold_noted to hold its task work before it takes
+ * any lock (the changes noted, not recorded), or to hold_locked to hold
+ * it with t->mutex held (a fatal signal does not end that hold); write 0
+ * to let it go. held counts the holds begun. A hold lasts 60 s at most.
+ */
+static u32 pgf_hold_noted, pgf_hold_locked, pgf_held;
+
+static void pgf_test_hold(u32 *pid, bool killable)
+{
+	unsigned long until = jiffies + 60 * HZ;
+
+	if (READ_ONCE(*pid) != task_tgid_nr(current))
+		return;
+	WRITE_ONCE(pgf_held, pgf_held + 1);
+	while (READ_ONCE(*pid) == task_tgid_nr(current) &&
+	       time_before(jiffies, until) &&
+	       !(killable && fatal_signal_pending(current)))
+		msleep(1);
+}
+
+static int __init pgf_test_hold_init(void)
+{
+	struct dentry *d = debugfs_create_dir("pgfault_history_test", NULL);
+
+	debugfs_create_u32("hold_noted", 0600, d, &pgf_hold_noted);
+	debugfs_create_u32("hold_locked", 0600, d, &pgf_hold_locked);
+	debugfs_create_u32("held", 0400, d, &pgf_held);
+	return 0;
+}
+late_initcall(pgf_test_hold_init);
+#else
+static u32 pgf_hold_noted, pgf_hold_locked;
+
+static inline void pgf_test_hold(u32 *pid, bool killable) { }
+#endif
+
 /**
  * pgf_regions_catch_up() - record the changes noted in a traced mm
  * @t: the trace
@@ -1178,6 +1221,7 @@ void pgf_regions_catch_up(struct pgf_trace *t, struct mm_struct *mm)
 {
 	mmap_assert_locked(mm);
 	guard(mutex)(&t->mutex);
+	pgf_test_hold(&pgf_hold_locked, false);
 	if (t->mm == mm && READ_ONCE(t->active) && pgf_regions_changed(t, mm))
 		pgf_regions_record(t, mm, GFP_KERNEL_ACCOUNT);
 }
@@ -1193,6 +1237,7 @@ static void pgf_regions_task_work(struct callback_head *head)
 	 * is seen under the mmap lock taken below.
 	 */
 	clear_bit(PGF_REGIONS_TWORK, &t->bits);
+	pgf_test_hold(&pgf_hold_noted, true);
 	scoped_guard(mutex, &t->mutex) {
 		if (t->mm && READ_ONCE(t->active) && mmget_not_zero(t->mm))
 			mm = t->mm;

@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <dirent.h>
 #include "ktap.h"
 #include "util.h"
 #include "pgf.h"
@@ -955,6 +956,256 @@ TEST(two_processes_share_one_mm)
 /* ---- the stream's start, exec and exit ---------------------------------- */
 
 /* @trace through the tools' reader; the header is checked. */
+/* ---- a fault while changes wait to be recorded ------------------------ */
+
+/*
+ * The test kernel holds the thread that records a process's noted
+ * changes (CONFIG_PGFAULT_HISTORY_DEBUG's pgfault_history_test/): the
+ * traced child's main thread maps B and is held on its way back to user
+ * space, B noted and not yet recorded. Its other thread then faults:
+ *
+ * - in A, which no change met: the fault goes on at once, and its record
+ *   comes before B's map record;
+ * - in B, while the main thread is held with the trace's mutex: the fault
+ *   waits for it, and a SIGKILL ends that wait.
+ */
+#define HOLD_DIR "/sys/kernel/debug/pgfault_history_test/"
+
+struct held {
+	volatile int go, done;
+	char *volatile a, *volatile b;
+};
+
+static struct held *hd;
+
+static int hold_write(const char *knob, long v)
+{
+	char path[128], buf[32];
+	int fd, n, err = 0;
+
+	snprintf(path, sizeof(path), HOLD_DIR "%s", knob);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(buf, sizeof(buf), "%ld", v);
+	if (write(fd, buf, n) != n)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+static long hold_count(void)
+{
+	char buf[32] = "";
+	int fd = open(HOLD_DIR "held", O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? atol(buf) : -1;
+}
+
+/* Wait (10 s at most) for the hold count to pass @n. */
+static bool hold_reached(long n)
+{
+	for (int i = 0; i < 10000; i++) {
+		if (hold_count() > n)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+static void *held_toucher(void *arg)
+{
+	while (!hd->go)
+		usleep(1000);
+	if (arg)
+		(void)*(volatile char *)hd->b;
+	else
+		hd->a[P] = 1;
+	hd->done = 1;
+	return NULL;
+}
+
+/*
+ * The traced child: A, the other thread, go; then map B (with @in_b,
+ * over a placeholder, where the other thread knows to find it).
+ */
+static void held_child(int go_fd, bool in_b)
+{
+	int fixed = 0;
+	pthread_t th;
+	char *b = NULL;
+	char c;
+
+	/* rw-p, and B r--p: they cannot merge. */
+	hd->a = mmap(NULL, 4 * P, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (in_b) {
+		b = hd->b = mmap(NULL, P, PROT_NONE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		fixed = MAP_FIXED;
+	}
+	if (hd->a == MAP_FAILED || b == MAP_FAILED)
+		_exit(50);
+	hd->a[0] = 1;
+	if (pthread_create(&th, NULL, held_toucher, in_b ? hd : NULL) ||
+	    read(go_fd, &c, 1) != 1)
+		_exit(51);
+	b = mmap(b, P, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | fixed, -1, 0);
+	if (b == MAP_FAILED)
+		_exit(52);
+	hd->b = b;
+	pthread_join(th, NULL);
+	_exit(0);
+}
+
+/*
+ * Fork the child, trace it, hold it at @knob as it records B's map.
+ * Returns its pid and the trace's fd, or -1 (the test is skipped when
+ * the kernel has no hold).
+ */
+static pid_t held_start(const char *knob, bool in_b, int *fd)
+{
+	int go[2];
+	long before;
+	pid_t pid;
+
+	hd = mmap(NULL, sizeof(*hd), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (hd == MAP_FAILED || pipe(go))
+		return -1;
+	memset(hd, 0, sizeof(*hd));
+	pid = fork();
+	if (pid == 0)
+		held_child(go[0], in_b);
+	if (pid < 0 || pgf_set_buffer_kb(4096) || pgf_start(pid) ||
+	    pgf_set_buffer_kb(64))
+		return -1;
+	*fd = pgf_open(pid, 0);
+	before = hold_count();
+	if (*fd < 0 || hold_write(knob, pid) || write(go[1], "g", 1) != 1 ||
+	    !hold_reached(before))
+		return -1;
+	close(go[0]);
+	close(go[1]);
+	return pid;
+}
+
+TEST(a_fault_elsewhere_goes_before_a_change_not_yet_recorded)
+{
+	ssize_t fault = -1, map = -1;
+	struct pgf_trace tr;
+	int status, fd, i;
+	pid_t pid;
+
+	if (access(HOLD_DIR "hold_noted", W_OK))
+		SKIP("no " HOLD_DIR " (CONFIG_PGFAULT_HISTORY_DEBUG)");
+	pid = held_start("hold_noted", false, &fd);
+	ASSERT_GT(pid, 0);
+	hd->go = 1;
+	for (i = 0; i < 10000 && !hd->done; i++)
+		usleep(1000);
+	EXPECT_TRUE(hd->done);
+	ASSERT_EQ(hold_write("hold_noted", 0), 0);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_EQ(pgf_read_all(fd, &tr), 0);
+	close(fd);
+	for (i = 0; i < (int)tr.nr; i++) {
+		struct pgf_rec *r = &tr.rec[i];
+
+		if (!strcmp(r->type, "fault") &&
+		    r->addr >> 12 == (unsigned long)(hd->a + P) >> 12)
+			fault = i;
+		if (!strcmp(r->type, "map") && r->addr == (unsigned long)hd->b)
+			map = i;
+	}
+	ktap_diag("the fault in A is record %zd, the map of B %zd", fault, map);
+	EXPECT_GE(fault, 0);
+	EXPECT_GE(map, 0);
+	EXPECT_LT(fault, map);
+	pgf_trace_free(&tr);
+	munmap(hd, sizeof(*hd));
+}
+
+/* The state letter of thread @tid of @pid; 0 once it is gone. */
+static char thread_state(pid_t pid, pid_t tid)
+{
+	char path[64], buf[512], *p;
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* The thread of @pid that is not @pid; 0 if none. */
+static pid_t other_thread(pid_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	pid_t tid = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		if (atoi(de->d_name) > 0 && atoi(de->d_name) != pid)
+			tid = atoi(de->d_name);
+	}
+	closedir(d);
+	return tid;
+}
+
+TEST(a_fault_waiting_for_the_trace_dies_at_sigkill)
+{
+	pid_t pid, tid;
+	int status, fd, i;
+	char st = 0;
+
+	if (access(HOLD_DIR "hold_locked", W_OK))
+		SKIP("no " HOLD_DIR " (CONFIG_PGFAULT_HISTORY_DEBUG)");
+	pid = held_start("hold_locked", true, &fd);
+	ASSERT_GT(pid, 0);
+	tid = other_thread(pid);
+	ASSERT_GT(tid, 0);
+	hd->go = 1;
+	/* Its fault in B waits for the trace: asleep, uninterruptibly. */
+	for (i = 0; i < 10000 && (st = thread_state(pid, tid)) != 'D'; i++)
+		usleep(1000);
+	ktap_diag("the faulting thread is in state %c", st ? st : '-');
+	EXPECT_EQ(st, 'D');
+	ASSERT_EQ(kill(pid, SIGKILL), 0);
+	/* The main thread is still held, with the mutex: the other exits. */
+	for (i = 0; i < 10000 && (st = thread_state(pid, tid)) != 0 &&
+	     st != 'Z' && st != 'X'; i++)
+		usleep(1000);
+	ktap_diag("after SIGKILL, in state %c, the main thread still held",
+		  st ? st : '-');
+	EXPECT_TRUE(st == 0 || st == 'Z' || st == 'X');
+	EXPECT_EQ(hd->done, 0);
+	ASSERT_EQ(hold_write("hold_locked", 0), 0);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	close(fd);
+	munmap(hd, sizeof(*hd));
+}
+
 static FILE *open_trace(char *trace, struct pgft_reader *rd)
 {
 	FILE *f = fmemopen(trace, strlen(trace), "r");
