@@ -64,13 +64,13 @@ void pgf_rearm_moved(struct vm_area_struct *vma, unsigned long start,
  * Called by handle_mm_fault() before it handles a fault. The changes to
  * the VMAs of a traced mm are noted where they are made and recorded when
  * the thread that made them returns to user space; a fault of a traced
- * thread on its own mm that finds changes noted and not yet recorded
- * records them first, so that a fault record never comes before the
+ * thread on its own mm, in a VMA that changes noted and not yet recorded
+ * meet, records them first, so that a fault record never comes before the
  * record of the region it falls in. That needs the mmap lock: a fault
  * under the per-VMA lock releases it and asks to be retried, as
  * vmf_anon_prepare() does.
  *
- * Return: 0, or VM_FAULT_RETRY with the per-VMA lock released.
+ * Return: 0, or VM_FAULT_RETRY, as pgf_fault_begin() says.
  */
 static inline vm_fault_t pgfault_history_fault_begin(struct vm_area_struct *vma,
 						     unsigned int flags)

@@ -1512,7 +1512,7 @@ void pgf_group_exit(struct task_struct *tsk)
 		return;
 	mmap_read_lock(mm);
 	/* A change no thread will return to user space to record. */
-	pgf_regions_catch_up(t, mm);
+	pgf_regions_catch_up(t, mm, false);
 	mutex_lock(&t->mutex);
 	while (READ_ONCE(t->active) && READ_ONCE(t->need_layout) &&
 	       t->mm == mm && pgf_regions_layout(t, mm, true))

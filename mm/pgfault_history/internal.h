@@ -543,7 +543,8 @@ void pgf_grow_work(struct work_struct *work);
 /* mm/pgfault_history/regions.c: regions */
 extern atomic_long_t pgf_nr_region_bytes;
 int pgf_regions_init(struct pgf_trace *t);
-void pgf_regions_catch_up(struct pgf_trace *t, struct mm_struct *mm);
+int pgf_regions_catch_up(struct pgf_trace *t, struct mm_struct *mm,
+			 bool killable);
 bool pgf_regions_layout(struct pgf_trace *t, struct mm_struct *mm,
 			bool exiting);
 void pgf_regions_bind(struct pgf_trace *t, struct mm_struct *mm, bool all);

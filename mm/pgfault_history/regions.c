@@ -49,10 +49,11 @@
  * identity, and the difference is written. The cost is O(k log n) for k
  * VMAs changed among n; new entries are GFP_KERNEL (if they fail, the
  * change is counted lost and the reader is owed a layout). A traced
- * thread that faults in its own mm while changes are noted records them
- * first (pgf_fault_begin(); under the per-VMA lock the fault is retried
- * under the mmap lock), so no fault record comes before the record of its
- * region. A change another process makes to this mm (a userfaultfd
+ * thread that faults in its own mm, in a VMA that noted changes meet,
+ * records them first (pgf_fault_begin(); under the per-VMA lock the fault
+ * is retried under the mmap lock), so no fault record comes before the
+ * record of its region; a fault elsewhere goes on: its region is
+ * recorded. A change another process makes to this mm (a userfaultfd
  * monitor, a CLONE_VM child of its own) queues the task work on that
  * process's thread, for the trace of the mm's owner; else it is recorded
  * at the next traced fault or change. Where two traces follow one mm, or
@@ -1205,10 +1206,21 @@ static u32 pgf_hold_noted, pgf_hold_locked;
 static inline void pgf_test_hold(u32 *pid, bool killable) { }
 #endif
 
+/* pgf_regions_catch_up() with t->mutex held. */
+static void __pgf_regions_catch_up(struct pgf_trace *t, struct mm_struct *mm)
+{
+	mmap_assert_locked(mm);
+	lockdep_assert_held(&t->mutex);
+	pgf_test_hold(&pgf_hold_locked, false);
+	if (t->mm == mm && READ_ONCE(t->active) && pgf_regions_changed(t, mm))
+		pgf_regions_record(t, mm, GFP_KERNEL_ACCOUNT);
+}
+
 /**
  * pgf_regions_catch_up() - record the changes noted in a traced mm
  * @t: the trace
  * @mm: the mm it follows, its mmap lock held
+ * @killable: give up at a fatal signal while waiting for t->mutex
  *
  * Called by the thread that made a change, on its way back to user space;
  * by a traced fault that finds a change first; by the exit of the
@@ -1216,14 +1228,19 @@ static inline void pgf_test_hold(u32 *pid, bool killable) { }
  * can give.
  *
  * Context: may sleep; takes t->mutex.
+ * Return: 0, or -EINTR if @killable and a fatal signal came first (the
+ * changes stay noted: the exit records them).
  */
-void pgf_regions_catch_up(struct pgf_trace *t, struct mm_struct *mm)
+int pgf_regions_catch_up(struct pgf_trace *t, struct mm_struct *mm,
+			 bool killable)
 {
-	mmap_assert_locked(mm);
-	guard(mutex)(&t->mutex);
-	pgf_test_hold(&pgf_hold_locked, false);
-	if (t->mm == mm && READ_ONCE(t->active) && pgf_regions_changed(t, mm))
-		pgf_regions_record(t, mm, GFP_KERNEL_ACCOUNT);
+	if (!killable)
+		mutex_lock(&t->mutex);
+	else if (mutex_lock_killable(&t->mutex))
+		return -EINTR;
+	__pgf_regions_catch_up(t, mm);
+	mutex_unlock(&t->mutex);
+	return 0;
 }
 
 static void pgf_regions_task_work(struct callback_head *head)
@@ -1242,12 +1259,13 @@ static void pgf_regions_task_work(struct callback_head *head)
 		if (t->mm && READ_ONCE(t->active) && mmget_not_zero(t->mm))
 			mm = t->mm;
 	}
-	if (mm) {
-		mmap_read_lock(mm);
-		pgf_regions_catch_up(t, mm);
+	/* A thread killed meanwhile leaves the changes to the exit. */
+	if (mm && !mmap_read_lock_killable(mm)) {
+		pgf_regions_catch_up(t, mm, true);
 		mmap_read_unlock(mm);
-		mmput(mm);
 	}
+	if (mm)
+		mmput(mm);
 	pgf_trace_put(t);
 }
 
@@ -1300,13 +1318,52 @@ static void pgf_regions_kick(struct mm_struct *mm, bool first)
 		pgf_trace_put(t);
 }
 
+/*
+ * Do the changes noted in @mm meet @vma, or can the notes not tell (see
+ * pgf_take_ranges())? A fault in a VMA that no note meets falls in a
+ * region the trace has recorded: it need not wait for the others.
+ *
+ * Under the mmap lock the notes are stable. Under the per-VMA lock they
+ * may be noted meanwhile, under the mmap write lock, but not on @vma:
+ * changing it waits for that lock (vma_start_write()). And every note on
+ * @vma made before it was read-locked is seen: lock_vma_under_rcu() read
+ * mm_lock_seq with acquire after the writer's mmap_write_unlock()
+ * released it, and a note before the writer's unlock.
+ */
+static bool pgf_notes_meet(struct pgf_trace *t, struct mm_struct *mm,
+			   struct vm_area_struct *vma)
+{
+	struct pgf_mm *m = &mm->pgf;
+	unsigned int nr = READ_ONCE(m->nr), i;
+
+	if (nr == PGF_MM_ALL || nr > PGF_MM_RANGES ||
+	    atomic_read(&m->traces) > 1)
+		return true;
+	/* Written under t->mutex; a look suffices to compare. */
+	if (data_race(t->shadow.epoch) != atomic_read(&m->epoch))
+		return true;
+	for (i = 0; i < nr; i++) {
+		if (READ_ONCE(m->start[i]) < vma->vm_end &&
+		    READ_ONCE(m->end[i]) > vma->vm_start)
+			return true;
+	}
+	return false;
+}
+
 /**
  * pgf_fault_begin() - a fault of a traced thread finds changes noted
  * @vma: the VMA of the fault, in current's mm
  * @flags: the fault's FAULT_FLAG_*
  *
- * Return: 0 once the changes are recorded, or VM_FAULT_RETRY with the
- * per-VMA lock released: recording them takes the mmap lock.
+ * Only a fault in a VMA that the noted changes meet records them first:
+ * under the per-VMA lock it is retried under the mmap lock, which that
+ * takes; under the mmap lock it waits for t->mutex, killably where the
+ * fault may be, as __folio_lock_or_retry() waits for a folio, and not at
+ * all where it may not wait (FAULT_FLAG_RETRY_NOWAIT).
+ *
+ * Return: 0 once the changes are recorded or when they do not meet @vma;
+ * else VM_FAULT_RETRY, with the fault's lock released unless the fault
+ * asked not to wait (FAULT_FLAG_RETRY_NOWAIT).
  */
 vm_fault_t pgf_fault_begin(struct vm_area_struct *vma, unsigned int flags)
 {
@@ -1315,14 +1372,27 @@ vm_fault_t pgf_fault_begin(struct vm_area_struct *vma, unsigned int flags)
 
 	/* t->mm is written under t->mutex; a look suffices to compare. */
 	if (mm != current->mm || !t || data_race(t->mm) != mm ||
-	    !READ_ONCE(t->active))
+	    !READ_ONCE(t->active) || !pgf_notes_meet(t, mm, vma))
 		return 0;
 	if (flags & FAULT_FLAG_VMA_LOCK) {
 		vma_end_read(vma);
 		return VM_FAULT_RETRY;
 	}
-	pgf_regions_catch_up(t, mm);
-	return 0;
+	if (!(flags & FAULT_FLAG_ALLOW_RETRY)) {
+		pgf_regions_catch_up(t, mm, false);
+		return 0;
+	}
+	if (flags & FAULT_FLAG_RETRY_NOWAIT) {
+		if (!mutex_trylock(&t->mutex))
+			return VM_FAULT_RETRY;	/* the lock kept, as asked */
+		__pgf_regions_catch_up(t, mm);
+		mutex_unlock(&t->mutex);
+		return 0;
+	}
+	if (!pgf_regions_catch_up(t, mm, flags & FAULT_FLAG_KILLABLE))
+		return 0;
+	mmap_read_unlock(mm);
+	return VM_FAULT_RETRY;
 }
 
 void pgf_mm_changed(struct mm_struct *mm, unsigned long start,
