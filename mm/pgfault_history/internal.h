@@ -550,6 +550,11 @@ bool pgf_regions_layout(struct pgf_trace *t, struct mm_struct *mm,
 void pgf_regions_bind(struct pgf_trace *t, struct mm_struct *mm, bool all);
 void pgf_regions_reset(struct pgf_trace *t);
 void pgf_regions_free(struct pgf_trace *t);
+#ifdef CONFIG_PGFAULT_HISTORY_DEBUG
+void pgf_test_hold_walk(struct mm_struct *mm);
+#else
+static inline void pgf_test_hold_walk(struct mm_struct *mm) { }
+#endif
 #endif
 
 #ifdef PGF_STAGE_REARM

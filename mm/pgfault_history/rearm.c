@@ -352,6 +352,7 @@ static int pgf_walk_vma(struct vm_area_struct *vma, unsigned long start,
 		fn(vma, addr, next, arg);
 		if (killable && fatal_signal_pending(current))
 			return -EINTR;
+		pgf_test_hold_walk(vma->vm_mm);
 		cond_resched();
 	}
 	return 0;

@@ -80,7 +80,6 @@
 
 #include <linux/dcache.h>
 #include <linux/debugfs.h>
-#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/kdev_t.h>
 #include <linux/mm.h>
@@ -1167,35 +1166,87 @@ static struct pgf_trace *pgf_trace_of_owner(struct mm_struct *mm)
 
 #ifdef CONFIG_PGFAULT_HISTORY_DEBUG
 /*
- * Test kernels only: /sys/kernel/debug/pgfault_history_test/ holds the
- * thread that records a process's noted changes at one of two points, so
- * that a test can fault while they wait. Write the process's pid (in the
- * initial namespace) to hold_noted to hold its task work before it takes
+ * Test kernels only: /sys/kernel/debug/pgfault_history_test/ holds a
+ * thread at a point a test names, so that the test can fault while it
+ * waits. Write a process's pid (in the initial namespace) to hold_noted
+ * to hold the task work that records its noted changes before it takes
  * any lock (the changes noted, not recorded), or to hold_locked to hold
- * it with t->mutex held (a fatal signal does not end that hold); write 0
- * to let it go. held counts the holds begun. A hold lasts 60 s at most.
+ * that task work with t->mutex held (a fatal signal does not end that
+ * hold). Write 0 to let it go: a held thread sleeps until then, 60 s at
+ * most. held counts the holds begun.
  */
 static u32 pgf_hold_noted, pgf_hold_locked, pgf_held;
+#ifdef PGF_STAGE_REARM
+static u32 pgf_hold_walk;
+#endif
+static DECLARE_WAIT_QUEUE_HEAD(pgf_hold_wait);
 
-static void pgf_test_hold(u32 *pid, bool killable)
+static void pgf_test_hold(u32 *knob, u32 pid, bool killable)
 {
-	unsigned long until = jiffies + 60 * HZ;
-
-	if (READ_ONCE(*pid) != task_tgid_nr(current))
+	if (READ_ONCE(*knob) != pid)
 		return;
 	WRITE_ONCE(pgf_held, pgf_held + 1);
-	while (READ_ONCE(*pid) == task_tgid_nr(current) &&
-	       time_before(jiffies, until) &&
-	       !(killable && fatal_signal_pending(current)))
-		msleep(1);
+	if (killable)
+		wait_event_killable_timeout(pgf_hold_wait,
+					    READ_ONCE(*knob) != pid, 60 * HZ);
+	else
+		wait_event_timeout(pgf_hold_wait, READ_ONCE(*knob) != pid,
+				   60 * HZ);
 }
+
+static int pgf_hold_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(*(u32 *)data);
+	return 0;
+}
+
+static int pgf_hold_set(void *data, u64 val)
+{
+	WRITE_ONCE(*(u32 *)data, val);
+	wake_up_all(&pgf_hold_wait);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(pgf_hold_fops, pgf_hold_get, pgf_hold_set, "%llu\n");
+
+#ifdef PGF_STAGE_REARM
+/**
+ * pgf_test_hold_walk() - hold a walk of @mm if a test asks it
+ * @mm: the mm walked
+ *
+ * A process's pid in hold_walk holds a walk of its mm (a re-arm, a
+ * sampling scan) after its first piece, in pgf_walk_pause().
+ */
+void pgf_test_hold_walk(struct mm_struct *mm)
+{
+	u32 pid = READ_ONCE(pgf_hold_walk);
+	struct task_struct *p;
+	bool ours = false;
+
+	if (!pid)
+		return;
+	rcu_read_lock();
+	p = find_task_by_pid_ns(pid, &init_pid_ns);
+	if (p)
+		ours = READ_ONCE(p->mm) == mm;
+	rcu_read_unlock();
+	if (ours)
+		pgf_test_hold(&pgf_hold_walk, pid, false);
+}
+#endif
 
 static int __init pgf_test_hold_init(void)
 {
 	struct dentry *d = debugfs_create_dir("pgfault_history_test", NULL);
 
-	debugfs_create_u32("hold_noted", 0600, d, &pgf_hold_noted);
-	debugfs_create_u32("hold_locked", 0600, d, &pgf_hold_locked);
+	debugfs_create_file_unsafe("hold_noted", 0600, d, &pgf_hold_noted,
+				   &pgf_hold_fops);
+	debugfs_create_file_unsafe("hold_locked", 0600, d, &pgf_hold_locked,
+				   &pgf_hold_fops);
+#ifdef PGF_STAGE_REARM
+	debugfs_create_file_unsafe("hold_walk", 0600, d, &pgf_hold_walk,
+				   &pgf_hold_fops);
+#endif
 	debugfs_create_u32("held", 0400, d, &pgf_held);
 	return 0;
 }
@@ -1203,7 +1254,7 @@ late_initcall(pgf_test_hold_init);
 #else
 static u32 pgf_hold_noted, pgf_hold_locked;
 
-static inline void pgf_test_hold(u32 *pid, bool killable) { }
+static inline void pgf_test_hold(u32 *knob, u32 pid, bool killable) { }
 #endif
 
 /* pgf_regions_catch_up() with t->mutex held. */
@@ -1211,7 +1262,7 @@ static void __pgf_regions_catch_up(struct pgf_trace *t, struct mm_struct *mm)
 {
 	mmap_assert_locked(mm);
 	lockdep_assert_held(&t->mutex);
-	pgf_test_hold(&pgf_hold_locked, false);
+	pgf_test_hold(&pgf_hold_locked, task_tgid_nr(current), false);
 	if (t->mm == mm && READ_ONCE(t->active) && pgf_regions_changed(t, mm))
 		pgf_regions_record(t, mm, GFP_KERNEL_ACCOUNT);
 }
@@ -1254,7 +1305,7 @@ static void pgf_regions_task_work(struct callback_head *head)
 	 * is seen under the mmap lock taken below.
 	 */
 	clear_bit(PGF_REGIONS_TWORK, &t->bits);
-	pgf_test_hold(&pgf_hold_noted, true);
+	pgf_test_hold(&pgf_hold_noted, task_tgid_nr(current), true);
 	scoped_guard(mutex, &t->mutex) {
 		if (t->mm && READ_ONCE(t->active) && mmget_not_zero(t->mm))
 			mm = t->mm;

@@ -18,11 +18,11 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <dirent.h>
 #include "ktap.h"
 #include "util.h"
 #include "pgf.h"
 #include "mapscmp.h"
+#include "hold.h"
 
 #define P 4096UL
 #define MAXCP 48
@@ -969,54 +969,12 @@ TEST(two_processes_share_one_mm)
  * - in B, while the main thread is held with the trace's mutex: the fault
  *   waits for it, and a SIGKILL ends that wait.
  */
-#define HOLD_DIR "/sys/kernel/debug/pgfault_history_test/"
-
 struct held {
 	volatile int go, done;
 	char *volatile a, *volatile b;
 };
 
 static struct held *hd;
-
-static int hold_write(const char *knob, long v)
-{
-	char path[128], buf[32];
-	int fd, n, err = 0;
-
-	snprintf(path, sizeof(path), HOLD_DIR "%s", knob);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	n = snprintf(buf, sizeof(buf), "%ld", v);
-	if (write(fd, buf, n) != n)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
-static long hold_count(void)
-{
-	char buf[32] = "";
-	int fd = open(HOLD_DIR "held", O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? atol(buf) : -1;
-}
-
-/* Wait (10 s at most) for the hold count to pass @n. */
-static bool hold_reached(long n)
-{
-	for (int i = 0; i < 10000; i++) {
-		if (hold_count() > n)
-			return true;
-		usleep(1000);
-	}
-	return false;
-}
 
 static void *held_toucher(void *arg)
 {
@@ -1034,7 +992,7 @@ static void *held_toucher(void *arg)
  * The traced child: A, the other thread, go; then map B (with @in_b,
  * over a placeholder, where the other thread knows to find it).
  */
-static void held_child(int go_fd, bool in_b)
+static void held_child(int ready_fd, int go_fd, bool in_b)
 {
 	int fixed = 0;
 	pthread_t th;
@@ -1053,7 +1011,7 @@ static void held_child(int go_fd, bool in_b)
 		_exit(50);
 	hd->a[0] = 1;
 	if (pthread_create(&th, NULL, held_toucher, in_b ? hd : NULL) ||
-	    read(go_fd, &c, 1) != 1)
+	    write(ready_fd, "r", 1) != 1 || read(go_fd, &c, 1) != 1)
 		_exit(51);
 	b = mmap(b, P, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | fixed, -1, 0);
 	if (b == MAP_FAILED)
@@ -1070,26 +1028,30 @@ static void held_child(int go_fd, bool in_b)
  */
 static pid_t held_start(const char *knob, bool in_b, int *fd)
 {
-	int go[2];
+	int ready[2], go[2];
 	long before;
 	pid_t pid;
+	char c;
 
 	hd = mmap(NULL, sizeof(*hd), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (hd == MAP_FAILED || pipe(go))
+	if (hd == MAP_FAILED || pipe(ready) || pipe(go))
 		return -1;
 	memset(hd, 0, sizeof(*hd));
 	pid = fork();
 	if (pid == 0)
-		held_child(go[0], in_b);
-	if (pid < 0 || pgf_set_buffer_kb(4096) || pgf_start(pid) ||
-	    pgf_set_buffer_kb(64))
+		held_child(ready[1], go[0], in_b);
+	/* Its other thread made (a change held too soon would hold that). */
+	if (pid < 0 || read(ready[0], &c, 1) != 1 ||
+	    pgf_set_buffer_kb(4096) || pgf_start(pid) || pgf_set_buffer_kb(64))
 		return -1;
 	*fd = pgf_open(pid, 0);
 	before = hold_count();
 	if (*fd < 0 || hold_write(knob, pid) || write(go[1], "g", 1) != 1 ||
 	    !hold_reached(before))
 		return -1;
+	close(ready[0]);
+	close(ready[1]);
 	close(go[0]);
 	close(go[1]);
 	return pid;
@@ -1130,46 +1092,6 @@ TEST(a_fault_elsewhere_goes_before_a_change_not_yet_recorded)
 	EXPECT_LT(fault, map);
 	pgf_trace_free(&tr);
 	munmap(hd, sizeof(*hd));
-}
-
-/* The state letter of thread @tid of @pid; 0 once it is gone. */
-static char thread_state(pid_t pid, pid_t tid)
-{
-	char path[64], buf[512], *p;
-	int fd;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
-}
-
-/* The thread of @pid that is not @pid; 0 if none. */
-static pid_t other_thread(pid_t pid)
-{
-	char path[64];
-	struct dirent *de;
-	pid_t tid = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while ((de = readdir(d)) != NULL) {
-		if (atoi(de->d_name) > 0 && atoi(de->d_name) != pid)
-			tid = atoi(de->d_name);
-	}
-	closedir(d);
-	return tid;
 }
 
 TEST(a_fault_waiting_for_the_trace_dies_at_sigkill)

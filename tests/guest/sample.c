@@ -23,6 +23,7 @@
  * is held to a worker's pages only if the worker swept them wholly inside
  * it. A host that stalls the guest makes the test longer, not wrong.
  */
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sys/ioctl.h>
@@ -32,6 +33,7 @@
 #include "ktap.h"
 #include "util.h"
 #include "pgf.h"
+#include "hold.h"
 
 #define PAGE		4096UL
 #define NP		64	/* pages in the region */
@@ -634,6 +636,93 @@ TEST(sampling_sees_the_references_of_every_thread)
 	}
 	check_faults(&sd, 16);
 	sampled_free(&sd);
+}
+
+/* ---- a scan lets the trace go between its pieces ----------------------- */
+
+/*
+ * A scan walks every page of the mm with the mmap lock held for reading,
+ * and writes its records under the trace's mutex, which a fault that
+ * finds a change noted in its VMA waits for. The test kernel holds the
+ * main thread's recording of a new mapping B (hold_noted: B noted, not
+ * recorded), then a scan after its first piece (hold_walk): the other
+ * thread's fault in B records B and goes on, while the scan is held.
+ */
+struct scan_held {
+	int ready[2], go[2], touch[2], done[2];
+	char *b;
+};
+
+static void *scan_held_toucher(void *arg)
+{
+	struct scan_held *h = arg;
+	char c;
+
+	if (read(h->touch[0], &c, 1) != 1)
+		return NULL;
+	(void)*(volatile char *)h->b;
+	if (write(h->done[1], "d", 1) != 1)
+		return NULL;
+	return NULL;
+}
+
+static void scan_held_child(struct scan_held *h)
+{
+	pthread_t th;
+	char c;
+
+	/* B's place, known to the other thread before B is mapped. */
+	h->b = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (h->b == MAP_FAILED ||
+	    pthread_create(&th, NULL, scan_held_toucher, h) ||
+	    write(h->ready[1], "r", 1) != 1 || read(h->go[0], &c, 1) != 1)
+		_exit(50);
+	if (mmap(h->b, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		 -1, 0) != h->b)
+		_exit(51);
+	pthread_join(th, NULL);
+	_exit(0);
+}
+
+TEST(a_fault_goes_on_while_a_scan_is_held_between_pieces)
+{
+	struct scan_held h;
+	struct pollfd pfd;
+	int status, fd;
+	long n;
+	pid_t pid;
+	char c;
+
+	if (access(HOLD_DIR "hold_walk", W_OK))
+		SKIP("no " HOLD_DIR " (CONFIG_PGFAULT_HISTORY_DEBUG)");
+	ASSERT_EQ(pipe(h.ready) | pipe(h.go) | pipe(h.touch) | pipe(h.done),
+		  0);
+	pid = ASSERT_SYS(fork());
+	if (pid == 0)
+		scan_held_child(&h);
+	/* Its other thread made (a change held too soon would hold that). */
+	ASSERT_EQ(read(h.ready[0], &c, 1), 1);
+	ASSERT_EQ(pgf_ctl(pid, "1 sample=20", 11), 0);
+	fd = ASSERT_SYS(pgf_open(pid, O_NONBLOCK));
+	n = hold_count();
+	ASSERT_EQ(hold_write("hold_noted", pid), 0);
+	ASSERT_EQ(write(h.go[1], "g", 1), 1);
+	ASSERT_TRUE(hold_reached(n));
+	n = hold_count();
+	ASSERT_EQ(hold_write("hold_walk", pid), 0);
+	ASSERT_TRUE(hold_reached(n));
+	ASSERT_EQ(write(h.touch[1], "t", 1), 1);
+	pfd.fd = h.done[0];
+	pfd.events = POLLIN;
+	n = poll(&pfd, 1, 10000);
+	ktap_diag("the fault in B %s while the scan is held",
+		  n == 1 ? "went on" : "waited");
+	EXPECT_EQ(n, 1);
+	ASSERT_EQ(hold_write("hold_walk", 0), 0);
+	ASSERT_EQ(hold_write("hold_noted", 0), 0);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(fd);
 }
 
 /* ---- contents -------------------------------------------------------------- */
