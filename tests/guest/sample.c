@@ -282,6 +282,12 @@ static int parse_sampled(struct sampled *sd)
 			}
 			break;
 		}
+		case PGFT_STOP:
+		case PGFT_EXEC:
+		case PGFT_EXIT:
+			/* A scan these end has no sample record. */
+			memset(&cur, 0, sizeof(cur));
+			break;
 		case PGFT_SAMPLE:
 			cur.time = r.time;
 			cur.tid = r.tid;

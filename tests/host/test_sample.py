@@ -163,6 +163,14 @@ class Sampled:
         self.iv.append(dict(t0=t0, t1=self.t, pages=set(pages), ref=ref,
                             scanned=scanned, ns=ns, flags=fl, space=self.space))
 
+    def cut_scan(self, pages):
+        """The refs of a scan that the next record (an exec, a stop)
+        ends: no sample record, no interval."""
+        runs = runs_of(pages)
+        for k in range(0, len(runs), 3):
+            self.lines.append(f'refs {self.t + 500} 0 ' + ' '.join(
+                f'{p * PAGE:x}+{n}' for p, n in runs[k:k + 3]))
+
     def exec(self):
         t = self.t + 1000
         self.lines.append(f'exec {t} {self.pid} /bin/next')
@@ -350,6 +358,25 @@ def test_exec_starts_the_window_over():
     merged = len(set().union(*(v['pages'] for v in tr.iv[2:6])))
     assert int(rows[5][6]) < merged
     assert '1 exec ' in out, out
+
+
+@ktap_test
+def test_a_scan_an_exec_ends_counts_in_no_interval():
+    # The kernel lets a scan's walk pause; an exec there ends the scan:
+    # its refs so far, of the old image, then the exec, and no sample.
+    tr = Sampled()
+    tr.scan({TEXT + k for k in range(6)})
+    tr.cut_scan({HEAP + k for k in range(9)})
+    tr.exec()
+    tr.scan({TEXT + 1, TEXT + 2})
+    tr.scan({HEAP})
+    rc, out, err, _ = run('samples', trace=tr.text())
+    assert rc == 0, err
+    check_samples(out, tr)
+    rows = sections(out)['interval']
+    # The first scan of the new image holds its own two pages only.
+    assert [int(r[3]) for r in rows] == [6, 2, 1], rows
+    assert rows[1][7] == 'exec', rows
 
 
 @ktap_test

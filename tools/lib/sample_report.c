@@ -107,6 +107,10 @@ static int series_rec(const struct srep *R, struct srep_series *S,
 		if (!S->sampled) {
 			S->dropped += S->s.ncur;
 			smp_drop(&S->s);
+		} else {
+			/* A scan the exec ended: no interval, no sample. */
+			smp_drop(&S->s);
+			S->run_pages = 0;
 		}
 		smp_space(&S->s);
 		S->next_flags |= IV_EXEC;
