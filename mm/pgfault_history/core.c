@@ -711,6 +711,9 @@ int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 {
 #ifdef PGF_STAGE_WINDOW
 	unsigned long pages;
+#endif
+#ifdef PGF_STAGE_REARM
+	unsigned long run;
 
 #endif
 	lockdep_assert_held(&t->mutex);
@@ -737,6 +740,8 @@ int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 	t->interval_ms = mode->interval_ms;
 	/* Nothing re-armed in this start yet: pgf_may_have_rearmed(). */
 	WRITE_ONCE(t->rearmed, false);
+	/* A walk that lets go of the mutex ends at a new start. */
+	run = ++t->runs;
 #endif
 #ifdef PGF_STAGE_WINDOW
 	t->window_pages = mode->window;
@@ -789,9 +794,6 @@ int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 	WRITE_ONCE(t->active, true);
 	spin_unlock(&t->lock);
 	atomic_long_inc(&pgf_nr_active);
-#ifdef PGF_STAGE_REARM
-	__pgf_interval_start(t);
-#endif
 #ifdef PGF_STAGE_WINDOW
 #ifdef PGF_STAGE_INHERIT
 	if (t->window_pages && !shared_mm) {
@@ -803,8 +805,8 @@ int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 		 * one taken during the walk may see its page re-armed while
 		 * in the window: it faults once more, as a hit.
 		 */
-		pgf_rearm_mm(mm, &pages);
-		__pgf_rearm_record(t, pages, PGF_REARM_WINDOW);
+		if (pgf_rearm_mm(mm, &pages, t) != -ESRCH)
+			__pgf_rearm_record(t, pages, PGF_REARM_WINDOW);
 	}
 #endif
 #if defined(PGF_STAGE_INHERIT)
@@ -813,6 +815,15 @@ int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 #elif defined(PGF_STAGE_SAMPLE)
 	if (t->sample_ms)
 		__pgf_sample(t, mm, PGF_SAMPLE_BASELINE);
+#endif
+#ifdef PGF_STAGE_REARM
+	/*
+	 * The clock once the walks above are done: they let go of the mutex
+	 * between their pieces, and a tick's walk must not run among them.
+	 * A stop meanwhile stopped this start.
+	 */
+	if (READ_ONCE(t->active) && t->runs == run)
+		__pgf_interval_start(t);
 #endif
 	return 0;
 }
@@ -1167,7 +1178,7 @@ static int __pgf_rearm(struct task_struct *task, struct pgf_trace *t)
 #endif
 	WRITE_ONCE(t->rearmed, true);
 	mutex_unlock(&t->mutex);
-	err = pgf_rearm_mm(mm, &pages);
+	err = pgf_rearm_mm(mm, &pages, NULL);
 	mmap_read_unlock(mm);
 	if (!err)
 		pgf_rearm_record(t, mm, pages, PGF_REARM_USER);

@@ -460,6 +460,7 @@ struct pgf_trace {
 #endif
 #ifdef PGF_STAGE_REARM
 	bool rearmed;			/* "rearm" written since the start */
+	unsigned long runs;		/* starts so far. Under mutex */
 #endif
 #ifdef PGF_STAGE_INHERIT
 	struct list_head children;	/* their traces, until claimed. Lock */
@@ -550,23 +551,26 @@ bool pgf_regions_layout(struct pgf_trace *t, struct mm_struct *mm,
 void pgf_regions_bind(struct pgf_trace *t, struct mm_struct *mm, bool all);
 void pgf_regions_reset(struct pgf_trace *t);
 void pgf_regions_free(struct pgf_trace *t);
-#ifdef CONFIG_PGFAULT_HISTORY_DEBUG
-void pgf_test_hold_walk(struct mm_struct *mm);
-#else
-static inline void pgf_test_hold_walk(struct mm_struct *mm) { }
-#endif
 #endif
 
 #ifdef PGF_STAGE_REARM
 /* mm/pgfault_history/rearm.c: re-arming pages, and the walk it shares */
 typedef void (*pgf_chunk_fn)(struct vm_area_struct *vma, unsigned long start,
 			     unsigned long end, void *arg);
+#ifdef CONFIG_PGFAULT_HISTORY_DEBUG
+void pgf_test_hold_walk(struct mm_struct *mm);	/* regions.c */
+#else
+static inline void pgf_test_hold_walk(struct mm_struct *mm) { }
+#endif
+int pgf_walk_pause(struct mm_struct *mm, struct pgf_trace *held,
+		   unsigned long run);
 int pgf_walk_chunks(struct mm_struct *mm, struct vm_area_struct *vma,
 		    unsigned long start, unsigned long end, pgf_chunk_fn fn,
-		    void *arg, bool killable);
+		    void *arg, bool killable, struct pgf_trace *held);
 bool pgf_rearm_supported(void);
 void pgf_folio_referenced(struct folio *folio);
-int pgf_rearm_mm(struct mm_struct *mm, unsigned long *pages);
+int pgf_rearm_mm(struct mm_struct *mm, unsigned long *pages,
+		 struct pgf_trace *held);
 unsigned long pgf_rearm_page(struct mm_struct *mm, unsigned long addr);
 unsigned long pgf_unarm_mm(struct mm_struct *mm);
 void pgf_rearm_end(struct mm_struct *mm);

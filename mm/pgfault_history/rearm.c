@@ -47,7 +47,8 @@
  * may run meanwhile and are ordered by the PTE lock. Secondary MMUs are
  * told through the MMU notifiers. The walk (pgf_walk_chunks(), which the
  * sampling scan shares) yields the CPU between VMAs and every
- * PGF_WALK_CHUNK of a VMA, and stops at a fatal signal.
+ * PGF_WALK_CHUNK of a VMA, letting go of the trace's mutex there if the
+ * walker holds it, and stops at a fatal signal.
  *
  * Who re-arms: a write of "rearm" (pgf_rearm(), in the writer's context),
  * or, in interval mode ("1 interval=MS"), a running thread of the traced
@@ -338,12 +339,44 @@ static unsigned long pgf_rearm_range(struct vm_area_struct *vma,
 	return pages;
 }
 
+/**
+ * pgf_walk_pause() - between two pieces of a walk of @mm
+ * @mm: the mm walked, its mmap lock held (and kept)
+ * @held: the trace whose mutex the walker holds, or NULL
+ * @run: @held->runs when the walk began
+ *
+ * Yields the CPU. With @held, lets go of its mutex meanwhile, so that a
+ * fault or a recording that waits for it waits for one piece at most;
+ * the walk may go on only while @held still traces @mm in the start it
+ * began in.
+ *
+ * Return: 0, or -ESRCH if it may not (the mutex held again).
+ */
+int pgf_walk_pause(struct mm_struct *mm, struct pgf_trace *held,
+		   unsigned long run)
+{
+	if (!held) {
+		pgf_test_hold_walk(mm);
+		cond_resched();
+		return 0;
+	}
+	mutex_unlock(&held->mutex);
+	pgf_test_hold_walk(mm);
+	cond_resched();
+	mutex_lock(&held->mutex);
+	if (!READ_ONCE(held->active) || held->mm != mm || held->runs != run)
+		return -ESRCH;
+	return 0;
+}
+
 /* [@start, @end) of @vma, PGF_WALK_CHUNK at a time: see pgf_walk_chunks(). */
 static int pgf_walk_vma(struct vm_area_struct *vma, unsigned long start,
 			unsigned long end, pgf_chunk_fn fn, void *arg,
-			bool killable)
+			bool killable, struct pgf_trace *held,
+			unsigned long run)
 {
 	unsigned long addr, next;
+	int err;
 
 	if (pgf_rearm_skip(vma))
 		return 0;
@@ -352,8 +385,9 @@ static int pgf_walk_vma(struct vm_area_struct *vma, unsigned long start,
 		fn(vma, addr, next, arg);
 		if (killable && fatal_signal_pending(current))
 			return -EINTR;
-		pgf_test_hold_walk(vma->vm_mm);
-		cond_resched();
+		err = pgf_walk_pause(vma->vm_mm, held, run);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -368,26 +402,37 @@ static int pgf_walk_vma(struct vm_area_struct *vma, unsigned long start,
  *      pgf_rearm_skip() does not skip
  * @arg: passed to @fn
  * @killable: stop at a fatal signal
+ * @held: the trace whose mutex the caller holds, or NULL
  *
  * The one walk of re-arming (all of an mm, or what mremap() moved) and of
  * sampling: it yields the CPU between the pieces, as task_numa_work()
- * does between its ranges.
+ * does between its ranges. A walker that holds a trace's mutex lets go of
+ * it there: nobody waits for the mutex longer than a piece, and the walk
+ * stops if the trace stopped, started again or left @mm meanwhile. @fn
+ * runs with the mutex held, and the VMAs stay: the mmap lock is not let
+ * go.
  *
- * Return: 0, or -EINTR if @killable and a fatal signal stopped the walk.
+ * Return: 0; -EINTR if @killable and a fatal signal stopped the walk;
+ * -ESRCH if @held no longer traces @mm as it did (the mutex held again).
  */
 int pgf_walk_chunks(struct mm_struct *mm, struct vm_area_struct *vma,
 		    unsigned long start, unsigned long end, pgf_chunk_fn fn,
-		    void *arg, bool killable)
+		    void *arg, bool killable, struct pgf_trace *held)
 {
 	VMA_ITERATOR(vmi, mm, 0);
+	unsigned long run;
 	int err;
 
 	mmap_assert_locked(mm);
+	if (held)
+		lockdep_assert_held(&held->mutex);
+	run = held ? held->runs : 0;
 	if (vma)
-		return pgf_walk_vma(vma, start, end, fn, arg, killable);
+		return pgf_walk_vma(vma, start, end, fn, arg, killable, held,
+				    run);
 	for_each_vma(vmi, vma) {
 		err = pgf_walk_vma(vma, vma->vm_start, vma->vm_end, fn, arg,
-				   killable);
+				   killable, held, run);
 		if (err)
 			return err;
 	}
@@ -405,17 +450,21 @@ static void pgf_rearm_chunk(struct vm_area_struct *vma, unsigned long start,
  * pgf_rearm_mm() - re-arm every present page of an address space
  * @mm: the address space, its mmap lock held for reading
  * @pages: set to the number of pages re-armed
+ * @held: the trace whose mutex the caller holds, or NULL: see
+ *        pgf_walk_chunks()
  *
  * When it returns, the next access to any page it re-armed faults, on
  * every CPU.
  *
- * Return: 0, or -EINTR if a fatal signal stopped the walk (the pages
- * re-armed so far stay so: harmless).
+ * Return: 0, -EINTR if a fatal signal stopped the walk, or -ESRCH if
+ * @held stopped meanwhile (the pages re-armed so far stay so: harmless).
  */
-int pgf_rearm_mm(struct mm_struct *mm, unsigned long *pages)
+int pgf_rearm_mm(struct mm_struct *mm, unsigned long *pages,
+		 struct pgf_trace *held)
 {
 	*pages = 0;
-	return pgf_walk_chunks(mm, NULL, 0, 0, pgf_rearm_chunk, pages, true);
+	return pgf_walk_chunks(mm, NULL, 0, 0, pgf_rearm_chunk, pages, true,
+			       held);
 }
 
 /**
@@ -452,7 +501,7 @@ void pgf_rearm_moved(struct vm_area_struct *vma, unsigned long start,
 	mmap_assert_write_locked(vma->vm_mm);
 	/* Not killable: a page left accessible would go unseen. */
 	pgf_walk_chunks(vma->vm_mm, vma, start, end, pgf_rearm_chunk, &pages,
-			false);
+			false, NULL);
 }
 
 #ifdef CONFIG_NUMA_BALANCING
@@ -537,7 +586,8 @@ unsigned long pgf_unarm_mm(struct mm_struct *mm)
 	mmap_assert_write_locked(mm);
 #ifdef CONFIG_NUMA_BALANCING
 	if (arch_has_hw_pte_young())
-		pgf_walk_chunks(mm, NULL, 0, 0, pgf_unarm_chunk, &pages, false);
+		pgf_walk_chunks(mm, NULL, 0, 0, pgf_unarm_chunk, &pages, false,
+				NULL);
 #endif
 	return pages;
 }
@@ -686,7 +736,7 @@ static void pgf_tick(struct pgf_trace *t, struct mm_struct *mm)
 	if (sampling)
 		return;
 #endif
-	pgf_rearm_mm(mm, &pages);
+	pgf_rearm_mm(mm, &pages, NULL);
 	pgf_rearm_record(t, mm, pages, PGF_REARM_INTERVAL);
 }
 

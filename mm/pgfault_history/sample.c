@@ -44,8 +44,9 @@
  * scans, or the worker when every thread sleeps (the records' TID is 0).
  * A tick that finds the last one's scan still waiting is skipped, so a
  * scan longer than the interval delays the next one. Locks: the mmap lock
- * for reading, then &pgf_trace.mutex for the whole scan (the trace stays
- * active on this mm throughout), and each page table's lock while its
+ * for reading, then &pgf_trace.mutex, let go between the walk's pieces
+ * (pgf_walk_pause(): a stop, a new start or an exec meanwhile ends the
+ * scan with no SAMPLE record), and each page table's lock while its
  * entries are tested. Records are written between page tables, with no
  * spinlock held. The walk (pgf_walk_chunks(), re-arming's) yields the CPU
  * every PGF_WALK_CHUNK and stops at a fatal signal (the SAMPLE record says
@@ -256,6 +257,7 @@ void __pgf_sample(struct pgf_trace *t, struct mm_struct *mm, u8 flags)
 	struct pgf_sample_rec sr;
 	struct pgf_refs refs;
 	u64 t0 = ktime_get_ns();
+	int err;
 
 	mmap_assert_locked(mm);
 	lockdep_assert_held(&t->mutex);
@@ -266,7 +268,10 @@ void __pgf_sample(struct pgf_trace *t, struct mm_struct *mm, u8 flags)
 		pgf_rec_init(t, &refs.rec, PGF_REC_REFS, sizeof(refs));
 		s.refs = &refs;
 	}
-	if (pgf_walk_chunks(mm, NULL, 0, 0, pgf_sample_chunk, &s, true))
+	err = pgf_walk_chunks(mm, NULL, 0, 0, pgf_sample_chunk, &s, true, t);
+	if (err == -ESRCH)
+		return;		/* stopped or started again: no record */
+	if (err)
 		flags |= PGF_SAMPLE_STOPPED;
 	pgf_scan_close(&s);
 	pgf_scan_emit(&s);

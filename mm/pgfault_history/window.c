@@ -336,13 +336,17 @@ static int pgf_window_take(struct pgf_window *w, unsigned long *addrs)
 	return n;
 }
 
-/* Re-arm what the window of @t evicted; mmap lock and mutex held. */
+/*
+ * Re-arm what the window of @t evicted; mmap lock and mutex held. The
+ * mutex is let go between batches (pgf_walk_pause()): the drain ends if
+ * the trace stopped or started again meanwhile, its window then gone.
+ */
 static void __pgf_window_drain(struct pgf_trace *t, struct mm_struct *mm)
 {
 	unsigned long addrs[PGF_WINDOW_BATCH];
-	unsigned long pages;
+	unsigned long pages, run = t->runs;
 	struct pgf_window *w;
-	int i, n;
+	int err, i, n;
 
 	w = rcu_dereference_protected(t->window, lockdep_is_held(&t->mutex));
 	if (!w)
@@ -350,12 +354,17 @@ static void __pgf_window_drain(struct pgf_trace *t, struct mm_struct *mm)
 	while ((n = pgf_window_take(w, addrs)) != 0) {
 		if (n < 0) {
 			/* Overran: every page, as at the start. */
-			if (!pgf_rearm_mm(mm, &pages))
+			err = pgf_rearm_mm(mm, &pages, t);
+			if (err == -ESRCH)
+				return;
+			if (!err)
 				__pgf_rearm_record(t, pages, PGF_REARM_WINDOW);
 			continue;
 		}
 		for (i = 0; i < n; i++)
 			pgf_rearm_page(mm, addrs[i]);
+		if (pgf_walk_pause(mm, t, run))
+			return;
 	}
 }
 
