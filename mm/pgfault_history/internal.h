@@ -558,9 +558,15 @@ void pgf_regions_free(struct pgf_trace *t);
 typedef void (*pgf_chunk_fn)(struct vm_area_struct *vma, unsigned long start,
 			     unsigned long end, void *arg);
 #ifdef CONFIG_PGFAULT_HISTORY_DEBUG
-void pgf_test_hold_walk(struct mm_struct *mm);	/* regions.c */
+/* regions.c */
+void pgf_test_hold_walk(struct mm_struct *mm);
+struct task_struct *pgf_test_pick(struct pgf_trace *t);
 #else
 static inline void pgf_test_hold_walk(struct mm_struct *mm) { }
+static inline struct task_struct *pgf_test_pick(struct pgf_trace *t)
+{
+	return NULL;
+}
 #endif
 int pgf_walk_pause(struct mm_struct *mm, struct pgf_trace *held,
 		   unsigned long run);

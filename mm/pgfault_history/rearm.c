@@ -773,8 +773,10 @@ static void pgf_rearm_task_work(struct callback_head *head)
  */
 static struct task_struct *pgf_running_thread(struct pgf_trace *t)
 {
-	struct task_struct *p, *th, *found = NULL;
+	struct task_struct *p, *th, *found = pgf_test_pick(t);
 
+	if (found)
+		return found;
 	rcu_read_lock();
 	p = pid_task(t->tgid, PIDTYPE_TGID);
 	if (p) {

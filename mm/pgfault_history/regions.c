@@ -1177,7 +1177,7 @@ static struct pgf_trace *pgf_trace_of_owner(struct mm_struct *mm)
  */
 static u32 pgf_hold_noted, pgf_hold_locked, pgf_held;
 #ifdef PGF_STAGE_REARM
-static u32 pgf_hold_walk;
+static u32 pgf_hold_walk, pgf_pick;
 #endif
 static DECLARE_WAIT_QUEUE_HEAD(pgf_hold_wait);
 
@@ -1233,6 +1233,35 @@ void pgf_test_hold_walk(struct mm_struct *mm)
 	if (ours)
 		pgf_test_hold(&pgf_hold_walk, pid, false);
 }
+
+/**
+ * pgf_test_pick() - the thread a test has the clock's next tick pick
+ * @t: the trace
+ *
+ * A thread id in pick, of @t's process, is the thread the next tick
+ * queues its task work on, running or not (as a thread that goes to
+ * sleep in the kernel just after it was picked); once.
+ *
+ * Return: that thread, with a reference, or NULL.
+ */
+struct task_struct *pgf_test_pick(struct pgf_trace *t)
+{
+	struct task_struct *p = NULL;
+	u32 tid = READ_ONCE(pgf_pick);
+
+	if (!tid)
+		return NULL;
+	rcu_read_lock();
+	p = find_task_by_pid_ns(tid, &init_pid_ns);
+	if (p && task_tgid(p) == t->tgid && cmpxchg(&pgf_pick, tid, 0) == tid)
+		get_task_struct(p);
+	else
+		p = NULL;
+	rcu_read_unlock();
+	if (p)
+		WRITE_ONCE(pgf_held, pgf_held + 1);
+	return p;
+}
 #endif
 
 static int __init pgf_test_hold_init(void)
@@ -1246,6 +1275,7 @@ static int __init pgf_test_hold_init(void)
 #ifdef PGF_STAGE_REARM
 	debugfs_create_file_unsafe("hold_walk", 0600, d, &pgf_hold_walk,
 				   &pgf_hold_fops);
+	debugfs_create_u32("pick", 0600, d, &pgf_pick);
 #endif
 	debugfs_create_u32("held", 0400, d, &pgf_held);
 	return 0;

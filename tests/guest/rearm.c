@@ -8,6 +8,7 @@
  * letters); /proc/<pid>/stat for the count of faults; a pattern read back
  * for the contents of every kind of mapping; /proc/vmstat for migrations.
  */
+#include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <pthread.h>
@@ -19,6 +20,7 @@
 #include "util.h"
 #include "pgf.h"
 #include "oracle.h"
+#include "hold.h"
 
 #define PAGE		4096UL
 #define NP		64	/* pages in the oracle's region */
@@ -916,6 +918,97 @@ TEST(two_threads_on_one_re_armed_page_are_one_re_reference)
 	EXPECT_LE(rerefs, RACE_ROUNDS * RACE_PAGES);
 	pgf_trace_free(&t);
 	munmap(race, sizeof(*race));
+}
+
+
+/* ---- a tick's thread that sleeps in the kernel ------------------------------ */
+
+/*
+ * The clock queues each interval's re-arm on a running thread, which does
+ * it on its way back to user mode. A thread picked just before it went to
+ * sleep in the kernel would hold the re-arm, and every later tick skipped
+ * its own while it waits. The test kernel's "pick" has the next tick pick
+ * the main thread, asleep in read(); the other thread stays running in
+ * user mode. The re-arms must go on within an interval or two.
+ */
+static volatile int *spin_stop;
+
+static void *spinner(void *arg)
+{
+	volatile char *a = arg;
+
+	for (unsigned long i = 0; !*spin_stop; i++)
+		a[(i % 16) * PAGE] = 1;
+	return NULL;
+}
+
+static int count_rearms(const struct pgf_trace *t)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < t->nr; i++)
+		n += !strcmp(t->rec[i].type, "rearm") &&
+		     !strcmp(t->rec[i].text, "interval");
+	return n;
+}
+
+TEST(a_tick_held_by_a_sleeping_thread_is_taken_back)
+{
+	static char line[4096];
+	size_t linelen = 0, lineno = 0;
+	int ready[2], wake[2], status, fd, i, picked, after = 0;
+	struct pgf_trace t = { 0 };
+	struct pollfd pfd;
+	long held;
+	pid_t pid;
+	char c;
+
+	if (access(HOLD_DIR "pick", W_OK))
+		SKIP("no " HOLD_DIR " (CONFIG_PGFAULT_HISTORY_DEBUG)");
+	spin_stop = mmap(NULL, sizeof(*spin_stop), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(spin_stop != MAP_FAILED);
+	*spin_stop = 0;
+	ASSERT_EQ(pipe(ready) | pipe(wake), 0);
+	pid = ASSERT_SYS(fork());
+	if (pid == 0) {
+		char *a = mmap(NULL, 16 * PAGE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		pthread_t th;
+
+		if (a == MAP_FAILED || pthread_create(&th, NULL, spinner, a) ||
+		    write(ready[1], "r", 1) != 1 || read(wake[0], &c, 1) != 1)
+			_exit(50);
+		*spin_stop = 1;
+		pthread_join(th, NULL);
+		_exit(0);
+	}
+	ASSERT_EQ(read(ready[0], &c, 1), 1);
+	ASSERT_EQ(pgf_ctl(pid, "1 interval=20", 13), 0);
+	fd = ASSERT_SYS(pgf_open(pid, O_NONBLOCK));
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	held = hold_count();
+	ASSERT_EQ(hold_write("pick", pid), 0);
+	ASSERT_TRUE(hold_reached(held));
+	/* The re-arms before the pick are in the trace already. */
+	while (poll(&pfd, 1, 0) == 1 &&
+	       feed_more(fd, &t, line, &linelen, &lineno, -1) == 0)
+		;
+	picked = count_rearms(&t);
+	for (i = 0; i < 200 && after < 3; i++) {
+		if (feed_more(fd, &t, line, &linelen, &lineno, 50) < 0)
+			break;
+		after = count_rearms(&t) - picked;
+	}
+	ktap_diag("%d interval re-arms after the pick, the main thread asleep",
+		  after);
+	EXPECT_GE(after, 3);
+	ASSERT_EQ(write(wake[1], "w", 1), 1);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(fd);
+	pgf_trace_free(&t);
 }
 
 KTAP_MAIN()
