@@ -443,6 +443,8 @@ struct pgf_trace {
 #ifdef PGF_STAGE_REARM
 	struct delayed_work rearm_work;	/* interval and sampling's clock */
 	struct callback_head rearm_twork; /* its tick, run by a thread */
+	struct task_struct *rearm_thread; /* that thread (a ref). Mutex */
+	unsigned long rearm_queued;	/* when it was queued, jiffies */
 #endif
 #ifdef PGF_STAGE_WINDOW
 	unsigned int window_pages;	/* window mode; 0: off. Under mutex */

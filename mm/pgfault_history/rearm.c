@@ -757,10 +757,51 @@ static void pgf_rearm_task_work(struct callback_head *head)
 {
 	struct pgf_trace *t = container_of(head, struct pgf_trace,
 					   rearm_twork);
+	struct task_struct *th;
 
 	pgf_rearm_current(t);
+	mutex_lock(&t->mutex);
+	th = t->rearm_thread;
+	t->rearm_thread = NULL;
 	clear_bit(PGF_REARM_PENDING, &t->bits);
+	mutex_unlock(&t->mutex);
+	if (th)
+		put_task_struct(th);
 	pgf_trace_put(t);
+}
+
+/* The clock's period, in milliseconds. Under mutex. */
+static unsigned int __pgf_clock_ms(struct pgf_trace *t)
+{
+#ifdef PGF_STAGE_SAMPLE
+	return t->interval_ms ?: t->sample_ms;
+#else
+	return t->interval_ms;
+#endif
+}
+
+/*
+ * The last tick's task work has not run: its thread went to sleep in the
+ * kernel after it was picked (a blocking system call, a page fault that
+ * waits for I/O), and may sleep for good. Past a period, take the work
+ * back from it, for this tick to do the re-arm. Returns true if it was
+ * taken back (PGF_REARM_PENDING, still set, is this tick's then); false
+ * if it is not late, or runs now (it clears the bit).
+ */
+static bool __pgf_rearm_take_back(struct pgf_trace *t)
+{
+	struct task_struct *th = t->rearm_thread;
+
+	lockdep_assert_held(&t->mutex);
+	if (!th || time_before(jiffies, t->rearm_queued +
+					msecs_to_jiffies(__pgf_clock_ms(t))))
+		return false;
+	if (!task_work_cancel(th, &t->rearm_twork))
+		return false;
+	t->rearm_thread = NULL;
+	put_task_struct(th);
+	refcount_dec(&t->ref);		/* the work's; the clock holds one */
+	return true;
 }
 
 /*
@@ -802,7 +843,8 @@ static struct task_struct *pgf_running_thread(struct pgf_trace *t)
  * between the walk and its REARM record. When every thread sleeps, no
  * thread touches a page and the worker walks instead. If the last
  * interval's re-arm has not run yet (its thread went to sleep in the
- * kernel first), this one is skipped.
+ * kernel first), this one is skipped; for one interval at most: a later
+ * tick takes the work back from that thread and re-arms.
  */
 static void pgf_interval_rearm(struct pgf_trace *t)
 {
@@ -811,20 +853,22 @@ static void pgf_interval_rearm(struct pgf_trace *t)
 
 	mutex_lock(&t->mutex);
 	if (!READ_ONCE(t->active) || !t->mm ||
-	    test_and_set_bit(PGF_REARM_PENDING, &t->bits)) {
+	    (test_and_set_bit(PGF_REARM_PENDING, &t->bits) &&
+	     !__pgf_rearm_take_back(t))) {
 		mutex_unlock(&t->mutex);
 		return;
 	}
 	th = pgf_running_thread(t);
 	if (th) {
-		int err;
-
 		refcount_inc(&t->ref);
 		init_task_work(&t->rearm_twork, pgf_rearm_task_work);
-		err = task_work_add(th, &t->rearm_twork, TWA_RESUME);
+		if (!task_work_add(th, &t->rearm_twork, TWA_RESUME)) {
+			/* Queued: it clears the bit, and lets go of @th. */
+			t->rearm_thread = th;
+			t->rearm_queued = jiffies;
+			goto out_unlock;
+		}
 		put_task_struct(th);
-		if (!err)
-			goto out_unlock;	/* queued: it clears the bit */
 		refcount_dec(&t->ref);		/* exiting; not the last */
 	}
 	if (mmget_not_zero(t->mm))

@@ -42,9 +42,10 @@
  * Who scans: the clock of interval mode (mm/pgfault_history/rearm.c), a
  * thread of the process on its way back to user mode, as task_numa_work()
  * scans, or the worker when every thread sleeps (the records' TID is 0).
- * A tick that finds the last one's scan still waiting is skipped, so a
- * scan longer than the interval delays the next one. Locks: the mmap lock
- * for reading, then &pgf_trace.mutex, let go between the walk's pieces
+ * A tick that finds the last one's scan still waiting is skipped (for a
+ * period at most: see pgf_interval_rearm()), so a scan longer than the
+ * interval delays the next one. Locks: the mmap lock for reading, then
+ * &pgf_trace.mutex, let go between the walk's pieces
  * (pgf_walk_pause(): a stop, a new start or an exec meanwhile ends the
  * scan with no SAMPLE record), and each page table's lock while its
  * entries are tested. Records are written between page tables, with no
