@@ -22,6 +22,8 @@
  * make re-armed pages accessible). The faults between the two runs are
  * admissions taken from the trace, as before the first.
  */
+#include <fcntl.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/rseq.h>
 #include <sys/syscall.h>
@@ -75,7 +77,7 @@ asm(".text\n"
 
 static char *area, *area2;	/* the region, and where BETWEEN_MOVE moves it */
 
-enum between { BETWEEN_NONE, BETWEEN_MOVE, BETWEEN_PROTECT };
+enum between { BETWEEN_NONE, BETWEEN_MOVE, BETWEEN_PROTECT, BETWEEN_PARK };
 
 static struct {
 	unsigned long steps;
@@ -85,11 +87,92 @@ static struct {
 } cfg;
 
 /*
+ * BETWEEN_PARK: PARKED threads each write() two pages of a buffer of its
+ * own, never touched, into a pipe of one page that nobody reads: the
+ * copy of the first page faults in the kernel (an admission, and an
+ * eviction whose re-arm is queued on that thread), then the thread
+ * sleeps in pipe_write() with the re-arm queued, until the second run is
+ * over and the pipes are read.
+ */
+#define PARKED		4
+
+static struct {
+	int pipe[PARKED][2];
+	char *buf[PARKED];
+	volatile pid_t tid[PARKED];
+	pthread_t th[PARKED];
+} park;
+
+static void *parked_writer(void *arg)
+{
+	long i = (long)arg;
+
+	/* Its tid, once all that is left is the write(). */
+	park.tid[i] = gettid();
+	if (write(park.pipe[i][1], park.buf[i], 2 * PAGE) != 2 * PAGE)
+		_exit(7);
+	return NULL;
+}
+
+/*
+ * Is thread @tid of this process asleep (interruptibly: its only sleep
+ * from then on is the write()'s wait for room in the pipe)?
+ */
+static bool asleep(pid_t tid)
+{
+	char path[64], buf[512] = "", *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	p = n > 0 ? strrchr(buf, ')') : NULL;
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
+static void park_writers(void)
+{
+	for (long i = 0; i < PARKED; i++) {
+		park.buf[i] = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (park.buf[i] == MAP_FAILED || pipe(park.pipe[i]) ||
+		    fcntl(park.pipe[i][1], F_SETPIPE_SZ, PAGE) < 0 ||
+		    pthread_create(&park.th[i], NULL, parked_writer, (void *)i))
+			_exit(6);
+	}
+	/* Asleep, each with its re-arm queued: 10 s at most. */
+	for (int i = 0, tries = 0; i < PARKED; tries++) {
+		if (tries > 10000)
+			_exit(6);
+		if (park.tid[i] && asleep(park.tid[i]))
+			i++;
+		else
+			usleep(1000);
+	}
+}
+
+static void unpark_writers(void)
+{
+	static char sink[2 * PAGE];
+
+	for (int i = 0; i < PARKED; i++) {
+		if (read(park.pipe[i][0], sink, PAGE) != PAGE ||
+		    read(park.pipe[i][0], sink, PAGE) != PAGE ||
+		    pthread_join(park.th[i], NULL))
+			_exit(8);
+	}
+}
+
+/*
  * 1: map the guarded regions (map_guarded()), send their addresses;
  * 2: read() cfg.syscall_pages pages of /dev/zero into it (kernel-mode
  * faults), if any, then run the loop; then, for cfg.between, move the
- * n pages to area2 or make them executable too, and run the loop again
- * (on area2 if moved).
+ * n pages to area2, make them executable too, or park writers, and run
+ * the loop again (on area2 if moved).
  */
 static void window_steps(int step, int out)
 {
@@ -136,6 +219,10 @@ static void window_steps(int step, int out)
 				     PROT_READ | PROT_WRITE | PROT_EXEC))
 				_exit(5);
 			wloop(area, cfg.steps, cfg.seed, cfg.n, cfg.random);
+		} else if (cfg.between == BETWEEN_PARK) {
+			park_writers();
+			wloop(area, cfg.steps, cfg.seed, cfg.n, cfg.random);
+			unpark_writers();
 		}
 		break;
 	}
@@ -402,6 +489,7 @@ static int check_window_runs(unsigned int k, unsigned long steps,
 		ASSERT_EQ(simulate_run(&f, base2, want, &nwant, 1 << 16), 0);
 		ktap_diag("first run: %zu faults; second run, after %s: %zu",
 			  nwant1, between == BETWEEN_MOVE ? "mremap()" :
+			  between == BETWEEN_PARK ? "threads parked" :
 			  "mprotect()", nwant - nwant1);
 	}
 	ktap_diag("K=%u, %s over %u pages, %lu steps: %zu faults simulated, %zu traced",
@@ -505,6 +593,17 @@ TEST(mprotect_keeps_evicted_pages_armed)
 	 */
 	check_window_runs(16, 2 * 48, 48, 0, 0, BETWEEN_PROTECT);
 	check_window_runs(40, 1500, 64, 1, 0, BETWEEN_PROTECT);
+}
+
+TEST(threads_asleep_in_a_system_call_hold_no_re_arm)
+{
+	/*
+	 * Four threads asleep in write(), each with an eviction's re-arm
+	 * queued, hold every task work slot of the window. The loop's own
+	 * evictions must still be re-armed before it goes on: a slot is
+	 * taken back from a sleeping thread.
+	 */
+	check_window_runs(16, 2 * 48, 48, 0, 0, BETWEEN_PARK);
 }
 
 TEST(window_sizes_out_of_range_are_refused)
