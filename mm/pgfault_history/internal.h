@@ -371,6 +371,7 @@ struct pgf_cpu {
 struct pgf_twork {
 	struct callback_head head;
 	struct pgf_trace *t;
+	struct task_struct *task;	/* queued on (a reference) */
 };
 #endif
 

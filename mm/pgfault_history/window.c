@@ -49,7 +49,9 @@
  *   the start, and a "rearm ... window" record says so.
  *
  * At most PGF_WINDOW_TWORKS threads have a re-arm task work queued at once;
- * a thread that finds none free leaves its evictions to them.
+ * a thread that finds none free takes one back from a thread that sleeps
+ * (a system call that faulted in the kernel, then waits: it would not
+ * return to user mode for as long), else leaves its evictions to them.
  *
  * What else the model leaves out, and why: pages a fault maps besides its
  * own (a transparent huge page mapped whole at its first touch) enter
@@ -242,6 +244,55 @@ void __pgf_window_empty(struct pgf_trace *t)
 static void pgf_window_task_work(struct callback_head *head);
 
 /*
+ * Queue slot @i, which current owns (its bit set, a reference to the trace
+ * taken for it), on current; false if current is exiting.
+ */
+static bool pgf_window_queue_slot(struct pgf_trace *t, int i)
+{
+	struct pgf_twork *tw = &t->window_twork[i];
+
+	get_task_struct(current);
+	WRITE_ONCE(tw->task, current);
+	init_task_work(&tw->head, pgf_window_task_work);
+	if (!task_work_add(current, &tw->head, TWA_RESUME))
+		return true;
+	WRITE_ONCE(tw->task, NULL);
+	put_task_struct(current);
+	return false;
+}
+
+/*
+ * Every slot is queued: take one back from a thread that sleeps, for
+ * current to queue. One task_work_cancel() succeeds; a work that runs
+ * already, or was queued again since, stays. A task read from a slot is
+ * there until it runs the work, before it exits: under rcu_read_lock(),
+ * it is not freed before the look ends. Returns the slot (its bit and its
+ * reference to the trace now current's), or -1.
+ */
+static int pgf_window_take_slot(struct pgf_trace *t)
+{
+	struct task_struct *task;
+	struct pgf_twork *tw;
+	int i;
+
+	rcu_read_lock();
+	for (i = 0; i < PGF_WINDOW_TWORKS; i++) {
+		tw = &t->window_twork[i];
+		task = READ_ONCE(tw->task);
+		if (!task || task == current || task_is_running(task) ||
+		    !task_work_cancel(task, &tw->head))
+			continue;
+		rcu_read_unlock();
+		/* Cancelled: nobody runs it, nobody queues it meanwhile. */
+		WRITE_ONCE(tw->task, NULL);
+		put_task_struct(task);		/* the slot's */
+		return i;
+	}
+	rcu_read_unlock();
+	return -1;
+}
+
+/*
  * Have current re-arm what the window evicted before it returns to user.
  * Not a user worker (io_uring, vhost): it never returns to user mode, and
  * a slot parked on it would stay taken; the next fault of another thread
@@ -249,7 +300,6 @@ static void pgf_window_task_work(struct callback_head *head);
  */
 static void pgf_window_queue(struct pgf_trace *t)
 {
-	struct pgf_twork *tw;
 	int i;
 
 	if (current->flags & (PF_USER_WORKER | PF_IO_WORKER))
@@ -258,17 +308,19 @@ static void pgf_window_queue(struct pgf_trace *t)
 	for (i = 0; i < PGF_WINDOW_TWORKS; i++) {
 		if (test_and_set_bit(PGF_WINDOW_TWORK0 + i, &t->bits))
 			continue;
-		tw = &t->window_twork[i];
 		refcount_inc(&t->ref);
-		init_task_work(&tw->head, pgf_window_task_work);
-		if (!task_work_add(current, &tw->head, TWA_RESUME))
-			return;
-		/* Exiting: nothing to return to. Not the last reference. */
-		refcount_dec(&t->ref);
-		clear_bit(PGF_WINDOW_TWORK0 + i, &t->bits);
-		return;
+		goto queue;
 	}
-	/* All queued on other threads: they will re-arm these too. */
+	/* All queued on other threads: they re-arm these too, if they run. */
+	i = pgf_window_take_slot(t);
+	if (i < 0)
+		return;
+queue:
+	if (pgf_window_queue_slot(t, i))
+		return;
+	/* Exiting: nothing to return to. Not the last reference. */
+	refcount_dec(&t->ref);
+	clear_bit(PGF_WINDOW_TWORK0 + i, &t->bits);
 }
 
 /**
@@ -376,6 +428,8 @@ static void pgf_window_task_work(struct callback_head *head)
 	struct mm_struct *mm = current->mm;
 
 	/* Free for the next eviction; this drain takes what is there. */
+	WRITE_ONCE(tw->task, NULL);
+	put_task_struct(current);	/* the slot's; current holds its own */
 	clear_bit(PGF_WINDOW_TWORK0 + (tw - t->window_twork), &t->bits);
 	if (!mm || (current->flags & PF_EXITING) ||
 	    mmap_read_lock_killable(mm))
