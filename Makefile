@@ -45,13 +45,11 @@ PATCHES  := kernel-patches/series $(wildcard kernel-patches/*.patch)
 
 # New kernel files, copied into the tree: mm/ -> mm/ (the subsystem's
 # directory, mm/pgfault_history/, its Kconfig and Makefile included),
-# fs-proc/ -> fs/proc/ (the /proc/<pid> file, beside the others),
 # include/ -> include/, Documentation/ -> Documentation/.
-OVERLAY_CODE := $(shell find fs-proc mm include -name '*.[ch]' 2>/dev/null)
+OVERLAY_CODE := $(shell find mm include -name '*.[ch]' 2>/dev/null)
 OVERLAY_SRC := $(OVERLAY_CODE) $(shell find mm -name Kconfig -o -name Makefile)
 OVERLAY_DOC := $(shell find Documentation -name '*.rst' 2>/dev/null)
-OVERLAY_DST := $(patsubst %,$(KTREE)/%,$(filter-out fs-proc/%,$(OVERLAY_SRC))) \
-	       $(patsubst fs-proc/%,$(KTREE)/fs/proc/%,$(filter fs-proc/%,$(OVERLAY_SRC)))
+OVERLAY_DST := $(patsubst %,$(KTREE)/%,$(OVERLAY_SRC))
 OVERLAY_DOC_DST := $(patsubst %,$(KTREE)/%,$(OVERLAY_DOC))
 
 # Userspace: tools and tests are linked statically for the guest.
@@ -161,8 +159,6 @@ $(ST)/patch: $(ST)/unpack $(PATCHES) scripts/apply-patches.sh
 	@touch $@
 
 # The overlay at its last stage: the stage markers stripped (scripts/stage.sh).
-$(KTREE)/fs/proc/%: fs-proc/% $(ST)/unpack
-	scripts/stage.sh all $< $@
 $(KTREE)/mm/%: mm/% $(ST)/unpack
 	scripts/stage.sh all $< $@
 $(KTREE)/include/%: include/% $(ST)/unpack

@@ -123,7 +123,6 @@ targets() {
 	done
 	if grep -q '^CONFIG_PGFAULT_HISTORY=y' "$out/obj-$1/.config" 2>/dev/null; then
 		[ -f "$src/mm/pgfault_history/Makefile" ] && echo mm/pgfault_history/
-		[ -f "$src/fs/proc/pgfault_history.c" ] && echo fs/proc/pgfault_history.o
 	fi
 	return 0
 }

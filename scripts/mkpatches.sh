@@ -13,11 +13,10 @@
 # TREE is the patched tree (build/linux-src). The base is rebuilt from it:
 # the files the series touches, with the series reverted. Then one commit
 # per kernel-patches/series entry, the UML fixes first, else in order.
-# The feature's new files (fs-proc/, mm/, include/) come in stages
-# (scripts/stage.sh: core, regions, rearm, window, sample, inherit), and
-# the series says where, in comment lines the other readers skip:
+# The feature's new files (mm/, include/) come in stages (scripts/stage.sh:
+# core, proc, regions, rearm, window, sample, inherit), and the series
+# says where, in comment lines the other readers skip:
 #   #@add FILE...        the next commit adds these files of the project
-#                        (paths as in the project: fs-proc/, mm/, include/)
 #   #@stage NAME [MSG]   from the next commit on, the files are as they
 #                        are at stage NAME: the files added so far change
 #                        with it. With MSG (a file: subject, blank line,
@@ -128,16 +127,15 @@ is_maint() {
 	return 1
 }
 
-# The project's new files at a stage (scripts/stage.sh), by their path in
-# the project: fs-proc/ is fs/proc/ in the kernel.
-kpath() { case $1 in fs-proc/*) echo "fs/proc/${1#fs-proc/}" ;; *) echo "$1" ;; esac; }
-mapfile -t overlay < <(cd "$top" && find fs-proc mm include -type f \
+# The project's new files at a stage (scripts/stage.sh), at their path in
+# the kernel, which is their path in the project.
+mapfile -t overlay < <(cd "$top" && find mm include -type f \
 	\( -name '*.[ch]' -o -name Makefile -o -name Kconfig \) | sort)
 mapfile -t stages < <("$top/scripts/stage.sh" --list)
 stage=${stages[0]} last_stage=${stages[-1]}
 added=() pending=()
 put() {		# put FILE: install the project's FILE at $stage
-	(cd "$top" && scripts/stage.sh "$stage" "$1" "$repo/$(kpath "$1")")
+	(cd "$top" && scripts/stage.sh "$stage" "$1" "$repo/$1")
 }
 is_added() {
 	local f

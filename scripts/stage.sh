@@ -4,14 +4,15 @@
 # The overlay's files at one stage of the series. The patch series adds
 # the feature in stages, each a commit of the mail (scripts/mkpatches.sh):
 #
-#   core      the trace, its rings, the fault hook and the proc file
+#   core      the trace, its rings and the fault hook
+#   proc      the /proc/<pid>/pgfault_history file
 #   regions   the layout and every region (VMA) change
 #   rearm     re-arming pages: re-references, interval mode
 #   window    window mode
 #   sample    sampling accessed bits
 #   inherit   process trees: new processes traced too
 #
-# A file of fs-proc/, mm/ and include/ holds the code of every stage; what
+# A file of mm/ and include/ holds the code of every stage; what
 # a later stage adds is between "#ifdef PGF_STAGE_<NAME>" and "#endif" (or
 # "#ifndef" for what it removes, "#else" for what it replaces), as
 # headers_install strips __KERNEL__. In C these are preprocessor lines; in
@@ -24,7 +25,7 @@
 #   stage.sh --list            the stages, in order
 set -euo pipefail
 
-stages=(core regions rearm window sample inherit)
+stages=(core proc regions rearm window sample inherit)
 if [ "${1:-}" = --list ]; then
 	printf '%s\n' "${stages[@]}"
 	exit 0

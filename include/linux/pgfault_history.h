@@ -26,10 +26,31 @@
 
 struct linux_binprm;
 struct pid;
+#ifdef PGF_STAGE_PROC
+struct file;
+struct inode;
+struct pid_namespace;
+struct poll_table_struct;
+#endif
 
 #ifdef CONFIG_PGFAULT_HISTORY
 
-extern const struct file_operations proc_pgfault_history_operations;
+#ifdef PGF_STAGE_PROC
+/* /proc/<pid>/pgfault_history: fs/proc/base.c opens, these do the rest. */
+int pgfault_history_open(struct file *file, struct task_struct *task,
+			 struct pid *pid, struct pid_namespace *ns);
+int pgfault_history_release(struct inode *inode, struct file *file);
+ssize_t pgfault_history_read(struct file *file, char __user *ubuf,
+			     size_t count, loff_t *ppos);
+ssize_t pgfault_history_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos);
+__poll_t pgfault_history_poll(struct file *file,
+			      struct poll_table_struct *wait);
+#ifdef PGF_STAGE_INHERIT
+long pgfault_history_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg);
+#endif
+#endif
 
 extern struct static_key_false_deferred pgf_tracing_key;
 

@@ -3,8 +3,8 @@
  * Per-process page fault tracing: the life of a trace, starting and
  * stopping, permission, and the hooks that fault, exec and exit call.
  *
- * The ring buffer is ring.c, and the /proc/<pid>/pgfault_history file
- * that drives it all and formats the records fs/proc/pgfault_history.c.
+ * The ring buffer is ring.c. The /proc/<pid>/pgfault_history file that
+ * drives it all is proc.c, and format.c writes the records as text.
  */
 #define pr_fmt(fmt) "pgfault: " fmt
 

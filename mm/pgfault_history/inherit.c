@@ -30,7 +30,7 @@
  *
  * The reader of the creator's trace claims a child's trace from that list
  * with the PGFAULT_HISTORY_IOC_CHILD ioctl, which returns a new file
- * reading it (see fs/proc/pgfault_history.c): this works whether the child
+ * reading it (see proc.c): this works whether the child
  * still runs, has exited, or has been reaped and its /proc directory is
  * gone, so a reader that follows the "child" records misses no process
  * and no record. The list holds each child's trace, records and all,

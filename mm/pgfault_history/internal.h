@@ -42,9 +42,8 @@ struct pid_namespace;
 
 /*
  * Records as the kernel stores them (see the DOC: in
- * mm/pgfault_history/ring.c); fs/proc/pgfault_history.c turns them into the
- * text format described in include/uapi/linux/pgfault_history.h when they
- * are read.
+ * mm/pgfault_history/ring.c); format.c turns them into the text format
+ * described in include/uapi/linux/pgfault_history.h when they are read.
  */
 enum pgf_rec_type {
 	PGF_REC_PAD,		/* filler at the end of the ring */
@@ -647,7 +646,7 @@ void pgf_children_free(struct pgf_trace *t);
 int pgf_child_claim(struct pgf_trace *t, u32 nr, struct pgf_trace **cp);
 #endif
 
-/* mm/pgfault_history/core.c, for fs/proc/pgfault_history.c */
+/* mm/pgfault_history/core.c, for proc.c */
 void pgf_trace_put(struct pgf_trace *t);
 /* For __free(pgf_trace): a reference, or NULL or an error pointer. */
 static inline void pgf_trace_put_any(struct pgf_trace *t)
@@ -683,6 +682,13 @@ bool pgf_readable(struct pgf_trace *t);
 size_t pgf_pop(struct pgf_trace *t, void *out, size_t size, bool *eof);
 bool pgf_unread(struct pgf_trace *t, void *recs, size_t cap, size_t off,
 		size_t len);
+
+#ifdef PGF_STAGE_PROC
+/* mm/pgfault_history/format.c, for proc.c: the trace as text */
+/* The longest line: an exec whose path is all escaped newlines. */
+#define PGF_LINE_MAX	(64 + 4 * PATH_MAX)
+int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size);
+#endif
 
 /*
  * The trace of current's process, or NULL. Published with release

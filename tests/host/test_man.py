@@ -12,7 +12,7 @@ the tools and the kernel they describe.
 - proc_pid_pgfault_history(5) has an entry for every record type the
   tools read (the types table of tests/lib/pgf.h and the parser in
   tools/lib/pgftrace.c), for every command and start option the kernel's
-  parser accepts (fs/proc/pgfault_history.c), states the kernel's ranges,
+  parser accepts (mm/pgfault_history/proc.c), states the kernel's ranges,
   and lists every errno the file's operations return (the proc file's own, and
   the Return: of the functions of mm/pgfault_history/ it calls).
 
@@ -552,19 +552,19 @@ def proc_page_has_every_record_type():
 
 
 def kernel_commands():
-    """Every command and start option fs/proc/pgfault_history.c accepts:
-    the words of pgf_write() and pgf_parse_start(), NAME= for each
+    """Every command and start option mm/pgfault_history/proc.c accepts:
+    the words of pgfault_history_write() and pgf_parse_start(), NAME= for each
     parameter pgf_parse_param() takes."""
-    src = read('fs-proc/pgfault_history.c')
+    src = read('mm/pgfault_history/proc.c')
     m = re.search(r'\bpgf_parse_start\([^;]*?\)\s*\{.*?\n\}', src, flags=re.S)
-    assert m, 'no pgf_parse_start() in fs/proc/pgfault_history.c'
+    assert m, 'no pgf_parse_start() in mm/pgfault_history/proc.c'
     start = m.group(0)
     words = set(re.findall(r'strcmp\(word, "([^"]+)"\)', start))
     words |= {p + '=' for p in
               re.findall(r'pgf_parse_param\(word, "([^"]+)"', start)}
     words |= set(re.findall(r'strcmp\(strsep\(&s, " "\), "([^"]+)"\)', start))
-    m = re.search(r'\bpgf_write\([^;]*?\)\s*\{.*?\n\}', src, flags=re.S)
-    assert m, 'no pgf_write() in fs/proc/pgfault_history.c'
+    m = re.search(r'\bpgfault_history_write\([^;]*?\)\s*\{.*?\n\}', src, flags=re.S)
+    assert m, 'no pgfault_history_write() in mm/pgfault_history/proc.c'
     words |= set(re.findall(r'strcmp\(s, "([^"]+)"\)', m.group(0)))
     assert {'1', '0', 'interval=', 'inherit'} <= words, words
     return words
@@ -607,7 +607,7 @@ def pages_state_the_kernels_ranges():
 def interface_errnos():
     """The errnos of the file's operations: the proc file's own, and those the
     Return: of each mm/ function it calls names."""
-    src = re.sub(r'/\*.*?\*/', '', read('fs-proc/pgfault_history.c'),
+    src = re.sub(r'/\*.*?\*/', '', read('mm/pgfault_history/proc.c'),
                  flags=re.S)
     errs = set(re.findall(r'-(E[A-Z0-9]+)\b', src))
     if 'ERESTARTSYS' in errs:   # what user space sees without SA_RESTART

@@ -152,24 +152,26 @@ def patches_are_mail_that_checkpatch_accepts():
     every = ''.join(open(f).read() for f in files[1:])
     # Every new kernel file of the project is added by the mail, once, and
     # each stage of the feature (scripts/stage.sh) has its own patches.
-    for d, dest in (('mm', 'mm'), ('fs-proc', 'fs/proc'), ('include', 'include'),
+    for d, dest in (('mm', 'mm'), ('include', 'include'),
                     ('Documentation', 'Documentation')):
         for path in glob.glob(os.path.join(TOP, d, '**', '*'), recursive=True):
             if os.path.isdir(path):
                 continue
             rel = dest + '/' + os.path.relpath(path, os.path.join(TOP, d))
             assert every.count(f'diff --git a/{rel} b/{rel}\nnew file mode') == 1, rel
-    # Split by feature: the trace (core.c, ring.c), then regions,
-    # re-arming, window mode, sampling and process trees, each file in a
-    # patch of its own, in that order.
+    # Split by feature: the trace (core.c, ring.c), the proc file (proc.c,
+    # format.c), then regions, re-arming, window mode, sampling and process
+    # trees, each file in a patch of its own, in that order.
     where = {}
     for i, f in enumerate(files[1:], 1):
         for n in re.findall(r'^diff --git a/\S+ b/mm/pgfault_history/(\w+)\.c\nnew file mode',
                             open(f).read(), re.M):
             where[n] = i
-    order = [where[n] for n in ('core', 'regions', 'rearm', 'window', 'sample', 'inherit')]
+    order = [where[n] for n in ('core', 'proc', 'regions', 'rearm', 'window', 'sample',
+                                'inherit')]
     assert order == sorted(set(order)), where
     assert where['ring'] == where['core'], where
+    assert where['format'] == where['proc'], where
     # Each patch is signed off and numbered, every file with its index
     # line, and no subject keeps a stale number.
     for i, f in enumerate(files[1:], 1):
@@ -197,7 +199,7 @@ def every_file_is_well_formed_at_every_stage():
     assert stages[0] == 'core' and stages[-1] == 'inherit', stages
     names = {'PGF_STAGE_' + st.upper() for st in stages}
     with tempfile.TemporaryDirectory() as tmp:
-        for d in ('fs-proc', 'mm', 'include'):
+        for d in ('mm', 'include'):
             for path in glob.glob(os.path.join(TOP, d, '**', '*'), recursive=True):
                 if os.path.isdir(path):
                     continue
@@ -210,7 +212,7 @@ def every_file_is_well_formed_at_every_stage():
                     assert r.returncode == 0, (path, st, r.stderr)
                     assert 'PGF_STAGE_' not in open(out).read(), (path, st)
                 # The kernel tree holds the last stage.
-                kpath = os.path.relpath(path, TOP).replace('fs-proc/', 'fs/proc/', 1)
+                kpath = os.path.relpath(path, TOP)
                 r = subprocess.run([os.path.join(TOP, 'scripts', 'stage.sh'), 'all',
                                     path, out], check=True)
                 assert open(out).read() == open(os.path.join(BUILD, 'linux-src', kpath)).read(), path

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /proc/<pid>/pgfault_history: start and stop page fault tracing of a
- * process, and read its trace as text.
+ * The operations of /proc/<pid>/pgfault_history: start and stop page
+ * fault tracing of a process, and read its trace as text.
  *
- * Writing "1" starts tracing the process, "0" stops it. Reading streams
- * the records (mm/pgfault_history/core.c keeps them) formatted as in
- * include/uapi/linux/pgfault_history.h, blocking while there are none and
- * the process lives, and returns EOF once it has exited and everything
- * has been read. Opening needs the right to ptrace-attach to the process,
- * and the file is bound to the process's credential generation: after an
- * exec that raises privileges it can neither start, stop nor read (see the
- * DOC: in mm/pgfault_history/core.c). One file at a time may read a trace
- * (another gets -EBUSY).
+ * fs/proc/base.c registers the file; its open finds the process and calls
+ * pgfault_history_open(). Writing "1" starts tracing the process, "0"
+ * stops it. Reading streams the records (core.c keeps them) formatted as
+ * in include/uapi/linux/pgfault_history.h (format.c), blocking while there
+ * are none and the process lives, and returns EOF once it has exited and
+ * everything has been read. Opening needs the right to ptrace-attach to
+ * the process, and the file is bound to the process's credential
+ * generation: after an exec that raises privileges it can neither start,
+ * stop nor read (see the DOC: in core.c). One file at a time may read a
+ * trace (another gets -EBUSY).
  */
 #ifdef PGF_STAGE_INHERIT
 /*
@@ -31,15 +32,12 @@
 #include <linux/file.h>
 #endif
 #include <linux/fs.h>
-#include <linux/hex.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/pgfault_history.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/poll.h>
-#include <linux/proc_fs.h>
-#include <linux/ptrace.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/sprintf.h>
@@ -48,13 +46,9 @@
 #include <uapi/linux/pgfault_history.h>
 
 #include "internal.h"
-/* The subsystem's internals: the records this file formats, its calls. */
-#include "../../mm/pgfault_history/internal.h"
 
 #define PGF_RAW_SIZE	(2 * PGF_REC_MAX)
 #define PGF_TEXT_SIZE	(32 * 1024)
-/* The longest line: an exec whose path is all escaped newlines. */
-#define PGF_LINE_MAX	(64 + 4 * PATH_MAX)
 
 struct pgf_file {
 	struct pid *pid;		/* the process */
@@ -69,264 +63,6 @@ struct pgf_file {
 	char *text;			/* formatted, not yet read */
 	size_t text_len, text_off;
 };
-
-static const char * const pgf_access[] = { "r", "w", "x", "?" };
-static const char * const pgf_results[] = {
-	[PGF_RESULT_MINOR]	= "minor",
-	[PGF_RESULT_MAJOR]	= "major",
-#ifdef PGF_STAGE_REARM
-	[PGF_RESULT_REREF]	= "reref",
-#endif
-	[PGF_RESULT_SIGSEGV]	= "SIGSEGV",
-	[PGF_RESULT_SIGBUS]	= "SIGBUS",
-	[PGF_RESULT_OOM]	= "OOM",
-};
-
-#ifdef PGF_STAGE_REARM
-static const char * const pgf_rearm_hows[] = {
-	[PGF_REARM_USER]	= "user",
-	[PGF_REARM_INTERVAL]	= "interval",
-#ifdef PGF_STAGE_WINDOW
-	[PGF_REARM_WINDOW]	= "window",
-#endif
-};
-#endif
-
-static const char * const pgf_stop_reasons[] = {
-	[PGF_STOP_USER]		= "user",
-	[PGF_STOP_CREDENTIALS]	= "credentials",
-};
-
-/* Escape newlines in @src as \012, as /proc/<pid>/maps does. */
-static int pgf_escape(char *dst, size_t size, const char *src)
-{
-	size_t n = 0;
-
-	for (; *src && n + 5 < size; src++) {
-		if (*src == '\n') {
-			memcpy(dst + n, "\\012", 4);
-			n += 4;
-		} else {
-			dst[n++] = *src;
-		}
-	}
-	dst[n] = '\0';
-	return n;
-}
-
-static const char *pgf_name(const char * const *names, size_t nr,
-			    unsigned int i)
-{
-	return i < nr && names[i] ? names[i] : "?";
-}
-
-#ifdef PGF_STAGE_REGIONS
-/* map|change TIME ID START END PERMS OFFSET MAJ:MIN INODE [NAME] */
-static int pgf_format_region(const struct pgf_rec *r, char *s, size_t size)
-{
-	const struct pgf_region_rec *rr =
-		container_of(r, struct pgf_region_rec, rec);
-	int n;
-
-	n = scnprintf(s, size, "%s %llu %llu %llx %llx %c%c%c%c %llx %02x:%02x %llu",
-		      r->type == PGF_REC_MAP ? "map" : "change", r->time,
-		      rr->id, r->a, r->b,
-		      r->flags & PGF_PROT_READ ? 'r' : '-',
-		      r->flags & PGF_PROT_WRITE ? 'w' : '-',
-		      r->flags & PGF_PROT_EXEC ? 'x' : '-',
-		      r->flags & PGF_PROT_SHARED ? 's' : 'p',
-		      rr->offset, rr->major, rr->minor, rr->ino);
-	if (rr->name[0]) {
-		s[n++] = ' ';
-		n += pgf_escape(s + n, size - n - 1, rr->name);
-	}
-	s[n++] = '\n';
-	return n;
-}
-#endif
-
-/*
- * Fault lines are nearly the whole trace, and the reader's time goes into
- * formatting them: they are put together by hand rather than through
- * vsnprintf(), into a buffer known to hold the longest one.
- */
-#define PGF_FAULT_LINE_MAX	128
-
-static char *pgf_put_dec(char *p, u64 v)
-{
-	return p + num_to_str(p, 21, v, 0);
-}
-
-static char *pgf_put_hex(char *p, u64 v)
-{
-	char tmp[16];
-	int n = 0;
-
-	do {
-		tmp[n++] = hex_asc[v & 15];
-		v >>= 4;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
-
-static char *pgf_put_str(char *p, const char *s)
-{
-	while (*s)
-		*p++ = *s++;
-	return p;
-}
-
-/* "fault TIME TID ADDR ACCESS MODE RESULT IP\n" */
-static int pgf_format_fault(const struct pgf_rec *r, char *s)
-{
-	char *p = pgf_put_str(s, "fault ");
-
-	p = pgf_put_dec(p, r->time);
-	*p++ = ' ';
-	p = pgf_put_dec(p, r->tid);
-	*p++ = ' ';
-	p = pgf_put_hex(p, r->a);
-	*p++ = ' ';
-	p = pgf_put_str(p, pgf_access[r->flags & PGF_ACCESS_MASK]);
-	p = pgf_put_str(p, r->flags & PGF_FAULT_KERNEL ? " kernel " : " user ");
-	p = pgf_put_str(p, pgf_name(pgf_results, ARRAY_SIZE(pgf_results),
-				    r->flags >> PGF_FAULT_RESULT_SHIFT));
-	*p++ = ' ';
-	p = pgf_put_hex(p, r->b);
-	*p++ = '\n';
-	return p - s;
-}
-
-#ifdef PGF_STAGE_SAMPLE
-/* "refs TIME TID START+PAGES..." */
-static int pgf_format_refs(const struct pgf_rec *r, char *s, size_t size)
-{
-	const struct pgf_run *run = (const struct pgf_run *)r->data;
-	u64 i, nr = min_t(u64, r->a, (r->len - sizeof(*r)) / sizeof(*run));
-	int n;
-
-	n = scnprintf(s, size, "refs %llu %u", r->time, r->tid);
-	for (i = 0; i < nr; i++)
-		n += scnprintf(s + n, size - n, " %llx+%llu", run[i].start,
-			       run[i].pages);
-	s[n++] = '\n';
-	return n;
-}
-
-/* "sample TIME TID SCANNED REFERENCED NS [baseline] [incomplete] [stopped]" */
-static int pgf_format_sample(const struct pgf_rec *r, char *s, size_t size)
-{
-	const struct pgf_sample_rec *sr =
-		container_of(r, struct pgf_sample_rec, rec);
-
-	return scnprintf(s, size, "sample %llu %u %llu %llu %llu%s%s%s\n",
-			 r->time, r->tid, r->a, r->b, sr->ns,
-			 r->flags & PGF_SAMPLE_BASELINE ? " baseline" : "",
-			 r->flags & PGF_SAMPLE_INCOMPLETE ? " incomplete" : "",
-			 r->flags & PGF_SAMPLE_STOPPED ? " stopped" : "");
-}
-#endif
-
-/* "start TIME MODE" and the options, as the uapi header says */
-static int pgf_format_start(const struct pgf_rec *r, char *s, size_t size)
-{
-	int n = 0;
-
-#ifdef PGF_STAGE_SAMPLE
-	if (r->flags & PGF_START_SAMPLE)
-		n = scnprintf(s, size, "start %llu sample=%llu", r->time, r->a);
-#endif
-#ifdef PGF_STAGE_REARM
-	if (!n && r->a)
-		n = scnprintf(s, size, "start %llu interval=%llu", r->time,
-			      r->a);
-#endif
-#ifdef PGF_STAGE_WINDOW
-	if (!n && r->b)
-		n = scnprintf(s, size, "start %llu window=%llu", r->time, r->b);
-#endif
-	if (!n)
-		n = scnprintf(s, size, "start %llu first", r->time);
-#ifdef PGF_STAGE_INHERIT
-	if (r->flags & PGF_START_INHERIT)
-		n += scnprintf(s + n, size - n, " inherit");
-#endif
-	return n + scnprintf(s + n, size - n, "\n");
-}
-
-/* Format one record as a line; returns its length (0 for none). */
-static int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
-{
-	const struct pgf_exit_rec *ex;
-	int n;
-
-	switch (r->type) {
-	case PGF_REC_FAULT:
-		if (size >= PGF_FAULT_LINE_MAX)
-			return pgf_format_fault(r, s);
-		return scnprintf(s, size, "fault %llu %u %llx %s %s %s %llx\n",
-				 r->time, r->tid, r->a,
-				 pgf_access[r->flags & PGF_ACCESS_MASK],
-				 r->flags & PGF_FAULT_KERNEL ? "kernel" : "user",
-				 pgf_name(pgf_results, ARRAY_SIZE(pgf_results),
-					  r->flags >> PGF_FAULT_RESULT_SHIFT),
-				 r->b);
-	case PGF_REC_LOST:
-		return scnprintf(s, size, "lost %llu %llu\n", r->a, r->b);
-	case PGF_REC_START:
-		return pgf_format_start(r, s, size);
-#ifdef PGF_STAGE_INHERIT
-	case PGF_REC_CHILD:
-		return scnprintf(s, size, "child %llu %u %llu%s\n", r->time,
-				 r->tid, r->a,
-				 r->flags & PGF_CHILD_UNTRACED ? " untraced" : "");
-#endif
-	case PGF_REC_STOP:
-		return scnprintf(s, size, "stop %llu %s\n", r->time,
-				 pgf_name(pgf_stop_reasons,
-					  ARRAY_SIZE(pgf_stop_reasons), r->flags));
-	case PGF_REC_EXEC:
-		n = scnprintf(s, size, "exec %llu %u ", r->time, r->tid);
-		n += pgf_escape(s + n, size - n - 1, (const char *)r->data);
-		s[n++] = '\n';
-		return n;
-	case PGF_REC_EXIT:
-		ex = container_of(r, struct pgf_exit_rec, rec);
-		return scnprintf(s, size, "exit %llu %llu %llu %llu %llu\n",
-				 r->time, r->a, r->b, ex->lost, ex->regions);
-#ifdef PGF_STAGE_REGIONS
-	case PGF_REC_MAP:
-	case PGF_REC_CHANGE:
-		return pgf_format_region(r, s, size);
-	case PGF_REC_UNMAP:
-		return scnprintf(s, size, "unmap %llu %llu\n", r->time, r->a);
-	case PGF_REC_LAYOUT:
-		return scnprintf(s, size, "layout %llu %llu\n", r->time, r->a);
-#endif
-	case PGF_REC_REMOTE:
-		return scnprintf(s, size, "remote %llu %u %s %s\n", r->time,
-				 r->tid, pgf_access[r->flags & PGF_ACCESS_MASK],
-				 pgf_name(pgf_results, ARRAY_SIZE(pgf_results),
-					  r->flags >> PGF_FAULT_RESULT_SHIFT));
-#ifdef PGF_STAGE_REARM
-	case PGF_REC_REARM:
-		return scnprintf(s, size, "rearm %llu %llu %s\n", r->time, r->a,
-				 pgf_name(pgf_rearm_hows,
-					  ARRAY_SIZE(pgf_rearm_hows), r->flags));
-#endif
-#ifdef PGF_STAGE_SAMPLE
-	case PGF_REC_REFS:
-		return pgf_format_refs(r, s, size);
-	case PGF_REC_SAMPLE:
-		return pgf_format_sample(r, s, size);
-#endif
-	default:
-		WARN_ONCE(1, "unknown record type %u\n", r->type);
-		return 0;
-	}
-}
 
 /* Format taken records while there is room for the longest line. */
 static void pgf_format(struct pgf_file *pf)
@@ -391,7 +127,7 @@ static void pgf_reader_start(struct pgf_file *pf, struct pgf_trace *t)
 	pf->text_off = 0;
 	/* The reader's buffers count against the trace's budget, always. */
 	pgf_charge(t, PGF_RAW_SIZE + PGF_TEXT_SIZE, true);
-	/* Pairs with smp_load_acquire() in pgf_poll(). */
+	/* Pairs with smp_load_acquire() in pgfault_history_poll(). */
 	smp_store_release(&pf->trace, t);
 }
 
@@ -436,27 +172,36 @@ static void pgf_file_free(struct pgf_file *pf)
 	kfree(pf);
 }
 
-static int pgf_open(struct inode *inode, struct file *file)
+/**
+ * pgfault_history_open() - open /proc/<pid>/pgfault_history
+ * @file: the file being opened
+ * @task: the process, found by the caller, which keeps its reference
+ * @pid: its pid
+ * @ns: the pid namespace of the /proc the file is opened through
+ *
+ * The opener needs the right to ptrace-attach to @task; the file is bound
+ * to its credential generation. A file opened for reading becomes the
+ * reader of the process's trace if there is one, else at its first read.
+ *
+ * Return: 0, or -errno (-ENOMEM; those of pgf_check_access() and
+ * pgf_reader_attach()).
+ */
+int pgfault_history_open(struct file *file, struct task_struct *task,
+			 struct pid *pid, struct pid_namespace *ns)
 {
-	struct task_struct *task = get_proc_task(inode);
 	struct pgf_file *pf;
 	int err;
 
-	if (!task)
-		return -ESRCH;
 	pf = kzalloc(sizeof(*pf), GFP_KERNEL_ACCOUNT);
-	if (!pf) {
-		put_task_struct(task);
+	if (!pf)
 		return -ENOMEM;
-	}
 	err = pgf_check_access(task, file->f_cred, &pf->exec_gen);
-	put_task_struct(task);
 	if (err) {
 		kfree(pf);
 		return err;
 	}
-	pf->pid = get_pid(proc_pid(inode));
-	pf->ns = proc_pid_ns(inode->i_sb);
+	pf->pid = get_pid(pid);
+	pf->ns = ns;
 	mutex_init(&pf->attach_lock);
 	mutex_init(&pf->read_lock);
 	file->private_data = pf;
@@ -474,7 +219,17 @@ out_free:
 	return err;
 }
 
-static int pgf_release(struct inode *inode, struct file *file)
+/**
+ * pgfault_history_release() - close a file of pgfault_history
+ * @inode: its inode
+ * @file: the file
+ *
+ * What the file's reader took from the trace and did not read goes back
+ * for the next reader.
+ *
+ * Return: 0.
+ */
+int pgfault_history_release(struct inode *inode, struct file *file)
 {
 	struct pgf_file *pf = file->private_data;
 
@@ -549,19 +304,37 @@ static int pgf_parse_start(char *s, struct pgf_mode *mode)
 	return 0;
 }
 
-/*
- * A command: "1" starts, in a mode if one is given (pgf_parse_start()),
- * "0" stops, "rearm" re-arms every page. The file offset does not move,
- * so one descriptor can be written any number of times.
+/**
+ * pgfault_history_write() - a command to pgfault_history
+ * @file: the file
+ * @ubuf: the command
+ * @count: its length
+ * @ppos: the file position, which must be 0 and does not move
+ *
+ * "1" starts, in a mode if one is given (pgf_parse_start()), "0" stops,
+ * "rearm" re-arms every page. As the offset does not move, one descriptor
+ * can be written any number of times.
+ *
+ * Return: @count, or -errno (-EINVAL, -EFAULT, -ESRCH, and those of the
+ * command's function in core.c).
  */
 #else
-/*
- * A command: "1" starts, "0" stops. The file offset does not move, so one
- * descriptor can be written any number of times.
+/**
+ * pgfault_history_write() - a command to pgfault_history
+ * @file: the file
+ * @ubuf: the command
+ * @count: its length
+ * @ppos: the file position, which must be 0 and does not move
+ *
+ * "1" starts, "0" stops. As the offset does not move, one descriptor can
+ * be written any number of times.
+ *
+ * Return: @count, or -errno (-EINVAL, -EFAULT, -ESRCH, and those of the
+ * command's function in core.c).
  */
 #endif
-static ssize_t pgf_write(struct file *file, const char __user *ubuf,
-			 size_t count, loff_t *ppos)
+ssize_t pgfault_history_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
 {
 	struct pgf_file *pf = file->private_data;
 #ifdef PGF_STAGE_REARM
@@ -635,8 +408,22 @@ static ssize_t pgf_copy_lines(struct pgf_file *pf, char __user *ubuf,
 	return n;
 }
 
-static ssize_t pgf_read(struct file *file, char __user *ubuf, size_t count,
-			loff_t *ppos)
+/**
+ * pgfault_history_read() - read the trace as text
+ * @file: the file
+ * @ubuf: where the lines go
+ * @count: room at @ubuf, for one line at least
+ * @ppos: unused: the trace is a stream
+ *
+ * Whole lines only. Blocks while the trace is empty and the process lives,
+ * as inotify_read() does.
+ *
+ * Return: the bytes copied; 0 at the end of the trace; or -errno (-EINVAL
+ * when not even one line fits, -EAGAIN, -ERESTARTSYS, -EFAULT, and those
+ * of attaching as the trace's reader).
+ */
+ssize_t pgfault_history_read(struct file *file, char __user *ubuf,
+			     size_t count, loff_t *ppos)
 {
 	struct pgf_file *pf = file->private_data;
 	struct pgf_trace *t;
@@ -711,7 +498,16 @@ out_unlock:
 	return copied ? copied : err;
 }
 
-static __poll_t pgf_poll(struct file *file, poll_table *wait)
+/**
+ * pgfault_history_poll() - whether a read would find a line
+ * @file: the file
+ * @wait: the poll table
+ *
+ * Return: %EPOLLIN when a read would not block (always, until a read has
+ * attached the file), %EPOLLHUP once the process is gone, %EPOLLERR for a
+ * file not open for reading.
+ */
+__poll_t pgfault_history_poll(struct file *file, poll_table *wait)
 {
 	struct pgf_file *pf = file->private_data;
 	struct pgf_trace *t;
@@ -737,6 +533,16 @@ static __poll_t pgf_poll(struct file *file, poll_table *wait)
 }
 
 #ifdef PGF_STAGE_INHERIT
+/* A child's trace, claimed by the reader of its parent's: read-only. */
+static const struct file_operations pgf_child_fops = {
+	.release	= pgfault_history_release,
+	.read		= pgfault_history_read,
+	.poll		= pgfault_history_poll,
+	.unlocked_ioctl	= pgfault_history_ioctl,
+	.compat_ioctl	= pgfault_history_ioctl,
+	.llseek		= noop_llseek,
+};
+
 /*
  * PGFAULT_HISTORY_IOC_CHILD: a new read-only file reading the trace of a
  * child this file's trace recorded (@arg its pid, 0 for the oldest not yet
@@ -772,8 +578,7 @@ static long pgf_ioctl_child(struct file *file, struct pgf_file *pf,
 		goto out_free;
 	}
 	/* Claimed last: every step that can fail is behind. */
-	cfile = anon_inode_getfile("[pgfault_history]",
-				   &proc_pgfault_history_operations, cf,
+	cfile = anon_inode_getfile("[pgfault_history]", &pgf_child_fops, cf,
 				   O_RDONLY);
 	if (IS_ERR(cfile)) {
 		err = PTR_ERR(cfile);
@@ -799,23 +604,21 @@ out_free:
 	return err;
 }
 
-static long pgf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+/**
+ * pgfault_history_ioctl() - the ioctls of pgfault_history
+ * @file: the file
+ * @cmd: %PGFAULT_HISTORY_IOC_CHILD, the one there is
+ * @arg: the pid of the child to claim, 0 for the oldest not yet claimed
+ *
+ * Return: a new file descriptor reading the child's trace, or -errno
+ * (-ENOTTY for another @cmd, -EINVAL, -EBADF, -ENOMEM, -EMFILE, and those
+ * of pgf_child_claim()).
+ */
+long pgfault_history_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg)
 {
 	if (cmd == PGFAULT_HISTORY_IOC_CHILD)
 		return pgf_ioctl_child(file, file->private_data, arg);
 	return -ENOTTY;
 }
 #endif
-
-const struct file_operations proc_pgfault_history_operations = {
-	.open		= pgf_open,
-	.release	= pgf_release,
-	.read		= pgf_read,
-	.write		= pgf_write,
-	.poll		= pgf_poll,
-#ifdef PGF_STAGE_INHERIT
-	.unlocked_ioctl	= pgf_ioctl,
-	.compat_ioctl	= pgf_ioctl,
-#endif
-	.llseek		= noop_llseek,
-};

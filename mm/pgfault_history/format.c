@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The trace as text: one line per record, in the format of
+ * include/uapi/linux/pgfault_history.h. The reader of
+ * /proc/<pid>/pgfault_history (proc.c) formats each record it takes with
+ * pgf_format_rec().
+ */
+#include <linux/bug.h>
+#include <linux/hex.h>
+#include <linux/kernel.h>
+#include <linux/sprintf.h>
+#include <linux/string.h>
+#include <uapi/linux/pgfault_history.h>
+
+#include "internal.h"
+
+static const char * const pgf_access[] = { "r", "w", "x", "?" };
+static const char * const pgf_results[] = {
+	[PGF_RESULT_MINOR]	= "minor",
+	[PGF_RESULT_MAJOR]	= "major",
+#ifdef PGF_STAGE_REARM
+	[PGF_RESULT_REREF]	= "reref",
+#endif
+	[PGF_RESULT_SIGSEGV]	= "SIGSEGV",
+	[PGF_RESULT_SIGBUS]	= "SIGBUS",
+	[PGF_RESULT_OOM]	= "OOM",
+};
+
+#ifdef PGF_STAGE_REARM
+static const char * const pgf_rearm_hows[] = {
+	[PGF_REARM_USER]	= "user",
+	[PGF_REARM_INTERVAL]	= "interval",
+#ifdef PGF_STAGE_WINDOW
+	[PGF_REARM_WINDOW]	= "window",
+#endif
+};
+#endif
+
+static const char * const pgf_stop_reasons[] = {
+	[PGF_STOP_USER]		= "user",
+	[PGF_STOP_CREDENTIALS]	= "credentials",
+};
+
+/* Escape newlines in @src as \012, as /proc/<pid>/maps does. */
+static int pgf_escape(char *dst, size_t size, const char *src)
+{
+	size_t n = 0;
+
+	for (; *src && n + 5 < size; src++) {
+		if (*src == '\n') {
+			memcpy(dst + n, "\\012", 4);
+			n += 4;
+		} else {
+			dst[n++] = *src;
+		}
+	}
+	dst[n] = '\0';
+	return n;
+}
+
+static const char *pgf_name(const char * const *names, size_t nr,
+			    unsigned int i)
+{
+	return i < nr && names[i] ? names[i] : "?";
+}
+
+#ifdef PGF_STAGE_REGIONS
+/* map|change TIME ID START END PERMS OFFSET MAJ:MIN INODE [NAME] */
+static int pgf_format_region(const struct pgf_rec *r, char *s, size_t size)
+{
+	const struct pgf_region_rec *rr =
+		container_of(r, struct pgf_region_rec, rec);
+	int n;
+
+	n = scnprintf(s, size, "%s %llu %llu %llx %llx %c%c%c%c %llx %02x:%02x %llu",
+		      r->type == PGF_REC_MAP ? "map" : "change", r->time,
+		      rr->id, r->a, r->b,
+		      r->flags & PGF_PROT_READ ? 'r' : '-',
+		      r->flags & PGF_PROT_WRITE ? 'w' : '-',
+		      r->flags & PGF_PROT_EXEC ? 'x' : '-',
+		      r->flags & PGF_PROT_SHARED ? 's' : 'p',
+		      rr->offset, rr->major, rr->minor, rr->ino);
+	if (rr->name[0]) {
+		s[n++] = ' ';
+		n += pgf_escape(s + n, size - n - 1, rr->name);
+	}
+	s[n++] = '\n';
+	return n;
+}
+#endif
+
+/*
+ * Fault lines are nearly the whole trace, and the reader's time goes into
+ * formatting them: they are put together by hand rather than through
+ * vsnprintf(), into a buffer known to hold the longest one.
+ */
+#define PGF_FAULT_LINE_MAX	128
+
+static char *pgf_put_dec(char *p, u64 v)
+{
+	return p + num_to_str(p, 21, v, 0);
+}
+
+static char *pgf_put_hex(char *p, u64 v)
+{
+	char tmp[16];
+	int n = 0;
+
+	do {
+		tmp[n++] = hex_asc[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *pgf_put_str(char *p, const char *s)
+{
+	while (*s)
+		*p++ = *s++;
+	return p;
+}
+
+/* "fault TIME TID ADDR ACCESS MODE RESULT IP\n" */
+static int pgf_format_fault(const struct pgf_rec *r, char *s)
+{
+	char *p = pgf_put_str(s, "fault ");
+
+	p = pgf_put_dec(p, r->time);
+	*p++ = ' ';
+	p = pgf_put_dec(p, r->tid);
+	*p++ = ' ';
+	p = pgf_put_hex(p, r->a);
+	*p++ = ' ';
+	p = pgf_put_str(p, pgf_access[r->flags & PGF_ACCESS_MASK]);
+	p = pgf_put_str(p, r->flags & PGF_FAULT_KERNEL ? " kernel " : " user ");
+	p = pgf_put_str(p, pgf_name(pgf_results, ARRAY_SIZE(pgf_results),
+				    r->flags >> PGF_FAULT_RESULT_SHIFT));
+	*p++ = ' ';
+	p = pgf_put_hex(p, r->b);
+	*p++ = '\n';
+	return p - s;
+}
+
+#ifdef PGF_STAGE_SAMPLE
+/* "refs TIME TID START+PAGES..." */
+static int pgf_format_refs(const struct pgf_rec *r, char *s, size_t size)
+{
+	const struct pgf_run *run = (const struct pgf_run *)r->data;
+	u64 i, nr = min_t(u64, r->a, (r->len - sizeof(*r)) / sizeof(*run));
+	int n;
+
+	n = scnprintf(s, size, "refs %llu %u", r->time, r->tid);
+	for (i = 0; i < nr; i++)
+		n += scnprintf(s + n, size - n, " %llx+%llu", run[i].start,
+			       run[i].pages);
+	s[n++] = '\n';
+	return n;
+}
+
+/* "sample TIME TID SCANNED REFERENCED NS [baseline] [incomplete] [stopped]" */
+static int pgf_format_sample(const struct pgf_rec *r, char *s, size_t size)
+{
+	const struct pgf_sample_rec *sr =
+		container_of(r, struct pgf_sample_rec, rec);
+
+	return scnprintf(s, size, "sample %llu %u %llu %llu %llu%s%s%s\n",
+			 r->time, r->tid, r->a, r->b, sr->ns,
+			 r->flags & PGF_SAMPLE_BASELINE ? " baseline" : "",
+			 r->flags & PGF_SAMPLE_INCOMPLETE ? " incomplete" : "",
+			 r->flags & PGF_SAMPLE_STOPPED ? " stopped" : "");
+}
+#endif
+
+/* "start TIME MODE" and the options, as the uapi header says */
+static int pgf_format_start(const struct pgf_rec *r, char *s, size_t size)
+{
+	int n = 0;
+
+#ifdef PGF_STAGE_SAMPLE
+	if (r->flags & PGF_START_SAMPLE)
+		n = scnprintf(s, size, "start %llu sample=%llu", r->time, r->a);
+#endif
+#ifdef PGF_STAGE_REARM
+	if (!n && r->a)
+		n = scnprintf(s, size, "start %llu interval=%llu", r->time,
+			      r->a);
+#endif
+#ifdef PGF_STAGE_WINDOW
+	if (!n && r->b)
+		n = scnprintf(s, size, "start %llu window=%llu", r->time, r->b);
+#endif
+	if (!n)
+		n = scnprintf(s, size, "start %llu first", r->time);
+#ifdef PGF_STAGE_INHERIT
+	if (r->flags & PGF_START_INHERIT)
+		n += scnprintf(s + n, size - n, " inherit");
+#endif
+	return n + scnprintf(s + n, size - n, "\n");
+}
+
+/**
+ * pgf_format_rec() - format one record as a line of the trace
+ * @r: the record
+ * @s: where the line goes
+ * @size: the room at @s: %PGF_LINE_MAX holds the longest line
+ *
+ * Return: the length of the line, its newline included, or 0 for a record
+ * of a type this kernel does not write.
+ */
+int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
+{
+	const struct pgf_exit_rec *ex;
+	int n;
+
+	switch (r->type) {
+	case PGF_REC_FAULT:
+		if (size >= PGF_FAULT_LINE_MAX)
+			return pgf_format_fault(r, s);
+		return scnprintf(s, size, "fault %llu %u %llx %s %s %s %llx\n",
+				 r->time, r->tid, r->a,
+				 pgf_access[r->flags & PGF_ACCESS_MASK],
+				 r->flags & PGF_FAULT_KERNEL ? "kernel" : "user",
+				 pgf_name(pgf_results, ARRAY_SIZE(pgf_results),
+					  r->flags >> PGF_FAULT_RESULT_SHIFT),
+				 r->b);
+	case PGF_REC_LOST:
+		return scnprintf(s, size, "lost %llu %llu\n", r->a, r->b);
+	case PGF_REC_START:
+		return pgf_format_start(r, s, size);
+#ifdef PGF_STAGE_INHERIT
+	case PGF_REC_CHILD:
+		return scnprintf(s, size, "child %llu %u %llu%s\n", r->time,
+				 r->tid, r->a,
+				 r->flags & PGF_CHILD_UNTRACED ? " untraced" : "");
+#endif
+	case PGF_REC_STOP:
+		return scnprintf(s, size, "stop %llu %s\n", r->time,
+				 pgf_name(pgf_stop_reasons,
+					  ARRAY_SIZE(pgf_stop_reasons), r->flags));
+	case PGF_REC_EXEC:
+		n = scnprintf(s, size, "exec %llu %u ", r->time, r->tid);
+		n += pgf_escape(s + n, size - n - 1, (const char *)r->data);
+		s[n++] = '\n';
+		return n;
+	case PGF_REC_EXIT:
+		ex = container_of(r, struct pgf_exit_rec, rec);
+		return scnprintf(s, size, "exit %llu %llu %llu %llu %llu\n",
+				 r->time, r->a, r->b, ex->lost, ex->regions);
+#ifdef PGF_STAGE_REGIONS
+	case PGF_REC_MAP:
+	case PGF_REC_CHANGE:
+		return pgf_format_region(r, s, size);
+	case PGF_REC_UNMAP:
+		return scnprintf(s, size, "unmap %llu %llu\n", r->time, r->a);
+	case PGF_REC_LAYOUT:
+		return scnprintf(s, size, "layout %llu %llu\n", r->time, r->a);
+#endif
+	case PGF_REC_REMOTE:
+		return scnprintf(s, size, "remote %llu %u %s %s\n", r->time,
+				 r->tid, pgf_access[r->flags & PGF_ACCESS_MASK],
+				 pgf_name(pgf_results, ARRAY_SIZE(pgf_results),
+					  r->flags >> PGF_FAULT_RESULT_SHIFT));
+#ifdef PGF_STAGE_REARM
+	case PGF_REC_REARM:
+		return scnprintf(s, size, "rearm %llu %llu %s\n", r->time, r->a,
+				 pgf_name(pgf_rearm_hows,
+					  ARRAY_SIZE(pgf_rearm_hows), r->flags));
+#endif
+#ifdef PGF_STAGE_SAMPLE
+	case PGF_REC_REFS:
+		return pgf_format_refs(r, s, size);
+	case PGF_REC_SAMPLE:
+		return pgf_format_sample(r, s, size);
+#endif
+	default:
+		WARN_ONCE(1, "unknown record type %u\n", r->type);
+		return 0;
+	}
+}
