@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Prove that the mail bisects: every prefix of the series `make patches`
-# writes (build/patches/um, then build/patches/pgfault_history) builds.
+# writes (build/patches/um, then build/patches/pgfault_history) builds,
+# and so does the local patch on top of it (build/patches/local: the
+# record path benchmark, which the mail does not carry).
 #   check-series.sh [OUT]          (default build/series)
 # On a pristine Linux tree (Debian's linux-source-6.12, or KSRC), the
 # patches are applied one by one as a maintainer's `git am` would, and
@@ -15,11 +17,12 @@
 # Each config is allnoconfig, a small arch fragment (UML: the test
 # kernel's kernel-config/uml.config; x86_64: check-x86_64.config, no
 # devices) and kernel-config/check.config: every option the series'
-# #ifdefs test, but no KASAN or lockdep (the test kernels build the
-# series' end with those).
+# #ifdefs and the local patch's test, but no KASAN or lockdep (the test
+# kernels build the series' end with those).
 # Before the patch that adds the Kconfig option, "on" builds the kernel
 # without it. At the end, every file the series touches must be what
-# build/linux-src holds: the mail is the code the tests ran.
+# build/linux-src holds: the mail, with the local patch, is the code the
+# tests ran.
 # Prints one line per prefix and config; exits 1 if any build failed.
 # Logs: OUT/logs/NN-CONFIG.log. Summary: OUT/result.txt.
 # --quick: no vmlinux, only the objects of the files the series has
@@ -41,7 +44,7 @@ src=$out/src
 
 # The UML fixes first, as the feature's mail sits on top of them.
 patches=()
-for d in um pgfault_history; do
+for d in um pgfault_history local; do
 	for p in "$top"/build/patches/$d/0*.patch; do
 		[ -f "$p" ] && [ "${p##*/0000-}" = "$p" ] && patches+=("$p")
 	done

@@ -17,6 +17,11 @@
 # core, proc, regions, rearm, window, sample, inherit), and the series
 # says where, in comment lines the other readers skip:
 #   #@add FILE...        the next commit adds these files of the project
+#   #@local MSG FILE...  the local part (scripts/stage.sh: the PGF_LOCAL
+#                        blocks, and these files of the project): not in
+#                        the mail, but a patch of its own on top of it,
+#                        OUT/local, with the message MSG; the tree holds
+#                        it. More #@local lines name more FILEs.
 #   #@stage NAME [MSG]   from the next commit on, the files are as they
 #                        are at stage NAME: the files added so far change
 #                        with it. With MSG (a file: subject, blank line,
@@ -24,7 +29,8 @@
 #                        takes the #@add lines before it; else the next
 #                        patch's commit carries it.
 # Every file of the project arrives once, the stages end at the last, and
-# so the series' end is the tree the tests ran. Besides:
+# so the series' end, with the local patch, is the tree the tests ran.
+# Besides:
 #   - a MAINTAINERS-only patch goes in with the next commit that adds
 #     files of the subsystem (checkpatch asks for MAINTAINERS there): the
 #     entry with the Kconfig, the rest with the next;
@@ -133,7 +139,7 @@ mapfile -t overlay < <(cd "$top" && find mm include -type f \
 	\( -name '*.[ch]' -o -name Makefile -o -name Kconfig \) | sort)
 mapfile -t stages < <("$top/scripts/stage.sh" --list)
 stage=${stages[0]} last_stage=${stages[-1]}
-added=() pending=()
+added=() pending=() local_msg= local_files=()
 put() {		# put FILE: install the project's FILE at $stage
 	(cd "$top" && scripts/stage.sh "$stage" "$1" "$repo/$1")
 }
@@ -247,6 +253,14 @@ for e in "${entries[@]}"; do
 				"2026-01-01 00:00:00 +0000" "$(head -1 "$top/$msg")" "$work/msg"
 		fi
 		;;
+	@local\ *)
+		read -ra f <<<"${e#@local }"
+		if [ -z "$local_msg" ]; then
+			local_msg=${f[0]} f=("${f[@]:1}")
+			[ -f "$top/$local_msg" ] || { echo "mkpatches: series: no $local_msg" >&2; exit 1; }
+		fi
+		local_files+=("${f[@]}")
+		;;
 	@*)
 		echo "mkpatches: series: what is '#$e'?" >&2
 		exit 1
@@ -268,8 +282,14 @@ if [ "$stage" != "$last_stage" ]; then
 	echo "mkpatches: series: the stages end at $stage, not $last_stage" >&2
 	exit 1
 fi
+is_local() {
+	local f
+	for f in "${local_files[@]}"; do [ "$f" = "$1" ] && return 0; done
+	return 1
+}
 for f in "${overlay[@]}"; do
-	is_added "$f" || { echo "mkpatches: series: no #@add brings $f" >&2; exit 1; }
+	is_added "$f" || is_local "$f" ||
+		{ echo "mkpatches: series: no #@add or #@local brings $f" >&2; exit 1; }
 done
 
 rm -rf "$out"
@@ -295,6 +315,18 @@ EOF
 }
 mail um PATCH "$base" "$um_tip" "$pdir/mail/cover-letter-um"
 mail pgfault_history 'RFC PATCH' "$um_tip" HEAD "$pdir/mail/cover-letter"
+# The local part: every file as the tree has it, and the local files.
+if [ -n "$local_msg" ]; then
+	for f in "${added[@]}" "${local_files[@]}"; do
+		[ -f "$top/$f" ] || { echo "mkpatches: series: #@local $f: no such file" >&2; exit 1; }
+		(cd "$top" && scripts/stage.sh all "$f" "$repo/$f")
+	done
+	sed 1,2d "$top/$local_msg" > "$work/msg"
+	commit local/0001 "pgfault_history developers" pgfault@localhost \
+		"2026-01-01 00:00:00 +0000" "$(head -1 "$top/$local_msg")" "$work/msg"
+	git -C "$repo" format-patch -q --no-signature -o "$out/local" HEAD~1..HEAD
+	echo "mkpatches: $(ls "$out/local" | wc -l) file in $out/local ($(head -1 "$top/$local_msg"))"
+fi
 
 # checkpatch, as a maintainer would run it on the mail; but the tree has
 # no git history to look up the upstream commits a Fixes: tag names.
@@ -304,6 +336,8 @@ for f in "$out"/*/0*.patch; do
 	ignore=UNKNOWN_COMMIT_ID
 	id=$(basename "$(dirname "$f")")/$(basename "$f" | cut -c1-4)
 	grep -qx "$id" "$work/covered" && ignore=$ignore,FILE_PATH_CHANGES
+	# The local patch is never mailed: MAINTAINERS does not name its files.
+	case $id in local/*) ignore=$ignore,FILE_PATH_CHANGES ;; esac
 	if ! perl "$tree/scripts/checkpatch.pl" --strict --no-tree \
 		--ignore "$ignore" -q "$f"; then
 		echo "mkpatches: checkpatch complains about $(basename "$f")" >&2

@@ -18,9 +18,11 @@
 # headers_install strips __KERNEL__. In C these are preprocessor lines; in
 # a Makefile or Kconfig, comments. This writes SRC as it is at STAGE:
 # those blocks of the stages up to STAGE kept and their marker lines gone,
-# those of later stages dropped. "all" is the last stage: what the kernel
-# tree holds (the Makefile installs every file of the overlay so). Which
-# stage a whole new file arrives with, kernel-patches/series says.
+# those of later stages dropped. "all" is the last stage and the local
+# part, between "#ifdef PGF_LOCAL" and "#endif": what the kernel tree
+# holds (the Makefile installs every file of the overlay so) and the mail
+# does not (the record path benchmark: kernel-patches/series, #@local).
+# Which stage a whole new file arrives with, kernel-patches/series says.
 #   stage.sh STAGE SRC DEST
 #   stage.sh --list            the stages, in order
 set -euo pipefail
@@ -32,8 +34,8 @@ if [ "${1:-}" = --list ]; then
 fi
 [ $# -eq 3 ] || { echo "usage: stage.sh STAGE SRC DEST" >&2; exit 2; }
 stage=$1 src=$2 dest=$3
-[ "$stage" = all ] && stage=${stages[-1]}
-args=() found=
+args=(-UPGF_LOCAL) found=
+[ "$stage" = all ] && stage=${stages[-1]} args=(-DPGF_LOCAL)
 for s in "${stages[@]}"; do
 	if [ -z "$found" ]; then
 		args+=("-DPGF_STAGE_${s^^}")
@@ -49,7 +51,7 @@ tmp=$(mktemp "${TMPDIR:-/tmp}/stage.XXXXXX")
 trap 'rm -f "$tmp"' EXIT
 # -B: no run of blank lines where a block was; -x2: 0 unless an error.
 unifdef -B -x2 "${args[@]}" -o "$tmp" "$src"
-if grep -n 'PGF_STAGE_' "$tmp" >&2; then
+if grep -n 'PGF_STAGE_\|PGF_LOCAL' "$tmp" >&2; then
 	echo "stage.sh: $src: a stage marker unifdef did not take (an #if expression?)" >&2
 	exit 1
 fi

@@ -150,15 +150,27 @@ def patches_are_mail_that_checkpatch_accepts():
     n = len(files) - 1
     assert re.search(r'\b%d documents it\b' % n, cover), cover
     every = ''.join(open(f).read() for f in files[1:])
-    # Every new kernel file of the project is added by the mail, once, and
-    # each stage of the feature (scripts/stage.sh) has its own patches.
+    # The local part (the record path benchmark) is a patch of its own on
+    # top of the mail, which never mentions it.
+    local = glob.glob(os.path.join(BUILD, 'patches', 'local', '*.patch'))
+    assert len(local) == 1, local
+    local = open(local[0]).read()
+    assert re.search(r'^Subject: \[PATCH\] mm/pgfault_history: add a microbenchmark',
+                     local, re.M), local[:400]
+    for word in ('BENCHMARK', 'bench.c', 'pgfault_history_bench',
+                 'trace/events/pgfault_history'):
+        assert word not in every and word not in cover, word
+    # Every new kernel file of the project is added by the mail or the
+    # local patch, once, and each stage of the feature (scripts/stage.sh)
+    # has its own patches.
     for d, dest in (('mm', 'mm'), ('include', 'include'),
                     ('Documentation', 'Documentation')):
         for path in glob.glob(os.path.join(TOP, d, '**', '*'), recursive=True):
             if os.path.isdir(path):
                 continue
             rel = dest + '/' + os.path.relpath(path, os.path.join(TOP, d))
-            assert every.count(f'diff --git a/{rel} b/{rel}\nnew file mode') == 1, rel
+            new = f'diff --git a/{rel} b/{rel}\nnew file mode'
+            assert every.count(new) + local.count(new) == 1, rel
     # Split by feature: the trace (core.c, ring.c), the proc file (proc.c,
     # format.c), then regions, re-arming, window mode, sampling and process
     # trees, each file in a patch of its own, in that order.
