@@ -82,6 +82,15 @@ static inline void pgfault_history_mm_init(struct mm_struct *mm)
 	memset(&mm->pgf, 0, sizeof(mm->pgf));
 }
 
+/**
+ * pgfault_history_vma_init() - a copied VMA is a new object to the traces
+ * @vma: the copy (vm_area_dup()); vm_area_alloc() zeroes a new one
+ */
+static inline void pgfault_history_vma_init(struct vm_area_struct *vma)
+{
+	vma->pgf_tag = 0;
+}
+
 #else
 
 static inline void pgfault_history_mm_changed(struct mm_struct *mm,
@@ -96,6 +105,7 @@ static inline bool pgfault_history_rereferencing(struct mm_struct *mm)
 #endif
 
 static inline void pgfault_history_mm_init(struct mm_struct *mm) { }
+static inline void pgfault_history_vma_init(struct vm_area_struct *vma) { }
 
 #endif /* CONFIG_PGFAULT_HISTORY */
 #endif /* _LINUX_PGFAULT_HISTORY_MM_H */

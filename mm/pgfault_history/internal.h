@@ -245,6 +245,7 @@ struct pgf_region {
 	struct rb_node by_vma;
 	struct pgf_region *next;	/* a new region, during an update */
 	const void *vma;	/* identity only, never dereferenced or shown */
+	u64 tag;		/* and the VMA's &vm_area_struct.pgf_tag */
 	const void *file;
 	const void *anon_name;
 	u64 id;

@@ -99,11 +99,42 @@
 #define PGF_LABEL_HEAP		0x01
 #define PGF_LABEL_STACK		0x02
 
+/*
+ * Which VMA object an entry of the shadow is: a pointer alone cannot say,
+ * as a VMA freed by munmap() may come back as the memory of a new one
+ * before the trace compares them. Each VMA a trace takes gets a tag, from
+ * one 64-bit count that never wraps; vm_area_alloc() zeroes it and
+ * vm_area_dup() clears it (pgfault_history_vma_init()), so a new object
+ * matches no entry. Given under the mmap lock held for reading at least:
+ * two traces of one mm may give it at once, and the first wins.
+ */
+static atomic64_t pgf_vma_tags = ATOMIC64_INIT(0);
+
+static u64 pgf_vma_tag(struct vm_area_struct *vma)
+{
+	u64 tag = READ_ONCE(vma->pgf_tag), won;
+
+	if (tag)
+		return tag;
+	tag = atomic64_inc_return(&pgf_vma_tags);
+	won = cmpxchg64(&vma->pgf_tag, 0, tag);
+	return won ? won : tag;
+}
+
+/* Is @r the shadow's entry of this very object? */
+static bool pgf_is_vma(const struct pgf_region *r,
+		       const struct vm_area_struct *vma)
+{
+	return r->vma == vma && r->tag == READ_ONCE(vma->pgf_tag) &&
+	       r->file == vma->vm_file;
+}
+
 static void pgf_region_of(struct pgf_region *r, struct vm_area_struct *vma)
 {
 	vm_flags_t f = vma->vm_flags;
 
 	r->vma = vma;
+	r->tag = pgf_vma_tag(vma);
 	r->file = vma->vm_file;
 	r->anon_name = anon_vma_name(vma);
 	r->start = vma->vm_start;
@@ -687,6 +718,54 @@ static void pgf_remove_unseen(struct pgf_shadow *sh,
 	}
 }
 
+#ifdef CONFIG_PGFAULT_HISTORY_DEBUG
+/*
+ * Test kernels only: a process's pid (in the initial namespace) written
+ * to /sys/kernel/debug/pgfault_history_test/alias makes the next change
+ * recorded for its trace find the shadow's entry of a VMA that is gone
+ * under the pointer of a VMA that is new, as when the new VMA took the
+ * memory of the freed one (KASAN's quarantine makes that rare in test
+ * kernels). Once; aliased counts them.
+ */
+static u32 pgf_alias, pgf_aliased;
+
+static void pgf_test_alias(struct pgf_trace *t, struct mm_struct *mm,
+			   const struct pgf_range *rg, unsigned int nr)
+{
+	u32 pid = READ_ONCE(pgf_alias);
+	struct vm_area_struct *vma, *fresh = NULL;
+	struct pgf_shadow *sh = &t->shadow;
+	struct pgf_region *gone = NULL, *r;
+	struct vma_iterator vmi;
+	unsigned int i;
+
+	if (!pid || pid != pid_nr(t->tgid))
+		return;
+	for (i = 0; i < nr; i++) {
+		for (r = pgf_first_after(sh, rg[i].start);
+		     !gone && r && r->start < rg[i].end; r = pgf_next(r))
+			if (vma_lookup(mm, r->start) != r->vma)
+				gone = r;
+		vma_iter_init(&vmi, mm, rg[i].start);
+		while (!fresh && (vma = vma_find(&vmi, rg[i].end)))
+			if (!pgf_find_vma(sh, vma))
+				fresh = vma;
+	}
+	if (!gone || !fresh || cmpxchg(&pgf_alias, pid, 0) != pid)
+		return;
+	rb_erase(&gone->by_vma, &sh->by_vma);
+	gone->vma = fresh;
+	gone->file = fresh->vm_file;
+	pgf_insert_vma(sh, gone);
+	WRITE_ONCE(pgf_aliased, pgf_aliased + 1);
+}
+#else
+static inline void pgf_test_alias(struct pgf_trace *t, struct mm_struct *mm,
+				  const struct pgf_range *rg, unsigned int nr)
+{
+}
+#endif
+
 /*
  * Compare the regions in @rg, as pgf_gather() left them, with the VMAs
  * there and bring the shadow up to date. With @b, the difference is
@@ -703,11 +782,13 @@ static bool pgf_update(struct pgf_trace *t, struct mm_struct *mm,
 	u64 next_id = sh->next_id;
 	struct pgf_vmas w;
 
+	if (b)
+		pgf_test_alias(t, mm, rg, nr);
 	/* Match the VMAs with what the shadow knows of them, by identity. */
 	pgf_vmas_start(&w, sh, mm, rg, nr);
 	while ((vma = pgf_vmas_walk(&w))) {
 		old = pgf_match_vma(sh, vma);
-		if (old && !old->seen && old->file == vma->vm_file)
+		if (old && !old->seen && pgf_is_vma(old, vma))
 			old->seen = true;
 		else
 			old = NULL;
@@ -832,7 +913,7 @@ static void pgf_check(struct pgf_trace *t, struct mm_struct *mm)
 	for_each_vma(vmi, vma) {
 		old = n ? pgf_addr_entry(n) : NULL;
 		pgf_region_of(&cur, vma);
-		if (WARN(!old || old->vma != vma || old->file != cur.file ||
+		if (WARN(!old || !pgf_is_vma(old, vma) ||
 			 !pgf_region_same(old, &cur),
 			 "pgfault: region %lx-%lx (prot %x) unrecorded, trace has %lx-%lx\n",
 			 cur.start, cur.end, cur.prot,
@@ -962,7 +1043,7 @@ bool pgf_regions_layout(struct pgf_trace *t, struct mm_struct *mm,
 			break;
 		}
 		vma = vma_lookup(mm, r->start);
-		if (WARN_ON_ONCE(vma != r->vma))
+		if (WARN_ON_ONCE(!vma || !pgf_is_vma(r, vma)))
 			goto out_lost;
 		pgf_region_add(t, &b, PGF_REC_MAP, r, vma);
 	}
@@ -1278,6 +1359,8 @@ static int __init pgf_test_hold_init(void)
 	debugfs_create_u32("pick", 0600, d, &pgf_pick);
 #endif
 	debugfs_create_u32("held", 0400, d, &pgf_held);
+	debugfs_create_u32("alias", 0600, d, &pgf_alias);
+	debugfs_create_u32("aliased", 0400, d, &pgf_aliased);
 	return 0;
 }
 late_initcall(pgf_test_hold_init);

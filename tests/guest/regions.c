@@ -605,6 +605,36 @@ static void do_map_fixed_over(void)
 TEST(map_fixed_over_existing) { one(do_map_fixed_over, 3, 0, 1); }
 
 /*
+ * A new VMA is a new region, even where the memory of a freed one was
+ * (uapi: an id is stable for a region's life). The test kernel's alias
+ * knob (CONFIG_PGFAULT_HISTORY_DEBUG) has the change below meet the
+ * trace's entry of A under the pointer of the new VMA N, as when N took
+ * the memory of A's freed VMA:
+ *
+ *  before:                  |AAAAAAAA|     rw-p (id a)
+ *  mmap(A, 8, FIXED, r--p): |NNNNNNNN|     A unmapped, N mapped: not a
+ *                                          change of a
+ */
+static void do_map_fixed_aliased(void)
+{
+	if (hold_write("alias", getpid()))
+		_exit(27);
+	mmap(region_a, 8 * P, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+	     -1, 0);
+}
+TEST(a_new_vma_where_a_freed_one_was_is_a_new_region)
+{
+	long before;
+
+	if (access(HOLD_DIR "alias", W_OK))
+		SKIP("no " HOLD_DIR "alias (CONFIG_PGFAULT_HISTORY_DEBUG)");
+	before = hold_counter("aliased");
+	one(do_map_fixed_aliased, 1, 0, 1);
+	/* The entry of A did meet N's pointer. */
+	EXPECT_EQ(hold_counter("aliased"), before + 1);
+}
+
+/*
  *  before:                  |AAAAAAAA|
  *  madvise(A, 4, DONTFORK): |BBBB|AAAA|  same permissions, a new VMA below
  */

@@ -35,17 +35,26 @@ static inline int hold_write(const char *knob, long v)
 	return err;
 }
 
-static inline long hold_count(void)
+/* A counter of the test kernel's: held, aliased. */
+static inline long hold_counter(const char *name)
 {
-	char buf[32] = "";
-	int fd = open(HOLD_DIR "held", O_RDONLY);
+	char path[128], buf[32] = "";
 	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), HOLD_DIR "%s", name);
+	fd = open(path, O_RDONLY);
 
 	if (fd < 0)
 		return -1;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	return n > 0 ? atol(buf) : -1;
+}
+
+static inline long hold_count(void)
+{
+	return hold_counter("held");
 }
 
 /* Wait (10 s at most) for the hold count to pass @n. */
