@@ -615,6 +615,81 @@ TEST(a_restart_by_root_does_not_lend_the_reader_its_rights)
 	reader_loses_access(true);
 }
 
+/* include/linux/sched.h: the task used a privilege of the superuser. */
+#define PF_SUPERPRIV 0x00000100
+
+/*
+ * A process that root traces (its reader is root, who passes the exec
+ * check by CAP_SYS_PTRACE, not by its ids) execs a program: the check
+ * runs in the traced task, with the reader's credentials, and must not
+ * mark the task as having used a privilege it never used (PF_SUPERPRIV,
+ * the ASU flag of its process accounting record), nor audit in its name.
+ * /proc/<pid>/stat's flags field is the task's PF_* word.
+ */
+TEST(the_exec_check_marks_no_privilege_on_the_traced_task)
+{
+	int up[2], down[2], status, fd, execs = 0, stops = 0;
+	struct pgf_trace t;
+	struct pgf_stat st;
+	char c, self[4096];
+	pid_t a, p;
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	ASSERT_GT(n, 0);
+	self[n] = '\0';
+	ASSERT_SYS(pipe(up));
+	ASSERT_SYS(pipe(down));
+	a = ASSERT_SYS(fork());
+	if (a == 0) {
+		/* setuid() marks this one; its child starts unmarked. */
+		become_user();
+		p = fork();
+		if (p < 0)
+			_exit(60);
+		if (p == 0) {
+			dup2(down[0], 0);
+			dup2(up[1], 1);
+			p = getpid();
+			if (write(1, &p, sizeof(p)) != sizeof(p) ||
+			    read(0, &c, 1) != 1)
+				_exit(61);
+			execl(self, self, "--as-helper", "wait", NULL);
+			_exit(62);
+		}
+		if (waitpid(p, &status, 0) != p)
+			_exit(63);
+		_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 64);
+	}
+	close(up[1]);
+	close(down[0]);
+	ASSERT_EQ(read(up[0], &p, sizeof(p)), (ssize_t)sizeof(p));
+	ASSERT_EQ(pgf_read_stat(p, &st), 0);
+	ASSERT_EQ(st.flags & PF_SUPERPRIV, 0);
+	ASSERT_EQ(pgf_start(p), 0);
+	fd = pgf_open(p, 0);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(write(down[1], "g", 1), 1);
+	ASSERT_EQ(read(up[0], &c, 1), 1);	/* "w": the new image runs */
+	ASSERT_EQ(c, 'w');
+	ASSERT_EQ(pgf_read_stat(p, &st), 0);
+	printf("# flags of the traced task after its exec: %#x\n", st.flags);
+	EXPECT_EQ(st.flags & PF_SUPERPRIV, 0);
+	ASSERT_EQ(write(down[1], "x", 1), 1);
+	ASSERT_EQ(waitpid(a, &status, 0), a);
+	EXPECT_EQ(status, 0);	/* (60 + N) << 8: its step N failed */
+	/* Root may still trace it: the exec is in the trace, no stop. */
+	ASSERT_EQ(pgf_read_all(fd, &t), 0);
+	for (size_t i = 0; i < t.nr; i++) {
+		execs += !strcmp(t.rec[i].type, "exec");
+		stops += !strcmp(t.rec[i].type, "stop");
+	}
+	EXPECT_EQ(execs, 1);
+	EXPECT_EQ(stops, 0);
+	pgf_trace_free(&t);
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--as-helper"))

@@ -29,6 +29,7 @@ static inline double pgf_now_s(void)
 struct pgf_stat {
 	int pid;
 	char state;
+	unsigned int flags;	/* the task's PF_* */
 	unsigned long minflt, majflt;
 };
 
@@ -52,8 +53,8 @@ static inline int pgf_read_stat(pid_t pid, struct pgf_stat *st)
 	if (!p)
 		return -1;
 	/* state ppid pgrp session tty tpgid flags minflt cminflt majflt */
-	if (sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %lu %*u %lu",
-		   &st->state, &st->minflt, &st->majflt) != 3)
+	if (sscanf(p + 2, "%c %*d %*d %*d %*d %*d %u %lu %*u %lu",
+		   &st->state, &st->flags, &st->minflt, &st->majflt) != 4)
 		return -1;
 	return 0;
 }
