@@ -25,12 +25,20 @@
 
 static const char usage[] =
 "Usage: tracepgfault [-fqF] [-i MS | -w PAGES | -s MS] [-o FILE] COMMAND [ARG...]\n"
+"       tracepgfault [-fqF] [-i MS | -w PAGES | -s MS] OUTFILE COMMAND [ARG...]\n"
 "       tracepgfault [-fqF] [-i MS | -w PAGES | -s MS] [-o FILE] -p PID\n"
 "\n"
 "Trace every page fault and address-space change of COMMAND (all its\n"
 "threads, across exec) or of the running process PID, and write the trace\n"
 "(the text of /proc/<pid>/pgfault_history) to FILE, pgfault.trace unless\n"
 "-o says otherwise. An existing FILE is never overwritten without -F.\n"
+"Without -o, and with two words or more, the first word is OUTFILE unless\n"
+"it is a command that can run (a path to an executable file, or the name\n"
+"of one on PATH): \"tracepgfault out.trace ps\" writes the trace of ps to\n"
+"out.trace, \"tracepgfault ps aux\" that of \"ps aux\" to pgfault.trace.\n"
+"An existing OUTFILE is overwritten if it is empty or holds a trace, so\n"
+"that the same command line runs again; any other file is kept, unless\n"
+"-F is given and it is not executable.\n"
 "Without -i, -w or -s, a page faults the first time it is touched and not again:\n"
 "the trace holds first touches (and, after the program writes \"rearm\" to\n"
 "/proc/self/pgfault_history, the first touch of each page after that).\n"
@@ -94,6 +102,7 @@ static const char usage[] =
 "\n"
 "Examples:\n"
 "  tracepgfault ps aux                          (writes pgfault.trace)\n"
+"  tracepgfault ps.trace ps aux                 (writes ps.trace)\n"
 "  tracepgfault -o - ./myprog | pgfreport map -\n"
 "  tracepgfault -i 100 -o ws.trace ./myprog\n"
 "  tracepgfault -s 100 -o sampled.trace ./myprog\n"
@@ -101,6 +110,96 @@ static const char usage[] =
 "  tracepgfault -p 1234 -o server.trace\n"
 "  tracepgfault -f -o build.trace make -j2\n"
 "  tracepgfault -F -f -p 1234 -o server-tree.trace\n";
+
+/*
+ * Would execvp() find @word a file to run: a path to an executable file,
+ * or the name of one in a directory of PATH (an empty entry: the current
+ * directory)?
+ */
+static bool runnable(const char *word)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char buf[4096];
+	struct stat sb;
+	int len;
+
+	if (!*word)
+		return false;
+	if (strchr(word, '/'))
+		return !stat(word, &sb) && S_ISREG(sb.st_mode) && !access(word, X_OK);
+	if (!path)
+		path = "/bin:/usr/bin";	/* execvp()'s, with no PATH */
+	for (p = path;; p = end + 1) {
+		end = strchrnul(p, ':');
+		len = end - p;
+		if (snprintf(buf, sizeof(buf), "%.*s%s%s", len, p, len ? "/" : "",
+			     word) < (int)sizeof(buf) &&
+		    !stat(buf, &sb) && S_ISREG(sb.st_mode) && !access(buf, X_OK))
+			return true;
+		if (!*end)
+			return false;
+	}
+}
+
+/*
+ * Does the file @name hold a trace these tools wrote (a header they read:
+ * text, tree or binary form, compressed or not)? 1, 0, or -1 with errno.
+ */
+static int holds_trace(const char *name)
+{
+	struct pgft_reader rd;
+	FILE *f = fopen(name, "r");
+	int ret;
+
+	if (f)
+		f = zfile_read(f);
+	if (!f)
+		return -1;
+	ret = !pgft_open(&rd, f, name);
+	pgft_close(&rd);
+	fclose(f);
+	return ret;
+}
+
+/*
+ * OUTFILE of "tracepgfault OUTFILE COMMAND [ARG...]" exists: it is
+ * written if it is empty or holds a trace, so that the same command line
+ * runs again; with -F, also if it is any other regular file but an
+ * executable one (the command the user meant to run). Returns the file
+ * opened for writing, or -1 once it has said why not.
+ */
+static int reopen_outfile(const char *name, bool force)
+{
+	struct stat sb;
+	int fd, trace = 0;
+
+	if (stat(name, &sb)) {
+		fprintf(stderr, "tracepgfault: %s: %s\n", name, strerror(errno));
+		return -1;
+	}
+	if (S_ISREG(sb.st_mode) && (sb.st_mode & 0111)) {
+		fprintf(stderr, "tracepgfault: %s is an executable file but not a command "
+			"on PATH: not overwritten; to run it, write ./%s; to write the "
+			"trace there all the same, use -F -o %s\n", name, name, name);
+		return -1;
+	}
+	if (S_ISREG(sb.st_mode))
+		trace = sb.st_size == 0 ? 1 : holds_trace(name);
+	if (trace < 0) {
+		fprintf(stderr, "tracepgfault: %s: %s\n", name, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(sb.st_mode) || (!trace && !force)) {
+		fprintf(stderr, "tracepgfault: %s exists and is not a trace: not "
+			"overwritten; choose another OUTFILE (or -o FILE), or "
+			"overwrite it with -F\n", name);
+		return -1;
+	}
+	fd = open(name, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		fprintf(stderr, "tracepgfault: %s: %s\n", name, strerror(errno));
+	return fd;
+}
 
 static volatile sig_atomic_t interrupted;
 
@@ -354,7 +453,7 @@ int main(int argc, char **argv)
 	struct totals t = { 0 };
 	struct follow fl = { 0 };
 	bool quiet = false, attach = false, tree = false, force = false;
-	bool created = false;
+	bool created = false, named = false, positional = false;
 	char start[48] = "1";
 	long interval = 0, window = 0, sample = 0;
 	int opt, out, fd, status = 0, err, ready[2], go[2], errpipe[2];
@@ -382,6 +481,7 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			outname = optarg;
+			named = true;
 			break;
 		case 'V':
 			printf("tracepgfault %s (pgfault_history tools; trace format up to %d)\n",
@@ -450,6 +550,11 @@ int main(int argc, char **argv)
 			"the output file is given with -o\n", argv[optind]);
 		return 1;
 	}
+	/* The project's first form: OUTFILE COMMAND [ARG...] (see usage). */
+	if (!attach && !named && argc - optind >= 2 && !runnable(argv[optind])) {
+		outname = argv[optind++];
+		positional = true;
+	}
 	if (!attach && optind >= argc) {
 		fprintf(stderr, "tracepgfault: no COMMAND to run (or -p PID to attach to); "
 			"see tracepgfault --help\n");
@@ -471,6 +576,11 @@ int main(int argc, char **argv)
 	} else {
 		out = open(outname, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		created = out >= 0;
+		if (out < 0 && errno == EEXIST && positional) {
+			out = reopen_outfile(outname, force);
+			if (out < 0)
+				return 1;
+		}
 		if (out < 0 && errno == EEXIST && force)
 			out = open(outname, O_WRONLY | O_TRUNC | O_CLOEXEC);
 		if (out < 0 && errno == EEXIST) {

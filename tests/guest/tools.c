@@ -264,10 +264,10 @@ static void write_text(const char *path, const char *text, mode_t mode)
 
 /*
  * The output is -o FILE, pgfault.trace by default, and an existing file is
- * never overwritten without -F: the old form's arguments swapped
+ * never overwritten without -F: the first form's arguments swapped
  * ("tracepgfault ./myprog out.trace") runs ./myprog, and leaves it as it
- * was; an old habit ("tracepgfault out.trace ./myprog") is a command not
- * found, and leaves nothing behind.
+ * was; with -o, the first form's OUTFILE ("tracepgfault -o new.trace
+ * out.trace ./myprog") is a command not found, and leaves nothing behind.
  */
 TEST(an_existing_file_is_never_overwritten_without_force)
 {
@@ -320,6 +320,177 @@ TEST(an_existing_file_is_never_overwritten_without_force)
 	unlink("old.trace");
 	unlink("pgfault.trace");
 	unlink("myprog");
+}
+
+/*
+ * The faults of the trace in @path if it is whole: its reader reads it to
+ * an exit record whose totals are the faults read, nothing lost; else -1.
+ */
+static long whole_trace(const char *path)
+{
+	struct pgft_reader rd;
+	struct pgft_rec r;
+	FILE *f = fopen(path, "r");
+	long faults = 0, lost = 0, ret = -1;
+	int got;
+
+	if (!f || pgft_open(&rd, f, path)) {
+		ktap_diag("%s: not a trace", path);
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	while ((got = pgft_next(&rd, &r)) > 0) {
+		if ((r.type == PGFT_FAULT || r.type == PGFT_REMOTE) &&
+		    pgft_counted(r.result))
+			faults++;
+		if (r.type == PGFT_LOST)
+			lost += r.n[0];
+		if (r.type == PGFT_EXIT)
+			ret = (long)r.n[1] == faults && !lost && !r.n[2] ?
+			      faults : -1;
+	}
+	if (got < 0)
+		ret = -1;
+	pgft_close(&rd);
+	fclose(f);
+	return ret;
+}
+
+/*
+ * The project's first form, exactly as its specification writes it:
+ * "tracepgfault outfile cmd arg0 arg1 ...". The same command line runs
+ * again (outfile holds a trace); an empty file is written; a file that is
+ * not a trace is kept unless -F; an executable is never written, -F or
+ * not (it is the command the user meant).
+ */
+TEST(outfile_cmd_args_writes_the_trace_of_cmd_to_outfile)
+{
+	static const char prog[] = "#!/bin/sh\nexit 0\n";
+	char buf[256];
+	struct run r;
+
+	ASSERT_TRUE(!mkdir("/tmp/pgf-first", 0755) || errno == EEXIST);
+	ASSERT_SYS(chdir("/tmp/pgf-first"));
+	unlink("outfile");
+	unlink("pgfault.trace");
+
+	RUN(&r, "tracepgfault", "outfile", "ls", "-l", "/");
+	EXPECT_EQ(r.status, 0);
+	EXPECT_TRUE(strstr(r.out, "bin") != NULL);	/* ls ran, with its args */
+	EXPECT_GT(whole_trace("outfile"), 0);
+	EXPECT_NE(access("pgfault.trace", F_OK), 0);
+	RUN(&r, "tracepgfault", "outfile", "ls", "-l", "/");	/* again */
+	EXPECT_EQ(r.status, 0);
+	EXPECT_GT(whole_trace("outfile"), 0);
+	/* A command's status is still its own in this form. */
+	RUN(&r, "tracepgfault", "outfile", "sh", "-c", "exit 3");
+	EXPECT_EQ(r.status, 3);
+	EXPECT_GT(whole_trace("outfile"), 0);
+	/* Compressed by its name, recognised by its bytes when run again. */
+	unlink("outfile.zst");
+	RUN(&r, "tracepgfault", "-q", "outfile.zst", "true");
+	EXPECT_EQ(r.status, 0);
+	RUN(&r, "tracepgfault", "-q", "outfile.zst", "true");
+	EXPECT_EQ(r.status, 0);
+	RUN(&r, "pgfreport", "summary", "outfile.zst");
+	EXPECT_EQ(r.status, 0);
+	unlink("outfile.zst");
+
+	write_text("empty", "", 0644);
+	RUN(&r, "tracepgfault", "-q", "empty", "true");
+	EXPECT_EQ(r.status, 0);
+	EXPECT_GT(whole_trace("empty"), 0);
+	unlink("empty");
+
+	write_text("notes", "keep me\n", 0644);
+	RUN(&r, "tracepgfault", "-q", "notes", "true");
+	EXPECT_EQ(r.status, 1);
+	EXPECT_TRUE(strstr(r.err, "notes exists and is not a trace") != NULL);
+	EXPECT_TRUE(strstr(r.err, "-F") != NULL);
+	EXPECT_EQ(slurp("notes", buf, sizeof(buf)), 8);
+	RUN(&r, "tracepgfault", "-q", "-F", "notes", "true");
+	EXPECT_EQ(r.status, 0);
+	EXPECT_GT(whole_trace("notes"), 0);
+	unlink("notes");
+
+	/* Not on PATH, so not a command: an OUTFILE that is never written. */
+	write_text("myprog", prog, 0755);
+	RUN(&r, "tracepgfault", "-q", "-F", "myprog", "true");
+	EXPECT_EQ(r.status, 1);
+	EXPECT_TRUE(strstr(r.err, "./myprog") != NULL);
+	EXPECT_TRUE(strstr(r.err, "-o myprog") != NULL);
+	EXPECT_EQ(slurp("myprog", buf, sizeof(buf)), strlen(prog));
+	EXPECT_EQ(memcmp(buf, prog, strlen(prog)), 0);
+	/* A path to it is a command; so is a name on PATH. */
+	RUN(&r, "tracepgfault", "-q", "./myprog", "arg");
+	EXPECT_EQ(r.status, 0);
+	EXPECT_GT(whole_trace("pgfault.trace"), 0);
+	EXPECT_EQ(slurp("myprog", buf, sizeof(buf)), strlen(prog));
+	unlink("pgfault.trace");
+	RUN(&r, "tracepgfault", "-q", "true", "outfile");
+	EXPECT_EQ(r.status, 0);
+	EXPECT_GT(whole_trace("pgfault.trace"), 0);
+	/* One word is the command, whatever it is. */
+	unlink("pgfault.trace");
+	RUN(&r, "tracepgfault", "-q", "outfile");
+	EXPECT_EQ(r.status, 127);
+	unlink("myprog");
+	unlink("outfile");
+	unlink("pgfault.trace");
+}
+
+/*
+ * The specification's other reader: a process writes '1' to
+ * /proc/<its pid>/pgfault_history and execs; cat of that file, started
+ * before, copies the trace and ends (EOF) once the process is reaped.
+ */
+TEST(cat_of_a_process_that_traces_itself_ends_when_it_is_reaped)
+{
+	int ready[2], go[2], out, status;
+	char c, path[64];
+	pid_t p, cat;
+
+	ASSERT_SYS(pipe(ready));
+	ASSERT_SYS(pipe(go));
+	p = ASSERT_SYS(fork());
+	if (p == 0) {
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%d/pgfault_history", getpid());
+		fd = open(path, O_WRONLY);
+		if (fd < 0 || write(fd, "1", 1) != 1)
+			_exit(90);
+		close(fd);
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(91);
+		execlp("ls", "ls", "-l", "/", NULL);
+		_exit(92);
+	}
+	ASSERT_EQ(read(ready[0], &c, 1), 1);
+	snprintf(path, sizeof(path), "/proc/%d/pgfault_history", p);
+	out = open("/tmp/cat.trace", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ASSERT_SYS(out);
+	cat = ASSERT_SYS(fork());
+	if (cat == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(out, 1);
+		dup2(null, 0);
+		execlp("cat", "cat", path, NULL);
+		_exit(98);
+	}
+	close(out);
+	/* cat has the file open once it reads the header's line. */
+	for (int i = 0; i < 6000 && count_lines("/tmp/cat.trace", "pgfault_history ", NULL) == 0; i++)
+		usleep(10 * 1000);
+	ASSERT_EQ(write(go[1], "g", 1), 1);
+	ASSERT_EQ(waitpid(p, &status, 0), p);	/* reaped: cat ends */
+	EXPECT_EQ(status, 0);
+	ASSERT_EQ(waitpid(cat, &status, 0), cat);
+	EXPECT_EQ(status, 0);
+	EXPECT_GT(whole_trace("/tmp/cat.trace"), 0);
+	unlink("/tmp/cat.trace");
 }
 
 /*

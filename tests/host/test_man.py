@@ -529,6 +529,13 @@ def completion_completes_option_arguments_files_and_commands():
                     (how, pre, cmds[:5])
             # and its arguments as that command's (files at least)
             assert 'run.trace' in got('tracepgfault', '-o', 'o.trace', 'cat', 'r'), how
+            # OUTFILE COMMAND: after a first word that is not a command,
+            # the command; after a command, its arguments
+            for pre in ([], ['-f'], ['-w', '16']):
+                cmds = got('tracepgfault', *pre, 'run.trace', 'bas')
+                assert 'bash' in cmds, (how, pre, cmds[:5])
+            assert 'run.trace' in got('tracepgfault', 'out.trace', 'cat', 'r'), how
+            assert 'run.trace' in got('tracepgfault', 'cat', 'r'), how
 
 
 @test
