@@ -80,11 +80,12 @@ def summary_counts():
 
 
 @test
-def summary_counts_every_column_for_the_region_of_the_time():
+def summary_counts_every_column_for_the_region_of_the_layout():
     # Region 1 faults on 3 pages (4 faults), then is split in two (ids 2
     # and 3); region 2 faults again on one of those pages, twice. Every
-    # column, touched included, belongs to the region that held the
-    # address when the fault happened; the total is the distinct pages.
+    # column, touched included, belongs to the region of the final layout
+    # that holds the address, whichever held it when the fault happened:
+    # the removed region 1 keeps none; the map marks the same pages.
     text = ('pgfault_history 4 pid 1 page_size 4096\nstart 1 first\n'
             'layout 2 1\nmap 2 1 1000 5000 rw-p 0 00:00 0\n'
             'fault 3 1 1000 w user minor 400\n'
@@ -104,13 +105,21 @@ def summary_counts_every_column_for_the_region_of_the_time():
     rows = {l.split()[0] + '-' + l.split()[1]: l.split()[3:8]
             for l in out.splitlines() if not l.startswith('#')}
     # pages, touched, faults, major, rerefs
-    assert rows == {'00001000-00003000': ['2', '1', '2', '0', '0'],
-                    '00003000-00005000': ['2', '0', '0', '0', '0'],
-                    '00001000-00005000': ['4', '3', '4', '1', '0']}, out
+    assert rows == {'00001000-00003000': ['2', '2', '5', '0', '0'],
+                    '00003000-00005000': ['2', '1', '1', '1', '0'],
+                    '00001000-00005000': ['4', '0', '0', '0', '0']}, out
     assert '(removed)' in [l for l in out.splitlines() if '00005000' in l
                            and l.startswith('00001000')][0], out
     assert ('4 pages mapped, 3 touched, 6 faults (1 major, 0 failed)'
             in out.splitlines()[-1]), out
+    path = trace_file(text)
+    rc, out, err = run('map', path)
+    os.unlink(path)
+    assert rc == 0, err
+    assert out.splitlines() == [
+        'Region: 00001000 - 00003000 (   2 pages): |XX|',
+        'Region: 00003000 - 00005000 (   2 pages): |.X|',
+        'Region: 00001000 - 00005000 (   4 pages): |....| (removed)'], out
 
 
 @test

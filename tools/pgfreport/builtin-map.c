@@ -20,8 +20,11 @@ static const char usage[] =
 "\n"
 "one line per region, 'X' for a page that faulted, '.' for one that did\n"
 "not, then the region's name. Regions removed during the run follow,\n"
-"marked 'removed'. A page counts in the region that held its address\n"
-"when it faulted. With --addr or --region, the regions they choose.\n"
+"marked 'removed'. A page counts in the region of this layout that holds\n"
+"its address, whatever region held it when it faulted (as in pgfreport\n"
+"summary); a page no region holds at the end, in the last region that\n"
+"held it when it faulted. With --addr or --region, the regions they\n"
+"choose.\n"
 "\n"
 "Options:\n"
 "  --space N     the address space to show: 0 is the one tracing started\n"
@@ -52,7 +55,7 @@ static void map_line(const struct rstat *r, unsigned long page_size)
 		unsigned long long hit = 0, refs = 0;
 
 		for (unsigned long long p = a; p < b; p++) {
-			uint32_t n = space_count(&spaces, p);
+			uint32_t n = space_count_in(&spaces, r, p);
 
 			hit += n != 0;
 			refs += n;

@@ -15,8 +15,14 @@ static const char usage[] =
 "Per region of the address space: start, end, permissions, pages, pages\n"
 "touched, faults, major faults, re-references (faults on re-armed pages:\n"
 "\"reref\"), first touch (ms after the start, '-' if none), name; then\n"
-"the totals. A fault counts for the region that held its address when it\n"
-"happened. With --addr or --region, the regions they choose.\n"
+"the totals. A fault counts for the region of the layout shown that\n"
+"holds its address, whatever region held it when it happened (a split, a\n"
+"partial munmap, a mapping over another), so that the touched pages of a\n"
+"region are the marks of pgfreport map; a fault at an address no region\n"
+"holds at the end counts for the last region that held it then, in its\n"
+"removed row, or, if that region shrank or moved away from it, in none\n"
+"(the totals say how many). With --addr or --region, the regions they\n"
+"choose.\n"
 "\n"
 "Options:\n"
 "  --space N     the address space to show: 0 is the one tracing started\n"
@@ -62,6 +68,10 @@ static void summary(const struct pass *ps, const struct space *sp, long index)
 	if (sp->reref)
 		printf("%llu re-references, ", sp->reref);
 	printf("%llu failed)\n", sp->failed);
+	if (sp->pages_out)
+		printf("# %llu pages touched (%llu faults) lie in no region: the "
+		       "region that held them shrank or moved away\n",
+		       sp->pages_out, sp->faults_out);
 	if (pgft_filter_any(&ps->filt))
 		printf("# the faults and regions the filters chose\n");
 }

@@ -41,8 +41,8 @@ static void ps_grow(struct pageset *s)
 	s->cap = cap;
 }
 
-/* Add @page, which faulted @n times. */
-static void ps_add(struct pageset *s, uint64_t page, uint32_t n)
+/* Add @page, and what was kept of it. */
+static void ps_add(struct pageset *s, uint64_t page, const struct space_page *p)
 {
 	size_t i;
 
@@ -51,20 +51,20 @@ static void ps_add(struct pageset *s, uint64_t page, uint32_t n)
 	for (i = ps_hash(page, s->cap); s->slot[i].key; i = (i + 1) & (s->cap - 1))
 		;
 	s->slot[i].key = page + 1;
-	s->slot[i].n = n;
+	s->slot[i].p = *p;
 	s->nr++;
 }
 
-static uint32_t ps_count(const struct pageset *s, uint64_t page)
+static const struct space_page *ps_find(const struct pageset *s, uint64_t page)
 {
 	size_t i;
 
 	if (!s->cap)
-		return 0;
+		return NULL;
 	for (i = ps_hash(page, s->cap); s->slot[i].key; i = (i + 1) & (s->cap - 1))
 		if (s->slot[i].key == page + 1)
-			return s->slot[i].n;
-	return 0;
+			return &s->slot[i].p;
+	return NULL;
 }
 
 /* The search and the insertion: once a region (rstat_of() below). */
@@ -125,6 +125,7 @@ static void space_free(struct space *sp)
 	for (size_t i = 0; i < sp->nr; i++)
 		free(sp->r[i].name);
 	free(sp->r);
+	free(sp->first);
 	memset(sp, 0, sizeof(*sp));
 }
 
@@ -147,7 +148,7 @@ static void space_freeze(struct spaces *s)
 		const struct space_page *p = pgid_data(slot, s->off);
 
 		if (p->gen == s->index + 1)
-			ps_add(&s->frozen, slot->key - 1, p->n);
+			ps_add(&s->frozen, slot->key - 1, p);
 	}
 	s->is_frozen = true;
 }
@@ -217,29 +218,32 @@ void space_fault(struct spaces *s, const struct pgft_rec *r,
 	p = pass_state(s->ps, s->off);
 	/* the page's first fault in this address space */
 	if (p->gen != s->index + 1) {
-		p->gen = s->index + 1;
-		p->n = 0;
-		p->reg = 0;
-		sp->pages++;
+		if (sp->pages == UINT32_MAX) {
+			fprintf(stderr, "%s: more than %u pages in one address space\n",
+				pgft_prog, UINT32_MAX);
+			exit(1);
+		}
+		/* a power of two: double it */
+		if (!(sp->pages & (sp->pages - 1)) && sp->pages >= 1024) {
+			sp->first = realloc(sp->first, 2 * sp->pages * sizeof(*sp->first));
+			if (!sp->first)
+				oom();
+		} else if (!sp->pages) {
+			sp->first = malloc(1024 * sizeof(*sp->first));
+			if (!sp->first)
+				oom();
+		}
+		sp->first[sp->pages] = r->time;
+		*p = (struct space_page){ .gen = s->index + 1,
+					  .first = sp->pages++ };
 	}
 	p->n += p->n < UINT32_MAX;
-	if (!g)
-		return;
-	st = rstat_of(sp, g->id);
-	if (!st->touched)
-		st->first_ns = r->time;
-	st->touched = true;
-	/*
-	 * A page counts in a region the first time it faults there since
-	 * it last faulted in another.
-	 */
-	if (p->reg != st->ord + 1) {
+	p->major += r->result == PGFT_MAJOR && p->major < UINT32_MAX;
+	p->reref += r->result == PGFT_REREF && p->reref < UINT32_MAX;
+	if (g) {
+		st = rstat_of(sp, g->id);
 		p->reg = st->ord + 1;
-		st->pages_touched++;
 	}
-	st->faults++;
-	st->major += r->result == PGFT_MAJOR;
-	st->reref += r->result == PGFT_REREF;
 }
 
 static int cmp_start(const void *a, const void *b)
@@ -249,6 +253,128 @@ static int cmp_start(const void *a, const void *b)
 	if (x->alive != y->alive)
 		return x->alive ? -1 : 1;
 	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The region alive at the end that holds @addr, or NULL. */
+static struct rstat *alive_at(const struct space *sp, unsigned long long addr)
+{
+	size_t lo = 0, n = sp->alive;
+
+	/* the last one that starts at or below @addr */
+	while (n) {
+		size_t half = n / 2;
+
+		if (sp->r[lo + half].start <= addr) {
+			lo += half + 1;
+			n -= half + 1;
+		} else {
+			n = half;
+		}
+	}
+	if (!lo || addr >= sp->r[lo - 1].end)
+		return NULL;
+	return &sp->r[lo - 1];
+}
+
+/* What is kept of @page in the address space shown, or NULL. */
+static const struct space_page *page_of(const struct spaces *s, uint64_t page)
+{
+	struct pgid_slot *slot;
+	const struct space_page *p;
+
+	if (s->is_frozen)
+		return ps_find(&s->frozen, page);
+	slot = s->ps ? pgid_lookup(&s->ps->pages, page) : NULL;
+	if (!slot)
+		return NULL;
+	p = pgid_data(slot, s->off);
+	return p->gen == s->shown + 1 ? p : NULL;
+}
+
+/*
+ * The region @page's faults are credited to: the one alive at the end
+ * that holds it, else the last that held it at one of its faults if that
+ * one was removed holding it; NULL if none did, or if that one no longer
+ * held the page at the end or at its removal (it shrank or moved).
+ */
+static struct rstat *credited(const struct spaces *s, uint64_t page,
+			      const struct space_page *p, struct rstat **by_ord)
+{
+	unsigned long long addr = page * s->ps->page_size;
+	struct rstat *r = alive_at(&s->chosen, addr);
+
+	if (r || !p->reg)
+		return r;
+	r = by_ord[p->reg - 1];
+	return !r->alive && r->start <= addr && addr < r->end ? r : NULL;
+}
+
+static void credit(const struct space *sp, struct rstat *r,
+		   const struct space_page *p)
+{
+	if (!r->touched || sp->first[p->first] < r->first_ns)
+		r->first_ns = sp->first[p->first];
+	r->touched = true;
+	r->pages_touched++;
+	r->faults += p->n;
+	r->major += p->major;
+	r->reref += p->reref;
+}
+
+/* Every page's faults to the region credited with them. */
+static void space_credit(struct spaces *s)
+{
+	struct space *sp = &s->chosen;
+	struct rstat **by_ord = calloc(sp->ords ? sp->ords : 1, sizeof(*by_ord));
+	struct pgid_slot *slot;
+	size_t i;
+
+	if (!by_ord)
+		oom();
+	for (i = 0; i < sp->nr; i++) {
+		struct rstat *r = &sp->r[i];
+
+		by_ord[r->ord] = r;
+		r->faults = r->major = r->reref = r->pages_touched = 0;
+		r->first_ns = 0;
+		r->touched = false;
+	}
+	sp->pages_out = sp->faults_out = 0;
+	for (sp->alive = 0; sp->alive < sp->nr && sp->r[sp->alive].alive;)
+		sp->alive++;
+	if (s->is_frozen) {
+		for (i = 0; i < s->frozen.cap; i++) {
+			const struct pageslot *f = &s->frozen.slot[i];
+			struct rstat *r;
+
+			if (!f->key)
+				continue;
+			r = credited(s, f->key - 1, &f->p, by_ord);
+			if (r) {
+				credit(sp, r, &f->p);
+			} else {
+				sp->pages_out++;
+				sp->faults_out += f->p.n;
+			}
+		}
+	} else {
+		i = 0;
+		while ((slot = pass_next_page(s->ps, &i))) {
+			const struct space_page *p = pgid_data(slot, s->off);
+			struct rstat *r;
+
+			if (p->gen != s->shown + 1)
+				continue;
+			r = credited(s, slot->key - 1, p, by_ord);
+			if (r) {
+				credit(sp, r, p);
+			} else {
+				sp->pages_out++;
+				sp->faults_out += p->n;
+			}
+		}
+	}
+	free(by_ord);
 }
 
 struct space *space_end(struct spaces *s)
@@ -262,21 +388,24 @@ struct space *space_end(struct spaces *s)
 	if (s->shown < 0)
 		return NULL;
 	qsort(s->chosen.r, s->chosen.nr, sizeof(*s->chosen.r), cmp_start);
+	space_credit(s);
 	return &s->chosen;
 }
 
-uint32_t space_count(const struct spaces *s, uint64_t page)
+uint32_t space_count_in(const struct spaces *s, const struct rstat *r,
+			uint64_t page)
 {
-	struct pgid_slot *slot;
-	const struct space_page *p;
+	const struct space_page *p = page_of(s, page);
+	const struct rstat *c;
 
-	if (s->is_frozen)
-		return ps_count(&s->frozen, page);
-	slot = s->ps ? pgid_lookup(&s->ps->pages, page) : NULL;
-	if (!slot)
+	if (!p)
 		return 0;
-	p = pgid_data(slot, s->off);
-	return p->gen == s->shown + 1 ? p->n : 0;
+	if (r->alive)
+		return p->n;	/* it holds the page: credited */
+	c = alive_at(&s->chosen, page * s->ps->page_size);
+	if (c || !p->reg)
+		return 0;
+	return p->reg == r->ord + 1 ? p->n : 0;	/* @r holds @page */
 }
 
 void spaces_free(struct spaces *s)

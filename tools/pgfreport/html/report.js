@@ -81,7 +81,7 @@
 		], order);
 		$('pgf-regions-note').textContent = D.whole ?
 			'A tree file read whole: the regions are per process (pgfreport html --pid PID).' :
-			`Process ${D.pid}, its last address space; a fault counts for the region that held its address then.`;
+			`Process ${D.pid}, its last address space; a fault counts for the region of this layout that holds its address (pgfreport summary).`;
 		table($('pgf-regions'), [
 			{ h: 'start', l: true, v: (r) => r.start },
 			{ h: 'end', l: true, v: (r) => r.end },
