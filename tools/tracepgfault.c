@@ -23,6 +23,13 @@
 #include "lib/version.h"
 #include "lib/zfile.h"
 
+/*
+ * Exit statuses of its own, as env(1) and timeout(1) have them: the
+ * command's status when it ran, 126 and 127 when it could not.
+ */
+#define EXIT_USAGE	2	/* the command line is wrong */
+#define EXIT_FAIL	125	/* tracepgfault failed: nothing was traced */
+
 static const char usage[] =
 "Usage: tracepgfault [-fqF] [-i MS | -w PAGES | -s MS] [-o FILE] COMMAND [ARG...]\n"
 "       tracepgfault [-fqF] [-i MS | -w PAGES | -s MS] OUTFILE COMMAND [ARG...]\n"
@@ -90,9 +97,11 @@ static const char usage[] =
 "  --version   the tools' version and the newest trace format they read\n"
 "\n"
 "Exit status: COMMAND's (128+N if signal N killed it), 127 if it was not\n"
-"found, 126 if it could not be run; 0 after -p; 1 on our own errors (FILE\n"
-"exists, cannot be written, ...). When COMMAND cannot be run, FILE is\n"
-"removed if this run created it, and only then.\n"
+"found, 126 if it could not be run; 0 after -p; 2 for a command line\n"
+"that is wrong (an option, a missing COMMAND); 125 when tracepgfault\n"
+"fails (FILE exists or cannot be written, no permission to trace, a\n"
+"kernel without the feature), as env(1) and timeout(1) do. When COMMAND\n"
+"cannot be run, FILE is removed if this run created it, and only then.\n"
 "A one-line summary goes to stderr: (with -f, processes traced) faults,\n"
 "major faults, regions, lost records, wall time, and, if any,\n"
 "samples, re-references and faults taken on other address spaces\n"
@@ -377,7 +386,7 @@ static void no_feature(void)
 {
 	fprintf(stderr, "tracepgfault: this kernel has no /proc/<pid>/pgfault_history "
 		"(built without CONFIG_PGFAULT_HISTORY?)\n");
-	exit(1);
+	exit(EXIT_FAIL);
 }
 
 /* follow's callbacks: every record line of the tree; every poll round. */
@@ -478,7 +487,7 @@ int main(int argc, char **argv)
 		case 'o':
 			if (!*optarg) {
 				fprintf(stderr, "tracepgfault: -o: an empty file name\n");
-				return 1;
+				return EXIT_USAGE;
 			}
 			outname = optarg;
 			named = true;
@@ -499,7 +508,7 @@ int main(int argc, char **argv)
 			if (errno || *end || interval < 1 || interval > 3600000) {
 				fprintf(stderr, "tracepgfault: -i: '%s' is not a number of milliseconds from 1 to 3600000\n",
 					optarg);
-				return 1;
+				return EXIT_USAGE;
 			}
 			snprintf(start, sizeof(start), "1 interval=%ld", interval);
 			break;
@@ -509,7 +518,7 @@ int main(int argc, char **argv)
 			if (errno || *end || window < 16 || window > 1048576) {
 				fprintf(stderr, "tracepgfault: -w: '%s' is not a number of pages from 16 to 1048576\n",
 					optarg);
-				return 1;
+				return EXIT_USAGE;
 			}
 			snprintf(start, sizeof(start), "1 window=%ld", window);
 			break;
@@ -519,7 +528,7 @@ int main(int argc, char **argv)
 			if (errno || *end || sample < 1 || sample > 3600000) {
 				fprintf(stderr, "tracepgfault: -s: '%s' is not a number of milliseconds from 1 to 3600000\n",
 					optarg);
-				return 1;
+				return EXIT_USAGE;
 			}
 			snprintf(start, sizeof(start), "1 sample=%ld", sample);
 			break;
@@ -529,7 +538,7 @@ int main(int argc, char **argv)
 			if (errno || *end || pid <= 0) {
 				fprintf(stderr, "tracepgfault: -p: '%s' is not a process id\n",
 					optarg);
-				return 1;
+				return EXIT_USAGE;
 			}
 			attach = true;
 			break;
@@ -538,17 +547,17 @@ int main(int argc, char **argv)
 			return 0;
 		default:
 			fputs(usage, stderr);
-			return 1;
+			return EXIT_USAGE;
 		}
 	}
 	if (!!interval + !!window + !!sample > 1) {
 		fprintf(stderr, "tracepgfault: -i, -w and -s are three modes: choose one\n");
-		return 1;
+		return EXIT_USAGE;
 	}
 	if (attach && optind != argc) {
 		fprintf(stderr, "tracepgfault: -p traces a running process: no COMMAND (\"%s\"); "
 			"the output file is given with -o\n", argv[optind]);
-		return 1;
+		return EXIT_USAGE;
 	}
 	/* The project's first form: OUTFILE COMMAND [ARG...] (see usage). */
 	if (!attach && !named && argc - optind >= 2 && !runnable(argv[optind])) {
@@ -558,7 +567,7 @@ int main(int argc, char **argv)
 	if (!attach && optind >= argc) {
 		fprintf(stderr, "tracepgfault: no COMMAND to run (or -p PID to attach to); "
 			"see tracepgfault --help\n");
-		return 1;
+		return EXIT_USAGE;
 	}
 	if (access("/proc/self/pgfault_history", F_OK))
 		no_feature();
@@ -579,7 +588,7 @@ int main(int argc, char **argv)
 		if (out < 0 && errno == EEXIST && positional) {
 			out = reopen_outfile(outname, force);
 			if (out < 0)
-				return 1;
+				return EXIT_FAIL;
 		}
 		if (out < 0 && errno == EEXIST && force)
 			out = open(outname, O_WRONLY | O_TRUNC | O_CLOEXEC);
@@ -587,18 +596,18 @@ int main(int argc, char **argv)
 			fprintf(stderr, "tracepgfault: %s exists: not overwritten; "
 				"choose another file with -o FILE, or overwrite it with -F\n",
 				outname);
-			return 1;
+			return EXIT_FAIL;
 		}
 		if (out < 0) {
 			fprintf(stderr, "tracepgfault: %s: %s\n", outname, strerror(errno));
-			return 1;
+			return EXIT_FAIL;
 		}
 	}
 	zout = zwriter_new(out, zfile_wants_zstd(outname),
 			    zfile_wants_binary(outname));
 	if (!zout) {
 		fprintf(stderr, "tracepgfault: %s: %s\n", outname, strerror(errno));
-		return 1;
+		return EXIT_FAIL;
 	}
 	t0 = now();
 	status_init(&st, stderr, !quiet && isatty(STDERR_FILENO), t0);
@@ -634,10 +643,10 @@ int main(int argc, char **argv)
 		sigaction(SIGTERM, &sa, NULL);
 		if (tree ? follow_tree(fd, out, outname, pid, &t, &fl, true) :
 			   drain(fd, outname, pid, true, &t))
-			return 1;
+			return EXIT_FAIL;
 		if (zwriter_close(zout)) {
 			fprintf(stderr, "tracepgfault: %s: %s\n", outname, strerror(errno));
-			return 1;
+			return EXIT_FAIL;
 		}
 		if (!quiet)
 			summary(&t, tree ? &fl : NULL, now() - t0);
@@ -652,12 +661,12 @@ int main(int argc, char **argv)
 	 */
 	if (pipe(ready) || pipe(go) || pipe2(errpipe, O_CLOEXEC)) {
 		perror("tracepgfault: pipe");
-		return 1;
+		return EXIT_FAIL;
 	}
 	pid = fork();
 	if (pid < 0) {
 		perror("tracepgfault: fork");
-		return 1;
+		return EXIT_FAIL;
 	}
 	if (pid == 0) {
 		char c;
@@ -696,7 +705,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "tracepgfault: %s: %s\n", path, strerror(errno));
 			kill(pid, SIGKILL);
 			waitpid(pid, NULL, 0);
-			return 1;
+			return EXIT_FAIL;
 		}
 	}
 	/* Ctrl-C goes to the command (same process group); we keep draining. */
@@ -704,7 +713,7 @@ int main(int argc, char **argv)
 	signal(SIGQUIT, SIG_IGN);
 	if (write(go[1], "g", 1) != 1) {
 		perror("tracepgfault: starting the command");
-		return 1;
+		return EXIT_FAIL;
 	}
 	close(go[1]);
 	if (read(errpipe[0], &err, sizeof(err)) == sizeof(err)) {
@@ -734,7 +743,7 @@ int main(int argc, char **argv)
 		summary(&t, tree ? &fl : NULL, now() - t0);
 	follow_free(&fl);
 	if (err)
-		return 1;
+		return EXIT_FAIL;
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
@@ -743,5 +752,5 @@ out_remove:
 	/* Nothing was traced: a file this run created goes again. */
 	if (created)
 		unlink(outname);
-	return 1;
+	return EXIT_FAIL;
 }

@@ -237,7 +237,7 @@ TEST(unwritable_outfile_fails_before_the_command_runs)
 
 	unlink("/tmp/pgf-ran");
 	RUN(&r, "tracepgfault", "-o", "/no/such/dir/x.trace", "touch", "/tmp/pgf-ran");
-	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.status, 125);
 	EXPECT_TRUE(strstr(r.err, "/no/such/dir/x.trace") != NULL);
 	EXPECT_NE(access("/tmp/pgf-ran", F_OK), 0);	/* never ran */
 }
@@ -293,7 +293,7 @@ TEST(an_existing_file_is_never_overwritten_without_force)
 	/* Again: pgfault.trace exists, and is kept as it is. */
 	n = slurp("pgfault.trace", before, sizeof(before));
 	RUN(&r, "tracepgfault", "-q", "./myprog");
-	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.status, 125);
 	EXPECT_TRUE(strstr(r.err, "pgfault.trace exists") != NULL);
 	EXPECT_TRUE(strstr(r.err, "-F") != NULL);
 	EXPECT_EQ(slurp("pgfault.trace", after, sizeof(after)), n);
@@ -308,7 +308,7 @@ TEST(an_existing_file_is_never_overwritten_without_force)
 	/* -F overwrites; a command not found then leaves the file it did not make. */
 	write_text("old.trace", "keep me\n", 0644);
 	RUN(&r, "tracepgfault", "-q", "-o", "old.trace", "./myprog");
-	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.status, 125);
 	EXPECT_EQ(slurp("old.trace", after, sizeof(after)), 8);
 	RUN(&r, "tracepgfault", "-q", "-F", "-o", "old.trace", "./myprog");
 	EXPECT_EQ(r.status, 0);
@@ -405,7 +405,7 @@ TEST(outfile_cmd_args_writes_the_trace_of_cmd_to_outfile)
 
 	write_text("notes", "keep me\n", 0644);
 	RUN(&r, "tracepgfault", "-q", "notes", "true");
-	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.status, 125);
 	EXPECT_TRUE(strstr(r.err, "notes exists and is not a trace") != NULL);
 	EXPECT_TRUE(strstr(r.err, "-F") != NULL);
 	EXPECT_EQ(slurp("notes", buf, sizeof(buf)), 8);
@@ -417,7 +417,7 @@ TEST(outfile_cmd_args_writes_the_trace_of_cmd_to_outfile)
 	/* Not on PATH, so not a command: an OUTFILE that is never written. */
 	write_text("myprog", prog, 0755);
 	RUN(&r, "tracepgfault", "-q", "-F", "myprog", "true");
-	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.status, 125);
 	EXPECT_TRUE(strstr(r.err, "./myprog") != NULL);
 	EXPECT_TRUE(strstr(r.err, "-o myprog") != NULL);
 	EXPECT_EQ(slurp("myprog", buf, sizeof(buf)), strlen(prog));
@@ -646,20 +646,20 @@ TEST(bad_usage_and_help)
 	EXPECT_EQ(r.status, 0);
 	EXPECT_EQ(strncmp(r.out, "Usage: tracepgfault", 19), 0);
 	RUN(&r, "tracepgfault", "-o", "/tmp/x.trace");
-	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.status, 2);
 	EXPECT_TRUE(strstr(r.err, "no COMMAND") != NULL);
 	RUN(&r, "tracepgfault", "-p", "1", "-o", "/tmp/x.trace", "true");
-	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.status, 2);
 	EXPECT_TRUE(strstr(r.err, "no COMMAND") != NULL);
 	EXPECT_NE(access("/tmp/x.trace", F_OK), 0);
 	RUN(&r, "tracepgfault", "-p", "abc", "-o", "/tmp/x.trace");
-	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.status, 2);
 	EXPECT_TRUE(strstr(r.err, "not a process id") != NULL);
 	RUN(&r, "tracepgfault", "-w", "15", "-o", "/tmp/x.trace", "true");
-	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.status, 2);
 	EXPECT_TRUE(strstr(r.err, "from 16 to 1048576") != NULL);
 	RUN(&r, "tracepgfault", "-w", "16", "-i", "10", "-o", "/tmp/x.trace", "true");
-	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.status, 2);
 	EXPECT_TRUE(strstr(r.err, "choose one") != NULL);
 }
 
@@ -706,10 +706,10 @@ TEST(sampling_mode_samples_a_command)
 	int ret;
 
 	RUN(&r, "tracepgfault", "-s", "0", "-o", "/tmp/s.trace", "true");
-	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.status, 2);
 	EXPECT_TRUE(strstr(r.err, "from 1 to 3600000") != NULL);
 	RUN(&r, "tracepgfault", "-s", "10", "-w", "16", "-o", "/tmp/s.trace", "true");
-	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.status, 2);
 	EXPECT_TRUE(strstr(r.err, "choose one") != NULL);
 	/*
 	 * A shell loop sampled every 10 ms that runs until three samples are
@@ -1007,7 +1007,7 @@ TEST(attach_to_another_users_process_is_refused)
 
 	run_as(PGF_TEST_UID, (char *const[]){ "tracepgfault", "-p", "1",
 					      "-o", "/tmp/t7.trace", NULL }, &r);
-	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.status, 125);
 	EXPECT_TRUE(strstr(r.err, "cannot trace process 1") != NULL);
 	EXPECT_TRUE(strstr(r.err, "denied") != NULL);
 	/* The file it made for nothing is gone. */
@@ -1030,7 +1030,7 @@ TEST(kernel_without_the_feature_is_named)
 		    mount("none", "/proc", "tmpfs", 0, NULL))
 			_exit(90);
 		RUN(&r, "tracepgfault", "-o", "/tmp/t9.trace", "true");
-		_exit(r.status == 1 && strstr(r.err, "CONFIG_PGFAULT_HISTORY") ? 0 : 91);
+		_exit(r.status == 125 && strstr(r.err, "CONFIG_PGFAULT_HISTORY") ? 0 : 91);
 	}
 	ASSERT_EQ(waitpid(pid, &st, 0), pid);
 	EXPECT_TRUE(WIFEXITED(st));

@@ -256,7 +256,7 @@ def bad_usage_and_an_existing_output_are_refused():
         assert r.returncode == 2 and b'no program' in r.stderr, r
         open(os.path.join(d, 'pgfault.trace'), 'w').write('mine\n')
         r = subprocess.run([RUN, '--', 'true'], cwd=d, capture_output=True)
-        assert r.returncode == 2 and b'--force' in r.stderr, r
+        assert r.returncode == 125 and b'--force' in r.stderr, r
         assert open(os.path.join(d, 'pgfault.trace')).read() == 'mine\n'
 
 
