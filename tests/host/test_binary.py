@@ -186,10 +186,12 @@ def convert_leaves_the_output_alone_on_a_bad_trace():
         with open(cut, 'wb') as f:
             f.write(raw[:len(raw) - 5])
         bad = write(d, 'bad.trace', OLD.replace('fault 6 1 8048000', 'fault 6 1 zz'))
-        for src, words in ((cut, b'truncated'), (bad, b':5: malformed record'),
-                           (os.path.join(d, 'none'), b'No such file')):
+        # a bad trace is 1; a file that cannot be read, pgfreport's failure
+        for src, words, rc in ((cut, b'truncated', 1),
+                               (bad, b':5: malformed record', 1),
+                               (os.path.join(d, 'none'), b'No such file', 125)):
             p = pgfreport('convert', '-o', out, src)
-            assert p.returncode == 1 and words in p.stderr, (words, p.stderr)
+            assert p.returncode == rc and words in p.stderr, (words, p.stderr)
             assert read(out) == b'precious\n', 'the output was touched'
             assert sorted(os.listdir(d)) == sorted(['g.trace', 'g.trace.pgfb',
                                                     'keep', 'cut.pgfb',
@@ -208,10 +210,10 @@ def convert_refuses_bad_options_and_a_terminal():
                             (['--tid', '3', g], b'--tid does not apply'),
                             ([g, g], b'one trace at a time')):
             p = pgfreport('convert', *args)
-            assert p.returncode == 1 and words in p.stderr, (args, p.stderr)
+            assert p.returncode == 2 and words in p.stderr, (args, p.stderr)
         # binary to a terminal: refused, nothing written
         status, out = on_terminal([os.path.join(BIN, 'pgfreport'), 'convert', g])
-        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 1, out
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 2, out
         assert b'not for a terminal' in out and MAGIC not in out, out
 
 

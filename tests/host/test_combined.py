@@ -72,7 +72,7 @@ def bad_combinations_are_refused():
                         (['mrc+hot', '--width', '3'], "unknown option '--width'"),
                         (['samples+mrc'], "'samples' cannot share a pass")):
         rc, out, err = run(*args, '/dev/null')
-        assert rc == 1 and out == '', (args, out)
+        assert rc == 2 and out == '', (args, out)
         assert words in err, (args, err)
     rc, out, err = run('mrc+hot', '--help')
     assert rc == 0 and '==== mrc' in out and '==== hot' in out and \

@@ -45,7 +45,7 @@ map 2100000000 4 20000000 20004000 rw-p 0 00:00 0
 fault 2200000000 101 20000000 w user minor 7f0000000300
 fault 2300000000 100 10000000 r user minor 400030
 fault 2500000000 100 0 r user SIGSEGV 400040
-exit 2600000000 139 8 0 4
+exit 2600000000 139 7 0 4
 '''
 
 ADDR = {1: '400000', 2: '7f0000000000', 3: '10000000', 4: '10001000',
@@ -152,6 +152,7 @@ fault {t0 + 999999999} 1 3000 r user minor 0
 fault {t0 + 1000000000} 1 4000 r user minor 0
 fault 9300000000000000000 1 5000 r user minor 0
 fault 9400000000000000000 1 6000 r user minor 0
+exit 9400000000000000001 0 6 0 1
 """
     with tempfile.NamedTemporaryFile('w', suffix='.trace') as f:
         f.write(late)
@@ -222,7 +223,7 @@ def bad_arguments_are_refused_saying_what_is_wanted():
                         (('--tid', '12x'), 'not a thread id'),
                         (('--region', ''), 'empty region name')):
         rc, out, err = run('map', *args)
-        assert rc == 1 and out == '', (args, rc, out)
+        assert rc == 2 and out == '', (args, rc, out)
         assert err.startswith(f'pgfreport map: {args[0]}: ') and words in err, \
             (args, err)
 
@@ -231,10 +232,10 @@ def bad_arguments_are_refused_saying_what_is_wanted():
 def filters_are_refused_where_they_do_not_apply():
     for cmd in ('tree', 'samples'):
         rc, out, err = run(cmd, '--tid', '100')
-        assert rc == 1 and out == '', (cmd, rc, out)
+        assert rc == 2 and out == '', (cmd, rc, out)
         assert err.startswith(f'pgfreport {cmd}: --tid does not apply'), err
     rc, out, err = run('tree', '--pid', '100')
-    assert rc == 1 and 'does not apply' in err, err
+    assert rc == 2 and 'does not apply' in err, err
 
 
 @test
@@ -242,7 +243,7 @@ def no_trace_on_a_terminal_says_what_is_wanted():
     """A bare command with standard input a terminal (a pty here) does not
     wait for a trace: it says what it wants and fails."""
     status, out = on_terminal([os.path.join(BIN, 'pgfreport'), 'map'])
-    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 1, status
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 2, status
     assert b'pgfreport map: no trace: name a trace file' in out, out
 
 
@@ -257,7 +258,7 @@ def a_report_that_cannot_be_written_fails():
                 p = subprocess.run([os.path.join(BIN, 'pgfreport'), *cmd, f.name],
                                    stdout=full, stderr=subprocess.PIPE,
                                    text=True, timeout=60)
-            assert p.returncode == 1 and 'No space left on device' in p.stderr, \
+            assert p.returncode == 125 and 'No space left on device' in p.stderr, \
                 (cmd, p.returncode, p.stderr)
 
 
@@ -270,7 +271,7 @@ def option_mistakes_are_named_as_given():
                         (['mrc', '--sizes'], 'pgfreport mrc: --sizes needs an argument')):
         p = subprocess.run([os.path.join(BIN, 'pgfreport'), *args], capture_output=True,
                            text=True, timeout=60, stdin=subprocess.DEVNULL)
-        assert p.returncode == 1 and p.stderr.startswith(words), (args, p.stderr)
+        assert p.returncode == 2 and p.stderr.startswith(words), (args, p.stderr)
 
 
 main()

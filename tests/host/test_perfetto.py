@@ -203,6 +203,9 @@ start 1150 first inherit
 layout 1150 1
 map 1150 1 1000 3000 rw-p 0 00:00 0
 fault 1300 150 2000 r user minor 0
+exit 1400 0 1 0 1
+pid 100
+exit 1500 0 1 0 1
 """
     p, out = export(tree)
     assert p.returncode == 0, p.stderr
@@ -224,7 +227,7 @@ def above_the_size_limit_nothing_is_written():
                            check=True, timeout=120)
         with open(trace) as f:
             p, out = export(f.read(), '--max-size', '1')
-    assert p.returncode == 1, p
+    assert p.returncode == 125, p
     assert not os.path.exists(out), out
     assert re.search(r"pgfreport export: the Perfetto trace would pass "
                      r"--max-size 1 MB.*nothing written", p.stderr), p.stderr
@@ -236,7 +239,7 @@ def perfetto_options_are_perfettos_alone():
         p = subprocess.run([os.path.join(BIN, 'pgfreport'), 'export', *args,
                             '/dev/null'], capture_output=True, text=True,
                            timeout=60)
-        assert p.returncode == 1 and "is perfetto's" in p.stderr, p.stderr
+        assert p.returncode == 2 and "is perfetto's" in p.stderr, p.stderr
 
 
 main()

@@ -10,6 +10,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
 from ktaplib import test, main, Skip  # noqa: E402
+from tracelib import ended  # noqa: E402
 
 TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..'))
 BIN = os.path.join(TOP, 'build', 'host', 'bin')
@@ -24,9 +25,11 @@ def run(*args, stdin=None):
     return p.returncode, p.stdout, p.stderr
 
 
-def trace_file(text):
+def trace_file(text, whole=True):
+    """A file of @text; @whole: ended with its exit record (tracelib's
+    ended()) unless it has one, as a trace the kernel wrote is."""
     f = tempfile.NamedTemporaryFile('w', suffix='.trace', delete=False)
-    f.write(text)
+    f.write(ended(text) if whole else text)
     f.close()
     return f.name
 
@@ -214,7 +217,7 @@ def spaces_before_and_after_exec():
     os.unlink(path)
     assert out0 == 'Region: 00001000 - 00003000 (   2 pages): |X.| /old\n', out0
     assert out1 == 'Region: 00005000 - 00006000 (   1 pages): |X| /new\n', out1
-    assert rc9 == 1 and 'address spaces 0 to 1' in err9, err9
+    assert rc9 == 2 and 'address spaces 0 to 1' in err9, err9
 
 
 @test
@@ -259,7 +262,8 @@ def corrupt_line_is_named_and_the_rest_reported():
 def truncated_trace_is_reported():
     with open(SEED) as f:
         text = f.read()
-    path = trace_file(text[:text.index('fault 2300')] + 'fault 2300 100 804')
+    path = trace_file(text[:text.index('fault 2300')] + 'fault 2300 100 804',
+                      whole=False)
     rc, out, err = run('map', path)
     os.unlink(path)
     assert rc == 1 and 'truncated' in err and ':9:' in err, err
@@ -350,9 +354,9 @@ def version_4_window_mode_and_the_map_of_counts():
         os.unlink(b)
         assert rc == 1 and ':2:' in err, (badstart, err)
     # Ten or more faults on a page: '+'.
-    many = text.replace('exit 8', ''.join(
+    many = text.replace('exit 8 0 4', ''.join(
         f'fault {9 + i} 1 4000 r user reref 400\n' for i in range(10)) +
-        'exit 30')
+        'exit 30 0 14')
     m = trace_file(many)
     rc, out, err = run('map', '--counts', m)
     os.unlink(m)
@@ -394,8 +398,9 @@ def not_a_trace_is_refused():
     rc, _, err = run('map', path)
     os.unlink(path)
     assert rc == 1 and 'not a pgfault_history trace' in err, err
+    # a trace that cannot be opened: pgfreport's own failure
     rc, _, err = run('map', '/nonexistent.trace')
-    assert rc == 1 and 'No such file' in err, err
+    assert rc == 125 and 'No such file' in err, err
 
 
 @test
@@ -403,19 +408,19 @@ def bad_options_are_refused():
     for args in (['--width', '0'], ['--width', 'x'], ['--space', '-1'], ['--bogus'],
                  ['a', 'b']):
         rc, _, err = run('map', *args)
-        assert rc == 1 and err.startswith('pgfreport map: '), (args, err)
+        assert rc == 2 and err.startswith('pgfreport map: '), (args, err)
     rc, out, _ = run('--help')
     assert rc == 0 and out.startswith('Usage: pgfreport COMMAND'), out
     rc, out, _ = run('map', '--help')
     assert rc == 0 and out.startswith('Usage: pgfreport map'), out
     # A command comes first: no command, an unknown one, the old form.
     rc, out, err = run()
-    assert rc == 1 and out == '' and 'Usage: pgfreport COMMAND' in err, err
+    assert rc == 2 and out == '' and 'Usage: pgfreport COMMAND' in err, err
     rc, out, err = run(SEED)
-    assert rc == 1 and out == '' and 'is not a command' in err \
+    assert rc == 2 and out == '' and 'is not a command' in err \
         and f'pgfreport map {SEED}' in err, err
     rc, out, err = run('--summary', SEED)
-    assert rc == 1 and out == '' and 'a command comes first' in err, err
+    assert rc == 2 and out == '' and 'a command comes first' in err, err
 
 
 @test
@@ -445,7 +450,7 @@ def json_lines_parse():
     assert [r['type'] for r in recs[:3]] == ['start', 'layout', 'map'], recs[:3]
     assert sum(r['type'] == 'fault' for r in recs) == 20
     assert recs[2]['name'] == '/bin/ps' and recs[2]['start'] == 0x8048000, recs[2]
-    assert recs[-1] == {'type': 'exit', 'time': 5000, 'status': 0, 'faults': 19,
+    assert recs[-1] == {'type': 'exit', 'time': 5000, 'status': 0, 'faults': 20,
                         'lost': 0, 'regions': 3}, recs[-1]
 
 
@@ -638,7 +643,7 @@ def mrc_on_no_references_and_bad_sizes():
     assert rc == 0 and out.splitlines()[-1].split() == ['cold', '0', '0.0000'], out
     for bad in ('0', 'x', '1,,2', '1,', '-4', ' 8', '4k', '99999999999999999999999'):
         rc, out, err = run('mrc', '--sizes', bad, path)
-        assert rc == 1 and '--sizes' in err and out == '', (bad, err)
+        assert rc == 2 and '--sizes' in err and out == '', (bad, err)
     os.unlink(path)
     helps = help_lists('mrc', 'reuse')
     assert '--sizes LIST' in helps['mrc'] and '--plot FILE' in helps['mrc'], helps
@@ -667,10 +672,10 @@ def mrc_jobs_give_the_same_curves():
         assert rc == 0 and out.startswith('# ==== mrc\n' + want), err
         for bad in ('0', '65', 'x', '-1', '2k'):
             rc, out, err = run('mrc', '--jobs', bad, t)
-            assert rc == 1 and out == '' and "--jobs: '" in err, (bad, err)
+            assert rc == 2 and out == '' and "--jobs: '" in err, (bad, err)
         for other in (['--shards', '0.1'], ['--shards-size', '64']):
             rc, out, err = run('mrc', '--jobs', '2', *other, t)
-            assert rc == 1 and out == '' and 'not with --shards' in err, err
+            assert rc == 2 and out == '' and 'not with --shards' in err, err
     assert '--jobs N' in help_lists('mrc')['mrc']
 
 
@@ -768,11 +773,11 @@ def tlb_misses_are_exact_on_beladys_string():
                         if not line.startswith('#')][2][4] == '7', out2
     for bad in ('0', '4:3', '4:8', '4:0', 'x', '4,', '4:2:1'):
         rc, out, err = run('tlb', f'--specs={bad}', path)
-        assert rc == 1 and err.startswith('pgfreport tlb: --specs: ') and out == '', \
+        assert rc == 2 and err.startswith('pgfreport tlb: --specs: ') and out == '', \
             (bad, err)
     # The list is --specs's argument, never the trace.
     rc, out, err = run('tlb', '--specs', path)
-    assert rc == 1 and '--specs' in err and out == '', err
+    assert rc == 2 and '--specs' in err and out == '', err
     os.unlink(path)
 
 
@@ -792,7 +797,7 @@ fault 10 1 11000 r user minor 0
 fault 11 1 20000 r user reref 0
 fault 12 1 30000 r user minor 0
 fault 13 1 30000 r user SIGSEGV 0
-exit 14 0 9 0 2
+exit 14 0 8 0 2
 '''
 
 
@@ -823,7 +828,7 @@ def hot_pages_with_region_and_file_offset():
                 if not line.startswith('#')] == ['3', '2'], (args, out)
     for bad in (['--top=0'], ['--top=x'], ['-n', '-1'], ['-n', 'x']):
         rc, out, err = run('hot', *bad, path)
-        assert rc == 1 and err.startswith('pgfreport hot: --top: ') and out == '', \
+        assert rc == 2 and err.startswith('pgfreport hot: --top: ') and out == '', \
             (bad, err)
     os.unlink(path)
     # A first-touch trace says what its counts mean.
@@ -959,7 +964,7 @@ def mrc_names_an_unusable_temporary_directory():
     p = subprocess.run([os.path.join(BIN, 'pgfreport'), 'mrc', SEED],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                        env=env, timeout=60)
-    assert p.returncode == 1 and 'opt' in p.stderr and 'No such file' in p.stderr, p.stderr
+    assert p.returncode == 125 and 'opt' in p.stderr and 'No such file' in p.stderr, p.stderr
     # reuse needs no file.
     p = subprocess.run([os.path.join(BIN, 'pgfreport'), 'reuse', SEED],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -1052,7 +1057,7 @@ def lcs_exports_the_reference_string_for_libcachesim():
                     (3, 3, 4096, -1), (3, 2, 4096, -1)], recs
     # A file that cannot be written: an error naming it, exit 1.
     rc, out, err = run('export', 'lcs', '-o', os.path.join(d, 'no', 'such', 'dir'), path)
-    assert rc == 1 and 'no/such/dir' in err, (rc, err)
+    assert rc == 125 and 'no/such/dir' in err, (rc, err)
     for p in (binp, csvp):
         os.unlink(p)
     os.rmdir(d)

@@ -16,6 +16,7 @@ import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(__file__))
 from ktaplib import test, main  # noqa: E402
+from tracelib import ended  # noqa: E402
 from pnglib import render  # noqa: E402
 
 TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..'))
@@ -27,7 +28,7 @@ PLOT_BG = '#fbfbfb'
 
 def pgfreport(*args, trace):
     with tempfile.NamedTemporaryFile('w', suffix='.trace', delete=False) as f:
-        f.write(trace)
+        f.write(ended(trace))
     try:
         p = subprocess.run([PGFREPORT, *args, f.name], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, timeout=120)
@@ -341,13 +342,13 @@ def plot_is_an_option_of_the_commands_that_draw():
                 (['heatmap'], 'pgfreport heatmap: which file? -o FILE')):
             p = subprocess.run([PGFREPORT, *args, f.name], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, timeout=60)
-            assert p.returncode == 1 and p.stderr.startswith(msg) and \
+            assert p.returncode == 2 and p.stderr.startswith(msg) and \
                 p.stdout == '', (args, p.stderr)
         for args in (['mrc', '--plot', '/nonexistent/x.svg'],
                      ['heatmap', '-o', '/nonexistent/x.svg']):
             p = subprocess.run([PGFREPORT, *args, f.name], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, timeout=60)
-            assert p.returncode == 1 and '/nonexistent/x.svg' in p.stderr, \
+            assert p.returncode == 125 and '/nonexistent/x.svg' in p.stderr, \
                 (args, p.stderr)
 
 

@@ -175,22 +175,22 @@ def pid_and_tree_options_check_their_input():
     tpath = trace_file(interleaved())
     cpath = trace_file(CHILD)
     rc, out, err = run('map', '--pid', '99', tpath)
-    assert rc == 1 and 'no process 99' in err, err
+    assert rc == 2 and 'no process 99' in err, err
     for cmd in ('map', 'summary'):
         rc, out, err = run(cmd, tpath)
-        assert rc == 1 and f'is a tree: {cmd} reports on one process: give --pid' \
-            in err, err
+        assert rc == 2 and f'is a tree of 3 processes: {cmd} reports on one ' \
+            'process: give --pid, one of 10 11 12 (' in err, err
     rc, out, err = run('tree', cpath)
-    assert rc == 1 and 'not a tree' in err, err
+    assert rc == 2 and 'not a tree' in err, err
     rc, out, err = run('tree', '--pid', '11', tpath)
-    assert rc == 1 and out == '' and \
+    assert rc == 2 and out == '' and \
         err.startswith('pgfreport tree: --pid does not apply'), err
     rc, out, err = run('map', '--pid', '12', cpath)
-    assert rc == 1 and 'process 11 alone' in err, err
+    assert rc == 2 and 'process 11 alone' in err, err
     rc, out, err = run('map', '--pid', '11', cpath)   # its own pid: fine
     assert rc == 0, err
     rc, out, err = run('map', '--pid', 'x', cpath)
-    assert rc == 1 and '--pid' in err and "'x'" in err, err
+    assert rc == 2 and '--pid' in err and "'x'" in err, err
     os.unlink(tpath)
     os.unlink(cpath)
 
@@ -250,6 +250,9 @@ fault 1336 200 7f0000024000 r user minor 0
 fault 1337 200 7f0000025000 r user minor 0
 fault 1338 200 7f0000026000 r user minor 0
 fault 1339 200 7f0000027000 r user minor 0
+exit 1340 0 40 0 1
+pid 100
+exit 1400 0 1 0 1
 """
 
 

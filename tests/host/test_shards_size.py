@@ -115,13 +115,13 @@ def bad_sizes_and_both_kinds_are_refused():
         for bad in ('0', '-5', 'x', '12k', '', '1073741825',
                     '99999999999999999999999'):
             rc, out, err = run('mrc', '--shards-size', bad, t)
-            assert rc == 1 and out == '' and \
+            assert rc == 2 and out == '' and \
                 f"--shards-size: '{bad}' is not a number of sampled pages" in err, \
                 (bad, rc, err)
         for args in (['--shards', '0.1', '--shards-size', '100'],
                      ['--shards-size', '100', '--shards', '0.1']):
             rc, out, err = run('mrc', *args, t)
-            assert rc == 1 and out == '' and \
+            assert rc == 2 and out == '' and \
                 '--shards and --shards-size: one or the other' in err, (args, err)
         rc, out, _ = run('mrc', '--help')
         assert rc == 0 and '--shards-size PAGES' in out, out

@@ -13,6 +13,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(__file__))
 from ktaplib import test, main, Skip  # noqa: E402
 import symlib as symoracle  # noqa: E402
+from tracelib import ended  # noqa: E402
 
 TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..'))
 BIN = os.path.join(TOP, 'build', 'host', 'bin')
@@ -99,7 +100,7 @@ def trace(prog_path, faults, extra_maps=()):
 
 def symbols(text, *args):
     with tempfile.NamedTemporaryFile('w', suffix='.trace') as f:
-        f.write(text)
+        f.write(ended(text))
         f.flush()
         p = subprocess.run([os.path.join(BIN, 'pgfreport'), 'symbols', '-n', '0',
                             *args, f.name], stdout=subprocess.PIPE,
@@ -193,7 +194,7 @@ def hot_sym_names_the_symbol_at_each_hot_page():
         pages = [(BASE + table + 4096 * k) & ~0xfff for k in (1, 2, 3)]
         faults = [(0x1234, p) for k, p in enumerate(pages) for _ in range(k + 2)]
         with tempfile.NamedTemporaryFile('w', suffix='.trace') as f:
-            f.write(trace(prog, faults))
+            f.write(ended(trace(prog, faults)))
             f.flush()
             p = subprocess.run([os.path.join(BIN, 'pgfreport'), 'hot', '--sym',
                                 '-n', '3', f.name], stdout=subprocess.PIPE,
@@ -227,7 +228,7 @@ def bad_by_is_refused():
     p = subprocess.run([os.path.join(BIN, 'pgfreport'), 'symbols', '--by', 'sym',
                         '/dev/null'], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True, timeout=60)
-    assert p.returncode == 1 and p.stdout == '', p
+    assert p.returncode == 2 and p.stdout == '', p
     assert "pgfreport symbols: --by: 'sym' is not 'ip' or 'addr'" in p.stderr, \
         p.stderr
 

@@ -38,7 +38,7 @@ stop 350 exiting now
 exec 360 7 /usr/bin/next prog
 layout 370 1
 map 370 5 555555554000 555555556000 r--p 0 08:01 99 /usr/bin/next prog
-exit 400 0 6 3 1
+exit 400 0 5 3 1
 '''
 
 TREE = '''pgfault_history_tree 1 root 10
@@ -67,6 +67,36 @@ map 5 1 8048000 805a000 r-xp 0 08:01 42 /bin/ps
 fault 6 1 8048000 r user minor 8048000
 exit 9 0 1 0 1
 '''
+
+
+def ended(text):
+    """@text, the hand-made trace of one process, ended as the kernel ends
+    a trace: an exit record with its totals (the counted fault and remote
+    records, the faults its lost records count, the highest region id)
+    after the last record, unless it ends with an exit or a stop already.
+    pgfreport warns of, and exits 1 for, a trace with no end."""
+    kept = lost = regions = 0
+    time = '0'
+    last = ''
+    for line in text.splitlines():
+        f = line.split()
+        if not f or f[0].startswith('pgfault_history'):
+            continue
+        last = f[0]
+        if f[0] in ('fault', 'remote') and len(f) > 6 - 2 * (f[0] == 'remote'):
+            result = f[6] if f[0] == 'fault' else f[4]
+            kept += result in ('minor', 'major', 'reref')
+        elif f[0] == 'lost':
+            lost += int(f[1])
+        elif f[0] in ('map', 'change'):
+            regions = max(regions, int(f[2]))
+        if f[0] != 'lost' and len(f) > 1 and f[1].isdigit():
+            time = f[1]
+    if last in ('exit', 'stop'):
+        return text
+    if text and not text.endswith('\n'):
+        text += '\n'
+    return text + f'exit {time} 0 {kept} {lost} {regions}\n'
 
 
 def write(d, name, text):

@@ -223,6 +223,37 @@ static int tree_header(struct pgft_reader *rd, int pid)
 	return 0;
 }
 
+/* Where @pid's index + 1 is in rd->pid_slots, or the empty slot for it. */
+static uint32_t *pid_slot(const struct pgft_reader *rd, int pid)
+{
+	size_t mask = rd->pid_nslots - 1, i = ((uint32_t)pid * 0x9e3779b9U) >> 7 & mask;
+
+	while (rd->pid_slots[i] && rd->pids[rd->pid_slots[i] - 1] != pid)
+		i = (i + 1) & mask;
+	return &rd->pid_slots[i];
+}
+
+/* rd->pids[rd->npids - 1], just added, in the table: 0, or -1. */
+static int pid_add(struct pgft_reader *rd)
+{
+	if (2 * rd->npids > rd->pid_nslots) {
+		size_t n = rd->pid_nslots ? 2 * rd->pid_nslots : 64;
+		uint32_t *v = calloc(n, sizeof(*v));
+
+		if (!v) {
+			snprintf(rd->error, sizeof(rd->error), "out of memory");
+			return -1;
+		}
+		free(rd->pid_slots);
+		rd->pid_slots = v;
+		rd->pid_nslots = n;
+		for (size_t i = 0; i + 1 < rd->npids; i++)
+			*pid_slot(rd, rd->pids[i]) = i + 1;
+	}
+	*pid_slot(rd, rd->pids[rd->npids - 1]) = rd->npids;
+	return 0;
+}
+
 /* "pid N": the lines after it are process N's. */
 static int tree_switch(struct pgft_reader *rd, const char *line)
 {
@@ -236,10 +267,11 @@ static int tree_switch(struct pgft_reader *rd, const char *line)
 		return -1;
 	}
 	rd->cur = pid;
-	for (size_t i = 0; i < rd->npids; i++)
-		if (rd->pids[i] == pid)
-			return 0;
-	return tree_header(rd, pid);
+	if (rd->pid_nslots && *pid_slot(rd, pid))
+		return 0;
+	if (tree_header(rd, pid))
+		return -1;
+	return pid_add(rd);
 }
 
 static int open_tree(struct pgft_reader *rd, char *line)
@@ -343,6 +375,24 @@ int pgft_open_tap(struct pgft_reader *rd, FILE *f, const char *fname,
 	return 0;
 }
 
+int pgft_tally_check(const struct pgft_tally *t, char *why, size_t size)
+{
+	if (t->end == PGFT_GOING) {
+		snprintf(why, size, "has no exit or stop record: it was cut short "
+			 "(a file copied while it was written, or a reader that "
+			 "stopped before the end)");
+		return 1;
+	}
+	if (t->end == PGFT_EXITED &&
+	    (t->exit_kept != t->kept || t->exit_lost != t->lost)) {
+		snprintf(why, size, "holds %llu faults and counts %llu lost where "
+			 "its exit record says %llu and %llu: records are missing",
+			 t->kept, t->lost, t->exit_kept, t->exit_lost);
+		return 1;
+	}
+	return 0;
+}
+
 void pgft_close(struct pgft_reader *rd)
 {
 	free(rd->buf);
@@ -351,6 +401,8 @@ void pgft_close(struct pgft_reader *rd)
 	rd->bbuf = NULL;
 	free(rd->pids);
 	rd->pids = NULL;
+	free(rd->pid_slots);
+	rd->pid_slots = NULL;
 }
 
 /* Split off the next space-separated field; NULL if none. */

@@ -30,6 +30,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /*
@@ -115,6 +116,9 @@ struct pgft_reader {
 	int cur;			/* tree: the block being read */
 	int *pids;			/* tree: processes seen, in order */
 	size_t npids, cap_pids;
+	/* tree: pid -> index in pids + 1, open addressing, half full at most */
+	uint32_t *pid_slots;
+	size_t pid_nslots;
 	char *buf;
 	size_t cap;
 	bool bin;			/* the binary form (pgfbin.h) */
@@ -127,6 +131,56 @@ struct pgft_reader {
 	const struct pgft_rec *fault_in;
 	char error[512];		/* set when pgft_next() returns -1 */
 };
+
+/*
+ * What a process's trace is checked against at its end: it ends with an
+ * exit or a stop record (a start after a stop goes on), and an exit's
+ * totals are the counted fault and remote records it holds and the
+ * faults its lost records counted.
+ *
+ *	struct pgft_tally t = { 0 };
+ *	for each record r of the process: pgft_tally(&t, &r);
+ *	if (pgft_tally_check(&t, why, sizeof(why))) ... why says what ...
+ */
+struct pgft_tally {
+	unsigned long long records;	/* its records, lost ones included */
+	unsigned long long kept, lost;	/* counted faults held; lost */
+	unsigned long long exit_kept, exit_lost;	/* its exit's */
+	enum { PGFT_GOING, PGFT_EXITED, PGFT_STOPPED } end;
+};
+
+static inline void pgft_tally(struct pgft_tally *t, const struct pgft_rec *r)
+{
+	t->records++;
+	switch (r->type) {
+	case PGFT_FAULT:
+	case PGFT_REMOTE:
+		t->kept += pgft_counted(r->result);
+		break;
+	case PGFT_LOST:
+		t->lost += r->n[0];
+		break;
+	case PGFT_START:
+		t->end = PGFT_GOING;
+		break;
+	case PGFT_STOP:
+		t->end = PGFT_STOPPED;
+		break;
+	case PGFT_EXIT:
+		t->end = PGFT_EXITED;
+		t->exit_kept = r->n[1];
+		t->exit_lost = r->n[2];
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * 0 if the trace ended whole; else 1, with @why saying what is wrong
+ * ("has no exit or stop record: ...").
+ */
+int pgft_tally_check(const struct pgft_tally *t, char *why, size_t size);
 
 /*
  * Read the header; 0, or -1 with rd->error set (wrong version, ...). The

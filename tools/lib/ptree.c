@@ -7,13 +7,69 @@
 #include <sys/wait.h>
 #include "ptree.h"
 
+static inline size_t pid_hash(int pid, size_t nslots)
+{
+	return ((uint32_t)pid * 0x9e3779b9U) >> 7 & (nslots - 1);
+}
+
+/* Where @pid's index is, or the empty slot it would take. */
+static uint32_t *pid_slot(const struct ptree *t, int pid)
+{
+	size_t i;
+
+	for (i = pid_hash(pid, t->nslots); t->slot[i];
+	     i = (i + 1) & (t->nslots - 1))
+		if (t->v[t->slot[i] - 1].pid == pid)
+			break;
+	return &t->slot[i];
+}
+
+/* Room for one more pid in the table; false if out of memory. */
+static bool pid_room(struct ptree *t)
+{
+	size_t n = t->nslots ? 2 * t->nslots : 64;
+	uint32_t *old = t->slot;
+
+	if (2 * (t->nr + 1) <= t->nslots)
+		return true;
+	t->slot = calloc(n, sizeof(*t->slot));
+	if (!t->slot) {
+		t->slot = old;
+		return false;
+	}
+	t->nslots = n;
+	for (size_t i = 0; i < t->nr; i++)
+		*pid_slot(t, t->v[i].pid) = i + 1;
+	free(old);
+	return true;
+}
+
+const struct ptree_proc *ptree_find(const struct ptree *t, int pid)
+{
+	uint32_t *slot;
+
+	if (!t->nslots)
+		return NULL;
+	slot = pid_slot(t, pid);
+	return *slot ? &t->v[*slot - 1] : NULL;
+}
+
 struct ptree_proc *ptree_get(struct ptree *t, int pid)
 {
 	struct ptree_proc *p;
+	uint32_t *slot;
 
-	for (size_t i = 0; i < t->nr; i++)
-		if (t->v[i].pid == pid)
-			return &t->v[i];
+	if (t->last < t->nr && t->v[t->last].pid == pid)
+		return &t->v[t->last];
+	if (t->nslots) {
+		slot = pid_slot(t, pid);
+		if (*slot) {
+			t->last = *slot - 1;
+			return &t->v[t->last];
+		}
+	}
+	if (t->nr == UINT32_MAX - 1 || !pid_room(t))
+		return NULL;
 	if (t->nr == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 16;
 
@@ -27,6 +83,8 @@ struct ptree_proc *ptree_get(struct ptree *t, int pid)
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->index = t->nr++;
+	*pid_slot(t, pid) = t->nr;
+	t->last = p->index;
 	return p;
 }
 
@@ -37,7 +95,7 @@ static bool seen_add(struct ptree_proc *p, uint64_t key)
 
 	key++;			/* 0 marks an empty slot */
 	if (2 * (p->nseen + 1) > p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 1024;
+		size_t cap = p->cap ? 2 * p->cap : 64;
 		uint64_t *v = calloc(cap, sizeof(*v));
 
 		if (!v)
@@ -72,6 +130,7 @@ struct ptree_proc *ptree_rec(struct ptree *t, const struct pgft_rec *r,
 
 	if (!p)
 		return NULL;
+	pgft_tally(&p->tally, r);
 	if (r->type != PGFT_LOST) {
 		if (!p->start)
 			p->start = r->time;
@@ -124,27 +183,29 @@ struct ptree_proc *ptree_rec(struct ptree *t, const struct pgft_rec *r,
 	return p;
 }
 
+void ptree_status(const struct ptree_proc *p, char *buf, size_t size,
+		  const char *going)
+{
+	int ws = (int)p->status;
+
+	if (!p->exited)
+		snprintf(buf, size, "%s", p->stopped ? "stopped" : going);
+	else if (WIFSIGNALED(ws))
+		snprintf(buf, size, "signal %d", WTERMSIG(ws));
+	else
+		snprintf(buf, size, "exit %d", WEXITSTATUS(ws));
+}
+
 static void print_one(const struct ptree *t, const struct ptree_proc *p,
 		      int depth, FILE *out, unsigned long long t0)
 {
 	char status[32], pid[48];
 	const char *cmd = p->cmd;
-	int ws = (int)p->status;
 
-	if (!p->exited)
-		snprintf(status, sizeof(status), "%s", p->stopped ? "stopped" : "-");
-	else if (WIFSIGNALED(ws))
-		snprintf(status, sizeof(status), "signal %d", WTERMSIG(ws));
-	else
-		snprintf(status, sizeof(status), "exit %d", WEXITSTATUS(ws));
+	ptree_status(p, status, sizeof(status), "-");
 	/* A process that never exec'd runs its creator's program. */
 	for (const struct ptree_proc *a = p; !cmd && a && a->parent;) {
-		const struct ptree_proc *up = NULL;
-
-		for (size_t i = 0; i < t->nr; i++)
-			if (t->v[i].pid == a->parent)
-				up = &t->v[i];
-		a = up;
+		a = ptree_find(t, a->parent);
 		cmd = a ? a->cmd : NULL;
 	}
 	snprintf(pid, sizeof(pid), "%*s%d", 2 * depth, "", p->pid);
@@ -172,8 +233,8 @@ void ptree_print(const struct ptree *t, FILE *out, unsigned long long t0)
 		const struct ptree_proc *p = &t->v[i];
 		bool orphan = true;
 
-		for (size_t k = 0; k < t->nr && p->parent; k++)
-			orphan &= t->v[k].pid != p->parent;
+		if (p->parent)
+			orphan = !ptree_find(t, p->parent);
 		if (!p->parent || orphan)
 			print_one(t, p, 0, out, t0);
 		faults += p->faults;
@@ -197,5 +258,6 @@ void ptree_free(struct ptree *t)
 		pgft_space_free(&t->v[i].as);
 	}
 	free(t->v);
+	free(t->slot);
 	memset(t, 0, sizeof(*t));
 }

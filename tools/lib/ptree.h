@@ -31,6 +31,7 @@ struct ptree_proc {
 	unsigned long long pages;	/* distinct pages faulted, all spaces */
 	long space;			/* address spaces so far (execs) */
 	bool exited, stopped;
+	struct pgft_tally tally;	/* its end, checked (pgftrace.h) */
 	unsigned long long status;	/* wait status, if exited */
 	char *cmd;			/* the last exec's path, or NULL */
 	struct pgft_space as;		/* its regions now */
@@ -42,9 +43,15 @@ struct ptree_proc {
 struct ptree {
 	struct ptree_proc *v;
 	size_t nr, cap;
+	/* pid -> index + 1, open addressing, at most half full (0: empty) */
+	uint32_t *slot;
+	size_t nslots;
+	size_t last;		/* the last one found: records come in blocks */
 };
 
-/* The process of @pid, made if new; NULL if out of memory. */
+/* The process of @pid, or NULL. O(1). */
+const struct ptree_proc *ptree_find(const struct ptree *t, int pid);
+/* The process of @pid, made if new; NULL if out of memory. O(1). */
 struct ptree_proc *ptree_get(struct ptree *t, int pid);
 /*
  * Account record @r to its process (r->pid) and apply its region records
@@ -52,6 +59,12 @@ struct ptree_proc *ptree_get(struct ptree *t, int pid);
  */
 struct ptree_proc *ptree_rec(struct ptree *t, const struct pgft_rec *r,
 			     unsigned long page_size);
+/*
+ * How @p ended, as wait(2) tells it: "exit N", "signal N", "stopped"
+ * (tracing stopped), or @going if neither.
+ */
+void ptree_status(const struct ptree_proc *p, char *buf, size_t size,
+		  const char *going);
 /* The tree, indented by depth, then the totals. */
 void ptree_print(const struct ptree *t, FILE *out, unsigned long long t0);
 void ptree_free(struct ptree *t);

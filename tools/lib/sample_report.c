@@ -438,7 +438,7 @@ static int samples_plot(const struct srep *R, const char *fname)
 	free(x);
 	free(ref);
 	free(ws);
-	return f ? svg_close(f, R->o.plot) : 1;
+	return !f || svg_close(f, R->o.plot) ? 2 : 0;
 }
 
 /* samples --map: columns of intervals at most; more intervals share columns */
@@ -484,7 +484,7 @@ static int sample_map(const struct srep *R, const char *fname)
 		smp_map_free(&m);
 		free(count);
 		free(one);
-		return 1;
+		return 2;
 	}
 	snprintf(title, sizeof(title), "%s",
 		 plot_title(m.per > 1 || per > 1 ? "Pages referenced per interval, "
@@ -631,7 +631,7 @@ static int sample_map(const struct srep *R, const char *fname)
 	smp_map_free(&m);
 	free(count);
 	free(one);
-	return svg_close(f, R->o.map);
+	return svg_close(f, R->o.map) ? 2 : 0;
 }
 
 /* The starts of the regions of @as, sorted; their number. */
@@ -685,7 +685,7 @@ static int read_other(const struct srep *R, struct srep_series *O,
 	if (!f) {
 		fprintf(stderr, "pgfreport compare: %s: %s\n", other,
 			strerror(errno));
-		return 1;
+		return 2;
 	}
 	if (pgft_open(&rd, f, other)) {
 		fprintf(stderr, "pgfreport compare: %s\n", rd.error);
@@ -737,7 +737,7 @@ static int compare_report(const struct srep *R, struct pgft_space *as,
 	if (!O.s.n) {
 		smp_free(&O.s);
 		pgft_space_free(&oas);
-		return 1;
+		return status ? status : 1;
 	}
 	b = &O.s;
 	same = same_layout(as, execs, &oas, O.execs, why, sizeof(why));
@@ -861,8 +861,11 @@ int srep_report(struct srep *R, const char *fname, unsigned long long t0,
 		status = compare_report(R, as, execs, fname);
 	else
 		status = samples_report(R, fname);
-	if (R->o.map)
-		status |= sample_map(R, fname);
+	if (R->o.map) {
+		int map = sample_map(R, fname);
+
+		status = status ? status : map;
+	}
 	return status;
 }
 

@@ -92,9 +92,9 @@ int srep_rec(struct srep *R, const struct pgft_rec *r, struct pgft_reader *rd);
  * After the last record: the report of pgfreport samples or of pgfreport compare
  * (reading OTHER; @as: the trace's regions at its end, @execs its
  * execs, to tell whether the two map the same addresses), then
- * samples --map's. @fname names the trace, @t0 its start (ns). 0, or 1
- * when the trace is not of the kind asked for or a file could not be
- * read or written (after saying why).
+ * samples --map's. @fname names the trace, @t0 its start (ns). 0; 1
+ * when a trace is not of the kind asked for or is malformed, 2 when a
+ * file could not be read or written (after saying why).
  */
 int srep_report(struct srep *R, const char *fname, unsigned long long t0,
 		struct pgft_space *as, long execs);

@@ -146,10 +146,11 @@ int cmd_convert(int argc, char **argv)
 	ps.tap = conv_tap;
 	ps.streams = true;
 	ps.tap_arg = &c;
-	if (pass_open(&ps, argc - optind, argv + optind) || c.err) {
+	status = pass_open(&ps, argc - optind, argv + optind);
+	if (status || c.err) {
 		free(c.buf);
 		free(c.pending);
-		return c.err ? pass_error(&ps, "out of memory") : 1;
+		return c.err ? pass_error(&ps, "out of memory") : status;
 	}
 	/* The header lines the open read go out in the form now known. */
 	c.to_bin = to ? !strcmp(to, "binary") : !ps.rd.bin;
@@ -162,7 +163,7 @@ int cmd_convert(int argc, char **argv)
 	if (c.to_bin && !path && isatty(STDOUT_FILENO)) {
 		free(c.buf);
 		pass_close(&ps);
-		return pass_error(&ps, "the binary form is not for a terminal: "
+		return pass_usage(&ps, "the binary form is not for a terminal: "
 				  "give -o FILE, or redirect standard output");
 	}
 	if (path && !(out = staged_open(&st, path))) {
@@ -193,9 +194,10 @@ out:
 	if ((out == stdout ? fflush(out) : fclose(out)) && !status)
 		status = pass_error(&ps, "%s: %s", path ? path : "standard output",
 				    strerror(errno));
-	if (staged_end(&st, status))
+	/* a trace with no end is written all the same, as it is */
+	if (staged_end(&st, status && !ps.cut))
 		status = pass_error(&ps, "%s: %s", path, strerror(errno));
-	if (!status)
+	if (!status || ps.cut)
 		fprintf(stderr, "pgfreport convert: %llu records of %s written %s\n",
 			c.records, ps.fname, c.to_bin ? "in binary" : "as text");
 	free(c.buf);

@@ -127,9 +127,10 @@ static int ex_rec(struct pass *ps, const struct pgft_rec *r)
 		json_rec(out, r, ps->rd.tree);
 	if (format == REFS && r->type == PGFT_START)
 		fprintf(out, "# mode %s\n", pass_mode(r));
+	/* a write that failed: errno says why, once the pass is over */
 	if (format == PERFETTO && r->type != PGFT_FAULT &&
 	    perfetto_rec(pf, pid_of(ps, r), r))
-		return 1;
+		return PGF_EXIT_FAIL;
 	return 0;
 }
 
@@ -158,7 +159,7 @@ static int ex_fault(struct pass *ps, const struct pgft_rec *r,
 		break;
 	case PERFETTO:
 		if (perfetto_fault(pf, pid_of(ps, r), r, g, ps->page_size))
-			return 1;
+			return PGF_EXIT_FAIL;	/* as in ex_rec() */
 		break;
 	case LCS:
 	case LCS_CSV:
@@ -190,6 +191,7 @@ int cmd_export(int argc, char **argv)
 			   .takes = TAKES_PID | TAKES_FILTERS };
 	const char *path = NULL;
 	int opt, status, nf = -1;
+	bool io;
 
 	/* getopt moves options ahead of FORMAT and TRACE, in their order */
 	while ((opt = pass_getopt(&ps, argc, argv, "o:", longopts)) != -1) {
@@ -204,43 +206,44 @@ int cmd_export(int argc, char **argv)
 			break;
 		case 'M':
 			if (pass_number(&ps, "--max-size", optarg, false, &max_mb))
-				return 1;
+				return PGF_EXIT_USAGE;
 			pf_only = "--max-size";
 			break;
 		case 'i':
 			if (pass_number(&ps, "--interval", optarg, false, &interval_ms))
-				return 1;
+				return PGF_EXIT_USAGE;
 			pf_only = "--interval";
 			break;
 		case 'W':
 			if (pass_number(&ps, "--window", optarg, false, &window))
-				return 1;
+				return PGF_EXIT_USAGE;
 			pf_only = "--window";
 			break;
 		}
 	}
 	if (optind == argc)
-		return pass_error(&ps, "which format? csv, json, refs, lcs, lcs-csv or "
+		return pass_usage(&ps, "which format? csv, json, refs, lcs, lcs-csv or "
 				  "perfetto (pgfreport export --help)");
 	for (int i = 0; i < 6; i++)
 		if (!strcmp(argv[optind], names[i]))
 			nf = i;
 	if (nf < 0)
-		return pass_error(&ps, "'%s' is not a format: csv, json, refs, lcs, "
+		return pass_usage(&ps, "'%s' is not a format: csv, json, refs, lcs, "
 				  "lcs-csv or perfetto", argv[optind]);
 	format = nf;
 	if (rw && format != REFS)
-		return pass_error(&ps, "--rw marks reads and writes in refs: it "
+		return pass_usage(&ps, "--rw marks reads and writes in refs: it "
 				  "does not apply to %s", names[format]);
 	if (pf_only && format != PERFETTO)
-		return pass_error(&ps, "%s is perfetto's: it does not apply to %s",
+		return pass_usage(&ps, "%s is perfetto's: it does not apply to %s",
 				  pf_only, names[format]);
 	if (!path && (format == LCS || format == PERFETTO) &&
 	    isatty(STDOUT_FILENO))
-		return pass_error(&ps, "%s is binary: give -o FILE, or redirect "
+		return pass_usage(&ps, "%s is binary: give -o FILE, or redirect "
 				  "standard output", names[format]);
-	if (pass_open(&ps, argc - optind - 1, argv + optind + 1))
-		return 1;
+	status = pass_open(&ps, argc - optind - 1, argv + optind + 1);
+	if (status)
+		return status;
 	if ((format == LCS || format == LCS_CSV) && !(lcs = lcs_new()))
 		return pass_error(&ps, "a temporary file: %s", strerror(errno));
 	if (format == PERFETTO && path)
@@ -260,8 +263,9 @@ int cmd_export(int argc, char **argv)
 	ps.streams = true;
 	ps.fault = ex_fault;
 	status = pass_run(&ps);
-	if (pf && !status && perfetto_end(pf))
-		status = 1;
+	io = pf && status == PGF_EXIT_FAIL;
+	if (pf && (!status || ps.cut) && perfetto_end(pf))
+		io = true;
 	if (pf && perfetto_too_big(pf)) {
 		status = pass_error(&ps, "the Perfetto trace would pass --max-size "
 				    "%ld MB, which the UI holds in the browser's "
@@ -269,7 +273,7 @@ int cmd_export(int argc, char **argv)
 				    "--addr, --region) or raise --max-size", max_mb,
 				    staged.tmp[0] ? "nothing written" :
 				    "the output is cut short there");
-	} else if (pf && status && errno && !ps.rd.error[0]) {
+	} else if (io) {
 		status = pass_error(&ps, "%s: %s", path ? path : "standard output",
 				    strerror(errno));
 	}
@@ -288,7 +292,8 @@ int cmd_export(int argc, char **argv)
 	if ((out == stdout ? fflush(out) : fclose(out)) || ferror(stdout))
 		status = pass_error(&ps, "%s: %s", path ? path : "standard output",
 				    strerror(errno));
-	if (staged_end(&staged, status))
+	/* a trace with no end is written all the same, as it is */
+	if (staged_end(&staged, status && !ps.cut))
 		status = pass_error(&ps, "%s: %s", path, strerror(errno));
 	pass_close(&ps);
 	return status;

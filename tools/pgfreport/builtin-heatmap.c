@@ -38,7 +38,7 @@ static int heat_fault_cb(struct pass *ps, const struct pgft_rec *r,
 			    g->name, r->time > ps->t0 ? r->time - ps->t0 : 0,
 			    r->addr)) {
 		pass_error(ps, "out of memory");
-		exit(1);
+		exit(PGF_EXIT_FAIL);
 	}
 	return 0;
 }
@@ -74,9 +74,10 @@ int cmd_heatmap(int argc, char **argv)
 		}
 	}
 	if (!out)
-		return pass_error(&ps, "which file? -o FILE names the SVG to write");
-	if (pass_open(&ps, argc - optind, argv + optind))
-		return 1;
+		return pass_usage(&ps, "which file? -o FILE names the SVG to write");
+	status = pass_open(&ps, argc - optind, argv + optind);
+	if (status)
+		return status;
 	heat_init(&heat, !by_order);
 	ps.fault = heat_fault_cb;
 	status = pass_run(&ps);
@@ -87,9 +88,10 @@ int cmd_heatmap(int argc, char **argv)
 			heat_write(&heat, f, plot_title("Page faults, time x address",
 							ps.fname),
 				   notes.ptr, notes.n);
-			status |= svg_close(f, out);
+			if (svg_close(f, out))
+				status = pass_status(status, PGF_EXIT_FAIL);
 		} else {
-			status = 1;
+			status = pass_status(status, PGF_EXIT_FAIL);
 		}
 	}
 	heat_free(&heat);

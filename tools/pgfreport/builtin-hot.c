@@ -46,7 +46,7 @@ static int hot_fault(struct pass *ps, const struct pgft_rec *r,
 		off = g->offset + (pass_page(ps, r->addr) * ps->page_size - g->start);
 	if (hot_ref_at(&hot, pass_state(ps, hot_off), page, (uint32_t)tag, off)) {
 		pass_error(ps, "out of memory");
-		exit(1);
+		exit(PGF_EXIT_FAIL);
 	}
 	return 0;
 }
@@ -63,7 +63,7 @@ static void report(const struct pass *ps, long top_n, struct syms *syms)
 
 	if (!top) {
 		pass_error(ps, "out of memory");
-		exit(1);
+		exit(PGF_EXIT_FAIL);
 	}
 	t = (struct hot_top){ .out = top, .n = want };
 	while ((s = pass_next_page(ps, &i)))

@@ -118,12 +118,9 @@ static void tree_json(FILE *f, const struct ptree *t, unsigned long long t0)
 	fputs("\"tree\":[", f);
 	for (size_t i = 0; i < t->nr; i++) {
 		const struct ptree_proc *p = &t->v[i];
-		char status[32] = "running";
+		char status[32];
 
-		if (p->exited)
-			snprintf(status, sizeof(status), "exit %llu", p->status);
-		else if (p->stopped)
-			snprintf(status, sizeof(status), "stopped");
+		ptree_status(p, status, sizeof(status), "running");
 		fprintf(f, "%s{\"pid\":%d,\"parent\":%d,\"start_ms\":", i ? "," : "",
 			p->pid, p->parent);
 		jnum(f, p->start > t0 ? (p->start - t0) / 1e6 : 0);
@@ -372,21 +369,26 @@ int cmd_html(int argc, char **argv)
 			break;
 		case 'i':
 			if (pass_number(&ps, "--interval", optarg, false, &interval_ms))
-				return 1;
+				return PGF_EXIT_USAGE;
 			break;
 		case 'W':
 			if (pass_number(&ps, "--window", optarg, false, &window))
-				return 1;
+				return PGF_EXIT_USAGE;
 			break;
 		}
 	}
 	if (!out)
-		return pass_error(&ps, "which file? -o FILE names the page to write");
+		return pass_usage(&ps, "which file? -o FILE names the page to write");
 	ps.want_ids = true;	/* for the sims */
-	if (pass_open(&ps, argc - optind, argv + optind) ||
-	    cache_init(&cache, true, NULL, 0, false, 0) ||
-	    cache_attach(&cache, &ps) || spaces_begin(&spaces, &ps))
-		return 1;
+	status = pass_open(&ps, argc - optind, argv + optind);
+	if (!status)
+		status = cache_init(&cache, true, NULL, 0, false, 0);
+	if (!status)
+		status = cache_attach(&cache, &ps);
+	if (!status)
+		status = spaces_begin(&spaces, &ps);
+	if (status)
+		return status;
 	heat_init(&heat, true);
 	heat_times(&heat);
 	wss_init(&wss);
@@ -396,9 +398,9 @@ int cmd_html(int argc, char **argv)
 	status = pass_run(&ps);
 	tl_end(&tl);
 	if (cache_end(&cache))
-		status = 1;
+		status = pass_status(status, PGF_EXIT_FAIL);
 	else if (!ps.pid || ps.pid_seen)
-		status |= write_page(&ps, out);
+		status = pass_status(status, write_page(&ps, out));
 	cache_free(&cache);
 	heat_free(&heat);
 	wss_free(&wss);

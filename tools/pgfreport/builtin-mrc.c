@@ -154,9 +154,9 @@ static int table(const struct pass *ps, const struct notes *notes, size_t n,
 		if (f) {
 			plot_mrc(f, &t, size_at, n, curve, refs,
 				 kind_blind(&ps->kind), sampled);
-			ret = svg_close(f, plot);
+			ret = svg_close(f, plot) ? PGF_EXIT_FAIL : 0;
 		} else {
-			ret = 1;
+			ret = PGF_EXIT_FAIL;
 		}
 	}
 	return ret;
@@ -168,7 +168,7 @@ static void *zalloc(size_t n)
 
 	if (!p) {
 		fprintf(stderr, "%s: out of memory\n", pgft_prog);
-		exit(1);
+		exit(PGF_EXIT_FAIL);
 	}
 	return p;
 }
@@ -371,7 +371,7 @@ static unsigned int jobs;	/* --jobs, or 0: the CPUs */
 /* A fixed rate, or a fixed number of sampled pages: not both. */
 static int both_shards(struct pass *ps)
 {
-	return pass_error(ps, "--shards and --shards-size: one or the other (a "
+	return pass_usage(ps, "--shards and --shards-size: one or the other (a "
 			  "fixed sampling rate, or a fixed number of sampled pages)");
 }
 
@@ -426,7 +426,7 @@ static int mrc_option(struct pass *ps, int opt, const char *arg)
 static int mrc_begin(struct pass *ps)
 {
 	if (jobs && (rate || max_pages))
-		return pass_error(ps, "--jobs is for the exact curves: not with "
+		return pass_usage(ps, "--jobs is for the exact curves: not with "
 				  "--shards or --shards-size");
 	for (int k = 0; max_pages && k < 2; k++)
 		if (shards_fixed_init(&fixed[k], max_pages, k, sizes, nsizes))
@@ -435,7 +435,7 @@ static int mrc_begin(struct pass *ps)
 		if (shards_init(&sample[k], rate, k, true, sizes, nsizes))
 			return pass_error(ps, "--shards: %s", strerror(errno));
 	if (!rate && !max_pages)
-		return cache_init(&cache, true, sizes, nsizes, false, jobs) ||
+		return cache_init(&cache, true, sizes, nsizes, false, jobs) ?:
 		       cache_attach(&cache, ps);
 	return 0;
 }
@@ -470,7 +470,8 @@ static int mrc_finish(struct pass *ps, int status)
 		if (!ok)
 			status = pass_error(ps, "--shards-size: %s", strerror(errno));
 		else if (!ps->pid || ps->pid_seen)
-			status |= fixed_report(ps, plot, sizes != NULL);
+			status = pass_status(status,
+					     fixed_report(ps, plot, sizes != NULL));
 		for (int k = 0; k < 2; k++)
 			shards_fixed_free(&fixed[k]);
 	} else if (rate) {
@@ -479,14 +480,14 @@ static int mrc_finish(struct pass *ps, int status)
 		if (!ok)
 			status = pass_error(ps, "--shards: %s", strerror(errno));
 		else if (!ps->pid || ps->pid_seen)
-			status |= shards_report(ps, plot);
+			status = pass_status(status, shards_report(ps, plot));
 		for (int k = 0; k < 2; k++)
 			shards_free(&sample[k]);
 	} else {
 		if (cache_end(&cache))
-			status = 1;
+			status = pass_status(status, PGF_EXIT_FAIL);
 		else if (!ps->pid || ps->pid_seen)
-			status |= report(ps, plot);
+			status = pass_status(status, report(ps, plot));
 		cache_free(&cache);
 	}
 	free(sizes);

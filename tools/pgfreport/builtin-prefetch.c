@@ -40,7 +40,7 @@ static int pf_fault(struct pass *ps, const struct pgft_rec *r,
 	if (prefetch_ref(&pf, page, regtag_of(&tags, sp, g),
 			 g ? (g->end + (addr - r->addr)) / ps->page_size : page + 1)) {
 		pass_error(ps, "out of memory");
-		exit(1);
+		exit(PGF_EXIT_FAIL);
 	}
 	return 0;
 }

@@ -70,9 +70,9 @@ static int histogram(const struct pass *ps, const struct notes *notes,
 						    ps->fname, ps->page_size);
 
 		if (!f)
-			return 1;
+			return PGF_EXIT_FAIL;
 		plot_reuse(f, &t, r);
-		return svg_close(f, plot);
+		return svg_close(f, plot) ? PGF_EXIT_FAIL : 0;
 	}
 	return 0;
 }
@@ -131,7 +131,7 @@ static int reuse_option(struct pass *ps, int opt, const char *arg)
 static int reuse_begin(struct pass *ps)
 {
 	(void)ps;
-	return cache_init(&cache, false, NULL, 0, true, 1) ||
+	return cache_init(&cache, false, NULL, 0, true, 1) ?:
 	       cache_attach(&cache, ps);
 }
 
@@ -140,11 +140,11 @@ static int reuse_end(struct pass *ps, int status)
 	struct notes notes;
 
 	if (cache_end(&cache)) {
-		status = 1;
+		status = pass_status(status, PGF_EXIT_FAIL);
 	} else if (!ps->pid || ps->pid_seen) {
 		kind_notes(&ps->kind, &notes, AN_REUSE);
 		notes_print(&notes);
-		status |= histogram(ps, &notes, plot);
+		status = pass_status(status, histogram(ps, &notes, plot));
 		per_region();
 	}
 	cache_free(&cache);

@@ -65,7 +65,7 @@ static struct srep samp;
 static int samp_rec(struct pass *ps, const struct pgft_rec *r)
 {
 	if (srep_rec(&samp, r, &ps->rd))
-		return pass_error(ps, "%s", ps->rd.error);
+		return pass_bad_trace(ps, "%s", ps->rd.error);
 	return 0;
 }
 
@@ -73,13 +73,20 @@ static int run(struct pass *ps, struct srep_opts *o, int argc, char **argv)
 {
 	int status;
 
-	if (pass_open(ps, argc, argv))
-		return 1;
+	status = pass_open(ps, argc, argv);
+	if (status)
+		return status;
 	srep_init(&samp, o, ps->page_size);
 	ps->rec = samp_rec;
 	status = pass_run(ps);
-	if (!ps->pid || ps->pid_seen)
-		status |= srep_report(&samp, ps->fname, ps->t0, &ps->as, ps->index);
+	if (!ps->pid || ps->pid_seen) {
+		int bad = srep_report(&samp, ps->fname, ps->t0, &ps->as, ps->index);
+
+		/* 1: a trace not of the kind asked for; 2: a file */
+		if (bad)
+			status = pass_status(status, bad == 1 ? PGF_EXIT_TRACE :
+						     PGF_EXIT_FAIL);
+	}
 	srep_free(&samp);
 	pass_close(ps);
 	return status;
@@ -105,7 +112,7 @@ int cmd_samples(int argc, char **argv)
 			return ps.status;
 		case 'K':
 			if (pass_number(&ps, "--ws-intervals", optarg, false, &k))
-				return 1;
+				return PGF_EXIT_USAGE;
 			if (k > 1L << 30)
 				return pass_bad_arg(&ps, "--ws-intervals", optarg,
 						    "a number of intervals up to 2^30");
@@ -140,7 +147,7 @@ int cmd_compare(int argc, char **argv)
 			o.map = optarg;
 	}
 	if (argc - optind != 2)
-		return pass_error(&ps, "two traces: the sampled one, then the "
+		return pass_usage(&ps, "two traces: the sampled one, then the "
 				  "interval one (pgfreport compare --help)");
 	o.other = argv[optind + 1];
 	return run(&ps, &o, 1, argv + optind);

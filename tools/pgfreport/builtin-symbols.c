@@ -57,7 +57,7 @@ static size_t nslot;
 static void oom(void)
 {
 	fprintf(stderr, "pgfreport symbols: out of memory\n");
-	exit(1);
+	exit(PGF_EXIT_FAIL);
 }
 
 static size_t hash(const char *a, const char *b)

@@ -60,7 +60,7 @@ static int plot(const struct pass *ps, const char *path)
 	char label[96];
 
 	if (!f)
-		return 1;
+		return PGF_EXIT_FAIL;
 	kind_notes(&ps->kind, &notes, AN_TIMELINE);
 	snprintf(label, sizeof(label), "working set (pages faulted in the last "
 		 "%ld intervals)", window);
@@ -70,7 +70,7 @@ static int plot(const struct pass *ps, const char *path)
 		tl.row[TL_T][i] *= 1e6;		/* the chart's x: ns */
 	plot_timeline(f, &t, tl.row[TL_T], tl.row[TL_PAGES], tl.row[TL_WS],
 		      tl.row[TL_FOOTPRINT], tl.nrow, label);
-	return svg_close(f, path);
+	return svg_close(f, path) ? PGF_EXIT_FAIL : 0;
 }
 
 static const struct option tl_opts[] = {
@@ -106,7 +106,7 @@ static int tl_end_report(struct pass *ps, int status)
 	if (tl.nrow)
 		print();
 	if (plot_path && (!ps->pid || ps->pid_seen))
-		status |= plot(ps, plot_path);
+		status = pass_status(status, plot(ps, plot_path));
 	tl_free(&tl);
 	return status;
 }

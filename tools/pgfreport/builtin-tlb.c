@@ -105,7 +105,7 @@ static int tlb_option(struct pass *ps, int opt, const char *arg)
 static int tlb_begin(struct pass *ps)
 {
 	if (!specs && parse(ps, TLB_DEFAULT_SPECS))
-		return 1;
+		return PGF_EXIT_FAIL;
 	tlbs = calloc(nspecs, sizeof(*tlbs));
 	for (size_t i = 0; tlbs && i < nspecs; i++)
 		if (specs[i].ways && tlb_init(&tlbs[i], specs[i].entries,
@@ -113,7 +113,7 @@ static int tlb_begin(struct pass *ps)
 			return pass_error(ps, "out of memory");
 	if (!tlbs)
 		return pass_error(ps, "out of memory");
-	return cache_init(&cache, false, NULL, 0, false, 1) ||
+	return cache_init(&cache, false, NULL, 0, false, 1) ?:
 	       cache_attach(&cache, ps);
 }
 
@@ -122,7 +122,7 @@ static int tlb_end(struct pass *ps, int status)
 	struct notes notes;
 
 	if (cache_end(&cache)) {
-		status = 1;
+		status = pass_status(status, PGF_EXIT_FAIL);
 	} else if (!ps->pid || ps->pid_seen) {
 		kind_notes(&ps->kind, &notes, AN_TLB);
 		notes_print(&notes);

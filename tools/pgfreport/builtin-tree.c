@@ -25,8 +25,9 @@ int cmd_tree(int argc, char **argv)
 	while ((opt = pass_getopt(&ps, argc, argv, "", NULL)) != -1)
 		if (opt == PASS_QUIT)
 			return ps.status;
-	if (pass_open(&ps, argc - optind, argv + optind))
-		return 1;
+	status = pass_open(&ps, argc - optind, argv + optind);
+	if (status)
+		return status;
 	status = pass_run(&ps);
 	ptree_print(&ps.pt, stdout, ps.t0);
 	pass_close(&ps);

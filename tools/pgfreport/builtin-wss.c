@@ -79,9 +79,9 @@ static int report(const struct pass *ps, const struct notes *notes,
 						    ps->fname, ps->page_size);
 
 		if (!f)
-			return 1;
+			return PGF_EXIT_FAIL;
 		plot_wss(f, &t, &wss);
-		return svg_close(f, plot);
+		return svg_close(f, plot) ? PGF_EXIT_FAIL : 0;
 	}
 	return 0;
 }
@@ -114,7 +114,7 @@ static int wss_end_report(struct pass *ps, int status)
 	if (!ps->pid || ps->pid_seen) {
 		kind_notes(&ps->kind, &notes, AN_WSS);
 		notes_print(&notes);
-		status |= report(ps, &notes, plot);
+		status = pass_status(status, report(ps, &notes, plot));
 	}
 	wss_free(&wss);
 	return status;

@@ -30,7 +30,7 @@ int cache_init(struct cache *c, bool sims, const uint64_t *sizes,
 			fprintf(stderr, "%s: %s%s: %s\n", pgft_prog, mrc_policy_name(p),
 				p == MRC_OPT ? ": its temporary file" : "",
 				strerror(errno));
-			return 1;
+			return PGF_EXIT_FAIL;
 		}
 		mrc_set_threads(c->sim[p], jobs);
 	}
@@ -68,7 +68,7 @@ int cache_attach(struct cache *c, struct pass *ps)
 	if (c->sim[MRC_FIFO] && !ps->want_ids)
 		return pass_error(ps, "the simulations need the pages' ids");
 	if (pass_reserve(ps, sizeof(uint32_t), &c->off))
-		return 1;
+		return PGF_EXIT_USAGE;
 	reuse_attach(&c->lru, &ps->pages, c->off);
 	return 0;
 }
@@ -98,7 +98,7 @@ void cache_region_grow(struct cache *c, uint64_t tag)
 
 	if (!g) {
 		fprintf(stderr, "%s: out of memory\n", pgft_prog);
-		exit(1);
+		exit(PGF_EXIT_FAIL);
 	}
 	memset(g + c->nreg, 0, (n - c->nreg) * sizeof(*g));
 	c->reg = g;

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "exit.h"
 #include "export.h"
 #include "timeline.h"
 #include "../lib/pageid.h"
@@ -171,7 +172,7 @@ static void process_track(struct perfetto *p, int pid, const char *name)
 static void oom(void)
 {
 	fprintf(stderr, "pgfreport export: out of memory\n");
-	exit(1);
+	exit(PGF_EXIT_FAIL);
 }
 
 static void see_pid(struct perfetto *p, int pid)

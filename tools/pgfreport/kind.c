@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "exit.h"
 #include "kind.h"
 
 void kind_rec(struct kind *k, const struct pgft_rec *r)
@@ -23,7 +24,7 @@ void kind_rec(struct kind *k, const struct pgft_rec *r)
 	k->modes = realloc(k->modes, (k->nmodes + 1) * sizeof(*k->modes));
 	if (!k->modes || !(k->modes[k->nmodes++] = strdup(m))) {
 		fprintf(stderr, "%s: out of memory\n", pgft_prog);
-		exit(1);
+		exit(PGF_EXIT_FAIL);
 	}
 }
 

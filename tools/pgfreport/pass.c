@@ -43,22 +43,57 @@ static const char help_filters[] =
 "                for one without a name; again for more regions (a fault\n"
 "                in any of them is taken)\n";
 
+static int say(const struct pass *ps, int status, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "pgfreport %s: ", ps->cmd);	/* before pass_getopt() too */
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	return status;
+}
+
 int pass_error(const struct pass *ps, const char *fmt, ...)
 {
 	va_list ap;
+	int ret;
 
-	fprintf(stderr, "pgfreport %s: ", ps->cmd);	/* before pass_getopt() too */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ret = say(ps, PGF_EXIT_FAIL, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	return 1;
+	return ret;
+}
+
+int pass_usage(const struct pass *ps, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = say(ps, PGF_EXIT_USAGE, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int pass_bad_trace(const struct pass *ps, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = say(ps, PGF_EXIT_TRACE, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+void pass_oom(const struct pass *ps)
+{
+	pass_error(ps, "out of memory");
+	exit(PGF_EXIT_FAIL);
 }
 
 int pass_bad_arg(const struct pass *ps, const char *opt, const char *arg,
 		 const char *what)
 {
-	return pass_error(ps, "%s: '%s' is not %s", opt, arg, what);
+	return pass_usage(ps, "%s: '%s' is not %s", opt, arg, what);
 }
 
 int pass_number(const struct pass *ps, const char *opt, const char *arg,
@@ -97,7 +132,7 @@ static int common_opt(struct pass *ps, int code, const char *name,
 
 	if ((code == OPT_PID && !(ps->takes & TAKES_PID)) ||
 	    (code != OPT_PID && !(ps->takes & TAKES_FILTERS)))
-		return pass_error(ps, "%s does not apply: %s", name,
+		return pass_usage(ps, "%s does not apply: %s", name,
 				  code == OPT_PID ? "it reads every process of a tree" :
 				  "it reports on the whole trace, not on faults "
 				  "(pgfreport --help lists the commands that take it)");
@@ -125,7 +160,7 @@ static int common_opt(struct pass *ps, int code, const char *name,
 		bad = pgft_filter_region(&ps->filt, arg, err, sizeof(err));
 		break;
 	}
-	return bad ? pass_error(ps, "%s: %s", name, err) : 0;
+	return bad ? pass_usage(ps, "%s: %s", name, err) : 0;
 }
 
 int pass_getopt(struct pass *ps, int argc, char **argv, const char *shorts,
@@ -158,22 +193,22 @@ int pass_getopt(struct pass *ps, int argc, char **argv, const char *shorts,
 		ps->status = 0;
 		return PASS_QUIT;
 	case ':':
-		ps->status = pass_error(ps, "%s needs an argument (pgfreport %s "
+		ps->status = pass_usage(ps, "%s needs an argument (pgfreport %s "
 					"--help)", argv[optind - 1], ps->cmd);
 		return PASS_QUIT;
 	case '?':
 		if (optopt && !strncmp(argv[optind - 1], "--", 2))
 			/* a long option that takes no argument, given one */
-			ps->status = pass_error(ps, "%.*s takes no argument (pgfreport "
+			ps->status = pass_usage(ps, "%.*s takes no argument (pgfreport "
 						"%s --help)",
 						(int)strcspn(argv[optind - 1], "="),
 						argv[optind - 1], ps->cmd);
 		else if (optopt)
-			ps->status = pass_error(ps, "unknown option '-%c' (pgfreport "
+			ps->status = pass_usage(ps, "unknown option '-%c' (pgfreport "
 						"%s --help lists its options)",
 						optopt, ps->cmd);
 		else
-			ps->status = pass_error(ps, "unknown option '%s' (pgfreport "
+			ps->status = pass_usage(ps, "unknown option '%s' (pgfreport "
 						"%s --help lists its options)",
 						argv[optind - 1], ps->cmd);
 		return PASS_QUIT;
@@ -182,19 +217,62 @@ int pass_getopt(struct pass *ps, int argc, char **argv, const char *shorts,
 		char name[32];
 
 		snprintf(name, sizeof(name), "--%s", all[idx].name);
-		if (common_opt(ps, opt, name, optarg)) {
-			ps->status = 1;
+		ps->status = common_opt(ps, opt, name, optarg);
+		if (ps->status)
 			return PASS_QUIT;
-		}
 		return pass_getopt(ps, argc, argv, shorts, longs);
 	}
 	return opt;
 }
 
+/*
+ * A tree file, and a command that reports on one process, with no --pid:
+ * read the file once for its processes. One: it is the one; several:
+ * say which they are.
+ */
+static int one_process(struct pass *ps)
+{
+	struct pgft_reader rd;
+	struct pgft_rec r;
+	struct stat st;
+	FILE *f;
+	int ret;
+
+	if (ps->raw_fd < 0 || fstat(ps->raw_fd, &st) || !S_ISREG(st.st_mode))
+		return pass_usage(ps, "%s is a tree: %s reports on one process: give "
+				  "--pid (pgfreport tree lists them)", ps->fname,
+				  ps->cmd);
+	f = zfile_read(fopen(ps->fname, "r"));
+	if (!f)
+		return pass_error(ps, "%s: %s", ps->fname, strerror(errno));
+	ret = pgft_open(&rd, f, ps->fname);
+	if (!ret)
+		while ((ret = pgft_next(&rd, &r)) > 0)
+			;
+	if (ret < 0) {
+		ret = pass_bad_trace(ps, "%s", rd.error);
+	} else if (rd.npids == 1) {
+		ps->pid = rd.pids[0];
+		ps->whole = false;
+	} else {
+		fprintf(stderr, "pgfreport %s: %s is a tree of %zu processes: %s "
+			"reports on one process: give --pid, one of", ps->cmd,
+			ps->fname, rd.npids, ps->cmd);
+		for (size_t i = 0; i < rd.npids && i < 20; i++)
+			fprintf(stderr, " %d", rd.pids[i]);
+		fprintf(stderr, "%s (pgfreport tree lists them)\n",
+			rd.npids > 20 ? " ..." : "");
+		ret = PGF_EXIT_USAGE;
+	}
+	pgft_close(&rd);
+	fclose(f);
+	return ret;
+}
+
 int pass_open(struct pass *ps, int argc, char **argv)
 {
 	if (argc > 1)
-		return pass_error(ps, "one trace at a time: '%s', then '%s'",
+		return pass_usage(ps, "one trace at a time: '%s', then '%s'",
 				  argv[0], argv[1]);
 	if (argc && strcmp(argv[0], "-")) {
 		FILE *raw = fopen(argv[0], "r");
@@ -206,7 +284,7 @@ int pass_open(struct pass *ps, int argc, char **argv)
 			return pass_error(ps, "%s: %s", ps->fname, strerror(errno));
 	} else {
 		if (isatty(STDIN_FILENO))
-			return pass_error(ps, "no trace: name a trace file "
+			return pass_usage(ps, "no trace: name a trace file "
 					  "(tracepgfault -o FILE COMMAND writes one) "
 					  "or pipe one in (pgfreport %s --help)",
 					  ps->cmd);
@@ -218,23 +296,21 @@ int pass_open(struct pass *ps, int argc, char **argv)
 			return pass_error(ps, "%s: %s", ps->fname, strerror(errno));
 	}
 	if (pgft_open_tap(&ps->rd, ps->f, ps->fname, ps->tap, ps->tap_arg))
-		return pass_error(ps, "%s", ps->rd.error);
+		return pass_bad_trace(ps, "%s", ps->rd.error);
 	ps->page_size = ps->rd.page_size ? ps->rd.page_size : 4096;
 	ps->page_shift = ps->page_size & (ps->page_size - 1) ? -1 :
 			 __builtin_ctzl(ps->page_size);
 	if (!ps->rd.tree && (ps->takes & TREE_ONLY))
-		return pass_error(ps, "%s is the trace of process %d alone, not a "
+		return pass_usage(ps, "%s is the trace of process %d alone, not a "
 				  "tree (tracepgfault -f writes trees)", ps->fname,
 				  ps->rd.pid);
 	if (!ps->rd.tree && ps->pid && ps->pid != ps->rd.pid)
-		return pass_error(ps, "%s is the trace of process %d alone, not a "
+		return pass_usage(ps, "%s is the trace of process %d alone, not a "
 				  "tree (tracepgfault -f writes trees): there is no "
 				  "--pid %ld", ps->fname, ps->rd.pid, ps->pid);
 	ps->whole = ps->rd.tree && !ps->pid;
 	if (ps->whole && (ps->takes & ONE_PROCESS))
-		return pass_error(ps, "%s is a tree: %s reports on one process: give "
-				  "--pid (pgfreport tree lists them)", ps->fname,
-				  ps->cmd);
+		return one_process(ps);
 	return 0;
 }
 
@@ -278,7 +354,7 @@ int pass_reserve(struct pass *ps, size_t bytes, size_t *off)
 {
 	bytes = (bytes + 3) & ~(size_t)3;
 	if (bytes > PGID_DATA_MAX - ps->data)
-		return pass_error(ps, "too many reports at once for a page's %d bytes",
+		return pass_usage(ps, "too many reports at once for a page's %d bytes",
 				  PGID_DATA_MAX);
 	*off = (ps->want_ids ? PGID_DATA_OFF : PGID_NOID_OFF) + ps->data;
 	ps->data += bytes;
@@ -304,6 +380,41 @@ static inline void pass_hints(struct pass *ps)
 		pgid_prefetch(&ps->pages, pass_page(ps, next));
 }
 
+/* Warn about @t, process @pid's, if it did not end whole: 0 or 1. */
+static int check_tally(const struct pass *ps, int pid,
+		       const struct pgft_tally *t)
+{
+	char why[200];
+
+	if (!pgft_tally_check(t, why, sizeof(why)))
+		return 0;
+	fprintf(stderr, "pgfreport %s: warning: %s: the trace of process %d %s; "
+		"the reports are of what it holds\n", ps->cmd, ps->fname, pid, why);
+	return 1;
+}
+
+/*
+ * The trace (every process of a tree, or --pid's) ends with an exit or a
+ * stop record, and an exit's totals are what it holds: else a warning,
+ * and PGF_EXIT_TRACE.
+ */
+static int pass_check_end(struct pass *ps)
+{
+	int bad = 0;
+
+	if (!ps->rd.tree)
+		bad = check_tally(ps, ps->rd.pid, &ps->tally);
+	for (size_t i = 0; ps->rd.tree && i < ps->pt.nr; i++) {
+		const struct ptree_proc *p = &ps->pt.v[i];
+
+		/* a child its creator names, with no block of its own: none */
+		if (p->tally.records && (!ps->pid || p->pid == ps->pid))
+			bad += check_tally(ps, p->pid, &p->tally);
+	}
+	ps->cut = bad;
+	return bad ? PGF_EXIT_TRACE : 0;
+}
+
 int pass_run(struct pass *ps)
 {
 	unsigned long long records = 0;
@@ -323,10 +434,8 @@ int pass_run(struct pass *ps)
 			pass_progress(ps, records);
 		if (ps->rd.tree) {
 			ps->P = ptree_rec(&ps->pt, &rec, ps->page_size);
-			if (!ps->P) {
-				pass_error(ps, "out of memory");
-				exit(1);
-			}
+			if (!ps->P)
+				pass_oom(ps);
 			if (ps->pid && rec.pid != ps->pid)
 				continue;
 			ps->pid_seen = true;
@@ -335,14 +444,14 @@ int pass_run(struct pass *ps)
 			ps->t0 = rec.time;
 			pgft_filter_begin(&ps->filt, ps->t0);
 		}
+		if (!ps->rd.tree)
+			pgft_tally(&ps->tally, &rec);
 		if (rec.type != PGFT_FAULT) {
 			if (rec.type == PGFT_LOST)
 				ps->lost += rec.n[0] + rec.n[1];
 			kind_rec(&ps->kind, &rec);
-			if (ps->rec && ps->rec(ps, &rec)) {
-				status = 1;
+			if (ps->rec && (status = ps->rec(ps, &rec)))
 				break;
-			}
 			if (!ps->whole)
 				pgft_apply(&ps->as, &rec);
 			if (rec.type == PGFT_EXEC)
@@ -350,10 +459,8 @@ int pass_run(struct pass *ps)
 			continue;
 		}
 		/* a fault: nothing above has a use for it */
-		if (ps->rec && !ps->rec_no_faults && ps->rec(ps, &rec)) {
-			status = 1;
+		if (ps->rec && !ps->rec_no_faults && (status = ps->rec(ps, &rec)))
 			break;
-		}
 		if (!ps->whole)
 			pass_hints(ps);
 		g = pgft_find(ps->whole ? &ps->P->as : &ps->as, rec.addr);
@@ -372,23 +479,23 @@ int pass_run(struct pass *ps)
 			if (!s) {
 				pass_error(ps, "out of memory for the pages' table "
 					   "(or more than %u pages)", UINT32_MAX - 1);
-				exit(1);
+				exit(PGF_EXIT_FAIL);
 			}
 			ps->id = ps->want_ids ? s->id : 0;
 			ps->slot = s;
 		}
-		if (ps->fault(ps, &rec, g, sp, addr)) {
-			status = 1;
+		if ((status = ps->fault(ps, &rec, g, sp, addr)))
 			break;
-		}
 	}
 	progress_clear(&ps->progress);
+	if (status)
+		return status;
 	if (ret < 0)
-		status = pass_error(ps, "%s", ps->rd.error);
+		return pass_bad_trace(ps, "%s", ps->rd.error);
 	if (ps->pid && ps->rd.tree && !ps->pid_seen)
-		status = pass_error(ps, "%s has no process %ld (pgfreport tree lists "
-				    "them)", ps->fname, ps->pid);
-	return status;
+		return pass_usage(ps, "%s has no process %ld (pgfreport tree lists "
+				  "them)", ps->fname, ps->pid);
+	return pass_check_end(ps);
 }
 
 void pass_close(struct pass *ps)

@@ -14,14 +14,16 @@
  *		case PASS_QUIT: return ps.status;	(--help, a bad option)
  *		...
  *		}
- *	if (pass_open(&ps, argc - optind, argv + optind))
- *		return 1;
+ *	if ((status = pass_open(&ps, argc - optind, argv + optind)))
+ *		return status;
  *	ps.fault = my_fault;
- *	status = pass_run(&ps);		(0, or 1 on a bad trace)
+ *	status = pass_run(&ps);		(0, or PGF_EXIT_TRACE: a bad trace)
  *	... report ...
  *	pass_close(&ps);
  *
- * Messages go to standard error as "pgfreport CMD: ...".
+ * Messages go to standard error as "pgfreport CMD: ...". Every function
+ * that says something is wrong returns the exit status it calls for
+ * (PGF_EXIT_*), which its callers pass on.
  */
 #ifndef PGFREPORT_PASS_H
 #define PGFREPORT_PASS_H
@@ -34,6 +36,7 @@
 #include "../lib/pgftrace.h"
 #include "../lib/progress.h"
 #include "../lib/ptree.h"
+#include "exit.h"
 #include "kind.h"
 
 /* What a command takes: pass.takes */
@@ -44,6 +47,12 @@
 
 /* pass_getopt(): --help was printed, or a bad option was told */
 #define PASS_QUIT	(-2)
+
+/* Of two statuses, the first that is not 0: the first thing wrong. */
+static inline int pass_status(int a, int b)
+{
+	return a ? a : b;
+}
 
 struct pass;
 
@@ -88,6 +97,8 @@ struct pass {
 	long index;			/* its address space: execs so far */
 	unsigned long long t0;		/* the first record (of --pid's), ns */
 	unsigned long long lost;	/* lost records */
+	struct pgft_tally tally;	/* a single process's trace's end */
+	bool cut;			/* pass_run(): read whole, but its end is not */
 	bool pid_seen;
 	struct kind kind;		/* the start records' modes, the rerefs */
 	int raw_fd;			/* the file read (compressed or not) */
@@ -121,34 +132,54 @@ struct pass {
 /*
  * getopt_long() over @longs and the common options, which it handles
  * itself; returns an option of @shorts/@longs, -1 after the last, or
- * PASS_QUIT with ps->status set (0 after --help, 1 after a message).
+ * PASS_QUIT with ps->status set (0 after --help, PGF_EXIT_USAGE after a
+ * message).
  */
 int pass_getopt(struct pass *ps, int argc, char **argv, const char *shorts,
 		const struct option *longs);
 
-/* Say "pgfreport CMD: MESSAGE" on standard error; returns 1. */
+/*
+ * Say "pgfreport CMD: MESSAGE" on standard error; returns PGF_EXIT_FAIL:
+ * pgfreport could not do its work (memory, a file).
+ */
 int pass_error(const struct pass *ps, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The same for a command line that is wrong; returns PGF_EXIT_USAGE. */
+int pass_usage(const struct pass *ps, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The same for a trace that is; returns PGF_EXIT_TRACE. */
+int pass_bad_trace(const struct pass *ps, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Out of memory: say so and exit with PGF_EXIT_FAIL. */
+void __attribute__((noreturn)) pass_oom(const struct pass *ps);
 
-/* Say that option @opt (with its argument @arg) is not @what; returns 1. */
+/*
+ * Say that option @opt (with its argument @arg) is not @what; returns
+ * PGF_EXIT_USAGE.
+ */
 int pass_bad_arg(const struct pass *ps, const char *opt, const char *arg,
 		 const char *what);
 
-/* A positive number (or, with @zero, non-negative) into @v; 0 or 1. */
+/*
+ * A positive number (or, with @zero, non-negative) into @v; 0 or
+ * PGF_EXIT_USAGE.
+ */
 int pass_number(const struct pass *ps, const char *opt, const char *arg,
 		bool zero, long *v);
 
 /*
  * Open the trace @argv[0] (@argc 0 or 1; none or "-": standard input,
  * unless it is a terminal) and check it suits the command and --pid;
- * 0, or 1 after saying why.
+ * 0, or an exit status after saying why.
  */
 int pass_open(struct pass *ps, int argc, char **argv);
 
 /*
- * Read every record, calling ps->rec and ps->fault; 0, or 1 after
- * saying what was wrong with the trace (the records before it were
- * passed on) or that it has no --pid process.
+ * Read every record, calling ps->rec and ps->fault; 0, or an exit status
+ * after saying what was wrong: the trace (the records before the bad one
+ * were passed on), its end (no exit or stop record, or totals that
+ * differ from what it holds: a warning, every record passed on), no
+ * --pid process in it, or what a callback returned.
  */
 int pass_run(struct pass *ps);
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "builtin.h"
+#include "exit.h"
 #include "report.h"
 #include "../lib/pgftrace.h"
 #include "../lib/version.h"
@@ -59,7 +60,7 @@ static int combined(int argc, char **argv)
 
 	names = strdup(argv[0]);
 	if (!names)
-		return 1;
+		return PGF_EXIT_FAIL;
 	for (name = strtok_r(names, "+", &save); name;
 	     name = strtok_r(NULL, "+", &save)) {
 		size_t i;
@@ -70,7 +71,7 @@ static int combined(int argc, char **argv)
 			if (r[k] == shared[i]) {
 				fprintf(stderr, "pgfreport: %s: %s twice\n", argv[0], name);
 				free(names);
-				return 1;
+				return PGF_EXIT_USAGE;
 			}
 		if (i == NSHARED) {
 			fprintf(stderr, "pgfreport: %s: '%s' cannot share a pass; these "
@@ -79,7 +80,7 @@ static int combined(int argc, char **argv)
 				fprintf(stderr, " %s", shared[i]->name);
 			fputc('\n', stderr);
 			free(names);
-			return 1;
+			return PGF_EXIT_USAGE;
 		}
 		r[n++] = shared[i];
 	}
@@ -87,7 +88,7 @@ static int combined(int argc, char **argv)
 	if (n < 2) {
 		fprintf(stderr, "pgfreport: %s: name two commands or more, such as "
 			"mrc+reuse\n", argv[0]);
-		return 1;
+		return PGF_EXIT_USAGE;
 	}
 	return reports_main(r, n, argc, argv);
 }
@@ -111,17 +112,22 @@ static void usage(FILE *out)
 "and prefetch share one pass over the trace when joined by '+', as in\n"
 "pgfreport mrc+reuse+hot TRACE: each report in turn, under a line\n"
 "\"# ==== COMMAND\"; an option goes to each of them that has it.\n"
-"Every command but tree takes --pid PID (one process of a tree file);\n"
-"those that read faults take the filters --tid, --time, --addr, --region.\n"
+"In a tree file (tracepgfault -f), --pid PID chooses one process; a\n"
+"command that reports on one process needs it when the tree has several\n"
+"(it names them) and takes the only one otherwise. The commands that\n"
+"read faults take the filters --tid, --time, --addr, --region.\n"
 "\n"
 "Options:\n"
 "  -h, --help    this help\n"
 "  --version     the tools' version and the newest trace format they read\n"
 "\n"
-"Exit status: 0; 1 on a bad trace (the report of everything before the\n"
-"bad line is still printed), a bad option or combination of options, a\n"
-"--pid or --space the trace does not have, or an output file that cannot\n"
-"be written.\n"
+"Exit status: 0; 1 for a trace that is bad (the report of everything\n"
+"before the bad line is still printed) or incomplete: no exit or stop\n"
+"record at its end, or an exit whose totals are not what it holds (a\n"
+"warning, and the reports of what it holds); 2 for a command line that\n"
+"is wrong (a command, option or argument, a --pid or --space the trace\n"
+"does not have); 125 when pgfreport fails (out of memory, a file it\n"
+"cannot open or write).\n"
 "\n"
 "Examples:\n"
 "  tracepgfault -o ps.trace ps && pgfreport map ps.trace\n"
@@ -140,7 +146,7 @@ static int written(int status)
 {
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "pgfreport: standard output: %s\n", strerror(errno));
-		return 1;
+		return PGF_EXIT_FAIL;
 	}
 	return status;
 }
@@ -155,7 +161,7 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < NCMDS; i++)
 			fprintf(stderr, " %s", cmds[i].name);
 		fprintf(stderr, "\npgfreport --help says what each does.\n");
-		return 1;
+		return PGF_EXIT_USAGE;
 	}
 	if (!strcmp(c, "-h") || !strcmp(c, "--help")) {
 		usage(stdout);
@@ -178,5 +184,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pgfreport: '%s' is not a command (pgfreport --help "
 			"lists them; the fault map of a trace: pgfreport map %s)\n",
 			c, c);
-	return 1;
+	return PGF_EXIT_USAGE;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "exit.h"
 #include "regtag.h"
 
 uint64_t regtag_find(struct regtags *t, long space, const struct pgft_region *g)
@@ -34,7 +35,7 @@ uint64_t regtag_find(struct regtags *t, long space, const struct pgft_region *g)
 	}
 	if (id < 0) {
 		fprintf(stderr, "%s: out of memory\n", pgft_prog);
-		exit(1);
+		exit(PGF_EXIT_FAIL);
 	}
 	m->space = space;
 	m->id = g->id;

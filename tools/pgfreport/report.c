@@ -77,7 +77,7 @@ int reports_main(const struct report *const *r, size_t n, int argc,
 	int opt, status = 0;
 
 	if (n > MAX_REPORTS)
-		return pass_error(&ps, "at most %d reports at once", MAX_REPORTS);
+		return pass_usage(&ps, "at most %d reports at once", MAX_REPORTS);
 	/* the common options all of them take; one process if one needs it */
 	ps.takes = TAKES_PID | TAKES_FILTERS;
 	for (size_t i = 0; i < n; i++)
@@ -91,7 +91,7 @@ int reports_main(const struct report *const *r, size_t n, int argc,
 				;
 			if (k == nall) {
 				if (nall + 1 == MAX_OPTS)
-					return pass_error(&ps, "too many options");
+					return pass_usage(&ps, "too many options");
 				all[nall] = *o;
 				all[nall].flag = NULL;
 				all[nall].val = 0x3000 + (int)k;
@@ -116,23 +116,18 @@ int reports_main(const struct report *const *r, size_t n, int argc,
 			int code = n == 1 ? opt : codes[opt - 0x3000][i];
 
 			if ((n == 1 || (owners[opt - 0x3000] >> i & 1)) &&
-			    r[i]->option(&ps, code, optarg)) {
-				status = 1;
+			    (status = r[i]->option(&ps, code, optarg)))
 				goto out;
-			}
 		}
 	}
-	if (pass_open(&ps, argc - optind, argv + optind)) {
-		status = 1;
+	status = pass_open(&ps, argc - optind, argv + optind);
+	if (status)
 		goto out;
-	}
 	for (size_t i = 0; i < n; i++)
 		ps.want_ids |= r[i]->ids;
 	for (size_t i = 0; i < n; i++)
-		if (r[i]->begin && r[i]->begin(&ps)) {
-			status = 1;
+		if (r[i]->begin && (status = r[i]->begin(&ps)))
 			goto close;
-		}
 	/*
 	 * One report: its own callbacks, without a call through a loop a
 	 * record (that costs a tenth of a fast report's pass).
@@ -157,7 +152,7 @@ int reports_main(const struct report *const *r, size_t n, int argc,
 			printf("%s# ==== %s\n", i ? "\n" : "", r[i]->name);
 			fflush(stdout);
 		}
-		status |= r[i]->end(&ps, status);
+		status = pass_status(status, r[i]->end(&ps, status));
 	}
 close:
 	pass_close(&ps);

@@ -13,7 +13,7 @@
 static void oom(void)
 {
 	fprintf(stderr, "%s: out of memory\n", pgft_prog);
-	exit(1);
+	exit(PGF_EXIT_FAIL);
 }
 
 static inline size_t ps_hash(uint64_t page, size_t cap)
@@ -98,7 +98,7 @@ rstat_find(struct space *sp, unsigned long long id, uint32_t *memo)
 	if (sp->ords == UINT32_MAX - 1) {
 		fprintf(stderr, "%s: more than %u regions in one address space\n",
 			pgft_prog, UINT32_MAX - 1);
-		exit(1);
+		exit(PGF_EXIT_FAIL);
 	}
 	memmove(&sp->r[lo + 1], &sp->r[lo], (sp->nr - lo) * sizeof(*sp->r));
 	memset(sp->memo, 0, sizeof(sp->memo));	/* the ones after moved */
@@ -221,7 +221,7 @@ void space_fault(struct spaces *s, const struct pgft_rec *r,
 		if (sp->pages == UINT32_MAX) {
 			fprintf(stderr, "%s: more than %u pages in one address space\n",
 				pgft_prog, UINT32_MAX);
-			exit(1);
+			exit(PGF_EXIT_FAIL);
 		}
 		/* a power of two: double it */
 		if (!(sp->pages & (sp->pages - 1)) && sp->pages >= 1024) {
@@ -422,7 +422,7 @@ struct space *spaces_result(struct pass *ps, struct spaces *s, int *status)
 	struct space *sp = space_end(s);
 
 	if (!sp) {
-		*status = pass_error(ps, "%s has address spaces 0 to %ld; there is "
+		*status = pass_usage(ps, "%s has address spaces 0 to %ld; there is "
 				     "no --space %ld", ps->fname, s->index, s->want);
 		return NULL;
 	}

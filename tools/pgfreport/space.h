@@ -133,7 +133,7 @@ void spaces_free(struct spaces *s);
 /*
  * After the pass over the trace: the address space asked for, or NULL
  * after saying there is no such --space (or when --pid named no
- * process); *@status is set to 1 then.
+ * process); *@status is set to PGF_EXIT_USAGE then.
  */
 struct space *spaces_result(struct pass *ps, struct spaces *s, int *status);
 

@@ -7,13 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "exit.h"
 #include "timeline.h"
 #include "../lib/pgftrace.h"
 
 static void oom(void)
 {
 	fprintf(stderr, "%s: out of memory\n", pgft_prog);
-	exit(1);
+	exit(PGF_EXIT_FAIL);
 }
 
 static long long *lm_slot(struct lastmap *m, uint64_t page, bool *fresh)
