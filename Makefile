@@ -69,12 +69,15 @@ TOOLLIB    := $(patsubst tools/lib/%.c,$(GUEST)/lib/%.o,$(wildcard tools/lib/*.c
 TOOLS      := $(patsubst tools/%.c,$(GUEST)/bin/%,$(wildcard tools/*.c)) $(GUEST)/bin/pgfreport
 # pgfreport: a front end and a builtin-*.c per command (tools/pgfreport),
 # and what pgfreport html embeds: its page (tools/pgfreport/html) and
-# Apache ECharts from npm (the version pinned here; its licence goes into
-# the page), made into C strings at build time.
+# Apache ECharts, vendored in tools/pgfreport/html/vendor (its version,
+# SHA-256 sums and licences there; make vendor-echarts fetches another
+# version from npm, the only target that does), made into C strings at
+# build time. Nothing is downloaded to build.
 PGFREPORT_SRC := $(wildcard tools/pgfreport/*.c)
 ECHARTS_VERSION := 6.1.0
+VENDOR     := tools/pgfreport/html/vendor
+VENDORED   := $(shell find $(VENDOR) -type f)
 NPM_DIR    := $(BUILD)/npm
-ECHARTS_JS := $(NPM_DIR)/node_modules/echarts/dist/echarts.min.js
 HTML_ASSETS := $(BUILD)/gen/html-assets.c
 GUEST_TESTS := $(patsubst tests/guest/%.c,$(GUEST)/tests/%,$(wildcard tests/guest/*.c))
 SELFTESTS  := $(patsubst tests/selftest/%.c,$(GUEST)/selftests/%,$(wildcard tests/selftest/*.c))
@@ -101,7 +104,7 @@ comma := ,
 
 .PHONY: all kernel kernel-um kernel-x86 kernel-deb bench-kernels bench-tree guest tools rootfs run shell \
 	demo test test-host test-guest bench bench-quick bench-icount bench-profile bench-report bench-libcachesim checkpatch clean distclean \
-	patches check-series check-series-quick docs check-vanilla install uninstall deb help FORCE
+	patches vendor-echarts check-series check-series-quick docs check-vanilla install uninstall deb help FORCE
 
 # pgfault-run's default kernels: the patched ones without debug options.
 RUN_KERNELS := $(BUILD)/bench-um/linux $(BUILD)/bench-x86/arch/x86/boot/bzImage
@@ -131,6 +134,7 @@ help:
 	@echo "make install         tools, man pages, completion, pgfault-run and its guest (PREFIX=/usr/local DESTDIR=)"
 	@echo "make deb             a Debian package of the tools in build/deb"
 	@echo "make kernel-deb      the x86_64 kernel as a Debian package in build/kernel-deb (KDEB_CONFIG=file)"
+	@echo "make vendor-echarts  fetch ECharts $(ECHARTS_VERSION) from npm into tools/pgfreport/html/vendor (by hand, to update it)"
 	@echo "make clean           remove objects, keep the unpacked tree and ccache"
 	@echo "make distclean       remove build/ entirely"
 	@echo "Variables: ARCH=x86_64 KSRC=/path/to/linux-6.12 SHARE=dir TIMEOUT=secs JOBS=n"
@@ -283,14 +287,25 @@ $(TOOLLIB): $(GUEST)/lib/%.o: tools/lib/%.c | $(ST)/host-deps $(UAPI)
 $(GUEST)/bin/%: tools/%.c $(TOOLLIB) | $(ST)/host-deps $(UAPI)
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB) -o $@ $(GUEST_LDFLAGS) $(TOOL_LIBS)
-$(ECHARTS_JS): | $(ST)/host-deps
-	@mkdir -p $(NPM_DIR)
+$(HTML_ASSETS): scripts/embed-assets.py $(wildcard tools/pgfreport/html/*.*) $(VENDORED)
+	@mkdir -p $(@D)
+	cd $(VENDOR) && sha256sum --quiet -c SHA256SUMS
+	python3 scripts/embed-assets.py $@ tools/pgfreport/html $(VENDOR)
+# ECharts $(ECHARTS_VERSION) (and the zrender and tslib its dist bundles)
+# from npm into $(VENDOR), with new SHA-256 sums: run by hand to update
+# it, then review and commit the result.
+vendor-echarts:
+	@command -v npm >/dev/null || { echo "vendor-echarts: needs npm (apt-get install npm)"; exit 1; }
+	rm -rf $(NPM_DIR) && mkdir -p $(NPM_DIR)
 	cd $(NPM_DIR) && npm install --prefix . --no-audit --no-fund --no-save \
 		echarts@$(ECHARTS_VERSION) >/dev/null
-	@test -s $@
-$(HTML_ASSETS): scripts/embed-assets.py $(wildcard tools/pgfreport/html/*) $(ECHARTS_JS)
-	@mkdir -p $(@D)
-	python3 scripts/embed-assets.py $@ tools/pgfreport/html $(NPM_DIR)/node_modules
+	rm -rf $(VENDOR) && mkdir -p $(VENDOR)/echarts/dist $(VENDOR)/zrender $(VENDOR)/tslib
+	cd $(NPM_DIR)/node_modules && \
+		cp echarts/package.json echarts/LICENSE echarts/NOTICE $(CURDIR)/$(VENDOR)/echarts/ && \
+		cp echarts/dist/echarts.min.js $(CURDIR)/$(VENDOR)/echarts/dist/ && \
+		cp zrender/package.json zrender/LICENSE $(CURDIR)/$(VENDOR)/zrender/ && \
+		cp tslib/package.json tslib/LICENSE.txt tslib/CopyrightNotice.txt $(CURDIR)/$(VENDOR)/tslib/
+	cd $(VENDOR) && find . -type f ! -name SHA256SUMS | LC_ALL=C sort | xargs sha256sum > SHA256SUMS
 $(GUEST)/pgfreport/html-assets.o $(HOST)/pgfreport/html-assets.o: $(HTML_ASSETS)
 	@mkdir -p $(@D)
 	gcc -Itools/pgfreport $(CFLAGS) $(WFLAGS) -c $< -o $@

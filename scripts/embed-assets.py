@@ -3,11 +3,12 @@
 """Make build/gen/html-assets.c: what pgfreport html embeds in its page
 (tools/pgfreport/html-assets.h), as C strings.
 
-    embed-assets.py OUT.c HTML_DIR NODE_MODULES
+    embed-assets.py OUT.c HTML_DIR VENDOR
 
-HTML_DIR holds body.html, report.css and report.js; NODE_MODULES the
-npm packages (echarts, and zrender and tslib that its dist bundles), whose
-licences go into the page with their versions."""
+HTML_DIR holds body.html, report.css and report.js; VENDOR the npm
+packages vendored in the tree (echarts, and zrender and tslib that its
+dist bundles: tools/pgfreport/html/vendor, made by make vendor-echarts),
+whose licences go into the page with their versions."""
 import json
 import os
 import sys
@@ -41,7 +42,7 @@ def main():
         d = os.path.join(mods, pkg)
         meta = json.loads(read(os.path.join(d, 'package.json')))
         lic.append(f'==== {pkg} {meta["version"]} ({meta.get("license")}), '
-                   f'from npm ====')
+                   f'from npm, vendored ====')
         for f in ('LICENSE', 'LICENSE.txt', 'NOTICE'):
             if os.path.exists(os.path.join(d, f)):
                 lic.append(read(os.path.join(d, f)).rstrip())

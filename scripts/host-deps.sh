@@ -30,10 +30,6 @@ pkgs=(
 	"$@"
 )
 
-# pgfreport html: Apache ECharts from npm at build time; Debian's npm
-# unless the host has an npm of its own (NodeSource's nodejs holds one,
-# and Debian's cannot be installed beside it).
-command -v npm >/dev/null || pkgs+=(npm)
 
 missing=()
 for p in "${pkgs[@]}"; do
