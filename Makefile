@@ -505,12 +505,17 @@ docs: $(DOCS_HTML)
 check-vanilla: | $(ST)/host-deps
 	scripts/check-vanilla.sh $(VANILLA)
 
-# The tools, their man pages and bash completion; and pgfault-run with the
-# guest it boots (the test kernels, the rootfs, and the UML benchmark
-# kernel where it is built) in $(PREFIX)/lib/pgfault, unless
-# INSTALL_GUEST=0 (make deb: the tools alone).
+# The tools, their man pages and bash completion, the Python reader; and
+# pgfault-run with the guest it boots (the test kernels, the rootfs, and
+# the UML benchmark kernel where it is built) in $(PREFIX)/lib/pgfault,
+# unless INSTALL_GUEST=0 (make deb: the tools alone).
 PREFIX  ?= /usr/local
 DESTDIR ?=
+# Where Debian's python3 imports the reader from: /usr's packages'
+# directory, or under another prefix its python3.X/dist-packages (which
+# Debian's python3 searches under /usr/local).
+PY3_VERSION := $(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PYDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PREFIX)/lib/python$(PY3_VERSION)/dist-packages)
 INSTALL_GUEST ?= 1
 INSTALL_BINS := $(HOST)/bin/tracepgfault $(HOST)/bin/pgfreport
 MANPAGES := $(filter-out tools/man/pgfault-run.1,$(wildcard tools/man/*.[1-8]))
@@ -526,6 +531,8 @@ install: $(INSTALL_BINS) $(if $(filter 1,$(INSTALL_GUEST)),$(GUEST_FILES))
 	install -m644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m644 $(COMPLETIONS) \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/
+	install -d $(DESTDIR)$(PYDIR)
+	install -m644 tools/python/pgfault_trace.py $(DESTDIR)$(PYDIR)/
 ifeq ($(INSTALL_GUEST),1)
 	install -d $(PGF_LIBDIR)/um $(PGF_LIBDIR)/x86
 	install -m755 scripts/pgfault-run $(DESTDIR)$(PREFIX)/bin/
@@ -546,7 +553,11 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(INSTALL_BINS)) pgfault-run) \
 		$(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(notdir $(filter %.1,$(MANPAGES))) pgfault-run.1) \
 		$(addprefix $(DESTDIR)$(PREFIX)/share/man/man5/,$(notdir $(filter %.5,$(MANPAGES)))) \
-		$(addprefix $(DESTDIR)$(PREFIX)/share/bash-completion/completions/,$(notdir $(COMPLETIONS)) pgfault-run)
+		$(addprefix $(DESTDIR)$(PREFIX)/share/bash-completion/completions/,$(notdir $(COMPLETIONS)) pgfault-run) \
+		$(DESTDIR)$(PYDIR)/pgfault_trace.py \
+		$(wildcard $(DESTDIR)$(PYDIR)/__pycache__/pgfault_trace.*.pyc)
+	[ ! -d $(DESTDIR)$(PYDIR)/__pycache__ ] || \
+		rmdir --ignore-fail-on-non-empty $(DESTDIR)$(PYDIR)/__pycache__
 	rm -rf $(PGF_LIBDIR)
 
 # A Debian package of the tools (dpkg-deb), checked by lintian.

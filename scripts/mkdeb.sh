@@ -73,6 +73,8 @@ Architecture: $arch
 Maintainer: $maint
 Installed-Size: $size
 Depends: $depends
+Recommends: python3
+Suggests: python3-pandas
 Section: devel
 Priority: optional
 Description: record and analyse per-process page fault traces
@@ -81,7 +83,8 @@ Description: record and analyse per-process page fault traces
  CONFIG_PGFAULT_HISTORY, and writes the trace to a file. pgfreport reads
  such traces on any machine: region maps, summaries, reuse distance,
  miss ratio curves, hot pages, working sets, sampled reference bits,
- SVG plots and CSV or JSON exports.
+ SVG plots and CSV or JSON exports. The Python module pgfault_trace
+ reads them too, as records or (with pandas) typed DataFrames.
 EOF
 (cd "$stage" && find usr -type f -exec md5sum {} + | sort -k2) > "$stage/DEBIAN/md5sums"
 find "$stage" -type d -exec chmod 755 {} +

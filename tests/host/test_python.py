@@ -223,4 +223,117 @@ def the_dataframe_holds_the_faults_and_their_regions():
         assert rows == want, (rows, want)
 
 
+def pandas_python(code, *args):
+    """Run @code in Debian's python3 (the one with python3-pandas), the
+    module on its path; its standard output."""
+    py = '/usr/bin/python3'
+    probe = subprocess.run([py, '-c', 'import pandas'], capture_output=True)
+    if probe.returncode:
+        raise Skip('no pandas for /usr/bin/python3 (Debian package python3-pandas)')
+    p = subprocess.run([py, '-c', 'import sys; sys.path.insert(0, sys.argv[1]); '
+                        'import pgfault_trace as pt\n' + code, PYDIR, *args],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+@test
+def read_trace_types_every_column():
+    with tempfile.TemporaryDirectory() as d:
+        every = write(d, 'every.trace', EVERY)
+        empty = write(d, 'empty.trace', 'pgfault_history 6 pid 1 page_size 4096\n'
+                      'start 1 first\nexit 2 0 0 0 0\n')
+        tree = write(d, 'tree.trace', TREE)
+        out = json.loads(pandas_python(
+            'import json\n'
+            'f = pt.read_trace(sys.argv[2])\n'
+            'a = pt.read_trace(sys.argv[2], types=None)\n'
+            'e = pt.read_trace(sys.argv[3])\n'
+            't = pt.read_trace(sys.argv[4])\n'
+            'print(json.dumps({"f": {c: str(f[c].dtype) for c in f}, '
+            '"a": {c: str(a[c].dtype) for c in ("time", "address", "faults", '
+            '"type", "inherit")}, "e": {c: str(e[c].dtype) for c in e}, '
+            '"elen": len(e), "t": list(t.columns), "tpid": t.pid.tolist(), '
+            '"alen": len(a), "atypes": a.type.astype(str).tolist()}))',
+            every, empty, tree))
+    fault = {'type': 'category', 'time': 'int64', 'tid': 'int64',
+             'address': 'uint64', 'access': 'category', 'mode': 'category',
+             'result': 'category', 'ip': 'uint64', 'region': 'category'}
+    assert out['f'] == fault, out['f']
+    # an empty trace: the same columns, the same types
+    assert out['e'] == fault and out['elen'] == 0, out['e']
+    # every type: a key some lack is nullable, never float
+    assert out['a'] == {'time': 'Int64', 'address': 'UInt64', 'faults': 'Int64',
+                        'type': 'category', 'inherit': 'boolean'}, out['a']
+    assert out['alen'] == sum(1 for l in EVERY.splitlines()[1:]), out['alen']
+    assert out['atypes'][:3] == ['start', 'layout', 'map'], out['atypes']
+    assert out['t'][:3] == ['type', 'pid', 'time'] and out['tpid'] == [10, 11], out
+
+
+@test
+def region_by_bisection_is_the_region_of_the_time():
+    # regions mapped, changed, unmapped and mapped again over random
+    # faults: each fault's region against a scan of the regions then
+    import random
+    rnd = random.Random(5)
+    lines = ['pgfault_history 6 pid 1 page_size 4096', 'start 1 first', 'layout 1 0']
+    alive, want, t = {}, [], 1
+    for k in range(3000):
+        t += 1
+        op = rnd.random()
+        if op < 0.1 or not alive:
+            i = len(alive) + k
+            s = rnd.randrange(0, 400) * 0x1000
+            e = s + rnd.randrange(1, 6) * 0x1000
+            if all(e <= a or b <= s for a, b, _ in alive.values()):
+                alive[i] = (s, e, f'/r{i}')
+                lines.append(f'map {t} {i} {s:x} {e:x} rw-p 0 08:01 {i} /r{i}')
+        elif op < 0.15:
+            i = rnd.choice(sorted(alive))
+            lines.append(f'unmap {t} {i}')
+            del alive[i]
+        elif op < 0.2:
+            i = rnd.choice(sorted(alive))
+            s, e, n = alive[i]
+            if e - s > 0x1000:
+                alive[i] = (s, e - 0x1000, n)
+                lines.append(f'change {t} {i} {s:x} {e - 0x1000:x} rw-p 0 08:01 {i} {n}')
+        else:
+            a = rnd.randrange(0, 410 * 0x1000)
+            lines.append(f'fault {t} 1 {a:x} r user minor 0')
+            hit = [n for s, e, n in alive.values() if s <= a < e]
+            want.append(hit[0] if hit else '')
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, 'r.trace', '\n'.join(lines) + '\n')
+        got = json.loads(pandas_python(
+            'import json; print(json.dumps(pt.read_trace(sys.argv[2])'
+            '.region.astype(str).tolist()))', path))
+    assert got == want, [(i, g, w) for i, (g, w) in enumerate(zip(got, want)) if g != w][:5]
+
+
+@test
+def chunks_add_up_to_the_whole_and_compression_is_told_by_bytes():
+    with tempfile.TemporaryDirectory() as d:
+        gen = os.path.join(d, 'g.trace')
+        with open(gen, 'w') as f:
+            subprocess.run([os.path.join(BIN, 'gentrace'), '25000'], stdout=f,
+                           check=True, timeout=120)
+        with open(gen, 'rb') as f, gzip.open(os.path.join(d, 'g.noext'), 'wb') as z:
+            z.write(f.read())
+        out = json.loads(pandas_python(
+            'import json, pandas as pd\n'
+            'whole = pt.read_trace(sys.argv[2])\n'
+            'parts = list(pt.read_trace(sys.argv[2], chunksize=7000))\n'
+            'z = pt.read_trace(sys.argv[3])\n'
+            'cat = pd.concat([p.astype({"region": str, "type": str, "access": str, '
+            '"mode": str, "result": str}) for p in parts], ignore_index=True)\n'
+            'w = whole.astype({"region": str, "type": str, "access": str, '
+            '"mode": str, "result": str})\n'
+            'print(json.dumps({"sizes": [len(p) for p in parts], '
+            '"same": bool(cat.equals(w)), "z": bool(z.astype(w.dtypes.to_dict())'
+            '.equals(w)), "n": len(whole)}))', gen, os.path.join(d, 'g.noext')))
+    assert out['n'] == 25000 and out['sizes'] == [7000, 7000, 7000, 4000], out
+    assert out['same'] and out['z'], out
+
+
 main()

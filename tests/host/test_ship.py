@@ -240,6 +240,13 @@ EXPECTED = ['bin/pgfreport', 'bin/tracepgfault',
             'share/bash-completion/completions/tracepgfault',
             'share/man/man1/pgfreport.1', 'share/man/man1/tracepgfault.1',
             'share/man/man5/proc_pid_pgfault_history.5']
+# The Python reader: /usr's packages' directory, else python3.X's under
+# the prefix (both on Debian's python3's path for /usr and /usr/local).
+PY3 = '%d.%d' % tuple(int(x) for x in subprocess.run(
+    ['/usr/bin/python3', '-c', 'import sys; print(*sys.version_info[:2])'],
+    capture_output=True, text=True, check=True).stdout.split())
+PY_USR = 'lib/python3/dist-packages/pgfault_trace.py'
+PY_OTHER = f'lib/python{PY3}/dist-packages/pgfault_trace.py'
 
 
 # What make install adds for pgfault-run: the launcher and the guest it
@@ -257,9 +264,21 @@ def make_install_puts_tools_pages_and_completion_in_place():
     with tempfile.TemporaryDirectory() as tmp:
         rc, out, err = make('install', 'PREFIX=/opt/pgf', f'DESTDIR={tmp}')
         assert rc == 0, out + err
-        want = sorted(EXPECTED + GUEST_EXPECTED)
+        want = sorted(EXPECTED + GUEST_EXPECTED + [PY_OTHER])
         assert installed(os.path.join(tmp, 'opt/pgf')) == want, \
             installed(tmp)
+        # installed under /usr or /usr/local, Debian's python3 imports it
+        # with no PYTHONPATH: those directories are on its path
+        p = subprocess.run(['/usr/bin/python3', '-c', 'import sys; print(*sys.path)'],
+                           capture_output=True, text=True, env={}, check=True)
+        for d in ('/usr/' + os.path.dirname(PY_USR),
+                  '/usr/local/' + os.path.dirname(PY_OTHER)):
+            assert d in p.stdout.split(), (d, p.stdout)
+        p = subprocess.run(['/usr/bin/python3', '-B', '-c', 'import pgfault_trace as pt; '
+                            'print(pt.__file__)'], capture_output=True, text=True,
+                           env={'PYTHONPATH': os.path.join(tmp, 'opt/pgf',
+                                                           os.path.dirname(PY_OTHER))})
+        assert p.returncode == 0 and tmp in p.stdout, p
         for b in ('tracepgfault', 'pgfault-run'):
             assert os.access(os.path.join(tmp, 'opt/pgf/bin', b), os.X_OK), b
         # the installed launcher finds its guest where it was installed
@@ -309,7 +328,7 @@ def make_deb_builds_a_package_of_the_tools():
     files = sorted(ln.split()[-1].lstrip('.') for ln in p.stdout.splitlines()
                    if not ln.startswith('d'))
     want = sorted('/usr/' + e + ('.gz' if '/man/' in e else '')
-                  for e in EXPECTED)
+                  for e in EXPECTED + [PY_USR])
     want += ['/usr/share/doc/pgfault-history-tools/changelog.gz',
              '/usr/share/doc/pgfault-history-tools/copyright']
     assert files == sorted(want), files

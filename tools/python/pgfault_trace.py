@@ -4,8 +4,8 @@ library alone.
 
 A trace (tracepgfault's file, a tree file of tracepgfault -f, or
 /proc/PID/pgfault_history saved as is; any format version 1 to 6; text
-or the binary form of pgfreport convert; plain, or compressed: .gz, .xz,
-.bz2, and .zst through the zstd command) is
+or the binary form of pgfreport convert; plain, or compressed with gzip,
+xz, bzip2 or zstd (through the zstd command), told by its first bytes) is
 streamed as one dict per record, with the keys and values of
 `pgfreport export json` (type, time, tid, address, access, mode, result,
 ip, ...; "pid" in a tree file), so the two can be checked against each
@@ -17,12 +17,13 @@ other:
         if r['type'] == 'fault' and r['result'] == 'major':
             print(hex(r['address']), r['time'])
 
-    df = pt.dataframe('pgfault.trace')           # the faults, with pandas
-    df.groupby('region').size().sort_values()
+    df = pt.read_trace('pgfault.trace')          # the faults, with pandas
+    df.groupby('region', observed=True).size().sort_values()
 
 records() raises TraceError naming the file and line of a malformed
 record (the records before it were yielded), or of a newer format.
 """
+import bisect
 import bz2
 import gzip
 import io
@@ -32,8 +33,10 @@ import re
 import struct
 import subprocess
 import sys
+import threading
 
-__all__ = ['records', 'dataframe', 'open_trace', 'TraceError', 'VERSION']
+__all__ = ['records', 'read_trace', 'dataframe', 'open_trace', 'TraceError',
+           'VERSION']
 
 VERSION = 6          # the newest trace format this reads
 BINARY_MAGIC = b'\x89PGFB\r\n\n'   # the binary form (tools/lib/pgfbin.h)
@@ -51,14 +54,33 @@ class TraceError(ValueError):
 
 
 class _Zstd:
-    """zstd -dc PATH: its output, binary; reading past its end raises
+    """zstd -dc of the file @path, or of the stream @raw (fed to it from
+    a thread): its output, binary; reading past its end raises
     TraceError if zstd failed."""
 
-    def __init__(self, path):
+    def __init__(self, path, raw=None):
         self._path = path
-        self._p = subprocess.Popen(['zstd', '-dcq', '--', path],
+        self._p = subprocess.Popen(['zstd', '-dcq'] + (['--', path] if raw is None else []),
+                                   stdin=subprocess.PIPE if raw is not None else None,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.stream = self._p.stdout
+        if raw is not None:
+            threading.Thread(target=self._feed, args=(raw,), daemon=True).start()
+
+    def _feed(self, raw):
+        try:
+            while True:
+                b = raw.read(1 << 16)
+                if not b:
+                    break
+                self._p.stdin.write(b)
+        except (BrokenPipeError, ValueError):
+            pass
+        finally:
+            try:
+                self._p.stdin.close()
+            except BrokenPipeError:
+                pass
 
     def check(self):
         if self._p.wait():
@@ -154,36 +176,47 @@ class _Binary:
         self._raw.close()
 
 
+# The first bytes of the compressed streams open_trace() reads
+_GZIP, _XZ, _BZ2, _ZSTD = b'\x1f\x8b', b'\xfd7zXZ\x00', b'BZh', b'\x28\xb5\x2f\xfd'
+
+
 def open_trace(source):
-    """A text stream of @source: a path ('-' for standard input; a
-    compressed file by its suffix) or an open file (text or binary). A
-    trace in the binary form (pgfreport convert) is read as the lines of
-    its text form: records() reads either."""
+    """A text stream of @source: a path ('-' for standard input) or an
+    open file (text or binary). A compressed one (gzip, xz, bzip2, zstd
+    through the zstd command) is recognised by its first bytes, whatever
+    its name, as pgfreport does. A trace in the binary form (pgfreport
+    convert) is read as the lines of its text form: records() reads
+    either."""
     # lines end at '\n' alone: a path may hold a '\r'
     if isinstance(source, io.TextIOBase):
         return source
     end = None
+    path = None
     if hasattr(source, 'read'):
         raw = source
     elif source == '-':
         raw = sys.stdin.buffer
     else:
         path = os.fspath(source)
-        if path.endswith('.gz'):
-            raw = gzip.open(path, 'rb')
-        elif path.endswith('.xz'):
-            raw = lzma.open(path, 'rb')
-        elif path.endswith('.bz2'):
-            raw = bz2.open(path, 'rb')
-        elif path.endswith('.zst'):
-            # no zstd in the standard library before Python 3.14: the
-            # command, whose failure (a cut or corrupt file) fails the reading
-            z = _Zstd(path)
-            raw, end = z.stream, z.check
-        else:
-            raw = open(path, 'rb')
+        raw = open(path, 'rb')
     if not hasattr(raw, 'peek'):
         raw = io.BufferedReader(raw)
+    head = raw.peek(6)[:6]
+    if head.startswith(_GZIP):
+        raw = io.BufferedReader(gzip.GzipFile(fileobj=raw, mode='rb'))
+    elif head.startswith(_XZ):
+        raw = io.BufferedReader(lzma.LZMAFile(raw, 'rb'))
+    elif head.startswith(_BZ2):
+        raw = io.BufferedReader(bz2.BZ2File(raw, 'rb'))
+    elif head.startswith(_ZSTD):
+        # no zstd in the standard library before Python 3.14: the
+        # command, whose failure (a cut or corrupt file) fails the reading
+        if path is not None:
+            raw.close()
+            z = _Zstd(path)
+        else:
+            z = _Zstd(getattr(source, 'name', 'standard input'), raw)
+        raw, end = io.BufferedReader(z.stream), z.check
     if raw.peek(1)[:1] == BINARY_MAGIC[:1]:
         name = source if isinstance(source, (str, os.PathLike)) else \
             getattr(source, 'name', 'trace')
@@ -421,29 +454,153 @@ def records(source, info=None):
             f.close()
 
 
-def dataframe(source, types=('fault',)):
-    """The records of @types (all, if None) as a pandas DataFrame, a row
-    each, a column per key, and for faults a 'region' column: the name
-    of the region that held the address then ('' if none). Needs pandas
-    (Debian: python3-pandas)."""
-    import pandas as pd
+# The DataFrame's columns: each key's dtype (pandas'), in the order of
+# pgfreport export json; 'region' is read_trace()'s.
+_DTYPES = {
+    'type': 'category', 'pid': 'int64', 'time': 'int64', 'tid': 'int64',
+    'address': 'uint64', 'access': 'category', 'mode': 'category',
+    'result': 'category', 'ip': 'uint64', 'region': 'category',
+    'id': 'int64', 'start': 'uint64', 'end': 'uint64', 'perms': 'category',
+    'offset': 'uint64', 'dev': 'category', 'inode': 'int64', 'name': 'category',
+    'count': 'int64', 'faults': 'int64', 'other': 'int64', 'inherit': 'boolean',
+    'reason': 'category', 'path': 'category', 'pages': 'int64', 'how': 'category',
+    'child': 'int64', 'untraced': 'boolean', 'runs': 'object',
+    'scanned': 'int64', 'referenced': 'int64', 'ns': 'int64',
+    'baseline': 'boolean', 'incomplete': 'boolean', 'stopped': 'boolean',
+    'status': 'int64', 'lost': 'int64', 'regions': 'int64',
+}
+# Each record type's keys, as parse() gives them (and 'pid' in a tree).
+_KEYS = {
+    'fault': ('time', 'tid', 'address', 'access', 'mode', 'result', 'ip', 'region'),
+    'map': ('time', 'id', 'start', 'end', 'perms', 'offset', 'dev', 'inode', 'name'),
+    'change': ('time', 'id', 'start', 'end', 'perms', 'offset', 'dev', 'inode', 'name'),
+    'unmap': ('time', 'id'), 'layout': ('time', 'count'),
+    'lost': ('faults', 'other'), 'start': ('time', 'mode', 'inherit'),
+    'stop': ('time', 'reason'), 'exec': ('time', 'tid', 'path'),
+    'remote': ('time', 'tid', 'access', 'result'),
+    'rearm': ('time', 'pages', 'how'),
+    'child': ('time', 'tid', 'child', 'untraced'),
+    'refs': ('time', 'tid', 'runs'),
+    'sample': ('time', 'tid', 'scanned', 'referenced', 'ns', 'baseline',
+               'incomplete', 'stopped'),
+    'exit': ('time', 'status', 'faults', 'lost', 'regions'),
+}
 
-    rows, regions, by_pid = [], {}, {}
-    for r in records(source):
-        pid = r.get('pid', 0)
-        space = by_pid.setdefault(pid, {})
+
+class _Space:
+    """The regions of an address space as its records make them, and the
+    one that holds an address, found by bisection over their starts."""
+
+    def __init__(self):
+        self.regions = {}           # id -> (start, end, name)
+        self._starts = None         # sorted starts, once asked for
+        self._sorted = None
+
+    def apply(self, r):
         t = r['type']
         if t in ('layout', 'exec'):
-            space.clear()
+            self.regions.clear()
         elif t in ('map', 'change'):
-            space[r['id']] = (r['start'], r['end'], r['name'] or '[anon]')
+            self.regions[r['id']] = (r['start'], r['end'], r['name'] or '[anon]')
         elif t == 'unmap':
-            space.pop(r['id'], None)
-        if types is not None and t not in types:
+            self.regions.pop(r['id'], None)
+        else:
+            return
+        self._starts = None
+
+    def name_at(self, addr):
+        """The name of the region that holds @addr, '' if none."""
+        if self._starts is None:
+            self._sorted = sorted(self.regions.values())
+            self._starts = [g[0] for g in self._sorted]
+        i = bisect.bisect_right(self._starts, addr) - 1
+        if i >= 0 and addr < self._sorted[i][1]:
+            return self._sorted[i][2]
+        return ''
+
+
+def _columns(types, tree):
+    """The columns of a frame of record types @types (None: all)."""
+    cols = ['pid'] if tree else []
+    for t in (_KEYS if types is None else types):
+        for k in _KEYS.get(t, ()):
+            if k not in cols:
+                cols.append(k)
+    return ['type'] + cols
+
+
+def _frame(pd, rows, cols):
+    """@rows as a DataFrame of @cols, each column of its dtype: integers
+    exact (a column some records lack is a nullable one, Int64 or
+    UInt64, never float), strings categorical, flags boolean."""
+    data = {}
+    for c in cols:
+        v = [r.get(c) for r in rows]
+        dt = _DTYPES.get(c, 'object')
+        missing = any(x is None for x in v)
+        if dt in ('int64', 'uint64'):
+            dt = dt.capitalize().replace('Uint', 'UInt') if missing else dt
+        elif dt == 'boolean':
+            v = [bool(x) for x in v]
+        data[c] = pd.Series(pd.array(v, dtype=dt if dt != 'category' else 'object'),
+                            name=c)
+        if dt == 'category':
+            data[c] = data[c].astype('category')
+    return pd.DataFrame(data, columns=cols)
+
+
+def read_trace(source, types=('fault',), chunksize=None):
+    """The records of @types (a tuple of record types; None: every type)
+    of the trace @source as a pandas DataFrame, a row each: the keys of
+    records() as columns, typed (times, ids and counts int64, addresses
+    uint64, strings categorical, flags boolean; a key some of the records
+    lack gives a nullable integer column, never float64), 'type' first,
+    'pid' in a tree file, and for
+    faults 'region': the name of the region that held the address when
+    it happened ('[anon]' for one without a name, '' for none), found by
+    bisection. An empty trace gives an empty frame with those columns and
+    types. With @chunksize, an iterator of frames of at most that many
+    rows each, for traces larger than memory (as pandas.read_csv). Needs
+    pandas (Debian: python3-pandas)."""
+    import pandas as pd
+
+    info = {}
+    it = records(source, info)
+    if chunksize is not None:
+        if int(chunksize) < 1:
+            raise ValueError('chunksize: a positive number of rows')
+        return _chunks(pd, it, info, types, int(chunksize))
+    rows = list(_rows(it, types))
+    return _frame(pd, rows, _columns(types, info.get('tree')))
+
+
+def _rows(it, types):
+    spaces = {}
+    for r in it:
+        space = spaces.get(r.get('pid', 0))
+        if space is None:
+            space = spaces[r.get('pid', 0)] = _Space()
+        space.apply(r)
+        if types is not None and r['type'] not in types:
             continue
-        if t == 'fault':
-            hit = [g for g in space.values() if g[0] <= r['address'] < g[1]]
-            r = dict(r, region=hit[0][2] if hit else '')
+        if r['type'] == 'fault':
+            r['region'] = space.name_at(r['address'])
+        yield r
+
+
+def _chunks(pd, it, info, types, n):
+    rows, cols = [], None
+    for r in _rows(it, types):
+        if cols is None:
+            cols = _columns(types, info.get('tree'))
         rows.append(r)
-    del regions
-    return pd.DataFrame(rows)
+        if len(rows) == n:
+            yield _frame(pd, rows, cols)
+            rows = []
+    if rows or cols is None:
+        yield _frame(pd, rows, cols or _columns(types, info.get('tree')))
+
+
+def dataframe(source, types=('fault',)):
+    """read_trace(), the name it had."""
+    return read_trace(source, types)
