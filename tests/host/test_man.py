@@ -538,6 +538,89 @@ def completion_completes_option_arguments_files_and_commands():
             assert 'run.trace' in got('tracepgfault', 'cat', 'r'), how
 
 
+# ---- the README's commands ------------------------------------------------
+
+def readme_commands():
+    """Every command line of the README's examples (indented or fenced
+    code, and `inline code` in its tables) that runs one of the tools:
+    (tool, words after it)."""
+    text = read('README.md')
+    cmds = []
+    for line in text.splitlines():
+        pieces = [line.strip().lstrip('$ ')] if line.startswith(('    ', '$')) else []
+        pieces += re.findall(r'`([^`]+)`', line)
+        for piece in pieces:
+            piece = piece.split('#')[0]
+            for part in re.split(r'&&|\||;', piece):
+                w = part.split()
+                while w and ('=' in w[0] and not w[0].startswith('-')):
+                    w = w[1:]          # VAR=value before a command
+                if not w:
+                    continue
+                tool = os.path.basename(w[0])
+                if tool in TOOLS:
+                    cmds.append((tool, w[1:]))
+    return cmds
+
+
+@test
+def readme_commands_and_options_are_in_help():
+    cmds = readme_commands()
+    assert len(cmds) >= 8, cmds
+    known = set(pgfreport_commands())
+    for tool, words in cmds:
+        sub = []
+        if tool == 'pgfreport' and words and not words[0].startswith('-'):
+            assert words[0] in known or words[0] == 'COMMAND', \
+                f'README: pgfreport {words[0]} is not a command'
+            if words[0] in known:
+                sub = [words[0]]
+        helped = help_text(tool, *sub)
+        for w in words:
+            if w == '--':
+                break
+            opt = w.split('=')[0]
+            if re.fullmatch(r'--?[A-Za-z][\w-]*', opt):
+                assert re.search(r'(?<![\w-])' + re.escape(opt) + r'(?![\w-])',
+                                 helped), \
+                    f'README shows {tool} {" ".join(sub)} {opt}, its --help lacks it'
+    # the README's table of reports: each a command
+    table = re.findall(r'^\| `([\w-]+)` \|', read('README.md'), flags=re.M)
+    assert table and set(table) <= known, set(table) - known
+
+
+def md_anchors(path):
+    """The anchors of a Markdown file's headings, as GitHub makes them."""
+    out, code = set(), False
+    for line in read(path).splitlines():
+        if line.startswith('```'):
+            code = not code
+        if not code and re.match(r'#{1,6} ', line):
+            t = re.sub(r'[^\w\- ]', '', line.split(' ', 1)[1].strip().lower())
+            out.add(t.replace(' ', '-'))
+    return out
+
+
+@test
+def the_documents_links_resolve():
+    docs = ['README.md'] + sorted(os.path.relpath(p, TOP) for p in
+                                  glob.glob(os.path.join(TOP, 'Documentation', '*.md')))
+    assert len(docs) >= 4, docs
+    bad = []
+    for doc in docs:
+        here = os.path.dirname(doc)
+        for link in re.findall(r'\]\(([^)\s]+)\)', read(doc)):
+            if link.startswith(('http://', 'https://')):
+                continue
+            path, _, anchor = link.partition('#')
+            target = os.path.normpath(os.path.join(here, path)) if path else doc
+            if not os.path.exists(os.path.join(TOP, target)):
+                bad.append((doc, link, 'no such file'))
+            elif anchor and target.endswith('.md') and anchor not in md_anchors(target):
+                bad.append((doc, link, 'no such heading'))
+    assert not bad, bad
+
+
 @test
 def proc_page_has_every_record_type():
     pgf = read('tests/lib/pgf.h')

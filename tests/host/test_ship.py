@@ -166,7 +166,9 @@ def patches_are_mail_that_checkpatch_accepts():
     for d, dest in (('mm', 'mm'), ('include', 'include'),
                     ('Documentation', 'Documentation')):
         for path in glob.glob(os.path.join(TOP, d, '**', '*'), recursive=True):
-            if os.path.isdir(path):
+            # Documentation/'s .md files are the project's, not the kernel's
+            if os.path.isdir(path) or (d == 'Documentation' and
+                                       not path.endswith('.rst')):
                 continue
             rel = dest + '/' + os.path.relpath(path, os.path.join(TOP, d))
             new = f'diff --git a/{rel} b/{rel}\nnew file mode'
