@@ -219,7 +219,9 @@ def pgfreport_getopt(cmd):
     assert common, 'no common[] table in tools/pgfreport/pass.c'
     for name, code in common:
         if (code == "'h'" or (code == 'OPT_PID' and 'TAKES_PID' in takes) or
-                (code not in ('OPT_PID', "'h'") and 'TAKES_FILTERS' in takes)):
+                (code == 'OPT_FORMAT' and 'TAKES_FORMAT' in takes) or
+                (code not in ('OPT_PID', 'OPT_FORMAT', "'h'") and
+                 'TAKES_FILTERS' in takes)):
             found.add('--' + name)
     found.add('-h')
     return found

@@ -51,6 +51,49 @@ static int hot_fault(struct pass *ps, const struct pgft_rec *r,
 	return 0;
 }
 
+/* --format csv|json: the rows, the page and the offset as numbers */
+static void report_table(const struct pass *ps, const struct hot_entry *top,
+			 long n, struct syms *syms)
+{
+	static const char *const cols[] = {
+		"rank", "page", "refs", "share", "cumulative", "file_offset",
+		"region", "symbol",
+	};
+	unsigned long long cum = 0;
+	struct table t;
+
+	table_begin(&t, stdout, ps->format, cols, syms ? 8 : 7);
+	for (long i = 0; i < n; i++) {
+		const struct hot_entry *e = &top[i];
+		struct sym_hit h;
+
+		cum += e->refs;
+		table_u64(&t, i + 1);
+		table_u64(&t, e->page * ps->page_size);
+		table_u64(&t, e->refs);
+		table_num(&t, (double)e->refs / hot.refs);
+		table_num(&t, (double)cum / hot.refs);
+		if (e->aux != UINT64_MAX)
+			table_u64(&t, e->aux);
+		else
+			table_none(&t);
+		table_str(&t, e->tag ? regtag_name(&tags, e->tag) : NULL);
+		if (!syms)
+			continue;
+		if (e->aux != UINT64_MAX &&
+		    syms_at(syms, regtag_name(&tags, e->tag), e->aux, &h) > 0) {
+			char sym[512];
+
+			snprintf(sym, sizeof(sym), "%s+0x%llx", h.name,
+				 (unsigned long long)h.delta);
+			table_str(&t, sym);
+		} else {
+			table_none(&t);
+		}
+	}
+	table_end(&t);
+}
+
 static void report(const struct pass *ps, long top_n, struct syms *syms)
 {
 	size_t want = (size_t)top_n < hot.nr ? (size_t)top_n : hot.nr;
@@ -69,6 +112,11 @@ static void report(const struct pass *ps, long top_n, struct syms *syms)
 	while ((s = pass_next_page(ps, &i)))
 		hot_top_add(&t, s->key - 1, pgid_data(s, hot_off));
 	n = hot_top_end(&hot, &t);
+	if (ps->format != TABLE_TEXT) {
+		report_table(ps, top, n, syms);
+		free(top);
+		return;
+	}
 	printf("# %llu references to %zu pages in regions (a page whose address "
 	       "two regions held over the run is two); the %ld most referenced, "
 	       "each reference counted for the region that held its address then; "
@@ -131,7 +179,8 @@ static int hot_end(struct pass *ps, int status)
 
 	if (!ps->pid || ps->pid_seen) {
 		kind_notes(&ps->kind, &notes, AN_HOT);
-		notes_print(&notes);
+		if (ps->format == TABLE_TEXT)
+			notes_print(&notes);
 		report(ps, top_n, syms);
 	}
 	syms_free(syms);
@@ -141,7 +190,7 @@ static int hot_end(struct pass *ps, int status)
 }
 
 const struct report hot_report = {
-	.name = "hot", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS,
+	.name = "hot", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT,
 	.longopts = hot_opts, .shorts = "n:", .option = hot_option,
 	.begin = hot_begin, .fault = hot_fault, .end = hot_end,
 };

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +112,19 @@ bad:
 	return -1;
 }
 
+/* A comment line of the text report (none in CSV or JSON). */
+static void __attribute__((format(printf, 2, 3)))
+say(const struct pass *ps, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ps->format != TABLE_TEXT)
+		return;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}
+
 /*
  * The table (and chart) of @n sizes: @size_at[i] pages, @miss_at[k * n + i]
  * the misses of policy k (LRU, FIFO, CLOCK, OPT) of @refs references, for
@@ -124,10 +138,34 @@ static int table(const struct pass *ps, const struct notes *notes, size_t n,
 	const uint64_t *curve[4] = { NULL };
 	int ret = 0;
 
-	printf("# %9s %14s %7s %7s %7s %7s %12s %12s %12s %12s\n", "size_pages",
+	say(ps, "# %9s %14s %7s %7s %7s %7s %12s %12s %12s %12s\n", "size_pages",
 	       "size_bytes", "lru", "fifo", "clock", "opt", "lru_misses",
 	       "fifo_misses", "clock_misses", "opt_misses");
-	for (size_t i = 0; i < n; i++) {
+	if (ps->format != TABLE_TEXT) {
+		static const char *const cols[] = {
+			"size_pages", "size_bytes", "lru", "fifo", "clock", "opt",
+			"lru_misses", "fifo_misses", "clock_misses", "opt_misses",
+		};
+		struct table t;
+
+		table_begin(&t, stdout, ps->format, cols, 10);
+		for (size_t i = 0; i < n; i++) {
+			table_u64(&t, size_at[i]);
+			table_u64(&t, size_at[i] * ps->page_size);
+			for (int k = 0; k < 4; k++)
+				if (k < npol)
+					table_num(&t, refs ? (double)miss_at[k * n + i] / refs : 0.0);
+				else
+					table_none(&t);
+			for (int k = 0; k < 4; k++)
+				if (k < npol)
+					table_u64(&t, miss_at[k * n + i]);
+				else
+					table_none(&t);
+		}
+		table_end(&t);
+	}
+	for (size_t i = 0; ps->format == TABLE_TEXT && i < n; i++) {
 		printf("%12llu %14llu", (unsigned long long)size_at[i],
 		       (unsigned long long)size_at[i] * ps->page_size);
 		for (int k = 0; k < 4; k++)
@@ -184,8 +222,9 @@ static int report(const struct pass *ps, const char *plot)
 	int ret;
 
 	kind_notes(&ps->kind, &notes, AN_MRC);
-	notes_print(&notes);
-	printf("# %llu references to %llu pages (%llu KiB); misses include the "
+	if (ps->format == TABLE_TEXT)
+		notes_print(&notes);
+	say(ps, "# %llu references to %llu pages (%llu KiB); misses include the "
 	       "%llu cold ones\n", refs, (unsigned long long)reuse_pages(&cache.lru),
 	       (unsigned long long)reuse_pages(&cache.lru) * ps->page_size / 1024,
 	       (unsigned long long)cache.lru.cold);
@@ -244,7 +283,7 @@ static int sampled_table(const struct pass *ps, const struct notes *notes,
 			m++;
 		}
 	}
-	printf("# error estimate: a second sample (another hash seed) differs by "
+	say(ps, "# error estimate: a second sample (another hash seed) differs by "
 	       "%.4f on average (the mean absolute difference of the miss ratios "
 	       "over the sizes%s); each one's error is about that / sqrt(2); "
 	       "sizes below %.0f pages (%d / rate) are biased: the default sizes "
@@ -289,8 +328,9 @@ static int shards_report(const struct pass *ps, const char *plot)
 		}
 	}
 	kind_notes(&ps->kind, &notes, AN_MRC);
-	notes_print(&notes);
-	printf("# SHARDS (spatial sampling by a hash of the page, Waldspurger et "
+	if (ps->format == TABLE_TEXT)
+		notes_print(&notes);
+	say(ps, "# SHARDS (spatial sampling by a hash of the page, Waldspurger et "
 	       "al., FAST'15) at rate %.4f: %llu of %llu references sampled, %llu "
 	       "pages (about %.0f in all); LRU from the sample's reuse distances "
 	       "over the references the rate expects (SHARDS-adj), FIFO, CLOCK "
@@ -332,8 +372,9 @@ static int fixed_report(const struct pass *ps, const char *plot, bool asked)
 		x2[r] = shards_fixed_ratio_at(&fixed[1], size_at[r]);
 	}
 	kind_notes(&ps->kind, &notes, AN_MRC);
-	notes_print(&notes);
-	printf("# SHARDS of a fixed size (at most %llu sampled pages, the rate "
+	if (ps->format == TABLE_TEXT)
+		notes_print(&notes);
+	say(ps, "# SHARDS of a fixed size (at most %llu sampled pages, the rate "
 	       "falling from 1 as pages come: SHARDS_max, Waldspurger et al., "
 	       "FAST'15) ended at rate %.6f: %llu of %llu references sampled, %llu "
 	       "pages kept (about %llu in all); LRU from the sample's reuse "
@@ -495,7 +536,7 @@ static int mrc_finish(struct pass *ps, int status)
 }
 
 const struct report mrc_report = {
-	.name = "mrc", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS,
+	.name = "mrc", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT,
 	.longopts = mrc_opts, .option = mrc_option, .begin = mrc_begin,
 	.fault = mrc_fault, .ids = true, .end = mrc_finish,
 };

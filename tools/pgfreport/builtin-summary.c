@@ -30,6 +30,40 @@ static const char usage[] =
 
 static struct spaces spaces = SPACES_INIT(-1);
 
+/* --format csv|json: the regions' rows, the addresses as numbers */
+static void summary_table(const struct pass *ps, const struct space *sp)
+{
+	static const char *const cols[] = {
+		"start", "end", "perms", "pages", "touched", "faults", "major",
+		"rerefs", "first_ms", "region", "removed",
+	};
+	struct table t;
+
+	table_begin(&t, stdout, ps->format, cols, 11);
+	for (size_t i = 0; i < sp->nr; i++) {
+		const struct rstat *r = &sp->r[i];
+
+		if (!r->end || !pgft_filter_region_in(&ps->filt, r->id, r->start,
+						      r->end, r->name))
+			continue;
+		table_u64(&t, r->start);
+		table_u64(&t, r->end);
+		table_str(&t, r->perms);
+		table_u64(&t, (r->end - r->start) / ps->page_size);
+		table_u64(&t, r->pages_touched);
+		table_u64(&t, r->faults);
+		table_u64(&t, r->major);
+		table_u64(&t, r->reref);
+		if (r->touched)
+			table_num(&t, (r->first_ns - ps->t0) / 1e6);
+		else
+			table_none(&t);
+		table_str(&t, r->name && *r->name ? r->name : "[anon]");
+		table_bool(&t, !r->alive);
+	}
+	table_end(&t);
+}
+
 static void summary(const struct pass *ps, const struct space *sp, long index)
 {
 	unsigned long long mapped = 0, alive = 0, shown = 0;
@@ -114,7 +148,9 @@ static int sum_end(struct pass *ps, int status)
 {
 	struct space *sp = spaces_result(ps, &spaces, &status);
 
-	if (sp) {
+	if (sp && ps->format != TABLE_TEXT) {
+		summary_table(ps, sp);
+	} else if (sp) {
 		summary(ps, sp, spaces.shown);
 		if (ps->lost)
 			printf("# %llu records were lost: the trace is incomplete\n",
@@ -126,7 +162,7 @@ static int sum_end(struct pass *ps, int status)
 
 const struct report summary_report = {
 	.name = "summary", .usage = usage,
-	.takes = TAKES_PID | TAKES_FILTERS | ONE_PROCESS,
+	.takes = TAKES_PID | TAKES_FILTERS | ONE_PROCESS | TAKES_FORMAT,
 	.longopts = sum_opts, .option = sum_option, .rec = sum_rec,
 	.begin = sum_begin, .fault = sum_fault, .end = sum_end,
 };

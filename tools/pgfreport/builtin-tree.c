@@ -17,9 +17,42 @@ static const char usage[] =
 "ended, the program it ran (its last exec, else its creator's); then\n"
 "totals. Every other command takes --pid PID to report on one of them.\n";
 
+/* --format csv|json: a row per process, in the order first seen */
+static void tree_table(const struct pass *ps)
+{
+	static const char *const cols[] = {
+		"pid", "parent", "start_ms", "end_ms", "faults", "major", "rerefs",
+		"pages", "lost", "children", "status", "command",
+	};
+	struct table t;
+	char status[32];
+
+	table_begin(&t, stdout, ps->format, cols, 12);
+	for (size_t i = 0; i < ps->pt.nr; i++) {
+		const struct ptree_proc *p = &ps->pt.v[i];
+		unsigned long long start = p->parent ? p->created : p->start;
+
+		ptree_status(p, status, sizeof(status), "-");
+		table_u64(&t, p->pid);
+		table_u64(&t, p->parent);
+		table_num(&t, start > ps->t0 ? (start - ps->t0) / 1e6 : 0.0);
+		table_num(&t, p->end > ps->t0 ? (p->end - ps->t0) / 1e6 : 0.0);
+		table_u64(&t, p->faults);
+		table_u64(&t, p->major);
+		table_u64(&t, p->reref);
+		table_u64(&t, p->pages);
+		table_u64(&t, p->lost);
+		table_u64(&t, p->children);
+		table_str(&t, status);
+		table_str(&t, p->cmd);
+	}
+	table_end(&t);
+}
+
 int cmd_tree(int argc, char **argv)
 {
-	struct pass ps = { .cmd = "tree", .usage = usage, .takes = TREE_ONLY };
+	struct pass ps = { .cmd = "tree", .usage = usage,
+			   .takes = TREE_ONLY | TAKES_FORMAT };
 	int opt, status;
 
 	while ((opt = pass_getopt(&ps, argc, argv, "", NULL)) != -1)
@@ -29,7 +62,10 @@ int cmd_tree(int argc, char **argv)
 	if (status)
 		return status;
 	status = pass_run(&ps);
-	ptree_print(&ps.pt, stdout, ps.t0);
+	if (ps.format == TABLE_TEXT)
+		ptree_print(&ps.pt, stdout, ps.t0);
+	else
+		tree_table(&ps);
 	pass_close(&ps);
 	return status;
 }

@@ -15,7 +15,7 @@
 #include "../lib/zfile.h"
 
 enum {
-	OPT_PID = 0x1000, OPT_TID, OPT_TIME, OPT_ADDR, OPT_REGION,
+	OPT_PID = 0x1000, OPT_TID, OPT_TIME, OPT_ADDR, OPT_REGION, OPT_FORMAT,
 };
 
 static const struct option common[] = {
@@ -24,10 +24,15 @@ static const struct option common[] = {
 	{ "time", required_argument, NULL, OPT_TIME },
 	{ "addr", required_argument, NULL, OPT_ADDR },
 	{ "region", required_argument, NULL, OPT_REGION },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
+static const char help_format[] =
+"  --format F    text (the default), csv or json: the report's rows for\n"
+"                programs (CSV: one header line, RFC 4180 quoting; JSON: an\n"
+"                array of objects), numbers as numbers, no comment lines\n";
 static const char help_pid[] =
 "  --pid PID     of a tree file (tracepgfault -f), process PID alone\n";
 static const char help_filters[] =
@@ -117,6 +122,8 @@ static void help(const struct pass *ps)
 		fputs(help_pid, stdout);
 	if (ps->takes & TAKES_FILTERS)
 		fputs(help_filters, stdout);
+	if (ps->takes & TAKES_FORMAT)
+		fputs(help_format, stdout);
 	printf("  -h, --help    this help\n");
 	printf("\nWithout TRACE, or with '-', the trace is read from standard "
 	       "input.\n");
@@ -130,6 +137,21 @@ static int common_opt(struct pass *ps, int code, const char *name,
 	int bad = 0;
 	long v;
 
+	if (code == OPT_FORMAT) {
+		if (!(ps->takes & TAKES_FORMAT))
+			return pass_usage(ps, "%s does not apply: its output is not "
+					  "a table (or several reports share the "
+					  "pass)", name);
+		if (!strcmp(arg, "text"))
+			ps->format = TABLE_TEXT;
+		else if (!strcmp(arg, "csv"))
+			ps->format = TABLE_CSV;
+		else if (!strcmp(arg, "json"))
+			ps->format = TABLE_JSON;
+		else
+			return pass_bad_arg(ps, name, arg, "text, csv or json");
+		return 0;
+	}
 	if ((code == OPT_PID && !(ps->takes & TAKES_PID)) ||
 	    (code != OPT_PID && !(ps->takes & TAKES_FILTERS)))
 		return pass_usage(ps, "%s does not apply: %s", name,
@@ -213,7 +235,7 @@ int pass_getopt(struct pass *ps, int argc, char **argv, const char *shorts,
 						argv[optind - 1], ps->cmd);
 		return PASS_QUIT;
 	}
-	if (opt >= OPT_PID && opt <= OPT_REGION) {
+	if (opt >= OPT_PID && opt <= OPT_FORMAT) {
 		char name[32];
 
 		snprintf(name, sizeof(name), "--%s", all[idx].name);

@@ -38,12 +38,14 @@
 #include "../lib/ptree.h"
 #include "exit.h"
 #include "kind.h"
+#include "table.h"
 
 /* What a command takes: pass.takes */
 #define TAKES_PID	0x1	/* --pid: one process of a tree file */
 #define TAKES_FILTERS	0x2	/* --tid, --time, --addr, --region */
 #define ONE_PROCESS	0x4	/* a tree file needs --pid */
 #define TREE_ONLY	0x8	/* reads tree files only (tree) */
+#define TAKES_FORMAT	0x10	/* --format text|csv|json (table.h) */
 
 /* pass_getopt(): --help was printed, or a bad option was told */
 #define PASS_QUIT	(-2)
@@ -98,6 +100,7 @@ struct pass {
 	unsigned long long t0;		/* the first record (of --pid's), ns */
 	unsigned long long lost;	/* lost records */
 	struct pgft_tally tally;	/* a single process's trace's end */
+	enum table_format format;	/* --format */
 	bool cut;			/* pass_run(): read whole, but its end is not */
 	bool pid_seen;
 	struct kind kind;		/* the start records' modes, the rerefs */

@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: GPL-2.0
+"""pgfreport --format csv|json: the rows of summary, tree, hot and mrc
+for programs. Each is loaded by pandas (Debian's python3-pandas: CSV with
+read_csv, JSON with read_json), its columns numeric where the text's are
+numbers, and every number checked against the text report's; and the
+CSV and the JSON hold the same rows. A report that is not a table, or a
+shared pass, refuses the option."""
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+from ktaplib import test, main, Skip  # noqa: E402
+from tracelib import BIN, TREE, ended, gentrace, write  # noqa: E402
+
+PGFREPORT = os.path.join(BIN, 'pgfreport')
+
+
+def run(*args):
+    p = subprocess.run([PGFREPORT, *args], capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, (args, p.stderr)
+    return p.stdout
+
+
+def rows_of_text(out):
+    return [line.split() for line in out.splitlines()
+            if line.strip() and not line.startswith('#')]
+
+
+def loaded(fmt, out):
+    """@out read by pandas in Debian's python3: columns, dtypes, rows."""
+    py = '/usr/bin/python3'
+    if subprocess.run([py, '-c', 'import pandas'], capture_output=True).returncode:
+        raise Skip('no pandas for /usr/bin/python3 (python3-pandas)')
+    code = ('import io, json, sys, pandas as pd\n'
+            'd = sys.stdin.read()\n'
+            f'df = pd.read_csv(io.StringIO(d)) if "{fmt}" == "csv" else '
+            'pd.read_json(io.StringIO(d), orient="records", dtype=False)\n'
+            'print(json.dumps({"cols": list(df.columns), '
+            '"kinds": {c: df[c].dtype.kind for c in df}, '
+            '"rows": json.loads(df.to_json(orient="values"))}))')
+    p = subprocess.run([py, '-c', code], input=out, capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def both(args, numeric):
+    """The CSV and JSON of pgfreport @args: the same rows; as pandas reads
+    them, the @numeric columns numbers. Their rows, as dicts."""
+    c = run(*args, '--format', 'csv')
+    j = run(*args, '--format', 'json')
+    from_csv = list(csv.DictReader(io.StringIO(c)))
+    from_json = json.loads(j)
+    assert len(from_csv) == len(from_json) > 0, (len(from_csv), len(from_json))
+    for a, b in zip(from_csv, from_json):
+        assert list(a) == list(b), (list(a), list(b))
+        for k in a:
+            want = '' if b[k] is None else (str(b[k]).lower()
+                                             if isinstance(b[k], bool) else str(b[k]))
+            if isinstance(b[k], float):
+                assert abs(float(a[k]) - b[k]) < 1e-9, (k, a[k], b[k])
+            else:
+                assert a[k] == want, (k, a[k], b[k])
+    for fmt, out in (('csv', c), ('json', j)):
+        df = loaded(fmt, out)
+        assert df['cols'] == list(from_json[0]), df['cols']
+        for col in numeric:
+            assert df['kinds'][col] in 'iuf', (fmt, col, df['kinds'])
+    return from_json
+
+
+@test
+def summary_rows_are_the_text_s():
+    with tempfile.TemporaryDirectory() as d:
+        g = gentrace(d, 20000)
+        text = rows_of_text(run('summary', g))
+        got = both(['summary', g], ('start', 'end', 'pages', 'touched', 'faults',
+                                    'major', 'rerefs', 'first_ms'))
+    assert len(got) == len(text), (got, text)
+    for r, t in zip(got, text):
+        assert (f"{r['start']:08x}", f"{r['end']:08x}", r['perms']) == tuple(t[:3]), (r, t)
+        assert [r['pages'], r['touched'], r['faults'], r['major'], r['rerefs']] == \
+            [int(x) for x in t[3:8]], (r, t)
+        assert (t[8] == '-' and r['first_ms'] is None) or \
+            abs(float(t[8]) - r['first_ms']) < 0.0005, (r, t)
+        assert r['region'] == t[9] and r['removed'] == (t[-1] == '(removed)'), (r, t)
+
+
+@test
+def hot_rows_are_the_text_s():
+    with tempfile.TemporaryDirectory() as d:
+        g = gentrace(d, 20000)
+        text = rows_of_text(run('hot', '-n', '30', g))
+        got = both(['hot', '-n', '30', g], ('rank', 'page', 'refs', 'share',
+                                           'cumulative'))
+    assert len(got) == len(text) == 30, (len(got), len(text))
+    for r, t in zip(got, text):
+        assert [r['rank'], r['page'], r['refs']] == \
+            [int(t[0]), int(t[1], 16), int(t[2])], (r, t)
+        # the text rounds to 4 places
+        assert abs(r['share'] - float(t[3])) <= 5.001e-5 and \
+            abs(r['cumulative'] - float(t[4])) <= 5.001e-5, (r, t)
+        assert (t[5] == '-' and r['file_offset'] is None) or \
+            r['file_offset'] == int(t[5], 16), (r, t)
+        assert r['region'] == t[6], (r, t)
+
+
+@test
+def mrc_rows_are_the_text_s():
+    with tempfile.TemporaryDirectory() as d:
+        g = gentrace(d, 20000)
+        text = rows_of_text(run('mrc', g))
+        got = both(['mrc', g], ('size_pages', 'size_bytes', 'lru', 'fifo',
+                                'clock', 'opt', 'lru_misses', 'opt_misses'))
+    assert len(got) == len(text) > 3, (len(got), len(text))
+    for r, t in zip(got, text):
+        assert [r['size_pages'], r['size_bytes']] == [int(t[0]), int(t[1])], (r, t)
+        for k, name in enumerate(('lru', 'fifo', 'clock', 'opt')):
+            assert abs(r[name] - float(t[2 + k])) <= 5.001e-5, (name, r, t)
+            assert r[name + '_misses'] == int(t[6 + k]), (name, r, t)
+
+
+@test
+def tree_rows_are_the_text_s():
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, 'tree.trace', TREE)
+        text = {int(t[0]): t for t in rows_of_text(run('tree', path))
+                if t[0] != 'PID'}
+        got = both(['tree', path], ('pid', 'parent', 'start_ms', 'end_ms',
+                                    'faults', 'pages', 'lost', 'children'))
+    assert {r['pid'] for r in got} == set(text), (got, text)
+    for r in got:
+        t = text[r['pid']]
+        assert [r['parent'], r['faults'], r['pages'], r['lost'], r['children']] == \
+            [int(t[1]), int(t[4]), int(t[5]), int(t[6]), int(t[7])], (r, t)
+        assert abs(r['start_ms'] - float(t[2])) < 0.0005, (r, t)
+        assert r['status'] == ' '.join(t[8:10]), (r, t)
+
+
+@test
+def the_option_is_refused_where_there_is_no_table():
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, 't.trace', ended('pgfault_history 6 pid 1 page_size 4096\n'
+                                         'start 1 first\nlayout 1 1\n'
+                                         'map 1 1 1000 2000 rw-p 0 00:00 0\n'
+                                         'fault 2 1 1000 r user minor 0\n'))
+        for args in (['map', '--format', 'csv'], ['mrc+hot', '--format', 'csv'],
+                     ['summary', '--format', 'xml']):
+            p = subprocess.run([PGFREPORT, *args, path], capture_output=True,
+                               text=True, timeout=60)
+            assert p.returncode == 2 and '--format' in p.stderr and \
+                p.stdout == '', (args, p)
+        # an empty table: the header alone, an empty array
+        empty = write(d, 'e.trace', 'pgfault_history 6 pid 1 page_size 4096\n'
+                      'start 1 first\nexit 2 0 0 0 0\n')
+        assert run('summary', '--format', 'csv', empty).startswith('start,end,'), \
+            run('summary', '--format', 'csv', empty)
+        assert json.loads(run('summary', '--format', 'json', empty)) == []
+
+
+if __name__ == '__main__':
+    main()
