@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""pgfreport --format csv|json: the rows of summary, tree, hot and mrc
-for programs. Each is loaded by pandas (Debian's python3-pandas: CSV with
+"""pgfreport --format csv|json: the rows of summary, tree, hot, mrc,
+wss, tlb, reuse (its histogram) and timeline for programs. Each is loaded by pandas (Debian's python3-pandas: CSV with
 read_csv, JSON with read_json), its columns numeric where the text's are
 numbers, and every number checked against the text report's; and the
 CSV and the JSON hold the same rows. A report that is not a table, or a
@@ -141,6 +141,37 @@ def tree_rows_are_the_text_s():
             [int(t[1]), int(t[4]), int(t[5]), int(t[6]), int(t[7])], (r, t)
         assert abs(r['start_ms'] - float(t[2])) < 0.0005, (r, t)
         assert r['status'] == ' '.join(t[8:10]), (r, t)
+
+
+@test
+def wss_tlb_reuse_and_timeline_rows_are_the_text_s():
+    with tempfile.TemporaryDirectory() as d:
+        g = gentrace(d, 20000)
+        for cmd, numeric, check in (
+                ('wss', ('tau_refs', 'wss_pages', 'wss_bytes', 'fault_rate'),
+                 lambda r, t: int(t[0]) == r['tau_refs'] and
+                 abs(float(t[1]) - r['wss_pages']) <= 5.001e-5 and
+                 abs(float(t[3]) - r['fault_rate']) <= 5.001e-5),
+                ('tlb', ('entries', 'sets', 'reach_bytes', 'misses', 'miss_ratio'),
+                 lambda r, t: [int(t[0]), int(t[2]), int(t[3]), int(t[4])] ==
+                 [r['entries'], r['sets'], r['reach_bytes'], r['misses']] and
+                 (t[1] == 'full' if r['ways'] is None else int(t[1]) == r['ways'])),
+                ('reuse', ('references', 'share'),
+                 lambda r, t: t[0] == r['distance'] and int(t[1]) == r['references']
+                 and abs(float(t[2]) - r['share']) <= 5.001e-5 and
+                 (len(t) == 3 if r['cumulative'] is None else
+                  abs(float(t[3]) - r['cumulative']) <= 5.001e-5)),
+                ('timeline', ('t_ms', 'faults', 'pages', 'working_set', 'footprint'),
+                 lambda r, t: abs(float(t[0]) - r['t_ms']) <= 0.05 and
+                 [float(x) for x in t[1:]] == [r['faults'], r['pages'],
+                                               r['working_set'], r['footprint']])):
+            text = rows_of_text(run(cmd, g))
+            got = both([cmd, g], numeric)
+            if cmd == 'reuse':
+                text = text[:len(got)]      # the histogram; then per region
+            assert len(got) == len(text) > 0, (cmd, len(got), len(text))
+            for r, t in zip(got, text):
+                assert check(r, t), (cmd, r, t)
 
 
 @test

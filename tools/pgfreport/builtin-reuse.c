@@ -48,6 +48,36 @@ static int histogram(const struct pass *ps, const struct notes *notes,
 	unsigned long long cum = 0;
 	unsigned int top = r->refs > r->cold ? reuse_bin(r->max_dist) : 0;
 
+	if (ps->format != TABLE_TEXT) {
+		/* a row per bin, the cold references first (no distance) */
+		static const char *const cols[] = {
+			"distance", "min_distance", "max_distance", "references",
+			"share", "cumulative",
+		};
+		struct table t;
+
+		table_begin(&t, stdout, ps->format, cols, 6);
+		table_str(&t, "cold");
+		table_none(&t);
+		table_none(&t);
+		table_u64(&t, r->cold);
+		table_num(&t, r->refs ? (double)r->cold / r->refs : 0.0);
+		table_none(&t);
+		for (unsigned int k = 0; r->refs > r->cold && k <= top; k++) {
+			char label[48];
+
+			reuse_bin_label(label, sizeof(label), k);
+			cum += r->bins[k];
+			table_str(&t, label);
+			table_u64(&t, reuse_bin_lo(k));
+			table_u64(&t, reuse_bin_hi(k));
+			table_u64(&t, r->bins[k]);
+			table_num(&t, (double)r->bins[k] / r->refs);
+			table_num(&t, (double)cum / r->refs);
+		}
+		table_end(&t);
+		goto plot;
+	}
 	printf("# %llu references to %llu pages; %llu first references (cold misses)\n",
 	       (unsigned long long)r->refs, (unsigned long long)reuse_pages(r),
 	       (unsigned long long)r->cold);
@@ -64,6 +94,7 @@ static int histogram(const struct pass *ps, const struct notes *notes,
 		       (unsigned long long)r->bins[k], (double)r->bins[k] / r->refs,
 		       (double)cum / r->refs);
 	}
+plot:
 	if (plot) {
 		FILE *f = svg_open(plot);
 		struct plot_text t = kind_plot_text(notes, "Reuse distances",
@@ -143,9 +174,11 @@ static int reuse_end(struct pass *ps, int status)
 		status = pass_status(status, PGF_EXIT_FAIL);
 	} else if (!ps->pid || ps->pid_seen) {
 		kind_notes(&ps->kind, &notes, AN_REUSE);
-		notes_print(&notes);
+		if (ps->format == TABLE_TEXT)
+			notes_print(&notes);
 		status = pass_status(status, histogram(ps, &notes, plot));
-		per_region();
+		if (ps->format == TABLE_TEXT)
+			per_region();
 	}
 	cache_free(&cache);
 	regtags_free(&tags);
@@ -153,7 +186,8 @@ static int reuse_end(struct pass *ps, int status)
 }
 
 const struct report reuse_report = {
-	.name = "reuse", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS,
+	.name = "reuse", .usage = usage,
+	.takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT,
 	.longopts = reuse_opts, .option = reuse_option, .begin = reuse_begin,
 	.fault = reuse_fault, .end = reuse_end,
 };

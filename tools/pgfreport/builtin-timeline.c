@@ -40,8 +40,25 @@ static int tl_fault_cb(struct pass *ps, const struct pgft_rec *r,
 	return 0;
 }
 
-static void print(void)
+static void print(const struct pass *ps)
 {
+	if (ps->format != TABLE_TEXT) {
+		static const char *const cols[] = {
+			"t_ms", "faults", "pages", "working_set", "footprint",
+		};
+		struct table t;
+
+		table_begin(&t, stdout, ps->format, cols, 5);
+		for (size_t i = 0; i < tl.nrow; i++) {
+			table_num(&t, tl.row[TL_T][i]);
+			table_num(&t, tl.row[TL_FAULTS][i]);
+			table_num(&t, tl.row[TL_PAGES][i]);
+			table_num(&t, tl.row[TL_WS][i]);
+			table_num(&t, tl.row[TL_FOOTPRINT][i]);
+		}
+		table_end(&t);
+		return;
+	}
 	printf("# interval %ld ms, working-set window %ld intervals\n",
 	       interval_ms, window);
 	printf("# %8s %10s %10s %12s %12s\n", "t_ms", "faults", "pages",
@@ -103,8 +120,8 @@ static int tl_begin(struct pass *ps)
 static int tl_end_report(struct pass *ps, int status)
 {
 	tl_end(&tl);
-	if (tl.nrow)
-		print();
+	if (tl.nrow || ps->format != TABLE_TEXT)
+		print(ps);
 	if (plot_path && (!ps->pid || ps->pid_seen))
 		status = pass_status(status, plot(ps, plot_path));
 	tl_free(&tl);
@@ -112,7 +129,7 @@ static int tl_end_report(struct pass *ps, int status)
 }
 
 const struct report timeline_report = {
-	.name = "timeline", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS,
+	.name = "timeline", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT,
 	.longopts = tl_opts, .option = tl_option, .begin = tl_begin,
 	.fault = tl_fault_cb, .end = tl_end_report,
 };

@@ -48,9 +48,42 @@ static int tlb_fault(struct pass *ps, const struct pgft_rec *r,
 	return 0;
 }
 
+/* --format csv|json */
+static void report_table(const struct pass *ps)
+{
+	static const char *const cols[] = {
+		"entries", "ways", "sets", "reach_bytes", "misses", "miss_ratio",
+	};
+	const struct reuse *r = &cache.lru;
+	struct table t;
+
+	table_begin(&t, stdout, ps->format, cols, 6);
+	for (size_t i = 0; i < nspecs; i++) {
+		const struct tlb_spec *s = &specs[i];
+		uint64_t miss = s->ways ? tlbs[i].misses :
+			reuse_lru_misses(r, s->entries);
+
+		table_u64(&t, s->entries);
+		if (s->ways)
+			table_u64(&t, s->ways);
+		else
+			table_none(&t);		/* fully associative */
+		table_u64(&t, s->ways ? s->entries / s->ways : 1);
+		table_u64(&t, s->entries * ps->page_size);
+		table_u64(&t, miss);
+		table_num(&t, r->refs ? (double)miss / r->refs : 0.0);
+	}
+	table_end(&t);
+}
+
 static void report(const struct pass *ps)
 {
 	const struct reuse *r = &cache.lru;
+
+	if (ps->format != TABLE_TEXT) {
+		report_table(ps);
+		return;
+	}
 
 	printf("# pages of %lu bytes, one TLB entry each, LRU replacement; ENTRIES:WAYS "
 	       "has ENTRIES/WAYS sets, page p in set p mod sets; \"full\": fully "
@@ -125,7 +158,8 @@ static int tlb_end(struct pass *ps, int status)
 		status = pass_status(status, PGF_EXIT_FAIL);
 	} else if (!ps->pid || ps->pid_seen) {
 		kind_notes(&ps->kind, &notes, AN_TLB);
-		notes_print(&notes);
+		if (ps->format == TABLE_TEXT)
+			notes_print(&notes);
 		report(ps);
 	}
 	for (size_t i = 0; i < nspecs; i++)
@@ -137,7 +171,7 @@ static int tlb_end(struct pass *ps, int status)
 }
 
 const struct report tlb_report = {
-	.name = "tlb", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS,
+	.name = "tlb", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT,
 	.longopts = tlb_opts, .option = tlb_option, .begin = tlb_begin,
 	.fault = tlb_fault, .end = tlb_end,
 };

@@ -43,16 +43,68 @@ static int wss_fault(struct pass *ps, const struct pgft_rec *r,
 	return 0;
 }
 
+static void table_rows(const struct pass *ps);
+static void text_rows(const struct pass *ps);
+
 static int report(const struct pass *ps, const struct notes *notes,
 		  const char *plot)
 {
-	uint64_t n = wss.refs;
 	struct pgid_slot *s;
 	size_t i = 0;
 
 	while ((s = pass_next_page(ps, &i)))
 		wss_end_page(&wss, pgid_data(s, wss_off));
 	wss_end(&wss);
+	if (ps->format != TABLE_TEXT)
+		table_rows(ps);
+	else
+		text_rows(ps);
+	if (plot) {
+		FILE *f = svg_open(plot);
+		struct plot_text t = kind_plot_text(notes, "Working-set curve",
+						    ps->fname, ps->page_size);
+
+		if (!f)
+			return PGF_EXIT_FAIL;
+		plot_wss(f, &t, &wss);
+		return svg_close(f, plot) ? PGF_EXIT_FAIL : 0;
+	}
+	return 0;
+}
+
+/* The next tau of the curve after @tau, of @n references: 0 after n. */
+static uint64_t next_tau(uint64_t tau, uint64_t n)
+{
+	if (tau >= n)
+		return 0;
+	return tau * 2 > n ? n : tau * 2;
+}
+
+/* --format csv|json */
+static void table_rows(const struct pass *ps)
+{
+	static const char *const cols[] = {
+		"tau_refs", "wss_pages", "wss_bytes", "fault_rate",
+	};
+	uint64_t n = wss.refs;
+	struct table t;
+
+	table_begin(&t, stdout, ps->format, cols, 4);
+	for (uint64_t tau = n ? 1 : 0; tau; tau = next_tau(tau, n)) {
+		double s = (double)wss_sum(&wss, tau) / n;
+
+		table_u64(&t, tau);
+		table_num(&t, s);
+		table_num(&t, s * ps->page_size);
+		table_num(&t, (double)wss_faults(&wss, tau) / n);
+	}
+	table_end(&t);
+}
+
+static void text_rows(const struct pass *ps)
+{
+	uint64_t n = wss.refs;
+
 	printf("# Denning's working-set curve: s(tau), the mean over every reference "
 	       "t of the distinct pages among the tau references ending at t, exact "
 	       "from the gaps between references to a page (Denning & Schwartz "
@@ -65,25 +117,12 @@ static int report(const struct pass *ps, const struct notes *notes,
 	       wss.nr);
 	printf("# %10s %12s %14s %10s\n", "tau_refs", "wss_pages", "wss_bytes",
 	       "fault_rate");
-	for (uint64_t tau = 1; n; tau = tau < n && tau * 2 > n ? n : tau * 2) {
+	for (uint64_t tau = n ? 1 : 0; tau; tau = next_tau(tau, n)) {
 		double s = (double)wss_sum(&wss, tau) / n;
 
 		printf("%12llu %12.4f %14.0f %10.4f\n", (unsigned long long)tau, s,
 		       s * ps->page_size, (double)wss_faults(&wss, tau) / n);
-		if (tau >= n)
-			break;
 	}
-	if (plot) {
-		FILE *f = svg_open(plot);
-		struct plot_text t = kind_plot_text(notes, "Working-set curve",
-						    ps->fname, ps->page_size);
-
-		if (!f)
-			return PGF_EXIT_FAIL;
-		plot_wss(f, &t, &wss);
-		return svg_close(f, plot) ? PGF_EXIT_FAIL : 0;
-	}
-	return 0;
 }
 
 static const struct option wss_opts[] = {
@@ -113,7 +152,8 @@ static int wss_end_report(struct pass *ps, int status)
 
 	if (!ps->pid || ps->pid_seen) {
 		kind_notes(&ps->kind, &notes, AN_WSS);
-		notes_print(&notes);
+		if (ps->format == TABLE_TEXT)
+			notes_print(&notes);
 		status = pass_status(status, report(ps, &notes, plot));
 	}
 	wss_free(&wss);
@@ -121,7 +161,7 @@ static int wss_end_report(struct pass *ps, int status)
 }
 
 const struct report wss_report = {
-	.name = "wss", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS,
+	.name = "wss", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT,
 	.longopts = wss_opts, .option = wss_option, .begin = wss_begin,
 	.fault = wss_fault, .end = wss_end_report,
 };
