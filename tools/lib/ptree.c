@@ -122,8 +122,8 @@ static bool seen_add(struct ptree_proc *p, uint64_t key)
 	return true;
 }
 
-struct ptree_proc *ptree_rec(struct ptree *t, const struct pgft_rec *r,
-			     unsigned long page_size)
+struct ptree_proc *ptree_count(struct ptree *t, const struct pgft_rec *r,
+			       unsigned long page_size)
 {
 	struct ptree_proc *p = ptree_get(t, r->pid), *c;
 	int pid = r->pid;
@@ -154,7 +154,6 @@ struct ptree_proc *ptree_rec(struct ptree *t, const struct pgft_rec *r,
 	case PGFT_EXEC:
 		free(p->cmd);
 		p->cmd = strdup(r->text);
-		p->space++;
 		break;
 	case PGFT_EXIT:
 		p->exited = true;
@@ -179,7 +178,23 @@ struct ptree_proc *ptree_rec(struct ptree *t, const struct pgft_rec *r,
 	default:
 		break;
 	}
+	return p;
+}
+
+void ptree_apply(struct ptree_proc *p, const struct pgft_rec *r)
+{
+	if (r->type == PGFT_EXEC)
+		p->space++;
 	pgft_apply(&p->as, r);
+}
+
+struct ptree_proc *ptree_rec(struct ptree *t, const struct pgft_rec *r,
+			     unsigned long page_size)
+{
+	struct ptree_proc *p = ptree_count(t, r, page_size);
+
+	if (p)
+		ptree_apply(p, r);
 	return p;
 }
 

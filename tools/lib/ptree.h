@@ -54,9 +54,17 @@ const struct ptree_proc *ptree_find(const struct ptree *t, int pid);
 /* The process of @pid, made if new; NULL if out of memory. O(1). */
 struct ptree_proc *ptree_get(struct ptree *t, int pid);
 /*
- * Account record @r to its process (r->pid) and apply its region records
- * to that process's space; returns the process, NULL if out of memory.
+ * Account record @r to its process (r->pid), whose address space (as,
+ * space) it leaves as it was; returns the process, NULL if out of
+ * memory. A caller that looks at the address space before a record
+ * changes it (pgfreport's pass) applies the record after, with
+ * ptree_apply().
  */
+struct ptree_proc *ptree_count(struct ptree *t, const struct pgft_rec *r,
+			       unsigned long page_size);
+/* Record @r's change to @p's address space: its regions, an exec. */
+void ptree_apply(struct ptree_proc *p, const struct pgft_rec *r);
+/* ptree_count(), then ptree_apply(). */
 struct ptree_proc *ptree_rec(struct ptree *t, const struct pgft_rec *r,
 			     unsigned long page_size);
 /*

@@ -455,11 +455,13 @@ int pass_run(struct pass *ps)
 		if (!(++records % PASS_TICK))
 			pass_progress(ps, records);
 		if (ps->rd.tree) {
-			ps->P = ptree_rec(&ps->pt, &rec, ps->page_size);
+			ps->P = ptree_count(&ps->pt, &rec, ps->page_size);
 			if (!ps->P)
 				pass_oom(ps);
-			if (ps->pid && rec.pid != ps->pid)
+			if (ps->pid && rec.pid != ps->pid) {
+				ptree_apply(ps->P, &rec);
 				continue;
+			}
 			ps->pid_seen = true;
 		}
 		if (!ps->t0 && rec.time) {
@@ -474,6 +476,8 @@ int pass_run(struct pass *ps)
 			kind_rec(&ps->kind, &rec);
 			if (ps->rec && (status = ps->rec(ps, &rec)))
 				break;
+			if (ps->rd.tree)
+				ptree_apply(ps->P, &rec);
 			if (!ps->whole)
 				pgft_apply(&ps->as, &rec);
 			if (rec.type == PGFT_EXEC)
@@ -492,7 +496,7 @@ int pass_run(struct pass *ps)
 			kind_fault(&ps->kind, &rec);
 		if (!ps->fault)
 			continue;
-		sp = ps->whole ? (long)ps->P->index << 20 | ps->P->space : ps->index;
+		sp = pass_space_key(ps);
 		addr = ps->whole ? rec.addr | (unsigned long long)ps->P->index << 56 :
 				   rec.addr;
 		if (ps->pages_on && pgft_counted(rec.result)) {

@@ -59,8 +59,10 @@ static inline int pass_status(int a, int b)
 struct pass;
 
 /*
- * Every record of the process(es) reported on, before it is applied;
- * faults too, unless pass.rec_no_faults (a report's: report.h).
+ * Every record of the process(es) reported on, before it is applied (to
+ * ps->as, or in a whole tree to ps->P's address space: pass_region() and
+ * pass_space_key() are still of the layout before it); faults too,
+ * unless pass.rec_no_faults (a report's: report.h).
  */
 typedef int (*pass_rec_fn)(struct pass *ps, const struct pgft_rec *r);
 /*
@@ -224,6 +226,16 @@ static inline const struct pgft_region *pass_region(struct pass *ps,
 						    unsigned long long addr)
 {
 	return pgft_find(ps->whole ? &ps->P->as : &ps->as, addr);
+}
+
+/*
+ * In a callback: the key of the record's process's address space, as
+ * pass_fault_fn's @sp (a tree's process index in bits 20 and up, then its
+ * execs before the record).
+ */
+static inline long pass_space_key(const struct pass *ps)
+{
+	return ps->whole ? (long)ps->P->index << 20 | ps->P->space : ps->index;
 }
 
 /* "mode" of a start record: what kind of references a trace holds */
