@@ -803,29 +803,31 @@ exit 14 0 8 0 2
 
 @test
 def hot_pages_with_region_and_file_offset():
-    # Page 11000 is libc's file offset 0x2000 + 0x1000 three times, then,
-    # once libc is unmapped, /data/file's offset 0x1000: each reference
-    # counts for the region that held the address when it happened. Ties
-    # by address. 30000 is in no region ('-'); the SIGSEGV is not a reference.
+    # Page 11000 is referenced three times in libc, then, once libc is
+    # unmapped, once in /data/file, which holds it at the end: all four
+    # count for /data/file (its offset 0x1000), as the map and the summary
+    # credit them. 13000 stays with libc, removed holding it (its offset
+    # 0x2000 + 0x3000). Ties by address. 30000 is in no region ('-'); the
+    # SIGSEGV is not a reference.
     path = trace_file(HOT)
     rc, out, err = run('hot', path)
     assert rc == 0, err
     lines = out.splitlines()
     assert lines[0] == '# mode window=16', lines
-    assert '# 8 references to 5 pages in regions' in out, out
+    assert '# 8 references to 4 pages' in out, out
     rows = [line.split() for line in lines if not line.startswith('#')]
     assert rows == [
-        ['1', '11000', '3', '0.3750', '0.3750', '0x3000', '/lib/libc.so'],
-        ['2', '20000', '2', '0.2500', '0.6250', '-', '[anon]'],
-        ['3', '11000', '1', '0.1250', '0.7500', '0x1000', '/data/file'],
-        ['4', '13000', '1', '0.1250', '0.8750', '0x5000', '/lib/libc.so'],
-        ['5', '30000', '1', '0.1250', '1.0000', '-', '-'],
+        ['1', '11000', '4', '0.5000', '0.5000', '0x1000', '/data/file'],
+        ['2', '20000', '2', '0.2500', '0.7500', '-', '[anon]'],
+        ['3', '13000', '1', '0.1250', '0.8750', '0x5000', '/lib/libc.so',
+         '(removed)'],
+        ['4', '30000', '1', '0.1250', '1.0000', '-', '-'],
     ], rows
     for args in (['-n', '2'], ['-n2'], ['--top', '2'], ['--top=2']):
         rc, out, err = run('hot', *args, path)
         assert rc == 0, err
         assert [line.split()[2] for line in out.splitlines()
-                if not line.startswith('#')] == ['3', '2'], (args, out)
+                if not line.startswith('#')] == ['4', '2'], (args, out)
     for bad in (['--top=0'], ['--top=x'], ['-n', '-1'], ['-n', 'x']):
         rc, out, err = run('hot', *bad, path)
         assert rc == 2 and err.startswith('pgfreport hot: --top: ') and out == '', \

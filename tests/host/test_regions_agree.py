@@ -175,6 +175,44 @@ def html_rows(path, trace, space_args):
     return rows
 
 
+def hot_rows(path):
+    """pgfreport hot's every page, as CSV and as JSON (which must agree),
+    by its address space: rows keyed as the oracle's, [pages, refs]; and
+    the pages and references credited to no region."""
+    import csv
+    import io
+    rows = list(csv.DictReader(io.StringIO(
+        run('hot', '--top', '100000000', '--format', 'csv', path))))
+    js = json.loads(run('hot', '--top', '100000000', '--format', 'json', path))
+    assert len(js) == len(rows), (len(js), len(rows))
+    for c, j in zip(rows, js):
+        assert int(c['page']) == j['page'] and int(c['refs']) == j['refs'], (c, j)
+        assert (c['region'] or None) == j['region'], (c, j)
+    text = run('hot', '--top', '100000000', path)
+    names = [l.split(None, 6)[6] for l in text.splitlines()
+             if l.strip() and not l.startswith('#')]
+    assert len(names) == len(rows), (len(names), len(rows))
+    by_space = {}
+    for c, n in zip(rows, names):
+        space = by_space.setdefault(int(c['space']), [Rows(), 0, 0])
+        refs = int(c['refs'])
+        if not c['region']:
+            assert n == '-', (c, n)
+            space[1] += 1
+            space[2] += refs
+            continue
+        removed = c['removed'] == 'true'
+        assert n == c['region'] + (' (removed)' if removed else ''), (c, n)
+        key = (int(c['region_start']), int(c['region_end']), not removed,
+               name_of(c['region']))
+        space[0].setdefault(key, {})
+        space[0][key].setdefault('pages', 0)
+        space[0][key]['pages'] += 1
+        space[0][key].setdefault('refs', 0)
+        space[0][key]['refs'] += refs
+    return by_space
+
+
 def check(text, name):
     """Every per-region output of @text against the others and the oracle."""
     with tempfile.TemporaryDirectory() as d:
@@ -182,6 +220,7 @@ def check(text, name):
         with open(path, 'w') as f:
             f.write(text)
         n_spaces = 1 + sum(1 for l in text.splitlines() if l.startswith('exec '))
+        hot_by_space = hot_rows(path)
         for space in sorted({-1, 0} if n_spaces > 1 else {-1}):
             args = [] if space < 0 else ['--space', str(space)]
             want, out_pages, out_faults = oracle(text, space)
@@ -193,6 +232,21 @@ def check(text, name):
             if space < 0:
                 h = html_rows(path, path, args)
                 assert h == want, (name, 'html', h, want)
+            # hot: a page's references for the same region, in every
+            # address space; two removed regions with the same range and
+            # name are one key here
+            space_no = space if space >= 0 else n_spaces - 1
+            hot = hot_by_space.get(space_no, [Rows(), 0, 0])
+            want_hot = {}
+            for key, values in want.items():
+                for v in values:
+                    if v[0]:
+                        w = want_hot.setdefault(key, {'pages': 0, 'refs': 0})
+                        w['pages'] += v[0]
+                        w['refs'] += v[1]
+            assert dict(hot[0]) == want_hot, (name, space, 'hot', hot[0], want_hot)
+            assert (hot[1], hot[2]) == (out_pages, out_faults), \
+                (name, space, 'hot out', hot[1:], out_pages, out_faults)
             if out_pages:
                 assert (f'# {out_pages} pages touched ({out_faults} faults) '
                         'lie in no region') in summ_out, (name, summ_out)

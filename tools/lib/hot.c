@@ -54,6 +54,8 @@ int hot_ref_at(struct hot *h, struct hot_page *e, uint64_t page, uint32_t tag,
 	if (e->refs && e->tag == tag) {
 		e->refs++;
 		h->refs++;
+		if (h->aux_latest && aux)
+			e->aux = aux;
 		return 0;
 	}
 	if (e->refs) {
@@ -63,6 +65,8 @@ int hot_ref_at(struct hot *h, struct hot_page *e, uint64_t page, uint32_t tag,
 			if (o->refs) {
 				o->refs++;
 				h->refs++;
+				if (h->aux_latest && aux)
+					o->aux = aux;
 				return 0;
 			}
 		}

@@ -7,8 +7,9 @@
  * page's address when the reference happened, so a page whose address
  * belonged to two mappings over the run (unmapped, then mapped again to
  * another file) is two entries, each counted for its own region. The aux
- * value is kept from an entry's first reference (pgfreport: the page's
- * offset in the region's file).
+ * value is kept from an entry's first reference, or with aux_latest from
+ * its latest that gave one not 0 (pgfreport: the tag is the page's address
+ * space, the aux the region of its latest reference in a region).
  *
  *	struct hot h = { 0 };
  *	struct hot_entry top[20];
@@ -59,6 +60,7 @@ struct hot {
 	struct hot_table old;	/* by (page, tag): the pages' earlier tags */
 	size_t nr;		/* entries: (page, tag) pairs */
 	uint64_t refs;		/* references counted */
+	bool aux_latest;	/* an entry's aux is its latest non-0 one */
 };
 
 /*

@@ -9,6 +9,7 @@
 #include "kind.h"
 #include "pass.h"
 #include "report.h"
+#include "credit.h"
 #include "regtag.h"
 #include "../lib/hot.h"
 #include "../lib/symbols.h"
@@ -18,9 +19,16 @@ static const char usage[] =
 "\n"
 "The pages with the most references (counted faults), each with its\n"
 "share of all references, its region and, in a file-backed region, its\n"
-"offset in the file (region offset + address - start). A reference\n"
-"counts for the region that held its address when it happened. It\n"
-"first says what kind of trace it reads, as pgfreport mrc does.\n"
+"offset in the file (region offset + address - start). A page's\n"
+"references count for the region that holds it at the end of its\n"
+"address space (an exec or the end of the trace), or if none does, for\n"
+"the region that held it at its last reference if that region was\n"
+"removed holding it (marked 'removed'), as in pgfreport map and summary;\n"
+"a page of two address spaces (an exec between) is two pages. It first\n"
+"says what kind of trace it reads, as pgfreport mrc does. With --format,\n"
+"the columns are rank, page, refs, share, cumulative, file_offset, region,\n"
+"region_start, region_end, removed (true or false), space (the execs before the\n"
+"page's address space) and, with --sym, symbol.\n"
 "\n"
 "Options:\n"
 "  -n, --top N   the N most referenced pages (default 20)\n"
@@ -30,25 +38,73 @@ static const char usage[] =
 "                there is none (no file, stripped)\n";
 
 static struct regtags tags;
-static struct hot hot;
+static struct credits credits;
+static struct hot hot = { .aux_latest = true };
 static size_t hot_off;		/* its struct hot_page in the pass's slot */
+static long last_sp = -1;	/* the last fault's address space */
+static int64_t last_space;	/* and its small number */
 
+/*
+ * A page's entry: its address space's small number as the tag, the tag
+ * of the region of its latest reference as the aux; its region is
+ * credited at the end (credit.h).
+ */
 static int hot_fault(struct pass *ps, const struct pgft_rec *r,
 		     const struct pgft_region *g, long sp, unsigned long long addr)
 {
-	uint64_t page = pass_page(ps, addr), tag, off = UINT64_MAX;
+	uint64_t page = pass_page(ps, addr);
 
 	if (!pgft_counted(r->result))
 		return 0;
-	tag = regtag_of(&tags, sp, g);
-	/* the offset from the address itself (@addr is a tree's tagged one) */
-	if (regtag_file(&tags, tag))
-		off = g->offset + (pass_page(ps, r->addr) * ps->page_size - g->start);
-	if (hot_ref_at(&hot, pass_state(ps, hot_off), page, (uint32_t)tag, off)) {
-		pass_error(ps, "out of memory");
-		exit(PGF_EXIT_FAIL);
+	if (sp != last_sp) {
+		last_space = credit_space(&credits, sp);
+		if (last_space < 0)
+			return pass_error(ps, "out of memory");
+		last_sp = sp;
 	}
+	if (hot_ref_at(&hot, pass_state(ps, hot_off), page, (uint32_t)last_space,
+		       regtag_of(&tags, sp, g)))
+		return pass_error(ps, "out of memory");
 	return 0;
+}
+
+static int hot_rec(struct pass *ps, const struct pgft_rec *r)
+{
+	return credit_rec(&credits, ps, r) ? pass_error(ps, "out of memory") : 0;
+}
+
+/* What a row shows of its entry's region. */
+struct hot_row {
+	uint64_t tag;			/* the region credited, 0: none */
+	unsigned long long offset;	/* in its file, or ~0ULL */
+};
+
+static struct hot_row row_of(const struct pass *ps, const struct hot_entry *e)
+{
+	/* the address itself: a whole tree's has the process in bits 56 up */
+	unsigned long long addr = (e->page * ps->page_size) & ((1ULL << 56) - 1);
+	struct hot_row w = { .offset = ~0ULL };
+	const struct regtag *t;
+
+	w.tag = credit_region(&credits, e->tag, addr, e->aux);
+	if (!w.tag || !regtag_file(&tags, w.tag))
+		return w;
+	t = &tags.v[w.tag - 1];
+	w.offset = t->offset + (addr - t->start);
+	return w;
+}
+
+/* The symbol at the row's page, into @buf; false if none. */
+static bool row_sym(struct syms *syms, const struct hot_row *w, char *buf,
+		    size_t size)
+{
+	struct sym_hit h;
+
+	if (w->offset == ~0ULL ||
+	    syms_at(syms, regtag_name(&tags, w->tag), w->offset, &h) <= 0)
+		return false;
+	snprintf(buf, size, "%s+0x%llx", h.name, (unsigned long long)h.delta);
+	return true;
 }
 
 /* --format csv|json: the rows, the page and the offset as numbers */
@@ -57,15 +113,18 @@ static void report_table(const struct pass *ps, const struct hot_entry *top,
 {
 	static const char *const cols[] = {
 		"rank", "page", "refs", "share", "cumulative", "file_offset",
-		"region", "symbol",
+		"region", "region_start", "region_end", "removed", "space",
+		"symbol",
 	};
 	unsigned long long cum = 0;
 	struct table t;
 
-	table_begin(&t, stdout, ps->format, cols, syms ? 8 : 7);
+	table_begin(&t, stdout, ps->format, cols, syms ? 12 : 11);
 	for (long i = 0; i < n; i++) {
 		const struct hot_entry *e = &top[i];
-		struct sym_hit h;
+		struct hot_row w = row_of(ps, e);
+		const struct regtag *g = w.tag ? &tags.v[w.tag - 1] : NULL;
+		char sym[512];
 
 		cum += e->refs;
 		table_u64(&t, i + 1);
@@ -73,28 +132,32 @@ static void report_table(const struct pass *ps, const struct hot_entry *top,
 		table_u64(&t, e->refs);
 		table_num(&t, (double)e->refs / hot.refs);
 		table_num(&t, (double)cum / hot.refs);
-		if (e->aux != UINT64_MAX)
-			table_u64(&t, e->aux);
+		if (w.offset != ~0ULL)
+			table_u64(&t, w.offset);
 		else
 			table_none(&t);
-		table_str(&t, e->tag ? regtag_name(&tags, e->tag) : NULL);
-		if (!syms)
-			continue;
-		if (e->aux != UINT64_MAX &&
-		    syms_at(syms, regtag_name(&tags, e->tag), e->aux, &h) > 0) {
-			char sym[512];
-
-			snprintf(sym, sizeof(sym), "%s+0x%llx", h.name,
-				 (unsigned long long)h.delta);
-			table_str(&t, sym);
+		table_str(&t, g ? g->name : NULL);
+		if (g) {
+			table_u64(&t, g->start);
+			table_u64(&t, g->end);
+			table_bool(&t, !g->alive);
 		} else {
 			table_none(&t);
+			table_none(&t);
+			table_none(&t);
 		}
+		table_u64(&t, credit_execs(&credits, e->tag));
+		if (!syms)
+			continue;
+		if (row_sym(syms, &w, sym, sizeof(sym)))
+			table_str(&t, sym);
+		else
+			table_none(&t);
 	}
 	table_end(&t);
 }
 
-static void report(const struct pass *ps, long top_n, struct syms *syms)
+static int report(const struct pass *ps, long top_n, struct syms *syms)
 {
 	size_t want = (size_t)top_n < hot.nr ? (size_t)top_n : hot.nr;
 	struct hot_entry *top = malloc((want ? want : 1) * sizeof(*top));
@@ -104,10 +167,8 @@ static void report(const struct pass *ps, long top_n, struct syms *syms)
 	size_t i = 0;
 	long n;
 
-	if (!top) {
-		pass_error(ps, "out of memory");
-		exit(PGF_EXIT_FAIL);
-	}
+	if (!top)
+		return pass_error(ps, "out of memory");
 	t = (struct hot_top){ .out = top, .n = want };
 	while ((s = pass_next_page(ps, &i)))
 		hot_top_add(&t, s->key - 1, pgid_data(s, hot_off));
@@ -115,11 +176,11 @@ static void report(const struct pass *ps, long top_n, struct syms *syms)
 	if (ps->format != TABLE_TEXT) {
 		report_table(ps, top, n, syms);
 		free(top);
-		return;
+		return 0;
 	}
-	printf("# %llu references to %zu pages in regions (a page whose address "
-	       "two regions held over the run is two); the %ld most referenced, "
-	       "each reference counted for the region that held its address then; "
+	printf("# %llu references to %zu pages (a page of two address spaces "
+	       "is two); the %ld most referenced, each with the region credited "
+	       "with its references (as pgfreport summary credits them); "
 	       "file_offset: the page's offset in the region's file\n",
 	       (unsigned long long)hot.refs, hot.nr, n);
 	printf("# %4s %16s %10s %7s %10s %12s  %s%s\n", "rank", "page", "refs",
@@ -127,31 +188,28 @@ static void report(const struct pass *ps, long top_n, struct syms *syms)
 	       "region");
 	for (long i = 0; i < n; i++) {
 		const struct hot_entry *e = &top[i];
-		char off[24] = "-";
+		struct hot_row w = row_of(ps, e);
+		char off[24] = "-", sym[512];
 
-		if (e->aux != UINT64_MAX)
-			snprintf(off, sizeof(off), "0x%llx", (unsigned long long)e->aux);
+		if (w.offset != ~0ULL)
+			snprintf(off, sizeof(off), "0x%llx", w.offset);
 		cum += e->refs;
 		printf("%6ld %16llx %10llu %7.4f %10.4f %12s  ", i + 1,
 		       (unsigned long long)e->page * ps->page_size,
 		       (unsigned long long)e->refs, (double)e->refs / hot.refs,
 		       (double)cum / hot.refs, off);
-		if (syms) {
-			struct sym_hit h;
-
-			if (e->aux != UINT64_MAX &&
-			    syms_at(syms, regtag_name(&tags, e->tag), e->aux, &h) > 0)
-				printf("%s+0x%llx  ", h.name, (unsigned long long)h.delta);
-			else
-				printf("-  ");
-		}
-		printf("%s\n", regtag_name(&tags, e->tag));
+		if (syms)
+			printf("%s  ", row_sym(syms, &w, sym, sizeof(sym)) ? sym : "-");
+		printf("%s%s\n", regtag_name(&tags, w.tag),
+		       w.tag && !tags.v[w.tag - 1].alive ? " (removed)" : "");
 	}
 	free(top);
+	return 0;
 }
 
 static int hot_begin(struct pass *ps)
 {
+	credits.tags = &tags;
 	return pass_reserve(ps, sizeof(struct hot_page), &hot_off);
 }
 
@@ -181,10 +239,14 @@ static int hot_end(struct pass *ps, int status)
 		kind_notes(&ps->kind, &notes, AN_HOT);
 		if (ps->format == TABLE_TEXT)
 			notes_print(&notes);
-		report(ps, top_n, syms);
+		if (credit_end(&credits, ps))
+			status = pass_status(status, pass_error(ps, "out of memory"));
+		else
+			status = pass_status(status, report(ps, top_n, syms));
 	}
 	syms_free(syms);
 	hot_free(&hot);
+	credits_free(&credits);
 	regtags_free(&tags);
 	return status;
 }
@@ -192,7 +254,7 @@ static int hot_end(struct pass *ps, int status)
 const struct report hot_report = {
 	.name = "hot", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT,
 	.longopts = hot_opts, .shorts = "n:", .option = hot_option,
-	.begin = hot_begin, .fault = hot_fault, .end = hot_end,
+	.begin = hot_begin, .rec = hot_rec, .fault = hot_fault, .end = hot_end,
 };
 
 int cmd_hot(int argc, char **argv)

@@ -28,10 +28,15 @@ uint64_t regtag_find(struct regtags *t, long space, const struct pgft_region *g)
 
 		if (v)
 			t->v = v;
-		if (!v || !(v[id].name = strdup(*g->name ? g->name : "[anon]")))
+		if (!v || !(v[id].name = strdup(*g->name ? g->name : "[anon]"))) {
 			id = -1;
-		else
+		} else {
 			v[id].file = g->inode || g->name[0] == '/';
+			v[id].alive = false;
+			v[id].start = g->start;
+			v[id].end = g->end;
+			v[id].offset = g->offset;
+		}
 	}
 	if (id < 0) {
 		fprintf(stderr, "%s: out of memory\n", pgft_prog);
@@ -41,6 +46,16 @@ uint64_t regtag_find(struct regtags *t, long space, const struct pgft_region *g)
 	m->id = g->id;
 	m->tag = id + 1;
 	return id + 1;
+}
+
+uint64_t regtag_peek(const struct regtags *t, long space, unsigned long long id)
+{
+	const struct pgid_slot *s = pgid_lookup(&t->spaces, (uint64_t)space);
+
+	if (!s)
+		return 0;
+	s = pgid_lookup(&t->ids, (uint64_t)s->id << 40 | (id & ((1ULL << 40) - 1)));
+	return s ? s->id + 1 : 0;
 }
 
 void regtags_free(struct regtags *t)

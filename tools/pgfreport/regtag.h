@@ -22,6 +22,13 @@ struct regtags {
 	struct regtag {
 		char *name;
 		bool file;
+		/*
+		 * Its range and file offset as last seen (at its removal, for
+		 * one removed), and whether it is in its address space's
+		 * final layout: credit.h keeps them.
+		 */
+		bool alive;
+		unsigned long long start, end, offset;
 	} *v;
 	/*
 	 * The tags found last, by region id: faults spread over a few
@@ -50,6 +57,9 @@ static inline uint64_t regtag_of(struct regtags *t, long space,
 		return m->tag;
 	return regtag_find(t, space, g);
 }
+
+/* The tag of region @id of address space @space, or 0 if it has none. */
+uint64_t regtag_peek(const struct regtags *t, long space, unsigned long long id);
 
 static inline const char *regtag_name(const struct regtags *t, uint64_t tag)
 {
