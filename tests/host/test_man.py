@@ -218,9 +218,12 @@ def pgfreport_getopt(cmd):
                         read('tools/pgfreport/pass.c'))
     assert common, 'no common[] table in tools/pgfreport/pass.c'
     for name, code in common:
+        # --table: a report of several tables (its .tables) with --format
         if (code == "'h'" or (code == 'OPT_PID' and 'TAKES_PID' in takes) or
                 (code == 'OPT_FORMAT' and 'TAKES_FORMAT' in takes) or
-                (code not in ('OPT_PID', 'OPT_FORMAT', "'h'") and
+                (code == 'OPT_TABLE' and 'TAKES_FORMAT' in takes and
+                 re.search(r'\.tables = \w+', body)) or
+                (code not in ('OPT_PID', 'OPT_FORMAT', 'OPT_TABLE', "'h'") and
                  'TAKES_FILTERS' in takes)):
             found.add('--' + name)
     found.add('-h')

@@ -10,7 +10,9 @@ and are what a brute-force reading of the trace says: a fault counts for
 the region of the final layout that holds its address; a fault at an
 address no region holds at the end, for the last region that held it when
 it faulted if that region was removed holding it, else for none (the
-summary says how many). --space N is checked on the traces with an exec."""
+summary says how many). hot's pages, in every address space, count for
+the same regions; the CSV and JSON forms of the reports say the same as
+their text. --space N is checked on the traces with an exec."""
 import json
 import os
 import random
@@ -229,6 +231,18 @@ def check(text, name):
             assert summ == want, (name, space, 'summary', summ, want)
             m = map_rows(run('map', *args, path))
             assert m == want.touched(), (name, space, 'map', m, want)
+            # the same as rows for programs
+            rows = Rows()
+            for r in json.loads(run('summary', *args, '--format', 'json', path)):
+                rows.add((r['start'], r['end'], not r['removed'], r['region']
+                          if r['region'] != '[anon]' else ''),
+                         [r['touched'], r['faults'], r['major'], r['rerefs']])
+            assert rows == want, (name, space, 'summary json', rows, want)
+            rows = Rows()
+            for r in json.loads(run('map', *args, '--format', 'json', path)):
+                rows.add((r['start'], r['end'], not r['removed'],
+                          name_of(r['region'] or '')), r['touched'])
+            assert rows == want.touched(), (name, space, 'map json', rows, want)
             if space < 0:
                 h = html_rows(path, path, args)
                 assert h == want, (name, 'html', h, want)

@@ -4,6 +4,7 @@
  * samples --map and pgfreport compare. See sample_report.h.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,6 +330,56 @@ static void ws_method(const struct srep_series *S)
 	       S->ms_varies ? " (the first start's interval; others differ)" : "");
 }
 
+/* --format: the table of the intervals, or of W(t,tau), for programs */
+static void samples_rows(const struct srep *R)
+{
+	static const char *const iv_cols[] = {
+		"interval", "end_ms", "length_ms", "referenced", "scanned",
+		"scan_us", "ws_k", "flags",
+	};
+	static const char *const ws_cols[] = {
+		"tau_intervals", "tau_ms", "mean_pages", "max_pages", "mean_bytes",
+	};
+	const struct srep_series *S = &R->S;
+	const struct smp *s = &S->s;
+	uint64_t tau[SMP_TAUS + 2];
+	unsigned int j[SMP_TAUS + 2], k;
+	struct table t;
+	char buf[64];
+
+	if (R->o.table == SREP_WSS) {
+		k = tau_rows(s->n, tau, j);
+		table_begin(&t, stdout, R->o.format, ws_cols, 5);
+		for (unsigned int i = 0; i < k; i++) {
+			table_u64(&t, tau[i]);
+			if (S->ms_varies)
+				table_none(&t);
+			else
+				table_u64(&t, tau[i] * S->ms);
+			table_num(&t, smp_tau_mean(s, j[i]));
+			table_u64(&t, smp_tau_max(s, j[i]));
+			table_num(&t, smp_tau_mean(s, j[i]) * R->page_size);
+		}
+		table_end(&t);
+		return;
+	}
+	table_begin(&t, stdout, R->o.format, iv_cols, 8);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct smp_iv *iv = &s->iv[i];
+		const char *flags = iv_flags(iv, buf, sizeof(buf));
+
+		table_u64(&t, i + 1);
+		table_num(&t, iv->t1 > R->t0 ? (iv->t1 - R->t0) / 1e6 : 0.0);
+		table_num(&t, iv->t1 > iv->t0 ? (iv->t1 - iv->t0) / 1e6 : 0.0);
+		table_u64(&t, iv->referenced);
+		table_u64(&t, iv->scanned);
+		table_num(&t, iv->ns / 1e3);
+		table_u64(&t, iv->ws);
+		table_str(&t, strcmp(flags, "-") ? flags : NULL);
+	}
+	table_end(&t);
+}
+
 static int samples_plot(const struct srep *R, const char *fname);
 
 static int samples_report(const struct srep *R, const char *fname)
@@ -341,6 +392,10 @@ static int samples_report(const struct srep *R, const char *fname)
 	size_t incomplete = count_flag(s, PGFT_SAMPLE_INCOMPLETE);
 	char wk[32], buf[64];
 
+	if (R->o.format != TABLE_TEXT) {
+		samples_rows(R);
+		return R->o.plot ? samples_plot(R, fname) : 0;
+	}
 	printf("# sampled trace (%s): every %lu ms a scan of the accessed bits of "
 	       "every present page; an interval runs from one scan's end to the "
 	       "next one's, the first from the baseline scan at the start\n",
@@ -716,6 +771,75 @@ static int read_other(const struct srep *R, struct srep_series *O,
 	return ret < 0;
 }
 
+/*
+ * compare --format: per interval, sampled @a's referenced pages against
+ * interval trace @b's faulted ones (and with @same addresses, the pages
+ * in both and either, and their Jaccard similarity); or W(t,tau) of both.
+ */
+static void compare_rows(const struct srep *R, const struct smp *a,
+			 const struct smp *b, bool same)
+{
+	static const char *const iv_cols[] = {
+		"interval", "sampled", "faulted", "both", "either", "jaccard",
+		"sampled_flags", "interval_flags",
+	};
+	static const char *const ws_cols[] = {
+		"tau_intervals", "sampled_mean", "sampled_max", "interval_mean",
+		"interval_max",
+	};
+	size_t n = a->n > b->n ? a->n : b->n;
+	uint64_t tau[SMP_TAUS + 2];
+	unsigned int j[SMP_TAUS + 2], k;
+	struct table t;
+
+	if (R->o.table == SREP_WSS) {
+		k = tau_rows(n, tau, j);
+		table_begin(&t, stdout, R->o.format, ws_cols, 5);
+		for (unsigned int i = 0; i < k; i++) {
+			table_u64(&t, tau[i]);
+			table_num(&t, smp_tau_mean(a, j[i]));
+			table_u64(&t, smp_tau_max(a, j[i]));
+			table_num(&t, smp_tau_mean(b, j[i]));
+			table_u64(&t, smp_tau_max(b, j[i]));
+		}
+		table_end(&t);
+		return;
+	}
+	table_begin(&t, stdout, R->o.format, iv_cols, 8);
+	for (size_t i = 0; i < n; i++) {
+		const struct smp_iv *x = i < a->n ? &a->iv[i] : NULL;
+		const struct smp_iv *y = i < b->n ? &b->iv[i] : NULL;
+		uint64_t both, either;
+		char fa[64], fb[64];
+		const char *f;
+
+		table_u64(&t, i + 1);
+		if (x)
+			table_u64(&t, x->referenced);
+		else
+			table_none(&t);
+		if (y)
+			table_u64(&t, y->pages);
+		else
+			table_none(&t);
+		if (same && x && y) {
+			smp_overlap(a, i, b, i, &both, &either);
+			table_u64(&t, both);
+			table_u64(&t, either);
+			table_num(&t, either ? (double)both / either : NAN);
+		} else {
+			table_none(&t);
+			table_none(&t);
+			table_none(&t);
+		}
+		f = x ? iv_flags(x, fa, sizeof(fa)) : "-";
+		table_str(&t, strcmp(f, "-") ? f : NULL);
+		f = y ? iv_flags(y, fb, sizeof(fb)) : "-";
+		table_str(&t, strcmp(f, "-") ? f : NULL);
+	}
+	table_end(&t);
+}
+
 /* pgfreport compare: the sampled trace @S against the interval trace. */
 static int compare_report(const struct srep *R, struct pgft_space *as,
 			  long execs, const char *fname)
@@ -743,6 +867,12 @@ static int compare_report(const struct srep *R, struct pgft_space *as,
 	same = same_layout(as, execs, &oas, O.execs, why, sizeof(why));
 	n = a->n > b->n ? a->n : b->n;
 	common = a->n < b->n ? a->n : b->n;
+	if (R->o.format != TABLE_TEXT) {
+		compare_rows(R, a, b, same);
+		smp_free(&O.s);
+		pgft_space_free(&oas);
+		return status;
+	}
 	printf("# sampled:  %s (%s): the pages each scan of the accessed bits found "
 	       "referenced since the one before, every %lu ms: %zu intervals\n",
 	       fname, S->mode, S->ms, a->n);

@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "pgftrace.h"
+#include "rows.h"
 #include "sample.h"
 
 /* The options of the reports, from pgfreport's command line. */
@@ -41,7 +42,12 @@ struct srep_opts {
 	const char *other;		/* compare: the interval trace, or NULL */
 	bool samples;			/* samples's table is asked for */
 	bool compare;			/* report compare, not samples */
+	enum table_format format;	/* --format: rows for programs alone */
+	size_t table;			/* and which: SREP_INTERVALS, SREP_WSS */
 };
+
+/* The tables of both reports, for --format (--table) */
+enum { SREP_INTERVALS, SREP_WSS };
 
 /*
  * A trace read as intervals of pages: a sampled trace (the refs of each

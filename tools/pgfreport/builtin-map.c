@@ -5,6 +5,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "builtin.h"
 #include "pass.h"
@@ -24,7 +25,8 @@ static const char usage[] =
 "its address, whatever region held it when it faulted (as in pgfreport\n"
 "summary); a page no region holds at the end, in the last region that\n"
 "held it when it faulted. With --addr or --region, the regions they\n"
-"choose.\n"
+"choose. With --format, the columns are start, end, pages, touched (the\n"
+"pages that faulted), marks (as the text's), region and removed.\n"
 "\n"
 "Options:\n"
 "  --space N     the address space to show: 0 is the one tracing started\n"
@@ -41,14 +43,18 @@ static long width;
 static bool counts;
 static struct spaces spaces = SPACES_INIT(-1);
 
-static void map_line(const struct rstat *r, unsigned long page_size)
+/*
+ * The marks of region @r into @out (one per column, NUL-terminated: room
+ * for its pages, or --width, + 1); returns the pages that faulted.
+ */
+static unsigned long long map_marks(const struct rstat *r,
+				    unsigned long page_size, char *out)
 {
 	unsigned long long pages = (r->end - r->start) / page_size;
-	unsigned long long first = r->start / page_size;
+	unsigned long long first = r->start / page_size, touched = 0;
 	long cols = width && (long long)pages > width ? width : (long)pages;
 	static const char shade[] = ".:-=+*#X";
 
-	printf("Region: %08llx - %08llx (%4llu pages): |", r->start, r->end, pages);
 	for (long c = 0; c < cols; c++) {
 		unsigned long long a = first + pages * c / cols;
 		unsigned long long b = first + pages * (c + 1) / cols;
@@ -60,18 +66,47 @@ static void map_line(const struct rstat *r, unsigned long page_size)
 			hit += n != 0;
 			refs += n;
 		}
+		touched += hit;
 		if (counts) {
 			/* Faults per page of the column, rounded up. */
 			refs = (refs + (b - a) - 1) / (b - a);
-			putchar(!refs ? '.' : refs > 9 ? '+' : '0' + (int)refs);
+			out[c] = !refs ? '.' : refs > 9 ? '+' : '0' + (int)refs;
 		} else if (b - a == 1 || !hit || hit == b - a) {
-			putchar(!hit ? '.' : 'X');
+			out[c] = !hit ? '.' : 'X';
 		} else {
-			putchar(shade[1 + (hit * 6 - 1) / (b - a)]);
+			out[c] = shade[1 + (hit * 6 - 1) / (b - a)];
 		}
 	}
-	printf("|%s%s%s\n", r->name && *r->name ? " " : "", r->name ? r->name : "",
-	       r->alive ? "" : " (removed)");
+	out[cols] = 0;
+	return touched;
+}
+
+static int map_line(const struct pass *ps, struct table *t, const struct rstat *r)
+{
+	unsigned long long pages = (r->end - r->start) / ps->page_size;
+	size_t cols = width && (long long)pages > width ? (size_t)width : pages;
+	char *marks = malloc(cols + 1);
+	unsigned long long touched;
+
+	if (!marks)
+		return pass_error(ps, "out of memory");
+	touched = map_marks(r, ps->page_size, marks);
+	if (ps->format == TABLE_TEXT) {
+		printf("Region: %08llx - %08llx (%4llu pages): |%s|%s%s%s\n",
+		       r->start, r->end, pages, marks,
+		       r->name && *r->name ? " " : "", r->name ? r->name : "",
+		       r->alive ? "" : " (removed)");
+	} else {
+		table_u64(t, r->start);
+		table_u64(t, r->end);
+		table_u64(t, pages);
+		table_u64(t, touched);
+		table_str(t, marks);
+		table_str(t, r->name && *r->name ? r->name : NULL);
+		table_bool(t, !r->alive);
+	}
+	free(marks);
+	return 0;
 }
 
 static const struct option map_opts[] = {
@@ -119,13 +154,23 @@ static int map_end(struct pass *ps, int status)
 	struct space *sp = spaces_result(ps, &spaces, &status);
 
 	if (sp) {
-		for (size_t i = 0; i < sp->nr; i++)
+		static const char *const cols[] = {
+			"start", "end", "pages", "touched", "marks", "region",
+			"removed",
+		};
+		struct table t;
+
+		if (ps->format != TABLE_TEXT)
+			table_begin(&t, stdout, ps->format, cols, 7);
+		for (size_t i = 0; i < sp->nr && !status; i++)
 			if (sp->r[i].end &&
 			    pgft_filter_region_in(&ps->filt, sp->r[i].id,
 						  sp->r[i].start, sp->r[i].end,
 						  sp->r[i].name))
-				map_line(&sp->r[i], ps->page_size);
-		if (ps->lost)
+				status = pass_status(status, map_line(ps, &t, &sp->r[i]));
+		if (ps->format != TABLE_TEXT)
+			table_end(&t);
+		else if (ps->lost)
 			printf("# %llu records were lost: the trace is incomplete\n",
 			       ps->lost);
 	}
@@ -135,7 +180,7 @@ static int map_end(struct pass *ps, int status)
 
 const struct report map_report = {
 	.name = "map", .usage = usage,
-	.takes = TAKES_PID | TAKES_FILTERS | ONE_PROCESS,
+	.takes = TAKES_PID | TAKES_FILTERS | ONE_PROCESS | TAKES_FORMAT,
 	.longopts = map_opts, .option = map_option, .rec = map_rec,
 	.begin = map_begin, .fault = map_fault, .end = map_end,
 };

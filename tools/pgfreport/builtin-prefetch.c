@@ -24,7 +24,11 @@ static const char usage[] =
 "p's region; a brought-in page stays until its next fault, which is\n"
 "avoided; \"demand\" counts with only the faults not avoided triggering\n"
 "(fault-around), \"every\" with avoided ones triggering too (readahead).\n"
-"It first says what kind of trace it reads, as pgfreport mrc does.\n";
+"It first says what kind of trace it reads, as pgfreport mrc does.\n"
+"With --format, the next-N table's columns are n, avoided_demand,\n"
+"demand_share, avoided_every and every_share; the runs' (--table runs)\n"
+"run_strides, min_strides, max_strides, runs and of_faults; the regions'\n"
+"(--table regions) region, faults, next_page and share.\n";
 
 static struct regtags tags;
 static struct prefetch pf;
@@ -43,6 +47,71 @@ static int pf_fault(struct pass *ps, const struct pgft_rec *r,
 		exit(PGF_EXIT_FAIL);
 	}
 	return 0;
+}
+
+/* --format: the table --table names */
+static void report_table(const struct pass *ps)
+{
+	static const char *const next_cols[] = {
+		"n", "avoided_demand", "demand_share", "avoided_every",
+		"every_share",
+	};
+	static const char *const run_cols[] = {
+		"run_strides", "min_strides", "max_strides", "runs", "of_faults",
+	};
+	static const char *const reg_cols[] = {
+		"region", "faults", "next_page", "share",
+	};
+	double n = pf.refs ? (double)pf.refs : 1;
+	uint64_t avoided = 0;
+	unsigned int top = 0;
+	struct table t;
+
+	prefetch_end(&pf);
+	switch (ps->table) {
+	case 0:
+		table_begin(&t, stdout, ps->format, next_cols, 5);
+		for (unsigned int k = 0, pn = 1; pn <= PF_MAX; pn++) {
+			avoided += pf.avoided_every[pn];
+			if (pn != prefetch_grid[k])
+				continue;
+			table_u64(&t, pn);
+			table_u64(&t, pf.avoided_demand[k]);
+			table_num(&t, pf.avoided_demand[k] / n);
+			table_u64(&t, avoided);
+			table_num(&t, avoided / n);
+			k++;
+		}
+		break;
+	case 1:
+		table_begin(&t, stdout, ps->format, run_cols, 5);
+		for (unsigned int k = 1; k < PF_BINS; k++)
+			if (pf.runs[k])
+				top = k;
+		for (unsigned int k = 1; k <= top; k++) {
+			char label[48];
+
+			reuse_bin_label(label, sizeof(label), k);
+			table_str(&t, label);
+			table_u64(&t, reuse_bin_lo(k));
+			table_u64(&t, reuse_bin_hi(k));
+			table_u64(&t, pf.runs[k]);
+			table_num(&t, pf.run_strides[k] / n);
+		}
+		break;
+	default:
+		table_begin(&t, stdout, ps->format, reg_cols, 4);
+		for (size_t i = 0; i < pf.nreg; i++) {
+			if (!pf.reg[i].faults)
+				continue;
+			table_str(&t, i ? regtag_name(&tags, i) : NULL);
+			table_u64(&t, pf.reg[i].faults);
+			table_u64(&t, pf.reg[i].next_page);
+			table_num(&t, (double)pf.reg[i].next_page / pf.reg[i].faults);
+		}
+		break;
+	}
+	table_end(&t);
 }
 
 static void report(void)
@@ -117,16 +186,23 @@ static int pf_end(struct pass *ps, int status)
 
 	if (!ps->pid || ps->pid_seen) {
 		kind_notes(&ps->kind, &notes, AN_PREFETCH);
-		notes_print(&notes);
-		report();
+		if (ps->format != TABLE_TEXT) {
+			report_table(ps);
+		} else {
+			notes_print(&notes);
+			report();
+		}
 	}
 	prefetch_free(&pf);
 	regtags_free(&tags);
 	return status;
 }
 
+static const char *const pf_tables[] = { "next", "runs", "regions", NULL };
+
 const struct report prefetch_report = {
-	.name = "prefetch", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS,
+	.name = "prefetch", .usage = usage, .tables = pf_tables,
+	.takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT,
 	.option = pf_option, .begin = pf_begin, .fault = pf_fault, .end = pf_end,
 };
 

@@ -4,6 +4,7 @@
  * distances, whole and per region.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include "builtin.h"
 #include "cache.h"
 #include "kind.h"
@@ -22,7 +23,10 @@ static const char usage[] =
 "cache one page larger than the bin's top. Then per region (the one that\n"
 "held the address at the reference): references, cold ones, and the\n"
 "references in each bin. It first says what kind of trace it reads, as\n"
-"pgfreport mrc does.\n"
+"pgfreport mrc does. With --format, the histogram's columns are distance,\n"
+"min_distance, max_distance, references, share and cumulative; the\n"
+"regions' (--table regions) region, references, cold and a column per\n"
+"bin, named as the text names it.\n"
 "\n"
 "Options:\n"
 "  --plot FILE   also draw the histogram with the LRU hit ratio into FILE\n"
@@ -108,16 +112,56 @@ plot:
 	return 0;
 }
 
-static void per_region(void)
+/* --format's per-region table: region, references, cold, a column per bin */
+static int per_region_table(const struct pass *ps, unsigned int top)
+{
+	const char **cols = calloc(top + 4, sizeof(*cols));
+	char (*labels)[48] = calloc(top + 1, sizeof(*labels));
+	struct table t;
+
+	if (!cols || !labels) {
+		free(cols);
+		free(labels);
+		return pass_error(ps, "out of memory");
+	}
+	cols[0] = "region";
+	cols[1] = "references";
+	cols[2] = "cold";
+	for (unsigned int k = 0; k <= top; k++) {
+		reuse_bin_label(labels[k], sizeof(labels[k]), k);
+		cols[3 + k] = labels[k];
+	}
+	table_begin(&t, stdout, ps->format, cols, top + 4);
+	for (size_t i = 1; cache.lru.refs && i <= cache.nreg; i++) {
+		size_t tag = i % cache.nreg;
+		const struct reuse_reg *g = &cache.reg[tag];
+
+		if (!g->refs)
+			continue;
+		table_str(&t, tag ? regtag_name(&tags, tag) : NULL);
+		table_u64(&t, g->refs);
+		table_u64(&t, g->cold);
+		for (unsigned int k = 0; k <= top; k++)
+			table_u64(&t, g->bins[k]);
+	}
+	table_end(&t);
+	free(cols);
+	free(labels);
+	return 0;
+}
+
+static int per_region(const struct pass *ps)
 {
 	unsigned int top = 0;
 
-	if (!cache.lru.refs)
-		return;
 	for (size_t t = 0; t < cache.nreg; t++)
 		for (unsigned int k = 0; k < REUSE_BINS; k++)
 			if (cache.reg[t].bins[k] && k > top)
 				top = k;
+	if (ps->format != TABLE_TEXT)
+		return per_region_table(ps, top);
+	if (!cache.lru.refs)
+		return 0;
 	printf("# per region (the region that held the address at the reference): "
 	       "references, cold ones, then the references per distance bin; the "
 	       "distances are the whole string's (other pages of every region)\n");
@@ -142,6 +186,7 @@ static void per_region(void)
 			printf(" %10llu", (unsigned long long)g->bins[k]);
 		printf("  %s\n", regtag_name(&tags, t));
 	}
+	return 0;
 }
 
 static const struct option reuse_opts[] = {
@@ -176,17 +221,20 @@ static int reuse_end(struct pass *ps, int status)
 		kind_notes(&ps->kind, &notes, AN_REUSE);
 		if (ps->format == TABLE_TEXT)
 			notes_print(&notes);
-		status = pass_status(status, histogram(ps, &notes, plot));
-		if (ps->format == TABLE_TEXT)
-			per_region();
+		if (ps->format == TABLE_TEXT || ps->table == 0)
+			status = pass_status(status, histogram(ps, &notes, plot));
+		if (ps->format == TABLE_TEXT || ps->table == 1)
+			status = pass_status(status, per_region(ps));
 	}
 	cache_free(&cache);
 	regtags_free(&tags);
 	return status;
 }
 
+static const char *const reuse_tables[] = { "histogram", "regions", NULL };
+
 const struct report reuse_report = {
-	.name = "reuse", .usage = usage,
+	.name = "reuse", .usage = usage, .tables = reuse_tables,
 	.takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT,
 	.longopts = reuse_opts, .option = reuse_option, .begin = reuse_begin,
 	.fault = reuse_fault, .end = reuse_end,

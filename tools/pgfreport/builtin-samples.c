@@ -26,7 +26,10 @@ static const char samples_usage[] =
 "(mean, median, max), the scans' time (mean, max, ns per page scanned)\n"
 "and Denning's working set W(t,tau), the distinct pages referenced in the\n"
 "last tau intervals, for tau = 1, 2, 4, ... intervals: its mean and max\n"
-"over the intervals t.\n"
+"over the intervals t. With --format, the intervals' columns are\n"
+"interval, end_ms, length_ms, referenced, scanned, scan_us, ws_k (W(K))\n"
+"and flags; W(t,tau)'s (--table wss) tau_intervals, tau_ms, mean_pages,\n"
+"max_pages and mean_bytes.\n"
 "\n"
 "Options:\n"
 "  --ws-intervals K  the window of the W(K) column and of the --plot chart\n"
@@ -54,13 +57,19 @@ static const char compare_usage[] =
 "at the end, as with ASLR off) the pages in both, in either, and their\n"
 "Jaccard similarity; then each one's mean, median and max pages per\n"
 "interval and its W(t,tau) for tau = 1, 2, 4, ... --pid chooses the\n"
-"process of SAMPLED.\n"
+"process of SAMPLED. With --format, the intervals' columns are interval,\n"
+"sampled, faulted, both, either, jaccard (empty where the addresses\n"
+"differ), sampled_flags and interval_flags; W(t,tau)'s (--table wss)\n"
+"tau_intervals, sampled_mean, sampled_max, interval_mean and\n"
+"interval_max.\n"
 "\n"
 "Options:\n"
 "  --map FILE    also draw the pages each interval of SAMPLED referenced\n"
 "                into FILE (SVG), as pgfreport samples --map does\n";
 
 static struct srep samp;
+/* --table: as sample_report.h's SREP_* */
+static const char *const srep_tables[] = { "intervals", "wss", NULL };
 
 static int samp_rec(struct pass *ps, const struct pgft_rec *r)
 {
@@ -76,6 +85,8 @@ static int run(struct pass *ps, struct srep_opts *o, int argc, char **argv)
 	status = pass_open(ps, argc, argv);
 	if (status)
 		return status;
+	o->format = ps->format;
+	o->table = ps->table;
 	srep_init(&samp, o, ps->page_size);
 	ps->rec = samp_rec;
 	status = pass_run(ps);
@@ -101,7 +112,8 @@ int cmd_samples(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pass ps = { .cmd = "samples", .usage = samples_usage,
-			   .takes = TAKES_PID | ONE_PROCESS };
+			   .takes = TAKES_PID | ONE_PROCESS | TAKES_FORMAT,
+			   .tables = srep_tables };
 	struct srep_opts o = { .ws_intervals = 4, .samples = true };
 	long k;
 	int opt;
@@ -136,7 +148,8 @@ int cmd_compare(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pass ps = { .cmd = "compare", .usage = compare_usage,
-			   .takes = TAKES_PID | ONE_PROCESS };
+			   .takes = TAKES_PID | ONE_PROCESS | TAKES_FORMAT,
+			   .tables = srep_tables };
 	struct srep_opts o = { .ws_intervals = 4, .compare = true };
 	int opt;
 

@@ -30,6 +30,8 @@ static const char usage[] =
 "the file has no symbol (stripped) or cannot be read on this machine,\n"
 "the symbol is the offset in the file (0x1234). Symbols are the sized\n"
 "functions and objects; of several covering an address, the innermost.\n"
+"With --format, the columns are faults, share, major, rerefs, dso (its\n"
+"whole path) and symbol.\n"
 "The files are read where pgfreport runs: the same paths must hold the\n"
 "same files as where the trace was taken.\n"
 "\n"
@@ -169,11 +171,29 @@ static int cmp_rows(const void *a, const void *b)
 	return c ? c : strcmp(x->sym, y->sym);
 }
 
-static void report(long top)
+static void report(const struct pass *ps, long top)
 {
+	static const char *const cols[] = {
+		"faults", "share", "major", "rerefs", "dso", "symbol",
+	};
 	size_t n = top && (size_t)top < nrows ? (size_t)top : nrows;
+	struct table t;
 
 	qsort(rows, nrows, sizeof(*rows), cmp_rows);
+	if (ps->format != TABLE_TEXT) {
+		/* the dso's whole path: a program can shorten it */
+		table_begin(&t, stdout, ps->format, cols, 6);
+		for (size_t i = 0; i < n; i++) {
+			table_u64(&t, rows[i].faults);
+			table_num(&t, total ? (double)rows[i].faults / total : 0.0);
+			table_u64(&t, rows[i].major);
+			table_u64(&t, rows[i].reref);
+			table_str(&t, rows[i].dso);
+			table_str(&t, rows[i].sym);
+		}
+		table_end(&t);
+		return;
+	}
 	printf("# %llu counted faults, by the symbol containing their %s; %zu "
 	       "symbols%s\n", total, by_addr ? "address" : "instruction pointer",
 	       nrows, n < nrows ? ", the first shown" : "");
@@ -220,7 +240,7 @@ static int sym_begin(struct pass *ps)
 static int sym_end(struct pass *ps, int status)
 {
 	if (!ps->pid || ps->pid_seen)
-		report(top);
+		report(ps, top);
 	for (size_t i = 0; i < nrows; i++) {
 		free(rows[i].dso);
 		free(rows[i].sym);
@@ -232,7 +252,8 @@ static int sym_end(struct pass *ps, int status)
 }
 
 const struct report symbols_report = {
-	.name = "symbols", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS,
+	.name = "symbols", .usage = usage,
+	.takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT,
 	.longopts = sym_opts, .shorts = "n:", .option = sym_option,
 	.begin = sym_begin, .fault = sym_fault, .end = sym_end,
 };

@@ -16,6 +16,7 @@
 
 enum {
 	OPT_PID = 0x1000, OPT_TID, OPT_TIME, OPT_ADDR, OPT_REGION, OPT_FORMAT,
+	OPT_TABLE,
 };
 
 static const struct option common[] = {
@@ -25,6 +26,7 @@ static const struct option common[] = {
 	{ "addr", required_argument, NULL, OPT_ADDR },
 	{ "region", required_argument, NULL, OPT_REGION },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "table", required_argument, NULL, OPT_TABLE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -124,6 +126,13 @@ static void help(const struct pass *ps)
 		fputs(help_filters, stdout);
 	if (ps->takes & TAKES_FORMAT)
 		fputs(help_format, stdout);
+	if ((ps->takes & TAKES_FORMAT) && ps->tables) {
+		printf("  --table T     with --format, the table to print:\n"
+		       "                %s (the default)", ps->tables[0]);
+		for (size_t i = 1; ps->tables[i]; i++)
+			printf("%s%s", ps->tables[i + 1] ? ", " : " or ", ps->tables[i]);
+		printf("\n");
+	}
 	printf("  -h, --help    this help\n");
 	printf("\nWithout TRACE, or with '-', the trace is read from standard "
 	       "input.\n");
@@ -151,6 +160,19 @@ static int common_opt(struct pass *ps, int code, const char *name,
 		else
 			return pass_bad_arg(ps, name, arg, "text, csv or json");
 		return 0;
+	}
+	if (code == OPT_TABLE) {
+		if (!(ps->takes & TAKES_FORMAT) || !ps->tables)
+			return pass_usage(ps, "%s does not apply: it has one table "
+					  "(or none)", name);
+		for (size_t i = 0; ps->tables[i]; i++)
+			if (!strcmp(arg, ps->tables[i])) {
+				ps->table = i;
+				ps->table_set = true;
+				return 0;
+			}
+		return pass_usage(ps, "%s: '%s' is not one of its tables "
+				  "(pgfreport %s --help)", name, arg, ps->cmd);
 	}
 	if ((code == OPT_PID && !(ps->takes & TAKES_PID)) ||
 	    (code != OPT_PID && !(ps->takes & TAKES_FILTERS)))
@@ -235,7 +257,7 @@ int pass_getopt(struct pass *ps, int argc, char **argv, const char *shorts,
 						argv[optind - 1], ps->cmd);
 		return PASS_QUIT;
 	}
-	if (opt >= OPT_PID && opt <= OPT_FORMAT) {
+	if (opt >= OPT_PID && opt <= OPT_TABLE) {
 		char name[32];
 
 		snprintf(name, sizeof(name), "--%s", all[idx].name);
@@ -293,6 +315,9 @@ static int one_process(struct pass *ps)
 
 int pass_open(struct pass *ps, int argc, char **argv)
 {
+	if (ps->table_set && ps->format == TABLE_TEXT)
+		return pass_usage(ps, "--table goes with --format csv|json (the "
+				  "text shows every table)");
 	if (argc > 1)
 		return pass_usage(ps, "one trace at a time: '%s', then '%s'",
 				  argv[0], argv[1]);

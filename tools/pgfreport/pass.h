@@ -38,7 +38,7 @@
 #include "../lib/ptree.h"
 #include "exit.h"
 #include "kind.h"
-#include "table.h"
+#include "../lib/rows.h"
 
 /* What a command takes: pass.takes */
 #define TAKES_PID	0x1	/* --pid: one process of a tree file */
@@ -103,6 +103,13 @@ struct pass {
 	unsigned long long lost;	/* lost records */
 	struct pgft_tally tally;	/* a single process's trace's end */
 	enum table_format format;	/* --format */
+	/*
+	 * A report of several tables: their names, NULL-terminated, the
+	 * default first; --table's index in them, and whether it was given
+	 */
+	const char *const *tables;
+	size_t table;
+	bool table_set;
 	bool cut;			/* pass_run(): read whole, but its end is not */
 	bool pid_seen;
 	struct kind kind;		/* the start records' modes, the rerefs */

@@ -101,6 +101,7 @@ int reports_main(const struct report *const *r, size_t n, int argc,
 			codes[k][i] = o->val;
 		}
 	}
+	ps.tables = n == 1 ? r[0]->tables : NULL;
 	ps.usage = n == 1 ? r[0]->usage : combined_usage(r, n, argv[0]);
 	if (!ps.usage)
 		return pass_error(&ps, "out of memory");

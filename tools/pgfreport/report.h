@@ -19,6 +19,7 @@ struct report {
 	unsigned int takes;		/* TAKES_* and ONE_PROCESS */
 	const struct option *longopts;	/* its own options, or NULL */
 	const char *shorts;		/* and their short forms */
+	const char *const *tables;	/* as pass.tables, or NULL */
 	/* Option @opt (its longopts' code) with @arg: 0, or 1 after a message. */
 	int (*option)(struct pass *ps, int opt, const char *arg);
 	/* After the trace is open: 0, or 1 after a message. */

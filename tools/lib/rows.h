@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * table - a report's rows as CSV or JSON (--format csv|json), for
+ * rows - a report's rows as CSV or JSON (--format csv|json), for
  * programs: CSV with one plain header line and RFC 4180 quoting, JSON as
  * one array of objects, a key per column; numbers as numbers, a missing
  * value empty (CSV) or null (JSON).
@@ -13,8 +13,8 @@
  *		      table_str(&t, name);	(the row ends with its last value)
  *	table_end(&t);
  */
-#ifndef PGFREPORT_TABLE_H
-#define PGFREPORT_TABLE_H
+#ifndef PGFT_ROWS_H
+#define PGFT_ROWS_H
 
 #include <stddef.h>
 #include <stdio.h>

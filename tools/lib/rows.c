@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * table - a report's rows as CSV or JSON (table.h).
+ * rows - a report's rows as CSV or JSON (rows.h).
  */
 #include <math.h>
 #include <string.h>
-#include "table.h"
+#include "rows.h"
 
 void table_begin(struct table *t, FILE *f, enum table_format fmt,
 		 const char *const *cols, size_t ncols)
