@@ -102,7 +102,7 @@ GUEST_KERNEL = $(if $(filter x86_64,$(GUEST_ARCH)),$(X86_IMAGE),$(UML_IMAGE))
 RUNNER := python3 scripts/guest.py --arch $(GUEST_ARCH)
 comma := ,
 
-.PHONY: all kernel kernel-um kernel-x86 kernel-deb bench-kernels bench-tree guest tools rootfs run shell \
+.PHONY: all kernel kernel-um kernel-x86 kernel-deb bench-kernels bench-tree bench-run bench-doc guest tools rootfs run shell \
 	demo test test-host test-guest bench bench-quick bench-icount bench-profile bench-report bench-libcachesim checkpatch clean distclean \
 	patches vendor-echarts check-series check-series-quick docs check-vanilla install uninstall deb help FORCE
 
@@ -118,6 +118,8 @@ help:
 	@echo "   (run, shell, demo: UML; with ARCH=x86_64 the x86_64 kernel under QEMU)"
 	@echo "make bench-report    pgfreport throughput on a generated 10M-record trace [BENCH_TRACES=...]"
 	@echo "make bench-libcachesim  libCacheSim's misses against pgfreport mrc's, and both's cost"
+	@echo "make bench-run       what pgfault-run costs from start to exit, UML and x86_64"
+	@echo "make bench-doc       Documentation/benchmarks.md's figures from the last run of each benchmark"
 	@echo "make test            the whole test suite (host, UML, x86_64 QEMU); .ci/run calls this"
 	@echo "make bench           what tracing costs: UML and x86_64, benchmark kernels"
 	@echo "make bench-quick     a before/after in minutes: UML, 2 boots [BENCH_COMPARE=build/bench/quick-REV.json]"
@@ -426,6 +428,17 @@ BENCH_TRACES ?=
 bench-report: tools
 	@scripts/bench-report.sh $(BENCH_RECORDS) $(BENCH_TRACES)
 	@python3 tests/bench/htmlbench.py
+
+# What pgfault-run costs from start to exit: programs natively and under
+# it in both guests (their benchmark kernels), BENCH_RUNS times each.
+BENCH_RUNS ?= 3
+bench-run: $(BUILD)/bench-um/linux $(BUILD)/bench-x86/arch/x86/boot/bzImage rootfs tools
+	@python3 tests/bench/runbench.py $(BENCH_RUNS)
+
+# Documentation/benchmarks.md's figures: the last run of each benchmark
+# (build/bench/*.json, scripts/benchjson.py).
+bench-doc:
+	@python3 scripts/benchdoc.py
 
 # libCacheSim (a benchmark peer, built from LIBCACHESIM_SRC) on pgfreport
 # export lcs: the same misses, and the time and memory of both.

@@ -3,24 +3,20 @@
 """make bench-icount: x86_64 figures that hold still under TCG.
 
 QEMU without KVM runs the guest on TCG, whose wall-clock time wanders
-with the host's load: the same untraced mmap+munmap pair was seen to span
-18.9-68.6 us in one run, and traced/untraced ratios 0.96-3.12x between
-boots (issue 32). With -icount shift=0,sleep=off (guest.py's PGF_ICOUNT),
-one nanosecond of guest time is one instruction executed: the ratios
-below are of instructions, and two boots should agree to a few percent.
-Guest time counts the instructions of every CPU, so a reader draining
-the trace during a timed loop adds its own, and under sleep=off a CPU
-left idle while another works lets the clock jump when both are: so
-the readers of vmabench and faultbench read after the timed loops (-d),
-and each benchmark, its children and its reader share CPU 0 (-c 0).
-Fork at 1,012 VMAs was 1.8-27% apart between boots; with -d alone
-0.1-2.7% in three runs, with -d -c 0 0.0-1.7% in four (2026-11-27).
-Anonymous faults were 0.5-5.7% apart with the reader running; with
--d -c 0, 0.0-0.3%. A reader held back must not lose records (a lost
-one costs less than one kept): faultbench touches 800 pages, which the
-trace's first CPU ring holds (about 1,000 records), and -b 16384 lets it
-grow. The traced process's own cost, then; make bench's wall-clock
-figures keep the reader running.
+with the host's load: traced / untraced ratios of wall time can differ
+several-fold between two boots. With -icount shift=0,sleep=off
+(guest.py's PGF_ICOUNT), one nanosecond of guest time is one instruction
+executed: the ratios below are of instructions, and two boots agree to a
+few percent. Guest time counts the instructions of every CPU, so a
+reader draining the trace during a timed loop adds its own, and under
+sleep=off a CPU left idle while another works lets the clock jump when
+both are: so the readers of vmabench and faultbench read after the timed
+loops (-d), and each benchmark, its children and its reader share CPU 0
+(-c 0). A reader held back must not lose records (a lost one costs less
+than one kept): faultbench touches 800 pages, which the trace's first
+CPU ring holds (about 1,000 records), and -b 16384 lets it grow. The
+traced process's own cost, then; make bench's wall-clock figures keep
+the reader running.
 
 Boots the x86_64 benchmark kernel BOOTS times (default 2), runs faultbench
 (off and traced, anon and zero pages, P pages, R repetitions, its reader
@@ -35,19 +31,19 @@ icount a disturbance - an interrupt, the reader running, a deferred
 static key's text patching - only adds some), the record path's
 instructions a record, and the spread between boots. The report and raw
 output go to build/bench/icount.md, the figures as JSON to
-build/bench/icount.json (and icount-COMMIT.json).
+build/bench/icount.json (and icount-COMMIT.json; scripts/benchjson.py).
 
   bench-icount.py [--boots N] [--pages P] [--reps R] [--timeout S]
 """
 import argparse
 import os
 import sys
-import time
 
 os.environ['PGF_ICOUNT'] = '1'
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guest  # noqa: E402
 import bench  # noqa: E402
+import benchjson  # noqa: E402
 
 
 def main():
@@ -121,10 +117,23 @@ def main():
     print('\n'.join(out))
     with open(os.path.join(bench.OUT, 'icount.md'), 'w') as f:
         f.write('\n'.join(out) + '\n')
-    path = bench.write_json('icount', {
-        'commit': bench.commit(), 'date': time.strftime('%Y-%m-%d %H:%M'),
-        'what': 'traced / untraced, guest time = instructions executed',
-        'pages': a.pages, 'reps': a.reps, 'boots': ratios})
+    rows = []
+    for kind in ratios[0] if ratios else ():
+        v = [r[kind] for r in ratios if kind in r]
+        nd = 1 if kind.endswith('(instructions)') else 3
+        rows.append([kind] + [f'{x:.{nd}f}' for x in v] +
+                    [f'{100 * (max(v) - min(v)) / min(v):.1f}%'])
+    table = {'title': 'x86_64 benchmark kernel on QEMU TCG, -icount: traced ÷ '
+                      'untraced of instructions executed (the fewest of '
+                      f'{a.reps} repetitions); the record path and an ftrace '
+                      'event in instructions a record',
+             'head': ['figure'] + [f'boot {i + 1}' for i in range(len(ratios))] +
+                     ['spread'],
+             'rows': rows,
+             'note': ' '.join(losses) if losses else 'no records lost'}
+    path = benchjson.write('icount', 'make bench-icount', [table],
+                           what='traced / untraced, guest time = instructions executed',
+                           pages=a.pages, reps=a.reps, boots=ratios)
     print(f'# and {os.path.relpath(path, bench.TOP)}')
 
 

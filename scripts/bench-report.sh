@@ -11,7 +11,8 @@
 # or binary, a tree file's largest process). Then the cache analyses of
 # tools/lib alone (mrcbench: the same addresses, made in memory, no
 # parsing): the LRU reuse-distance pass and FIFO, CLOCK and OPT at their
-# default sizes.
+# default sizes. Every table also goes to build/bench/tools.json
+# (scripts/benchjson.py), for the benchmarks document.
 #   bench-report.sh [N [TRACE...]]
 set -euo pipefail
 n=${1:-10000000}
@@ -19,6 +20,8 @@ shift || true
 bin=build/host/bin
 tmp=$(mktemp -d --tmpdir pgf-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
+tables=0
+mkdir "$tmp/tables"
 
 median() {
 	local times=() rss=0 out
@@ -44,10 +47,14 @@ host() {
 
 # table NAME TEXT BINARY RECORDS [PID_ARGS...]: every report on both forms
 table() {
-	local name=$1 text=$2 bin_trace=$3 records=$4
+	local name=$1 text=$2 bin_trace=$3 records=$4 title tsv
 	shift 4
-	echo "pgfreport on $name: $records fault records (text $(du -h "$text" | cut -f1)," \
-		"binary $(du -h "$bin_trace" | cut -f1)), median of 3 runs, this host ($(host)):"
+	title="pgfreport on $name: $records fault records (text $(du -h "$text" | cut -f1), binary $(du -h "$bin_trace" | cut -f1)), median of 3 runs"
+	tables=$((tables + 1))
+	tsv=$tmp/tables/$tables.tsv
+	printf '# %s\ncommand\ttext_s\trecords/s\tbinary_s\trecords/s\tmax_MiB\n' \
+		"$title" > "$tsv"
+	echo "$title, this host ($(host)):"
 	printf '%-24s %8s %12s %8s %12s %8s\n' command text_s records/s bin_s records/s max_MiB
 	for cmd in "read" "summary" "map --width 100" "export refs" "export csv" "reuse" \
 		   "mrc" "mrc --jobs 1" "tlb" "hot" "wss" "prefetch" "heatmap -o $tmp/f.svg" \
@@ -57,9 +64,10 @@ table() {
 		read -r ts _ <<< "$(median $args ${1+"$@"} "$text")"
 		read -r bs rss <<< "$(median $args ${1+"$@"} "$bin_trace")"
 		awk -v c="${cmd//$tmp\/f.svg/F.svg}" -v n="$records" -v t="$ts" -v b="$bs" \
-		    -v m="$rss" '
-			function rate(s) { if (s > 0) return sprintf("%12.0f", n / s); return sprintf("%12s", "-") }
-			BEGIN { printf "%-24s %8s %s %8s %s %8.1f\n", c, t, rate(t), b, rate(b), m / 1024 }'
+		    -v m="$rss" -v tsv="$tsv" '
+			function rate(s) { if (s > 0) return sprintf("%.0f", n / s); return "-" }
+			BEGIN { printf "%-24s %8s %12s %8s %12s %8.1f\n", c, t, rate(t), b, rate(b), m / 1024
+				printf "%s\t%s\t%s\t%s\t%s\t%.1f\n", c, t, rate(t), b, rate(b), m / 1024 >> tsv }'
 	done
 	echo
 }
@@ -85,4 +93,13 @@ for t in "$@"; do
 	rm -f "$tmp/t.trace" "$tmp/t.pgfb"
 done
 
-"$bin/mrcbench" "$n"
+"$bin/mrcbench" "$n" | tee "$tmp/mrcbench.out"
+# its table: an analysis (words), then five numbers
+tables=$((tables + 1))
+awk -v n="$n" 'NR == 1 { printf "# the cache analyses alone (mrcbench): %s references made in memory\n", n
+		    print "analysis\tsizes\tpages\tseconds\tcpu_s\treferences/s"; next }
+	NF >= 6 && $NF ~ /^[0-9]+$/ { label = $1; for (i = 2; i <= NF - 5; i++) label = label " " $i
+		printf "%s\t%s\t%s\t%s\t%s\t%s\n", label, $(NF-4), $(NF-3), $(NF-2), $(NF-1), $NF }' \
+	"$tmp/mrcbench.out" > "$tmp/tables/$tables.tsv"
+python3 scripts/benchjson.py tools "make bench-report" \
+	$(for i in $(seq 1 "$tables"); do echo "$tmp/tables/$i.tsv"; done)

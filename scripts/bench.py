@@ -31,6 +31,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchjson  # noqa: E402
 import guest  # noqa: E402
 
 TOP = guest.TOP
@@ -67,26 +68,7 @@ def results(text):
 RUNS = {}
 
 
-def commit():
-    """The source tree's commit (with + if it has changes), or 'unknown'."""
-    try:
-        rev = subprocess.run(['git', '-C', TOP, 'rev-parse', '--short', 'HEAD'],
-                             capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(['git', '-C', TOP, 'status', '--porcelain', '-uno'],
-                               capture_output=True, text=True).stdout.strip()
-        return rev + ('+' if dirty else '')
-    except (OSError, subprocess.CalledProcessError):
-        return 'unknown'
-
-
-def write_json(name, doc):
-    """@doc as build/bench/NAME.json and NAME-COMMIT.json; the first's path."""
-    path = os.path.join(OUT, f'{name}.json')
-    for p in (path, os.path.join(OUT, f'{name}-{doc["commit"]}.json')):
-        with open(p, 'w') as f:
-            json.dump(doc, f, indent=1, sort_keys=True)
-            f.write('\n')
-    return path
+commit = benchjson.commit
 
 
 def boot(arch, flavour, timeout, mode=None, tag=''):
@@ -131,14 +113,23 @@ def spread(kv):
 
 
 class Report:
+    """The report's lines, and its tables with the heading above each
+    (for the JSON the benchmarks document is made from)."""
+
     def __init__(self):
         self.lines = []
         self.goals = []
+        self.tables = []
+        self.section = ''
 
     def p(self, s=''):
+        if s.startswith('#'):
+            self.section = s.lstrip('#').strip()
         self.lines.append(s)
 
     def table(self, head, rows):
+        self.tables.append({'title': self.section, 'head': list(head),
+                            'rows': [[str(c) for c in r] for r in rows]})
         self.p('| ' + ' | '.join(head) + ' |')
         self.p('|' + '|'.join('---' for _ in head) + '|')
         for r in rows:
@@ -216,7 +207,11 @@ def quick(args):
         rows.append(row)
     rep.table(head, rows)
     print('\n'.join(rep.lines))
-    print(f'# written to {os.path.relpath(write_json("quick", doc), TOP)}')
+    rep.tables[-1]['title'] = (f'traced ÷ untraced within each boot, {where} '
+                               '(the re-arm walk: ns a page)')
+    del doc['commit'], doc['date']
+    path = benchjson.write('quick', 'make bench-quick', rep.tables[-1:], **doc)
+    print(f'# written to {os.path.relpath(path, TOP)}')
     return 1 if failed else 0
 
 
@@ -550,11 +545,11 @@ def main():
         f.write(text)
     print(text)
     print(f'# written to {os.path.relpath(os.path.join(OUT, "report.md"), TOP)}')
-    path = write_json('results', {
-        'commit': commit(), 'date': time.strftime('%Y-%m-%d %H:%M'),
-        'goals': [dict(zip(('where', 'goal', 'measured', 'verdict'), g))
-                  for g in rep.goals],
-        'host': host, 'runs': RUNS, 'icount': icount})
+    path = benchjson.write(
+        'results', 'make bench', rep.tables,
+        goals=[dict(zip(('where', 'goal', 'measured', 'verdict'), g))
+               for g in rep.goals],
+        host_faults=host, runs=RUNS, icount=icount)
     print(f'# and {os.path.relpath(path, TOP)}')
     if failed:
         print('bench: some runs failed (see above)', file=sys.stderr)

@@ -8,6 +8,8 @@ draw the heatmap (the DevTools protocol, tests/host/cdplib.py): from the
 navigation to the heatmap's chart existing, then to its first frame.
 
     tests/bench/htmlbench.py [FAULTS...]     (make bench-report runs it)
+
+The table also goes to build/bench/html.json (scripts/benchjson.py).
 """
 import os
 import subprocess
@@ -17,6 +19,8 @@ import time
 
 TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..'))
 sys.path.insert(0, os.path.join(TOP, 'tests', 'host'))
+sys.path.insert(0, os.path.join(TOP, 'scripts'))
+import benchjson  # noqa: E402
 import cdplib as cdp  # noqa: E402
 
 BIN = os.path.join(TOP, 'build', 'host', 'bin')
@@ -28,6 +32,7 @@ def main():
           'software rendering):')
     print(f'{"faults":>10} {"trace":>9} {"pgfreport":>10} {"page":>9} '
           f'{"cells":>7} {"load+draw":>10}')
+    rows = []
     for n in sizes:
         with tempfile.TemporaryDirectory() as d:
             trace = os.path.join(d, 'g.trace')
@@ -55,6 +60,17 @@ def main():
             print(f'{n:>10} {os.path.getsize(trace) / 1e6:>7.0f}MB {gen:>9.1f}s '
                   f'{os.path.getsize(page) / 1e6:>7.2f}MB {cells:>7} '
                   f'{load:>9.2f}s{"  ERRORS: " + str(errors) if errors else ""}')
+            rows.append([str(n), f'{os.path.getsize(trace) / 1e6:.0f}',
+                         f'{gen:.1f}', f'{os.path.getsize(page) / 1e6:.2f}',
+                         str(cells), f'{load:.2f}' + (' (errors)' if errors else '')])
+    path = benchjson.write('html', 'make bench-report', [{
+        'title': 'pgfreport html on generated traces (random addresses in four '
+                 'regions, the heatmap\'s worst case); Chromium headless, software '
+                 'rendering, from navigation to the heatmap\'s first frame',
+        'head': ['faults', 'trace MB', 'pgfreport s', 'page MB', 'heatmap cells',
+                 'load and draw s'],
+        'rows': rows}])
+    print(f'# written to {os.path.relpath(path, TOP)}')
 
 
 main()
