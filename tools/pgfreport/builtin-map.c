@@ -152,6 +152,7 @@ static int map_begin(struct pass *ps)
 static int map_end(struct pass *ps, int status)
 {
 	struct space *sp = spaces_result(ps, &spaces, &status);
+	int err = 0;
 
 	if (sp) {
 		static const char *const cols[] = {
@@ -162,12 +163,14 @@ static int map_end(struct pass *ps, int status)
 
 		if (ps->format != TABLE_TEXT)
 			table_begin(&t, stdout, ps->format, cols, 7);
-		for (size_t i = 0; i < sp->nr && !status; i++)
+		/* a bad trace's end (status): what was read is still shown */
+		for (size_t i = 0; i < sp->nr && !err; i++)
 			if (sp->r[i].end &&
 			    pgft_filter_region_in(&ps->filt, sp->r[i].id,
 						  sp->r[i].start, sp->r[i].end,
 						  sp->r[i].name))
-				status = pass_status(status, map_line(ps, &t, &sp->r[i]));
+				err = map_line(ps, &t, &sp->r[i]);
+		status = pass_status(status, err);
 		if (ps->format != TABLE_TEXT)
 			table_end(&t);
 		else if (ps->lost)
