@@ -364,7 +364,14 @@ $(XSTATE_PAD): tests/host/xstate_pad.c | $(ST)/host-deps $(UAPI)
 	@mkdir -p $(@D)
 	gcc $(CFLAGS) $(WFLAGS) -shared -fPIC $< -o $@ -ldl
 
-tools: $(TOOLS) $(HOST_TOOLS) $(HOST_TESTS) $(XSTATE_PAD)
+# Preloaded into pgfreport by tests/host/test_nomem.py: its allocations
+# fail from the Nth on.
+FAILMALLOC := $(HOST)/failmalloc.so
+$(FAILMALLOC): tests/host/failmalloc.c | $(ST)/host-deps $(UAPI)
+	@mkdir -p $(@D)
+	gcc $(CFLAGS) $(WFLAGS) -shared -fPIC $< -o $@
+
+tools: $(TOOLS) $(HOST_TOOLS) $(HOST_TESTS) $(XSTATE_PAD) $(FAILMALLOC)
 
 $(INITRD): $(GUEST_BINS) $(wildcard uml-rootfs/* uml-rootfs/etc/*) \
 	   scripts/mkrootfs.sh | $(ST)/host-deps

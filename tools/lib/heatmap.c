@@ -22,9 +22,18 @@ void heat_init(struct heatmap *h, bool by_time)
 	h->per = 1;
 }
 
+/*
+ * The bands made: a key numbered when there was no room for its band
+ * (heat_fault() failed) has none.
+ */
+static size_t bands(const struct heatmap *h)
+{
+	return h->keys.nr < h->cap ? h->keys.nr : h->cap;
+}
+
 void heat_free(struct heatmap *h)
 {
-	for (uint32_t i = 0; i < h->keys.nr; i++) {
+	for (size_t i = 0; i < bands(h); i++) {
 		free(h->b[i].cell);
 		free(h->b[i].first);
 		free(h->b[i].last);
@@ -38,9 +47,11 @@ void heat_free(struct heatmap *h)
 /* Columns in pairs: the binning halves. */
 static void merge(struct heatmap *h)
 {
-	for (uint32_t i = 0; i < h->keys.nr; i++) {
+	for (size_t i = 0; i < bands(h); i++) {
 		struct heat_band *b = &h->b[i];
 
+		if (!b->cell)
+			continue;	/* made when there was no room */
 		for (size_t c = 0; c < HEAT_COLS; c++)
 			for (size_t r = 0; r < HEAT_ROWS; r++) {
 				size_t from = c * HEAT_ROWS + r, to = c / 2 * HEAT_ROWS + r;
@@ -260,7 +271,7 @@ static void legend(FILE *f, double x, double y, uint64_t max)
 void heat_write(struct heatmap *h, FILE *f, const char *title,
 		const char *const *notes, size_t nnotes)
 {
-	size_t nb = h->keys.nr, used = h->n ? h->xmax / h->per + 1 : 1;
+	size_t nb = bands(h), used = h->n ? h->xmax / h->per + 1 : 1;
 	struct drawn *d = calloc(nb ? nb : 1, sizeof(*d));
 	double top, y, avail;
 	size_t lines = 0;

@@ -31,6 +31,20 @@ static void init_digits(void)
 		digit['a' + i] = digit['A' + i] = 10 + i;
 }
 
+/*
+ * Reading the file failed (errno): the system's failure (no memory, an
+ * I/O error), or the trace's (EBADMSG: a compressed stream cut short or
+ * corrupt, zfile.h).
+ */
+static void read_error(struct pgft_reader *rd)
+{
+	int e = errno ? errno : EIO;
+
+	rd->sys_errno = e == EBADMSG ? 0 : e;
+	snprintf(rd->error, sizeof(rd->error), "%s: read error: %s", rd->fname,
+		 strerror(e));
+}
+
 /* Binary bytes read ahead: ensure @need of them; 0 at a clean end. */
 static int bin_fill(struct pgft_reader *rd, size_t need)
 {
@@ -48,9 +62,7 @@ static int bin_fill(struct pgft_reader *rd, size_t need)
 		rd->blen += n;
 		if (!n) {
 			if (ferror(rd->f)) {
-				snprintf(rd->error, sizeof(rd->error),
-					 "%s: read error: %s", rd->fname,
-					 strerror(errno ? errno : EIO));
+				read_error(rd);
 				return -1;
 			}
 			rd->beof = true;
@@ -125,6 +137,8 @@ static int bin_next(struct pgft_reader *rd, char **line, struct pgft_rec *r)
 
 		if (!b) {
 			snprintf(rd->error, sizeof(rd->error), "out of memory");
+		rd->sys_errno = ENOMEM;
+			rd->sys_errno = ENOMEM;
 			return -1;
 		}
 		rd->buf = b;
@@ -150,8 +164,7 @@ static int next_line(struct pgft_reader *rd, char **line)
 	n = getline(&rd->buf, &rd->cap, rd->f);
 	if (n < 0) {
 		if (ferror(rd->f) || errno == ENOMEM) {
-			snprintf(rd->error, sizeof(rd->error), "%s: read error: %s",
-				 rd->fname, strerror(errno ? errno : EIO));
+			read_error(rd);
 			return -1;
 		}
 		return 0;
@@ -214,6 +227,8 @@ static int tree_header(struct pgft_reader *rd, int pid)
 
 		if (!p) {
 			snprintf(rd->error, sizeof(rd->error), "out of memory");
+		rd->sys_errno = ENOMEM;
+			rd->sys_errno = ENOMEM;
 			return -1;
 		}
 		rd->pids = p;
@@ -242,6 +257,8 @@ static int pid_add(struct pgft_reader *rd)
 
 		if (!v) {
 			snprintf(rd->error, sizeof(rd->error), "out of memory");
+		rd->sys_errno = ENOMEM;
+			rd->sys_errno = ENOMEM;
 			return -1;
 		}
 		free(rd->pid_slots);
@@ -312,6 +329,7 @@ static int open_bin(struct pgft_reader *rd)
 	rd->bbuf = malloc(PGFB_BUF);
 	if (!rd->bbuf) {
 		snprintf(rd->error, sizeof(rd->error), "out of memory");
+		rd->sys_errno = ENOMEM;
 		return -1;
 	}
 	ret = bin_fill(rd, PGFB_HEADER);
@@ -344,7 +362,12 @@ int pgft_open_tap(struct pgft_reader *rd, FILE *f, const char *fname,
 	rd->tap = tap;
 	rd->tap_arg = arg;
 	c = getc(f);
+	if (c == EOF && ferror(f)) {
+		read_error(rd);
+		return -1;
+	}
 	if (c != EOF && ungetc(c, f) == EOF) {
+		rd->sys_errno = EIO;
 		snprintf(rd->error, sizeof(rd->error), "%s: read error", fname);
 		return -1;
 	}
@@ -764,30 +787,35 @@ static size_t *id_slot(struct pgft_space *s, unsigned long long id)
 	return &s->slot[i];
 }
 
-static void id_rebuild(struct pgft_space *s, size_t want)
+/* The table by id, for @want regions: 0, or -1 out of memory (as it was). */
+static int id_rebuild(struct pgft_space *s, size_t want)
 {
 	size_t slots = s->slots ? s->slots : 256;
 
 	while (slots < 2 * want)
 		slots *= 2;
 	if (slots != s->slots) {
+		size_t *n = malloc(slots * sizeof(*n));
+
+		if (!n)
+			return -1;
 		free(s->slot);
-		s->slot = malloc(slots * sizeof(*s->slot));
-		if (!s->slot)
-			abort();
+		s->slot = n;
 		s->slots = slots;
 	}
 	memset(s->slot, 0, slots * sizeof(*s->slot));
 	for (size_t i = 0; i < s->nr; i++)
 		*id_slot(s, s->v[i].id) = i + 1;
 	s->slots_stale = false;
+	return 0;
 }
 
-/* The slot of @id, the table fit for one more region. */
+/* The slot of @id, the table fit for one more region; NULL out of memory. */
 static size_t *by_id_slot(struct pgft_space *s, unsigned long long id)
 {
-	if (s->slots_stale || s->slots < 2 * (s->nr + 1))
-		id_rebuild(s, s->nr + 1);
+	if ((s->slots_stale || s->slots < 2 * (s->nr + 1)) &&
+	    id_rebuild(s, s->nr + 1))
+		return NULL;
 	return id_slot(s, id);
 }
 
@@ -811,7 +839,8 @@ static void id_remove(struct pgft_space *s, size_t *slot)
 	}
 }
 
-static void set_region(struct pgft_region *g, const struct pgft_rec *r)
+/* 0, or -1 when its name finds no memory (the region is then nameless). */
+static int set_region(struct pgft_region *g, const struct pgft_rec *r)
 {
 	free(g->name);
 	g->id = r->id;
@@ -823,6 +852,7 @@ static void set_region(struct pgft_region *g, const struct pgft_rec *r)
 	g->minor = r->minor;
 	memcpy(g->perms, r->perms, 5);
 	g->name = strdup(r->name);
+	return g->name ? 0 : -1;
 }
 
 static void clear(struct pgft_space *s)
@@ -834,7 +864,7 @@ static void clear(struct pgft_space *s)
 	memset(s->memo, 0, sizeof(s->memo));
 }
 
-void pgft_apply(struct pgft_space *s, const struct pgft_rec *r)
+int pgft_apply(struct pgft_space *s, const struct pgft_rec *r)
 {
 	struct pgft_region *g;
 	size_t *slot;
@@ -852,23 +882,29 @@ void pgft_apply(struct pgft_space *s, const struct pgft_rec *r)
 		if (s->layout_left)
 			s->layout_left--;
 		slot = by_id_slot(s, r->id);
+		if (!slot)
+			return -1;
 		if (!*slot) {
 			if (s->nr == s->cap) {
-				s->cap = s->cap ? 2 * s->cap : 64;
-				s->v = realloc(s->v, s->cap * sizeof(*s->v));
-				if (!s->v)
-					abort();
+				size_t cap = s->cap ? 2 * s->cap : 64;
+				struct pgft_region *v = realloc(s->v, cap * sizeof(*v));
+
+				if (!v)
+					return -1;
+				s->v = v;
+				s->cap = cap;
 			}
 			g = &s->v[s->nr++];
 			g->name = NULL;
 			g->id = r->id;
 			*slot = s->nr;
 		}
-		set_region(&s->v[*slot - 1], r);
 		s->dirty = true;
-		break;
+		return set_region(&s->v[*slot - 1], r);
 	case PGFT_UNMAP:
 		slot = by_id_slot(s, r->id);
+		if (!slot)
+			return -1;
 		if (*slot) {
 			size_t i = *slot - 1;
 
@@ -884,6 +920,7 @@ void pgft_apply(struct pgft_space *s, const struct pgft_rec *r)
 	default:
 		break;
 	}
+	return 0;
 }
 
 static int cmp_start(const void *a, const void *b)

@@ -130,6 +130,11 @@ struct pgft_reader {
 	/* pgft_next_into()'s record, while the last read into it was a fault */
 	const struct pgft_rec *fault_in;
 	char error[512];		/* set when pgft_next() returns -1 */
+	/*
+	 * With error: the system's errno when the failure is not the
+	 * trace's (a read error, no memory), else 0.
+	 */
+	int sys_errno;
 };
 
 /*
@@ -226,8 +231,12 @@ struct pgft_space {
 	unsigned int memo[64];
 };
 
-/* Apply a record (layout, map, change, unmap, exec); others are ignored. */
-void pgft_apply(struct pgft_space *s, const struct pgft_rec *r);
+/*
+ * Apply a record (layout, map, change, unmap, exec); others are ignored.
+ * 0, or -1 out of memory: the space then holds what it could (a region
+ * may have lost its name); the caller stops there.
+ */
+int pgft_apply(struct pgft_space *s, const struct pgft_rec *r);
 /* The regions by address: s->v[0 .. s->nr). */
 void pgft_sort(struct pgft_space *s);
 void pgft_space_free(struct pgft_space *s);

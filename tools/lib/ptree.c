@@ -181,11 +181,11 @@ struct ptree_proc *ptree_count(struct ptree *t, const struct pgft_rec *r,
 	return p;
 }
 
-void ptree_apply(struct ptree_proc *p, const struct pgft_rec *r)
+int ptree_apply(struct ptree_proc *p, const struct pgft_rec *r)
 {
 	if (r->type == PGFT_EXEC)
 		p->space++;
-	pgft_apply(&p->as, r);
+	return pgft_apply(&p->as, r);
 }
 
 struct ptree_proc *ptree_rec(struct ptree *t, const struct pgft_rec *r,
@@ -193,9 +193,7 @@ struct ptree_proc *ptree_rec(struct ptree *t, const struct pgft_rec *r,
 {
 	struct ptree_proc *p = ptree_count(t, r, page_size);
 
-	if (p)
-		ptree_apply(p, r);
-	return p;
+	return p && !ptree_apply(p, r) ? p : NULL;
 }
 
 void ptree_status(const struct ptree_proc *p, char *buf, size_t size,

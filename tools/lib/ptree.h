@@ -62,8 +62,8 @@ struct ptree_proc *ptree_get(struct ptree *t, int pid);
  */
 struct ptree_proc *ptree_count(struct ptree *t, const struct pgft_rec *r,
 			       unsigned long page_size);
-/* Record @r's change to @p's address space: its regions, an exec. */
-void ptree_apply(struct ptree_proc *p, const struct pgft_rec *r);
+/* Record @r's change to @p's address space: its regions, an exec; 0, or -1 out of memory. */
+int ptree_apply(struct ptree_proc *p, const struct pgft_rec *r);
 /* ptree_count(), then ptree_apply(). */
 struct ptree_proc *ptree_rec(struct ptree *t, const struct pgft_rec *r,
 			     unsigned long page_size);

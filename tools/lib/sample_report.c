@@ -29,15 +29,19 @@ static void series_init(const struct srep *R, struct srep_series *S,
 	smp_init(&S->s, R->o.ws_intervals, keep_runs);
 }
 
-static void __attribute__((noreturn)) out_of_memory(void)
+/* Say so; the status srep_report() gives pgfreport's own failure. */
+static int out_of_memory(void)
 {
 	fprintf(stderr, "%s: out of memory\n", pgft_prog);
-	exit(1);
+	return 2;
 }
 
-/* Close the open interval at @t; @r: its sample record (sampled trace). */
-static void series_close(struct srep_series *S, unsigned long long t,
-			 const struct pgft_rec *r)
+/*
+ * Close the open interval at @t; @r: its sample record (sampled trace).
+ * 0, or -1 out of memory.
+ */
+static int series_close(struct srep_series *S, unsigned long long t,
+			const struct pgft_rec *r)
 {
 	struct smp_iv iv = {
 		.t0 = S->is_open ? S->open : S->start, .t1 = t,
@@ -55,16 +59,17 @@ static void series_close(struct srep_series *S, unsigned long long t,
 		iv.referenced = S->s.ncur;
 	}
 	if (smp_close(&S->s, &iv))
-		out_of_memory();
+		return -1;
 	S->next_flags = 0;
 	S->lost = false;
 	S->open = t;
 	S->is_open = true;
+	return 0;
 }
 
 /*
  * Take record @r of the trace @rd reads into @S: 0, or -1 with rd->error
- * saying why the trace cannot be read as intervals.
+ * saying why the trace cannot be read as intervals, or SREP_NOMEM.
  */
 static int series_rec(const struct srep *R, struct srep_series *S,
 		      const struct pgft_rec *r, struct pgft_reader *rd)
@@ -130,12 +135,13 @@ static int series_rec(const struct srep *R, struct srep_series *S,
 	case PGFT_FAULT:
 		if (!S->sampled && S->is_open && pgft_counted(r->result) &&
 		    smp_pages(&S->s, r->addr / page_size, 1))
-			out_of_memory();
+			return SREP_NOMEM;
 		break;
 	case PGFT_REARM:
 		if (!S->sampled && S->is_open && !strcmp(r->text, "interval")) {
 			S->rearms++;
-			series_close(S, r->time, NULL);
+			if (series_close(S, r->time, NULL))
+				return SREP_NOMEM;
 		}
 		break;
 	case PGFT_REFS:
@@ -143,7 +149,7 @@ static int series_rec(const struct srep *R, struct srep_series *S,
 			break;
 		for (p = r->text; pgft_run(&p, &a, &n);) {
 			if (smp_pages(&S->s, a / page_size, n))
-				out_of_memory();
+				return SREP_NOMEM;
 			S->run_pages += n;
 		}
 		break;
@@ -178,7 +184,8 @@ static int series_rec(const struct srep *R, struct srep_series *S,
 			S->run_pages = 0;
 			break;
 		}
-		series_close(S, r->time, r);
+		if (series_close(S, r->time, r))
+			return SREP_NOMEM;
 		S->run_pages = 0;
 		break;
 	default:
@@ -242,13 +249,13 @@ static size_t count_flag(const struct smp *s, uint32_t bit)
 }
 
 /* Mean, median and max of the intervals' referenced pages. */
-static void ref_stats(const struct smp *s, double *mean, double *median,
-		      uint64_t *max)
+static int ref_stats(const struct smp *s, double *mean, double *median,
+		     uint64_t *max)
 {
 	uint64_t *v = malloc((s->n ? s->n : 1) * sizeof(*v)), sum = 0;
 
 	if (!v)
-		out_of_memory();
+		return out_of_memory();
 	*max = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		v[i] = s->iv[i].referenced;
@@ -259,6 +266,7 @@ static void ref_stats(const struct smp *s, double *mean, double *median,
 	*mean = s->n ? (double)sum / s->n : 0;
 	*median = smp_median(v, s->n);
 	free(v);
+	return 0;
 }
 
 /* Is @S a trace of the kind it is read as? If not, say so: -1. */
@@ -421,7 +429,8 @@ static int samples_report(const struct srep *R, const char *fname)
 	if (!s->n)
 		printf("# no interval: the trace has no scan after its baseline "
 		       "(it ended within %lu ms of its start)\n", S->ms);
-	ref_stats(s, &mean, &median, &max);
+	if (ref_stats(s, &mean, &median, &max))
+		return 2;
 	printf("# %zu interval%s; %zu incomplete", s->n, s->n == 1 ? "" : "s",
 	       incomplete);
 	if (incomplete)
@@ -460,8 +469,12 @@ static int samples_plot(const struct srep *R, const char *fname)
 	struct chart c;
 	FILE *f;
 
-	if (!x || !ref || !ws)
-		out_of_memory();
+	if (!x || !ref || !ws) {
+		free(x);
+		free(ref);
+		free(ws);
+		return out_of_memory();
+	}
 	for (size_t i = 0; i < s->n; i++) {
 		x[i] = s->iv[i].t1 > t0 ? (s->iv[i].t1 - t0) / 1e6 : 0;
 		ref[i] = (double)s->iv[i].referenced;
@@ -529,11 +542,15 @@ static int sample_map(const struct srep *R, const char *fname)
 	FILE *f;
 
 	if (smp_map_rows(s, MAP_ROWS, &m))
-		out_of_memory();
+		return out_of_memory();
 	count = calloc(m.nrows ? m.nrows : 1, sizeof(*count));
 	one = calloc(m.nrows ? m.nrows : 1, sizeof(*one));
-	if (!count || !one)
-		out_of_memory();
+	if (!count || !one) {
+		free(count);
+		free(one);
+		smp_map_free(&m);
+		return out_of_memory();
+	}
 	f = svg_open(R->o.map);
 	if (!f) {
 		smp_map_free(&m);
@@ -689,18 +706,6 @@ static int sample_map(const struct srep *R, const char *fname)
 	return svg_close(f, R->o.map) ? 2 : 0;
 }
 
-/* The starts of the regions of @as, sorted; their number. */
-static size_t region_starts(struct pgft_space *as, unsigned long long **v)
-{
-	pgft_sort(as);
-	*v = malloc((as->nr ? as->nr : 1) * sizeof(**v));
-	if (!*v)
-		out_of_memory();
-	for (size_t i = 0; i < as->nr; i++)
-		(*v)[i] = as->v[i].start;
-	return as->nr;
-}
-
 /*
  * Do the two traces map the same addresses: as many execs, and the same
  * region starts at the end? If not, @why says where they differ.
@@ -709,21 +714,20 @@ static bool same_layout(struct pgft_space *a, unsigned long long ea,
 			struct pgft_space *b, unsigned long long eb, char *why,
 			size_t len)
 {
-	unsigned long long *va, *vb;
-	size_t na = region_starts(a, &va), nb = region_starts(b, &vb), i;
+	size_t na = a->nr, nb = b->nr, i;
 	bool same = ea == eb && na == nb;
 
+	pgft_sort(a);
+	pgft_sort(b);
 	for (i = 0; same && i < na; i++)
-		same = va[i] == vb[i];
+		same = a->v[i].start == b->v[i].start;
 	if (ea != eb)
 		snprintf(why, len, "%llu execs and %llu", ea, eb);
 	else if (!same && i && i <= na && i <= nb)
 		snprintf(why, len, "a region starts at %llx in one, %llx in the "
-			 "other", va[i - 1], vb[i - 1]);
+			 "other", a->v[i - 1].start, b->v[i - 1].start);
 	else if (!same)
 		snprintf(why, len, "%zu regions and %zu", na, nb);
-	free(va);
-	free(vb);
 	return same;
 }
 
@@ -756,8 +760,12 @@ static int read_other(const struct srep *R, struct srep_series *O,
 		return 1;
 	}
 	while ((ret = pgft_next(&rd, &r)) > 0) {
-		pgft_apply(as, &r);
-		if (series_rec(R, O, &r, &rd)) {
+		if (pgft_apply(as, &r) || (ret = series_rec(R, O, &r, &rd)) == SREP_NOMEM) {
+			pgft_close(&rd);
+			fclose(f);
+			return out_of_memory();
+		}
+		if (ret) {
 			ret = -1;
 			break;
 		}
@@ -934,9 +942,12 @@ static int compare_report(const struct srep *R, struct pgft_space *as,
 			 i < b->n ? iv_flags(&b->iv[i], fb, sizeof(fb)) : "-");
 		printf("  %s\n", strcmp(flags, "-/-") ? flags : "-");
 	}
-	ref_stats(a, &amean, &amed, &amax);
 	/* The interval trace's pages: smp_iv.referenced is its distinct pages. */
-	ref_stats(b, &bmean, &bmed, &bmax);
+	if (ref_stats(a, &amean, &amed, &amax) || ref_stats(b, &bmean, &bmed, &bmax)) {
+		smp_free(&O.s);
+		pgft_space_free(&oas);
+		return 2;
+	}
 	printf("# pages per interval (flags: sampled/interval trace):\n");
 	printf("# %-22s %12s %10s %10s %10s\n", "trace", "intervals", "mean",
 	       "median", "max");

@@ -23,7 +23,8 @@
  *	status = srep_report(&R, fname, t0, &as, execs);
  *	srep_free(&R);
  *
- * Out of memory, it says so and exits with status 1.
+ * srep_rec() returns SREP_NOMEM out of memory; srep_report() says so and
+ * returns 2, as for a file it cannot write.
  */
 #ifndef PGFT_SAMPLE_REPORT_H
 #define PGFT_SAMPLE_REPORT_H
@@ -45,6 +46,9 @@ struct srep_opts {
 	enum table_format format;	/* --format: rows for programs alone */
 	size_t table;			/* and which: SREP_INTERVALS, SREP_WSS */
 };
+
+/* srep_rec(): out of memory (not a trace's fault) */
+#define SREP_NOMEM	(-2)
 
 /* The tables of both reports, for --format (--table) */
 enum { SREP_INTERVALS, SREP_WSS };

@@ -36,10 +36,8 @@ static int heat_fault_cb(struct pass *ps, const struct pgft_rec *r,
 		return 0;
 	if (g && heat_fault(&heat, ((uint64_t)sp << 32) ^ g->id, g->start, g->end,
 			    g->name, r->time > ps->t0 ? r->time - ps->t0 : 0,
-			    r->addr)) {
-		pass_error(ps, "out of memory");
-		exit(PGF_EXIT_FAIL);
-	}
+			    r->addr))
+		return pass_oom(ps);
 	return 0;
 }
 
@@ -81,7 +79,7 @@ int cmd_heatmap(int argc, char **argv)
 	heat_init(&heat, !by_order);
 	ps.fault = heat_fault_cb;
 	status = pass_run(&ps);
-	if (!ps.pid || ps.pid_seen) {
+	if (status != PGF_EXIT_FAIL && (!ps.pid || ps.pid_seen)) {
 		f = svg_open(out);
 		if (f) {
 			kind_notes(&ps.kind, &notes, AN_MAP);

@@ -239,7 +239,7 @@ static int hot_end(struct pass *ps, int status)
 		kind_notes(&ps->kind, &notes, AN_HOT);
 		if (ps->format == TABLE_TEXT)
 			notes_print(&notes);
-		if (credit_end(&credits, ps))
+		if (tags.oom || credit_end(&credits, ps))
 			status = pass_status(status, pass_error(ps, "out of memory"));
 		else
 			status = pass_status(status, report(ps, top_n, syms));

@@ -48,8 +48,8 @@ static struct ptree own;		/* a single process's, as a tree */
 
 static int html_rec(struct pass *ps, const struct pgft_rec *r)
 {
-	if (!ps->whole)
-		space_rec(&spaces, r);
+	if (!ps->whole && space_rec(&spaces, r))
+		return PGF_EXIT_FAIL;	/* said */
 	if (!ps->rd.tree && !ptree_rec(&own, r, ps->page_size))
 		return pass_error(ps, "out of memory");
 	return 0;
@@ -61,12 +61,14 @@ static int html_fault(struct pass *ps, const struct pgft_rec *r,
 {
 	uint64_t page = pass_page(ps, addr);
 
-	if (!ps->whole)
-		space_fault(&spaces, r, g);
+	if (!ps->whole && space_fault(&spaces, r, g))
+		return PGF_EXIT_FAIL;	/* said */
 	if (!pgft_counted(r->result))
 		return 0;
 	cache_ref(&cache, ps, 0);
 	tl_fault(&tl, r->time, page);
+	if (tl.nomem)
+		return PGF_EXIT_FAIL;	/* said */
 	if (wss_ref(&wss, page) ||
 	    (g && heat_fault(&heat, ((uint64_t)sp << 32) ^ g->id, g->start,
 			     g->end, g->name,
@@ -137,9 +139,12 @@ static void tree_json(FILE *f, const struct ptree *t, unsigned long long t0)
 	fputc(']', f);
 }
 
+/* The address space the region table shows (space_end()), or NULL. */
+static struct space *shown;
+
 static void regions_json(FILE *f, const struct pass *ps)
 {
-	struct space *sp = ps->whole ? NULL : space_end(&spaces);
+	struct space *sp = shown;
 	bool first = true;
 
 	fputs("\"regions\":[", f);
@@ -397,7 +402,8 @@ int cmd_html(int argc, char **argv)
 	ps.fault = html_fault;
 	status = pass_run(&ps);
 	tl_end(&tl);
-	if (cache_end(&cache))
+	shown = ps.whole ? NULL : space_end(&spaces);
+	if (cache_end(&cache) || spaces.nomem || tl.nomem || status == PGF_EXIT_FAIL)
 		status = pass_status(status, PGF_EXIT_FAIL);
 	else if (!ps.pid || ps.pid_seen)
 		status = pass_status(status, write_page(&ps, out));

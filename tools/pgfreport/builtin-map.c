@@ -130,8 +130,7 @@ static int map_option(struct pass *ps, int opt, const char *arg)
 static int map_rec(struct pass *ps, const struct pgft_rec *r)
 {
 	(void)ps;
-	space_rec(&spaces, r);
-	return 0;
+	return space_rec(&spaces, r) ? PGF_EXIT_FAIL : 0;
 }
 
 static int map_fault(struct pass *ps, const struct pgft_rec *r,
@@ -140,8 +139,7 @@ static int map_fault(struct pass *ps, const struct pgft_rec *r,
 	(void)ps;
 	(void)sp;
 	(void)addr;
-	space_fault(&spaces, r, g);
-	return 0;
+	return space_fault(&spaces, r, g) ? PGF_EXIT_FAIL : 0;
 }
 
 static int map_begin(struct pass *ps)

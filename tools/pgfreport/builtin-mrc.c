@@ -202,13 +202,7 @@ static int table(const struct pass *ps, const struct notes *notes, size_t n,
 
 static void *zalloc(size_t n)
 {
-	void *p = calloc(n ? n : 1, 1);
-
-	if (!p) {
-		fprintf(stderr, "%s: out of memory\n", pgft_prog);
-		exit(PGF_EXIT_FAIL);
-	}
-	return p;
+	return calloc(n ? n : 1, 1);
 }
 
 static int report(const struct pass *ps, const char *plot)
@@ -221,6 +215,11 @@ static int report(const struct pass *ps, const char *plot)
 	struct notes notes;
 	int ret;
 
+	if (!miss_at || !size_at) {
+		free(miss_at);
+		free(size_at);
+		return pass_oom(ps);
+	}
 	kind_notes(&ps->kind, &notes, AN_MRC);
 	if (ps->format == TABLE_TEXT)
 		notes_print(&notes);
@@ -276,6 +275,8 @@ static int sampled_table(const struct pass *ps, const struct notes *notes,
 	size_t m = 0;
 	int ret;
 
+	if (!miss_at)
+		return pass_oom(ps);
 	for (size_t i = 0; i < (size_t)npol * n; i++) {
 		miss_at[i] = (uint64_t)llround(x[i] * refs);
 		if (!isnan(x2[i])) {
@@ -306,6 +307,12 @@ static int shards_report(const struct pass *ps, const char *plot)
 	struct notes notes;
 	int ret;
 
+	if (!size_at || !x || !x2) {
+		free(size_at);
+		free(x);
+		free(x2);
+		return pass_oom(ps);
+	}
 	for (size_t i = 0; i < nr; i++)
 		size_at[i] = shards_size(s, i);
 	if (!s->sizes)
@@ -360,6 +367,12 @@ static int fixed_report(const struct pass *ps, const char *plot, bool asked)
 	struct notes notes;
 	int ret;
 
+	if (!size_at || !x || !x2) {
+		free(size_at);
+		free(x);
+		free(x2);
+		return pass_oom(ps);
+	}
 	for (size_t i = 0; i < nr; i++)
 		size_at[i] = shards_fixed_size(s, i);
 	if (!asked)

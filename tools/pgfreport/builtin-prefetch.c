@@ -42,10 +42,8 @@ static int pf_fault(struct pass *ps, const struct pgft_rec *r,
 		return 0;
 	/* the region's end as @addr is tagged (a tree's process index) */
 	if (prefetch_ref(&pf, page, regtag_of(&tags, sp, g),
-			 g ? (g->end + (addr - r->addr)) / ps->page_size : page + 1)) {
-		pass_error(ps, "out of memory");
-		exit(PGF_EXIT_FAIL);
-	}
+			 g ? (g->end + (addr - r->addr)) / ps->page_size : page + 1))
+		return pass_oom(ps);
 	return 0;
 }
 
@@ -184,7 +182,9 @@ static int pf_end(struct pass *ps, int status)
 {
 	struct notes notes;
 
-	if (!ps->pid || ps->pid_seen) {
+	if (tags.oom) {
+		status = pass_status(status, pass_oom(ps));
+	} else if (!ps->pid || ps->pid_seen) {
 		kind_notes(&ps->kind, &notes, AN_PREFETCH);
 		if (ps->format != TABLE_TEXT) {
 			report_table(ps);

@@ -215,7 +215,9 @@ static int reuse_end(struct pass *ps, int status)
 {
 	struct notes notes;
 
-	if (cache_end(&cache)) {
+	if (tags.oom) {
+		status = pass_status(status, pass_oom(ps));
+	} else if (cache_end(&cache)) {
 		status = pass_status(status, PGF_EXIT_FAIL);
 	} else if (!ps->pid || ps->pid_seen) {
 		kind_notes(&ps->kind, &notes, AN_REUSE);

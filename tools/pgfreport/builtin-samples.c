@@ -73,7 +73,11 @@ static const char *const srep_tables[] = { "intervals", "wss", NULL };
 
 static int samp_rec(struct pass *ps, const struct pgft_rec *r)
 {
-	if (srep_rec(&samp, r, &ps->rd))
+	int ret = srep_rec(&samp, r, &ps->rd);
+
+	if (ret == SREP_NOMEM)
+		return pass_error(ps, "out of memory");
+	if (ret)
 		return pass_bad_trace(ps, "%s", ps->rd.error);
 	return 0;
 }

@@ -125,8 +125,7 @@ static int sum_option(struct pass *ps, int opt, const char *arg)
 static int sum_rec(struct pass *ps, const struct pgft_rec *r)
 {
 	(void)ps;
-	space_rec(&spaces, r);
-	return 0;
+	return space_rec(&spaces, r) ? PGF_EXIT_FAIL : 0;
 }
 
 static int sum_fault(struct pass *ps, const struct pgft_rec *r,
@@ -135,8 +134,7 @@ static int sum_fault(struct pass *ps, const struct pgft_rec *r,
 	(void)ps;
 	(void)sp;
 	(void)addr;
-	space_fault(&spaces, r, g);
-	return 0;
+	return space_fault(&spaces, r, g) ? PGF_EXIT_FAIL : 0;
 }
 
 static int sum_begin(struct pass *ps)

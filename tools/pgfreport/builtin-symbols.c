@@ -56,12 +56,6 @@ static unsigned long long total;
 static size_t *slot;
 static size_t nslot;
 
-static void oom(void)
-{
-	fprintf(stderr, "pgfreport symbols: out of memory\n");
-	exit(PGF_EXIT_FAIL);
-}
-
 static size_t hash(const char *a, const char *b)
 {
 	size_t h = 14695981039346656037ULL;
@@ -74,6 +68,7 @@ static size_t hash(const char *a, const char *b)
 	return h;
 }
 
+/* The row of (@dso, @sym), made if new; NULL out of memory. */
 static struct row *row_of(const char *dso, const char *sym)
 {
 	size_t i;
@@ -83,7 +78,7 @@ static struct row *row_of(const char *dso, const char *sym)
 		size_t *s = malloc(n * sizeof(*s));
 
 		if (!s)
-			oom();
+			return NULL;
 		memset(s, 0xff, n * sizeof(*s));
 		for (size_t r = 0; r < nrows; r++) {
 			for (i = hash(rows[r].dso, rows[r].sym) & (n - 1);
@@ -100,14 +95,20 @@ static struct row *row_of(const char *dso, const char *sym)
 		if (!strcmp(rows[slot[i]].dso, dso) && !strcmp(rows[slot[i]].sym, sym))
 			return &rows[slot[i]];
 	if (nrows == caprows) {
-		caprows = caprows ? 2 * caprows : 256;
-		rows = realloc(rows, caprows * sizeof(*rows));
-		if (!rows)
-			oom();
+		size_t cap = caprows ? 2 * caprows : 256;
+		struct row *v = realloc(rows, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		rows = v;
+		caprows = cap;
 	}
 	rows[nrows] = (struct row){ strdup(dso), strdup(sym), 0, 0, 0 };
-	if (!rows[nrows].dso || !rows[nrows].sym)
-		oom();
+	if (!rows[nrows].dso || !rows[nrows].sym) {
+		free(rows[nrows].dso);
+		free(rows[nrows].sym);
+		return NULL;
+	}
 	slot[i] = nrows;
 	return &rows[nrows++];
 }
@@ -153,6 +154,8 @@ static int sym_fault(struct pass *ps, const struct pgft_rec *r,
 		}
 	}
 	w = row_of(dso, name);
+	if (!w)
+		return pass_oom(ps);
 	w->faults++;
 	w->major += r->result == PGFT_MAJOR;
 	w->reref += r->result == PGFT_REREF;

@@ -37,7 +37,7 @@ static int tl_fault_cb(struct pass *ps, const struct pgft_rec *r,
 	if (!pgft_counted(r->result))
 		return 0;
 	tl_fault(&tl, r->time, pass_page(ps, addr));
-	return 0;
+	return tl.nomem ? PGF_EXIT_FAIL : 0;	/* said */
 }
 
 static void print(const struct pass *ps)
@@ -120,6 +120,10 @@ static int tl_begin(struct pass *ps)
 static int tl_end_report(struct pass *ps, int status)
 {
 	tl_end(&tl);
+	if (tl.nomem) {
+		tl_free(&tl);
+		return pass_status(status, PGF_EXIT_FAIL);	/* said */
+	}
 	if (tl.nrow || ps->format != TABLE_TEXT)
 		print(ps);
 	if (plot_path && (!ps->pid || ps->pid_seen))

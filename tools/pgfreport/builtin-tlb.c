@@ -4,6 +4,7 @@
  * geometry: fully associative ones exact from the LRU curve, set
  * associative ones simulated.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "builtin.h"
@@ -123,7 +124,10 @@ static int parse(struct pass *ps, const char *list)
 {
 	free(specs);
 	specs = NULL;
-	if (tlb_parse(list, &specs, &nspecs))
+	errno = 0;
+	if (tlb_parse(list, &specs, &nspecs) && errno != EINVAL)
+		return pass_oom(ps);
+	if (!specs)
 		return pass_bad_arg(ps, "--specs", list, "a list of TLBs, ENTRIES "
 				    "(fully associative) or ENTRIES:WAYS with WAYS "
 				    "dividing ENTRIES, such as 64:4,1536:12");

@@ -91,18 +91,19 @@ void cache_flush(struct cache *c)
 	c->nbatch = 0;
 }
 
-void cache_region_grow(struct cache *c, uint64_t tag)
+int cache_region_grow(struct cache *c, uint64_t tag)
 {
 	size_t n = tag + 1 > 2 * c->nreg ? tag + 1 : 2 * c->nreg;
 	struct reuse_reg *g = realloc(c->reg, n * sizeof(*g));
 
 	if (!g) {
-		fprintf(stderr, "%s: out of memory\n", pgft_prog);
-		exit(PGF_EXIT_FAIL);
+		cache_nomem(c);
+		return -1;
 	}
 	memset(g + c->nreg, 0, (n - c->nreg) * sizeof(*g));
 	c->reg = g;
 	c->nreg = n;
+	return 0;
 }
 
 void cache_nomem(struct cache *c)

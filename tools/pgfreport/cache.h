@@ -65,8 +65,8 @@ int cache_attach(struct cache *c, struct pass *ps);
 /* The ids so far to the sims. */
 void cache_flush(struct cache *c);
 
-/* Room in c.reg for the region tagged @tag. */
-void cache_region_grow(struct cache *c, uint64_t tag);
+/* Room in c.reg for the region tagged @tag; 0, or -1 (cache_nomem()). */
+int cache_region_grow(struct cache *c, uint64_t tag);
 /* Say the LRU stack ran out of memory; c->failed. */
 void cache_nomem(struct cache *c);
 
@@ -88,8 +88,8 @@ static inline void cache_ref(struct cache *c, struct pass *ps, uint64_t tag)
 	if (c->per_region) {
 		struct reuse_reg *g;
 
-		if (tag >= c->nreg)
-			cache_region_grow(c, tag);
+		if (tag >= c->nreg && cache_region_grow(c, tag))
+			return;
 		g = &c->reg[tag];
 		g->refs++;
 		if (d == REUSE_COLD)

@@ -73,7 +73,11 @@ static int keep_layout(struct credits *c, long sp, const struct pgft_space *as)
 	for (size_t i = 0; i < as->nr; i++) {
 		const struct pgft_region *g = &as->v[i];
 		uint64_t tag = regtag_of(c->tags, sp, g);
-		struct regtag *t = &c->tags->v[tag - 1];
+		struct regtag *t;
+
+		if (!tag)
+			return -1;	/* out of memory */
+		t = &c->tags->v[tag - 1];
 
 		t->alive = true;
 		t->start = g->start;

@@ -169,18 +169,20 @@ static void process_track(struct perfetto *p, int pid, const char *name)
 	pb_end(&p->b, m);
 }
 
-static void oom(void)
+/* Out of memory: the next flush() says so (ENOMEM), as the builder's. */
+static void oom(struct perfetto *p)
 {
-	fprintf(stderr, "pgfreport export: out of memory\n");
-	exit(PGF_EXIT_FAIL);
+	p->b.failed = true;
 }
 
 static void see_pid(struct perfetto *p, int pid)
 {
 	uint32_t had = p->pids.nr;
 
-	if (pgid_get(&p->pids, pid) < 0)
-		oom();
+	if (pgid_get(&p->pids, pid) < 0) {
+		oom(p);
+		return;
+	}
 	if (p->pids.nr == had)
 		return;
 	if (!p->first_pid)
@@ -199,8 +201,10 @@ static uint64_t see_tid(struct perfetto *p, int pid, int tid)
 	size_t m, d, t;
 	char name[32];
 
-	if (i < 0)
-		oom();
+	if (i < 0) {
+		oom(p);
+		return 0;
+	}
 	if (p->tids.nr == had)
 		return UUID(U_THREAD, i);
 	m = packet(p, 1, 0);
@@ -230,21 +234,31 @@ static void event(struct perfetto *p, unsigned long long t, uint64_t uuid,
 	pb_end(&p->b, m);
 }
 
-/* The index of region (@pid, @id), made if new (with its track). */
-static size_t region(struct perfetto *p, int pid, unsigned long long id,
-		     const char *name)
+/*
+ * The index of region (@pid, @id), made if new (with its track); -1 out
+ * of memory (oom()).
+ */
+static int64_t region(struct perfetto *p, int pid, unsigned long long id,
+		      const char *name)
 {
 	uint32_t had = p->regs.nr;
 	int64_t i = pgid_get(&p->regs, (uint64_t)pid << 40 ^ id);
 
-	if (i < 0)
-		oom();
+	if (i < 0) {
+		oom(p);
+		return -1;
+	}
 	if (p->regs.nr != had) {
 		if ((size_t)i >= p->capreg) {
-			p->capreg = p->capreg ? 2 * p->capreg : 256;
-			p->reg = realloc(p->reg, p->capreg * sizeof(*p->reg));
-			if (!p->reg)
-				oom();
+			size_t cap = p->capreg ? 2 * p->capreg : 256;
+			struct region *v = realloc(p->reg, cap * sizeof(*v));
+
+			if (!v) {
+				oom(p);
+				return -1;
+			}
+			p->reg = v;
+			p->capreg = cap;
 		}
 		p->reg[i] = (struct region){ pid, false };
 		track(p, UUID(U_REGION, i), UUID(U_PROCESS, pid),
@@ -291,7 +305,7 @@ struct perfetto *perfetto_new(FILE *out, const char *path, uint64_t max_bytes,
 int perfetto_rec(struct perfetto *p, int pid, const struct pgft_rec *r)
 {
 	char name[96];
-	size_t i;
+	int64_t i;
 
 	if (r->time)
 		p->last_t = r->time;
@@ -300,6 +314,8 @@ int perfetto_rec(struct perfetto *p, int pid, const struct pgft_rec *r)
 	case PGFT_MAP:
 	case PGFT_CHANGE:
 		i = region(p, pid, r->id, r->name);
+		if (i < 0)
+			break;
 		close_region(p, i, r->time);
 		snprintf(name, sizeof(name), "%llx-%llx %s", r->start, r->end,
 			 r->perms);
@@ -307,7 +323,9 @@ int perfetto_rec(struct perfetto *p, int pid, const struct pgft_rec *r)
 		p->reg[i].open = true;
 		break;
 	case PGFT_UNMAP:
-		close_region(p, region(p, pid, r->id, NULL), r->time);
+		i = region(p, pid, r->id, NULL);
+		if (i >= 0)
+			close_region(p, i, r->time);
 		break;
 	case PGFT_LAYOUT:
 	case PGFT_EXIT:
@@ -427,6 +445,10 @@ int perfetto_end(struct perfetto *p)
 	if (flush(p))
 		return -1;
 	tl_end(&p->tl);
+	if (p->tl.nomem) {
+		errno = ENOMEM;
+		return -1;
+	}
 	return counters(p);
 }
 

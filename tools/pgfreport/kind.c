@@ -10,22 +10,26 @@
 #include "exit.h"
 #include "kind.h"
 
-void kind_rec(struct kind *k, const struct pgft_rec *r)
+int kind_rec(struct kind *k, const struct pgft_rec *r)
 {
 	const char *m;
+	char **v;
 
 	if (r->type != PGFT_START)
-		return;
+		return 0;
 	m = *r->text ? r->text : "first";
 	k->starts++;
 	for (size_t i = 0; i < k->nmodes; i++)
 		if (!strcmp(k->modes[i], m))
-			return;
-	k->modes = realloc(k->modes, (k->nmodes + 1) * sizeof(*k->modes));
-	if (!k->modes || !(k->modes[k->nmodes++] = strdup(m))) {
-		fprintf(stderr, "%s: out of memory\n", pgft_prog);
-		exit(PGF_EXIT_FAIL);
-	}
+			return 0;
+	v = realloc(k->modes, (k->nmodes + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	k->modes = v;
+	if (!(v[k->nmodes] = strdup(m)))
+		return -1;
+	k->nmodes++;
+	return 0;
 }
 
 static void __attribute__((format(printf, 2, 3)))

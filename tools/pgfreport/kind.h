@@ -41,7 +41,8 @@ struct notes {
 	size_t n;
 };
 
-void kind_rec(struct kind *k, const struct pgft_rec *r);
+/* 0, or -1 out of memory. */
+int kind_rec(struct kind *k, const struct pgft_rec *r);
 static inline void kind_fault(struct kind *k, const struct pgft_rec *r)
 {
 	k->rerefs += r->result == PGFT_REREF;

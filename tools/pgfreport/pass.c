@@ -91,10 +91,17 @@ int pass_bad_trace(const struct pass *ps, const char *fmt, ...)
 	return ret;
 }
 
-void pass_oom(const struct pass *ps)
+int pass_oom(const struct pass *ps)
 {
-	pass_error(ps, "out of memory");
-	exit(PGF_EXIT_FAIL);
+	return pass_error(ps, "out of memory");
+}
+
+/* The reader @rd failed: the trace's fault, or the system's (a read, memory). */
+static int reader_error(const struct pass *ps, const struct pgft_reader *rd)
+{
+	if (rd->sys_errno)
+		return pass_error(ps, "%s", rd->error);
+	return pass_bad_trace(ps, "%s", rd->error);
 }
 
 int pass_bad_arg(const struct pass *ps, const char *opt, const char *arg,
@@ -294,7 +301,7 @@ static int one_process(struct pass *ps)
 		while ((ret = pgft_next(&rd, &r)) > 0)
 			;
 	if (ret < 0) {
-		ret = pass_bad_trace(ps, "%s", rd.error);
+		ret = reader_error(ps, &rd);
 	} else if (rd.npids == 1) {
 		ps->pid = rd.pids[0];
 		ps->whole = false;
@@ -343,7 +350,7 @@ int pass_open(struct pass *ps, int argc, char **argv)
 			return pass_error(ps, "%s: %s", ps->fname, strerror(errno));
 	}
 	if (pgft_open_tap(&ps->rd, ps->f, ps->fname, ps->tap, ps->tap_arg))
-		return pass_bad_trace(ps, "%s", ps->rd.error);
+		return reader_error(ps, &ps->rd);
 	ps->page_size = ps->rd.page_size ? ps->rd.page_size : 4096;
 	ps->page_shift = ps->page_size & (ps->page_size - 1) ? -1 :
 			 __builtin_ctzl(ps->page_size);
@@ -481,10 +488,15 @@ int pass_run(struct pass *ps)
 			pass_progress(ps, records);
 		if (ps->rd.tree) {
 			ps->P = ptree_count(&ps->pt, &rec, ps->page_size);
-			if (!ps->P)
-				pass_oom(ps);
+			if (!ps->P) {
+				status = pass_oom(ps);
+				break;
+			}
 			if (ps->pid && rec.pid != ps->pid) {
-				ptree_apply(ps->P, &rec);
+				if (ptree_apply(ps->P, &rec)) {
+					status = pass_oom(ps);
+					break;
+				}
 				continue;
 			}
 			ps->pid_seen = true;
@@ -498,13 +510,17 @@ int pass_run(struct pass *ps)
 		if (rec.type != PGFT_FAULT) {
 			if (rec.type == PGFT_LOST)
 				ps->lost += rec.n[0] + rec.n[1];
-			kind_rec(&ps->kind, &rec);
+			if (kind_rec(&ps->kind, &rec)) {
+				status = pass_oom(ps);
+				break;
+			}
 			if (ps->rec && (status = ps->rec(ps, &rec)))
 				break;
-			if (ps->rd.tree)
-				ptree_apply(ps->P, &rec);
-			if (!ps->whole)
-				pgft_apply(&ps->as, &rec);
+			if ((ps->rd.tree && ptree_apply(ps->P, &rec)) ||
+			    (!ps->whole && pgft_apply(&ps->as, &rec))) {
+				status = pass_oom(ps);
+				break;
+			}
 			if (rec.type == PGFT_EXEC)
 				ps->index++;
 			continue;
@@ -528,9 +544,10 @@ int pass_run(struct pass *ps)
 			struct pgid_slot *s = pgid_slot(&ps->pages, pass_page(ps, addr));
 
 			if (!s) {
-				pass_error(ps, "out of memory for the pages' table "
-					   "(or more than %u pages)", UINT32_MAX - 1);
-				exit(PGF_EXIT_FAIL);
+				status = pass_error(ps, "out of memory for the pages' "
+						    "table (or more than %u pages)",
+						    UINT32_MAX - 1);
+				break;
 			}
 			ps->id = ps->want_ids ? s->id : 0;
 			ps->slot = s;
@@ -542,7 +559,7 @@ int pass_run(struct pass *ps)
 	if (status)
 		return status;
 	if (ret < 0)
-		return pass_bad_trace(ps, "%s", ps->rd.error);
+		return reader_error(ps, &ps->rd);
 	if (ps->pid && ps->rd.tree && !ps->pid_seen)
 		return pass_usage(ps, "%s has no process %ld (pgfreport tree lists "
 				  "them)", ps->fname, ps->pid);

@@ -162,8 +162,8 @@ int pass_usage(const struct pass *ps, const char *fmt, ...)
 /* The same for a trace that is; returns PGF_EXIT_TRACE. */
 int pass_bad_trace(const struct pass *ps, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Out of memory: say so and exit with PGF_EXIT_FAIL. */
-void __attribute__((noreturn)) pass_oom(const struct pass *ps);
+/* Out of memory: say so; returns PGF_EXIT_FAIL. */
+int pass_oom(const struct pass *ps);
 
 /*
  * Say that option @opt (with its argument @arg) is not @what; returns

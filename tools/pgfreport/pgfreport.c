@@ -59,8 +59,10 @@ static int combined(int argc, char **argv)
 	size_t n = 0;
 
 	names = strdup(argv[0]);
-	if (!names)
+	if (!names) {
+		fprintf(stderr, "pgfreport: %s: out of memory\n", argv[0]);
 		return PGF_EXIT_FAIL;
+	}
 	for (name = strtok_r(names, "+", &save); name;
 	     name = strtok_r(NULL, "+", &save)) {
 		size_t i;

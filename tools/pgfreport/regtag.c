@@ -15,6 +15,8 @@ uint64_t regtag_find(struct regtags *t, long space, const struct pgft_region *g)
 	uint32_t had = t->ids.nr;
 	int64_t sp, id = -1;
 
+	if (t->oom)
+		return 0;
 	/*
 	 * An address space key (a tree's process index in bits 20 and up)
 	 * as a small number, then (number, id) as one key: exact while a
@@ -31,6 +33,7 @@ uint64_t regtag_find(struct regtags *t, long space, const struct pgft_region *g)
 		if (!v || !(v[id].name = strdup(*g->name ? g->name : "[anon]"))) {
 			id = -1;
 		} else {
+			t->nv = id + 1;
 			v[id].file = g->inode || g->name[0] == '/';
 			v[id].alive = false;
 			v[id].start = g->start;
@@ -39,8 +42,8 @@ uint64_t regtag_find(struct regtags *t, long space, const struct pgft_region *g)
 		}
 	}
 	if (id < 0) {
-		fprintf(stderr, "%s: out of memory\n", pgft_prog);
-		exit(PGF_EXIT_FAIL);
+		t->oom = true;
+		return 0;
 	}
 	m->space = space;
 	m->id = g->id;
@@ -60,7 +63,7 @@ uint64_t regtag_peek(const struct regtags *t, long space, unsigned long long id)
 
 void regtags_free(struct regtags *t)
 {
-	for (uint32_t i = 0; i < t->ids.nr && t->v; i++)
+	for (uint32_t i = 0; i < t->nv; i++)
 		free(t->v[i].name);
 	free(t->v);
 	pgid_free(&t->ids);

@@ -19,6 +19,7 @@
 struct regtags {
 	struct pgid_map spaces;		/* address space key -> a small number */
 	struct pgid_map ids;		/* (that number, region id) -> tag - 1 */
+	uint32_t nv;			/* the entries of v[] made */
 	struct regtag {
 		char *name;
 		bool file;
@@ -39,12 +40,17 @@ struct regtags {
 		unsigned long long id;
 		uint64_t tag;
 	} memo[REGTAG_MEMO];
+	/*
+	 * Out of memory once: every tag since is 0 (no region), and the
+	 * report says it failed instead of reporting.
+	 */
+	bool oom;
 };
 
 /* regtag_of() past its memo: the lookups, a new tag. */
 uint64_t regtag_find(struct regtags *t, long space, const struct pgft_region *g);
 
-/* The tag of region @g of address space @space; 0 for NULL. */
+/* The tag of region @g of address space @space; 0 for NULL (or t->oom). */
 static inline uint64_t regtag_of(struct regtags *t, long space,
 				 const struct pgft_region *g)
 {

@@ -10,10 +10,12 @@
 #include "space.h"
 #include "../lib/table.h"
 
-static void oom(void)
+/* Say what failed, once: @sp keeps no more (sp->nomem). */
+static void fail(struct space *sp, const char *what)
 {
-	fprintf(stderr, "%s: out of memory\n", pgft_prog);
-	exit(PGF_EXIT_FAIL);
+	if (!sp->nomem)
+		fprintf(stderr, "%s: %s\n", pgft_prog, what);
+	sp->nomem = true;
 }
 
 static inline size_t ps_hash(uint64_t page, size_t cap)
@@ -21,14 +23,14 @@ static inline size_t ps_hash(uint64_t page, size_t cap)
 	return (page * 0x9e3779b97f4a7c15ULL) >> 32 & (cap - 1);
 }
 
-/* Double the table (at most half full: short probes). */
-static void ps_grow(struct pageset *s)
+/* Double the table (at most half full: short probes); 0, or -1. */
+static int ps_grow(struct pageset *s)
 {
 	size_t cap = s->cap ? 2 * s->cap : 1024, i, j;
 	struct pageslot *n = table_calloc(cap, sizeof(*n));
 
 	if (!n)
-		oom();
+		return -1;
 	for (i = 0; i < s->cap; i++) {
 		if (!s->slot[i].key)
 			continue;
@@ -39,20 +41,22 @@ static void ps_grow(struct pageset *s)
 	table_free(s->slot, s->cap, sizeof(*s->slot));
 	s->slot = n;
 	s->cap = cap;
+	return 0;
 }
 
-/* Add @page, and what was kept of it. */
-static void ps_add(struct pageset *s, uint64_t page, const struct space_page *p)
+/* Add @page, and what was kept of it; 0, or -1 out of memory. */
+static int ps_add(struct pageset *s, uint64_t page, const struct space_page *p)
 {
 	size_t i;
 
-	if (2 * (s->nr + 1) > s->cap)
-		ps_grow(s);
+	if (2 * (s->nr + 1) > s->cap && ps_grow(s))
+		return -1;
 	for (i = ps_hash(page, s->cap); s->slot[i].key; i = (i + 1) & (s->cap - 1))
 		;
 	s->slot[i].key = page + 1;
 	s->slot[i].p = *p;
 	s->nr++;
+	return 0;
 }
 
 static const struct space_page *ps_find(const struct pageset *s, uint64_t page)
@@ -67,7 +71,10 @@ static const struct space_page *ps_find(const struct pageset *s, uint64_t page)
 	return NULL;
 }
 
-/* The search and the insertion: once a region (rstat_of() below). */
+/*
+ * The search and the insertion: once a region (rstat_of() below); NULL
+ * when there is no room (sp->nomem).
+ */
 static __attribute__((noinline)) struct rstat *
 rstat_find(struct space *sp, unsigned long long id, uint32_t *memo)
 {
@@ -89,16 +96,22 @@ rstat_find(struct space *sp, unsigned long long id, uint32_t *memo)
 		*memo = lo + 1;
 		return &sp->r[lo];
 	}
+	if (sp->nomem)
+		return NULL;
 	if (sp->nr == sp->cap) {
-		sp->cap = sp->cap ? 2 * sp->cap : 64;
-		sp->r = realloc(sp->r, sp->cap * sizeof(*sp->r));
-		if (!sp->r)
-			oom();
+		size_t cap = sp->cap ? 2 * sp->cap : 64;
+		struct rstat *r = realloc(sp->r, cap * sizeof(*r));
+
+		if (!r) {
+			fail(sp, "out of memory");
+			return NULL;
+		}
+		sp->r = r;
+		sp->cap = cap;
 	}
 	if (sp->ords == UINT32_MAX - 1) {
-		fprintf(stderr, "%s: more than %u regions in one address space\n",
-			pgft_prog, UINT32_MAX - 1);
-		exit(PGF_EXIT_FAIL);
+		fail(sp, "more than 4294967294 regions in one address space");
+		return NULL;
 	}
 	memmove(&sp->r[lo + 1], &sp->r[lo], (sp->nr - lo) * sizeof(*sp->r));
 	memset(sp->memo, 0, sizeof(sp->memo));	/* the ones after moved */
@@ -109,7 +122,7 @@ rstat_find(struct space *sp, unsigned long long id, uint32_t *memo)
 	return &sp->r[lo];
 }
 
-/* Region @id's, added if new. */
+/* Region @id's, added if new; NULL if there is no room (sp->nomem). */
 static inline struct rstat *rstat_of(struct space *sp, unsigned long long id)
 {
 	uint32_t *memo = &sp->memo[id & (SPACE_MEMO - 1)];
@@ -147,8 +160,10 @@ static void space_freeze(struct spaces *s)
 	while ((slot = pass_next_page(s->ps, &i))) {
 		const struct space_page *p = pgid_data(slot, s->off);
 
-		if (p->gen == s->index + 1)
-			ps_add(&s->frozen, slot->key - 1, p);
+		if (p->gen == s->index + 1 && ps_add(&s->frozen, slot->key - 1, p)) {
+			fail(&s->cur, "out of memory");
+			break;
+		}
 	}
 	s->is_frozen = true;
 }
@@ -158,6 +173,7 @@ static void space_next(struct spaces *s)
 {
 	if (s->want == s->index)
 		space_freeze(s);
+	s->nomem |= s->cur.nomem;
 	if (s->want == s->index || s->want < 0) {
 		space_free(&s->chosen);
 		s->chosen = s->cur;
@@ -169,7 +185,7 @@ static void space_next(struct spaces *s)
 	s->index++;
 }
 
-void space_rec(struct spaces *s, const struct pgft_rec *r)
+int space_rec(struct spaces *s, const struct pgft_rec *r)
 {
 	struct rstat *g;
 
@@ -184,25 +200,30 @@ void space_rec(struct spaces *s, const struct pgft_rec *r)
 	case PGFT_MAP:
 	case PGFT_CHANGE:
 		g = rstat_of(&s->cur, r->id);
+		if (!g)
+			break;
 		g->start = r->start;
 		g->end = r->end;
 		memcpy(g->perms, r->perms, 5);
 		free(g->name);
 		g->name = strdup(r->name);
 		if (!g->name)
-			oom();
+			fail(&s->cur, "out of memory");
 		g->alive = true;
 		break;
 	case PGFT_UNMAP:
-		rstat_of(&s->cur, r->id)->alive = false;
+		g = rstat_of(&s->cur, r->id);
+		if (g)
+			g->alive = false;
 		break;
 	default:
 		break;
 	}
+	return s->cur.nomem ? -1 : 0;
 }
 
-void space_fault(struct spaces *s, const struct pgft_rec *r,
-		 const struct pgft_region *g)
+int space_fault(struct spaces *s, const struct pgft_rec *r,
+		const struct pgft_region *g)
 {
 	struct space *sp = &s->cur;
 	struct space_page *p;
@@ -210,29 +231,32 @@ void space_fault(struct spaces *s, const struct pgft_rec *r,
 
 	if (!pgft_counted(r->result)) {
 		sp->failed++;
-		return;
+		return 0;
 	}
 	sp->faults++;
 	sp->major += r->result == PGFT_MAJOR;
 	sp->reref += r->result == PGFT_REREF;
+	if (sp->nomem)
+		return -1;
 	p = pass_state(s->ps, s->off);
 	/* the page's first fault in this address space */
 	if (p->gen != s->index + 1) {
+		uint64_t *first = sp->first;
+
 		if (sp->pages == UINT32_MAX) {
-			fprintf(stderr, "%s: more than %u pages in one address space\n",
-				pgft_prog, UINT32_MAX);
-			exit(PGF_EXIT_FAIL);
+			fail(sp, "more than 4294967295 pages in one address space");
+			return -1;
 		}
 		/* a power of two: double it */
-		if (!(sp->pages & (sp->pages - 1)) && sp->pages >= 1024) {
-			sp->first = realloc(sp->first, 2 * sp->pages * sizeof(*sp->first));
-			if (!sp->first)
-				oom();
-		} else if (!sp->pages) {
-			sp->first = malloc(1024 * sizeof(*sp->first));
-			if (!sp->first)
-				oom();
+		if (!(sp->pages & (sp->pages - 1)) && sp->pages >= 1024)
+			first = realloc(sp->first, 2 * sp->pages * sizeof(*sp->first));
+		else if (!sp->pages)
+			first = malloc(1024 * sizeof(*sp->first));
+		if (!first) {
+			fail(sp, "out of memory");
+			return -1;
 		}
+		sp->first = first;
 		sp->first[sp->pages] = r->time;
 		*p = (struct space_page){ .gen = s->index + 1,
 					  .first = sp->pages++ };
@@ -240,10 +264,9 @@ void space_fault(struct spaces *s, const struct pgft_rec *r,
 	p->n += p->n < UINT32_MAX;
 	p->major += r->result == PGFT_MAJOR && p->major < UINT32_MAX;
 	p->reref += r->result == PGFT_REREF && p->reref < UINT32_MAX;
-	if (g) {
-		st = rstat_of(sp, g->id);
+	if (g && (st = rstat_of(sp, g->id)))
 		p->reg = st->ord + 1;
-	}
+	return sp->nomem ? -1 : 0;
 }
 
 static int cmp_start(const void *a, const void *b)
@@ -329,8 +352,10 @@ static void space_credit(struct spaces *s)
 	struct pgid_slot *slot;
 	size_t i;
 
-	if (!by_ord)
-		oom();
+	if (!by_ord) {
+		fail(sp, "out of memory");
+		return;
+	}
 	for (i = 0; i < sp->nr; i++) {
 		struct rstat *r = &sp->r[i];
 
@@ -385,10 +410,13 @@ struct space *space_end(struct spaces *s)
 		s->shown = s->index;
 		memset(&s->cur, 0, sizeof(s->cur));
 	}
+	s->nomem |= s->cur.nomem;
 	if (s->shown < 0)
 		return NULL;
 	qsort(s->chosen.r, s->chosen.nr, sizeof(*s->chosen.r), cmp_start);
-	space_credit(s);
+	if (!s->chosen.nomem)
+		space_credit(s);
+	s->nomem |= s->chosen.nomem;
 	return &s->chosen;
 }
 
@@ -421,6 +449,10 @@ struct space *spaces_result(struct pass *ps, struct spaces *s, int *status)
 {
 	struct space *sp = space_end(s);
 
+	if (s->nomem) {
+		*status = pass_status(*status, PGF_EXIT_FAIL);	/* said */
+		return NULL;
+	}
 	if (!sp) {
 		*status = pass_usage(ps, "%s has address spaces 0 to %ld; there is "
 				     "no --space %ld", ps->fname, s->index, s->want);

@@ -94,6 +94,7 @@ struct space {
 	/* after space_end(): the pages credited to no region, their faults */
 	unsigned long long pages_out, faults_out;
 	unsigned long long faults, major, reref, failed;
+	bool nomem;			/* out of room: it was said, it keeps no more */
 };
 
 struct spaces {
@@ -106,19 +107,26 @@ struct spaces {
 	/* chosen's pages, when it ended before the last (else in ps's slots) */
 	struct pageset frozen;
 	bool is_frozen;
+	bool nomem;			/* an address space ran out of room */
 };
 
 #define SPACES_INIT(w) { .want = (w), .shown = -1 }
 
 /* Before the pass: room in its slots; 0, or 1 after a message. */
 int spaces_begin(struct spaces *s, struct pass *ps);
-void space_rec(struct spaces *s, const struct pgft_rec *r);
-/* Fault @r, in region @g (or NULL), of the pass (its ps->slot). */
-void space_fault(struct spaces *s, const struct pgft_rec *r,
-		 const struct pgft_region *g);
+/*
+ * Record @r, before the pass applies it; fault @r, in region @g (or
+ * NULL), of the pass (its ps->slot). 0, or -1 after saying it ran out of
+ * memory: the pass is to stop.
+ */
+int space_rec(struct spaces *s, const struct pgft_rec *r);
+int space_fault(struct spaces *s, const struct pgft_rec *r,
+		const struct pgft_region *g);
 /*
  * The address space asked for, its regions by start (alive first), the
- * faults credited to each; NULL if there is no such --space.
+ * faults credited to each; NULL if there is no such --space. With
+ * s->nomem (out of memory on the way, said on standard error), it is
+ * not to be reported.
  */
 struct space *space_end(struct spaces *s);
 /*
@@ -133,7 +141,8 @@ void spaces_free(struct spaces *s);
 /*
  * After the pass over the trace: the address space asked for, or NULL
  * after saying there is no such --space (or when --pid named no
- * process); *@status is set to PGF_EXIT_USAGE then.
+ * process); *@status is set to PGF_EXIT_USAGE then, or to PGF_EXIT_FAIL
+ * when the pass ran out of memory.
  */
 struct space *spaces_result(struct pass *ps, struct spaces *s, int *status);
 

@@ -11,12 +11,15 @@
 #include "timeline.h"
 #include "../lib/pgftrace.h"
 
-static void oom(void)
+/* Out of memory: say so, once; the timeline keeps no more. */
+static void oom(struct timeline *tl)
 {
-	fprintf(stderr, "%s: out of memory\n", pgft_prog);
-	exit(PGF_EXIT_FAIL);
+	if (!tl->nomem)
+		fprintf(stderr, "%s: out of memory\n", pgft_prog);
+	tl->nomem = true;
 }
 
+/* @page's last interval, a new slot if *@fresh; NULL out of memory. */
 static long long *lm_slot(struct lastmap *m, uint64_t page, bool *fresh)
 {
 	size_t i;
@@ -26,8 +29,11 @@ static long long *lm_slot(struct lastmap *m, uint64_t page, bool *fresh)
 		struct lastmap n = { calloc(cap, 8), calloc(cap, 8), cap, 0 };
 		bool f;
 
-		if (!n.key || !n.val)
-			oom();
+		if (!n.key || !n.val) {
+			free(n.key);
+			free(n.val);
+			return NULL;
+		}
 		for (i = 0; i < m->cap; i++)
 			if (m->key[i])
 				*lm_slot(&n, m->key[i] - 1, &f) = m->val[i];
@@ -58,13 +64,21 @@ void tl_init(struct timeline *tl, long interval_ms, long window)
 /* The current interval ends: its row. */
 static void tl_row(struct timeline *tl)
 {
+	if (tl->nomem)
+		return;
 	if (tl->nrow == tl->caprow) {
-		tl->caprow = tl->caprow ? 2 * tl->caprow : 256;
+		size_t cap = tl->caprow ? 2 * tl->caprow : 256;
+
 		for (int k = 0; k < TL_COLS; k++) {
-			tl->row[k] = realloc(tl->row[k], tl->caprow * sizeof(double));
-			if (!tl->row[k])
-				oom();
+			double *v = realloc(tl->row[k], cap * sizeof(double));
+
+			if (!v) {
+				oom(tl);
+				return;
+			}
+			tl->row[k] = v;
 		}
+		tl->caprow = cap;
 	}
 	tl->row[TL_T][tl->nrow] = (double)tl->cur * tl->interval_ms;
 	tl->row[TL_FAULTS][tl->nrow] = (double)tl->faults;
@@ -94,10 +108,14 @@ void tl_fault(struct timeline *tl, unsigned long long t, uint64_t page)
 	long long iv, *last;
 	bool fresh;
 
+	if (tl->nomem)
+		return;
 	if (!tl->ring) {
 		tl->ring = calloc(tl->window, sizeof(*tl->ring));
-		if (!tl->ring)
-			oom();
+		if (!tl->ring) {
+			oom(tl);
+			return;
+		}
 		tl->t0 = t;
 	}
 	iv = t > tl->t0 ?
@@ -106,6 +124,10 @@ void tl_fault(struct timeline *tl, unsigned long long t, uint64_t page)
 		tl_advance(tl, iv);
 	tl->faults++;
 	last = lm_slot(&tl->last, page, &fresh);
+	if (!last) {
+		oom(tl);
+		return;
+	}
 	if (fresh || *last != tl->cur) {
 		tl->distinct++;
 		if (!fresh && *last > tl->cur - tl->window) {

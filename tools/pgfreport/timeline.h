@@ -9,13 +9,14 @@
  *
  *	tl_init(&tl, interval_ms, window);
  *	for each counted fault: tl_fault(&tl, time_ns, page);
- *	tl_end(&tl);
+ *	tl_end(&tl);		(then tl.nomem: it ran out of memory)
  *	tl.nrow rows: tl.row[TL_T][i] (ms since the first fault), ...
  *	tl_free(&tl);
  */
 #ifndef PGFREPORT_TIMELINE_H
 #define PGFREPORT_TIMELINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,7 @@ struct timeline {
 	unsigned long long *ring;	/* pages whose last fault is interval i */
 	double *row[TL_COLS];
 	size_t nrow, caprow;
+	bool nomem;			/* out of memory (said): not to be reported */
 };
 
 void tl_init(struct timeline *tl, long interval_ms, long window);
