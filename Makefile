@@ -338,9 +338,14 @@ $(HOST)/bin/pgfreport: $(patsubst tools/pgfreport/%.c,$(HOST)/pgfreport/%.o,$(PG
 $(HOST)/bin/mrcbench: tests/bench/mrcbench.c $(HOSTLIB) | $(ST)/host-deps $(UAPI)
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) -Itools $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@ $(TOOL_LIBS)
-$(HOST_TESTS): $(BUILD)/host-tests/%: tests/unit/%.c $(HOSTLIB) | $(ST)/host-deps $(UAPI)
+$(filter-out $(BUILD)/host-tests/test_reports,$(HOST_TESTS)): $(BUILD)/host-tests/%: tests/unit/%.c $(HOSTLIB) | $(ST)/host-deps $(UAPI)
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) -Itools $(CFLAGS) $(WFLAGS) -MMD -MP $< $(HOSTLIB) -o $@ $(TOOL_LIBS)
+# pgfreport's reports as a library: its objects but the front end's main()
+PGFREPORT_LIBOBJS := $(patsubst tools/pgfreport/%.c,$(HOST)/pgfreport/%.o,$(filter-out tools/pgfreport/pgfreport.c,$(PGFREPORT_SRC))) $(HOST)/pgfreport/html-assets.o
+$(BUILD)/host-tests/test_reports: tests/unit/test_reports.c $(PGFREPORT_LIBOBJS) $(HOSTLIB) | $(ST)/host-deps $(UAPI)
+	@mkdir -p $(@D)
+	gcc $(CPPFLAGS) -Itools $(CFLAGS) $(WFLAGS) -MMD -MP $< $(PGFREPORT_LIBOBJS) $(HOSTLIB) -o $@ $(TOOL_LIBS)
 
 -include $(wildcard $(HOST)/*/*.d $(BUILD)/host-tests/*.d)
 

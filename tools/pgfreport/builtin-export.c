@@ -70,14 +70,16 @@ static const char usage[] =
 
 enum format { CSV, JSON, REFS, LCS, LCS_CSV, PERFETTO };
 
-static enum format format;
-static bool rw;
-static FILE *out;
-static struct lcs *lcs;
-static struct perfetto *pf;
-
-/* perfetto -o FILE: written whole or not at all (output.h). */
-static struct staged staged;
+/* The command's state: the pass's st */
+struct ex_state {
+	enum format format;
+	bool rw;			/* --rw */
+	FILE *out;
+	struct lcs *lcs;
+	struct perfetto *pf;
+	/* perfetto -o FILE: written whole or not at all (output.h). */
+	struct staged staged;
+};
 
 /* The process a record is of: its own in a tree file, else the trace's. */
 static int pid_of(const struct pass *ps, const struct pgft_rec *r)
@@ -90,13 +92,13 @@ static int pid_of(const struct pass *ps, const struct pgft_rec *r)
  * whole of the work per fault, and printf's parsing of its format most
  * of it.
  */
-static void put_ref(unsigned long long page, char rw)
+static void put_ref(FILE *out, unsigned long long page, char mark)
 {
 	char buf[24], *p = buf + sizeof(buf);
 
 	*--p = '\n';
-	if (rw) {
-		*--p = rw;
+	if (mark) {
+		*--p = mark;
 		*--p = ' ';
 	}
 	do
@@ -121,52 +123,56 @@ static void csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static int ex_rec(struct pass *ps, const struct pgft_rec *r)
+static int ex_rec(struct pass *ps, void *st, const struct pgft_rec *r)
 {
-	if (format == JSON && r->type != PGFT_FAULT)
-		json_rec(out, r, ps->rd.tree);
-	if (format == REFS && r->type == PGFT_START)
-		fprintf(out, "# mode %s\n", pass_mode(r));
+	struct ex_state *E = st;
+
+	if (E->format == JSON && r->type != PGFT_FAULT)
+		json_rec(E->out, r, ps->rd.tree);
+	if (E->format == REFS && r->type == PGFT_START)
+		fprintf(E->out, "# mode %s\n", pass_mode(r));
 	/* a write that failed: errno says why, once the pass is over */
-	if (format == PERFETTO && r->type != PGFT_FAULT &&
-	    perfetto_rec(pf, pid_of(ps, r), r))
+	if (E->format == PERFETTO && r->type != PGFT_FAULT &&
+	    perfetto_rec(E->pf, pid_of(ps, r), r))
 		return PGF_EXIT_FAIL;
 	return 0;
 }
 
-static int ex_fault(struct pass *ps, const struct pgft_rec *r,
+static int ex_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 		    const struct pgft_region *g, long sp, unsigned long long addr)
 {
+	struct ex_state *E = st;
+
 	(void)sp;
-	switch (format) {
+	switch (E->format) {
 	case JSON:
-		json_rec(out, r, ps->rd.tree);
+		json_rec(E->out, r, ps->rd.tree);
 		break;
 	case CSV:
-		fprintf(out, "%llu,%d,%llu,%c,%s,%s,%llu,", r->time, r->tid,
+		fprintf(E->out, "%llu,%d,%llu,%c,%s,%s,%llu,", r->time, r->tid,
 			r->addr, r->access, r->kernel ? "kernel" : "user",
 			export_result_name(r->result), r->ip);
-		csv_field(out, g ? (*g->name ? g->name : "[anon]") : "");
+		csv_field(E->out, g ? (*g->name ? g->name : "[anon]") : "");
 		if (ps->whole)
-			fprintf(out, ",%d", r->pid);
-		fputc('\n', out);
+			fprintf(E->out, ",%d", r->pid);
+		fputc('\n', E->out);
 		break;
 	case REFS:
 		if (!pgft_counted(r->result))
 			break;
-		put_ref(addr & ~(ps->page_size - 1ULL),
-			rw ? (r->access == 'w' ? 'W' : 'R') : 0);
+		put_ref(E->out, addr & ~(ps->page_size - 1ULL),
+			E->rw ? (r->access == 'w' ? 'W' : 'R') : 0);
 		break;
 	case PERFETTO:
-		if (perfetto_fault(pf, pid_of(ps, r), r, g, ps->page_size))
+		if (perfetto_fault(E->pf, pid_of(ps, r), r, g, ps->page_size))
 			return PGF_EXIT_FAIL;	/* as in ex_rec() */
 		break;
 	case LCS:
 	case LCS_CSV:
 		if (pgft_counted(r->result) &&
-		    lcs_ref(lcs, pass_page(ps, addr),
+		    lcs_ref(E->lcs, pass_page(ps, addr),
 			    (r->time - ps->t0) / 1000000000ULL))
-			return pass_error(ps, "%s: %s", format == LCS ? "lcs" : "lcs-csv",
+			return pass_error(ps, "%s: %s", E->format == LCS ? "lcs" : "lcs-csv",
 					  strerror(errno));
 		break;
 	}
@@ -190,6 +196,7 @@ int cmd_export(int argc, char **argv)
 	struct pass ps = { .cmd = "export", .usage = usage,
 			   .takes = TAKES_PID | TAKES_FILTERS };
 	const char *path = NULL;
+	struct ex_state state = { 0 }, *E = &state;
 	int opt, status, nf = -1;
 	bool io;
 
@@ -202,7 +209,7 @@ int cmd_export(int argc, char **argv)
 			path = optarg;
 			break;
 		case 'R':
-			rw = true;
+			E->rw = true;
 			break;
 		case 'M':
 			if (pass_number(&ps, "--max-size", optarg, false, &max_mb))
@@ -230,70 +237,71 @@ int cmd_export(int argc, char **argv)
 	if (nf < 0)
 		return pass_usage(&ps, "'%s' is not a format: csv, json, refs, lcs, "
 				  "lcs-csv or perfetto", argv[optind]);
-	format = nf;
-	if (rw && format != REFS)
+	E->format = nf;
+	if (E->rw && E->format != REFS)
 		return pass_usage(&ps, "--rw marks reads and writes in refs: it "
-				  "does not apply to %s", names[format]);
-	if (pf_only && format != PERFETTO)
+				  "does not apply to %s", names[E->format]);
+	if (pf_only && E->format != PERFETTO)
 		return pass_usage(&ps, "%s is perfetto's: it does not apply to %s",
-				  pf_only, names[format]);
-	if (!path && (format == LCS || format == PERFETTO) &&
+				  pf_only, names[E->format]);
+	if (!path && (E->format == LCS || E->format == PERFETTO) &&
 	    isatty(STDOUT_FILENO))
 		return pass_usage(&ps, "%s is binary: give -o FILE, or redirect "
-				  "standard output", names[format]);
+				  "standard output", names[E->format]);
 	status = pass_open(&ps, argc - optind - 1, argv + optind + 1);
 	if (status)
 		return status;
-	if ((format == LCS || format == LCS_CSV) && !(lcs = lcs_new()))
+	if ((E->format == LCS || E->format == LCS_CSV) && !(E->lcs = lcs_new()))
 		return pass_error(&ps, "a temporary file: %s", strerror(errno));
-	if (format == PERFETTO && path)
-		out = staged_open(&staged, path);
+	if (E->format == PERFETTO && path)
+		E->out = staged_open(&E->staged, path);
 	else
-		out = path ? fopen(path, format >= LCS ? "wb" : "w") : stdout;
-	if (!out)
+		E->out = path ? fopen(path, E->format >= LCS ? "wb" : "w") : stdout;
+	if (!E->out)
 		return pass_error(&ps, "%s: %s", path, strerror(errno));
-	if (format == PERFETTO &&
-	    !(pf = perfetto_new(out, path, (uint64_t)max_mb << 20, interval_ms,
+	if (E->format == PERFETTO &&
+	    !(E->pf = perfetto_new(E->out, path, (uint64_t)max_mb << 20, interval_ms,
 				window)))
 		return pass_error(&ps, "out of memory");
-	if (format == CSV)
-		fprintf(out, "time_ns,tid,address,access,mode,result,ip,region%s\n",
+	if (E->format == CSV)
+		fprintf(E->out, "time_ns,tid,address,access,mode,result,ip,region%s\n",
 			ps.whole ? ",pid" : "");
 	ps.rec = ex_rec;
+	ps.st = E;
 	ps.streams = true;
 	ps.fault = ex_fault;
 	status = pass_run(&ps);
-	io = pf && status == PGF_EXIT_FAIL;
-	if (pf && (!status || ps.cut) && perfetto_end(pf))
+	io = E->pf && status == PGF_EXIT_FAIL;
+	if (E->pf && (!status || ps.cut) && perfetto_end(E->pf))
 		io = true;
-	if (pf && perfetto_too_big(pf)) {
+	if (E->pf && perfetto_too_big(E->pf)) {
 		status = pass_error(&ps, "the Perfetto trace would pass --max-size "
 				    "%ld MB, which the UI holds in the browser's "
 				    "memory: %s. Narrow it (--time, --pid, --tid, "
 				    "--addr, --region) or raise --max-size", max_mb,
-				    staged.tmp[0] ? "nothing written" :
+				    E->staged.tmp[0] ? "nothing written" :
 				    "the output is cut short there");
 	} else if (io) {
 		status = pass_error(&ps, "%s: %s", path ? path : "standard output",
 				    strerror(errno));
 	}
-	perfetto_free(pf);
-	if (lcs) {
-		if (lcs_write(lcs, format == LCS ? out : NULL,
-			      format == LCS_CSV ? out : NULL, ps.page_size))
+	perfetto_free(E->pf);
+	if (E->lcs) {
+		if (lcs_write(E->lcs, E->format == LCS ? E->out : NULL,
+			      E->format == LCS_CSV ? E->out : NULL, ps.page_size))
 			status = pass_error(&ps, "%s: %s", path ? path :
 					    "standard output", strerror(errno));
 		else
 			fprintf(stderr, "pgfreport export: %llu references of %s "
 				"written for libCacheSim\n",
-				(unsigned long long)lcs_count(lcs), ps.fname);
-		lcs_free(lcs);
+				(unsigned long long)lcs_count(E->lcs), ps.fname);
+		lcs_free(E->lcs);
 	}
-	if ((out == stdout ? fflush(out) : fclose(out)) || ferror(stdout))
+	if ((E->out == stdout ? fflush(E->out) : fclose(E->out)) || ferror(stdout))
 		status = pass_error(&ps, "%s: %s", path ? path : "standard output",
 				    strerror(errno));
 	/* a trace with no end is written all the same, as it is */
-	if (staged_end(&staged, status && !ps.cut))
+	if (staged_end(&E->staged, status && !ps.cut))
 		status = pass_error(&ps, "%s: %s", path, strerror(errno));
 	pass_close(&ps);
 	return status;

@@ -25,16 +25,15 @@ static const char usage[] =
 "  -o, --output FILE  the SVG file to write (needed)\n"
 "  --x time|order  the x axis (default: time)\n";
 
-static struct heatmap heat;
-
-static int heat_fault_cb(struct pass *ps, const struct pgft_rec *r,
+/* @st: the command's heatmap */
+static int heat_fault_cb(struct pass *ps, void *st, const struct pgft_rec *r,
 			 const struct pgft_region *g, long sp,
 			 unsigned long long addr)
 {
 	(void)addr;
 	if (!pgft_counted(r->result))
 		return 0;
-	if (g && heat_fault(&heat, ((uint64_t)sp << 32) ^ g->id, g->start, g->end,
+	if (g && heat_fault(st, ((uint64_t)sp << 32) ^ g->id, g->start, g->end,
 			    g->name, r->time > ps->t0 ? r->time - ps->t0 : 0,
 			    r->addr))
 		return pass_oom(ps);
@@ -51,6 +50,7 @@ int cmd_heatmap(int argc, char **argv)
 	struct pass ps = { .cmd = "heatmap", .usage = usage,
 			   .takes = TAKES_PID | TAKES_FILTERS };
 	const char *out = NULL;
+	struct heatmap heat;
 	bool by_order = false;
 	struct notes notes;
 	int opt, status;
@@ -78,6 +78,7 @@ int cmd_heatmap(int argc, char **argv)
 		return status;
 	heat_init(&heat, !by_order);
 	ps.fault = heat_fault_cb;
+	ps.st = &heat;
 	status = pass_run(&ps);
 	if (status != PGF_EXIT_FAIL && (!ps.pid || ps.pid_seen)) {
 		f = svg_open(out);

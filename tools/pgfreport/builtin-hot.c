@@ -37,40 +37,58 @@ static const char usage[] =
 "                ELF symbols as pgfreport symbols finds them; '-' where\n"
 "                there is none (no file, stripped)\n";
 
-static struct regtags tags;
-static struct credits credits;
-static struct hot hot = { .aux_latest = true };
-static size_t hot_off;		/* its struct hot_page in the pass's slot */
-static long last_sp = -1;	/* the last fault's address space */
-static int64_t last_space;	/* and its small number */
+/* The report's state (report.h) */
+struct hot_state {
+	struct regtags tags;
+	struct credits credits;
+	struct hot hot;
+	size_t off;		/* its struct hot_page in the pass's slot */
+	long last_sp;		/* the last fault's address space */
+	int64_t last_space;	/* and its small number */
+	long top_n;		/* --top */
+	struct syms *syms;	/* --sym */
+};
+
+static void hot_init(void *st)
+{
+	struct hot_state *h = st;
+
+	h->hot.aux_latest = true;
+	h->credits.tags = &h->tags;
+	h->last_sp = -1;
+	h->top_n = 20;
+}
 
 /*
  * A page's entry: its address space's small number as the tag, the tag
  * of the region of its latest reference as the aux; its region is
  * credited at the end (credit.h).
  */
-static int hot_fault(struct pass *ps, const struct pgft_rec *r,
+static int hot_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 		     const struct pgft_region *g, long sp, unsigned long long addr)
 {
+	struct hot_state *h = st;
 	uint64_t page = pass_page(ps, addr);
 
 	if (!pgft_counted(r->result))
 		return 0;
-	if (sp != last_sp) {
-		last_space = credit_space(&credits, sp);
-		if (last_space < 0)
+	if (sp != h->last_sp) {
+		h->last_space = credit_space(&h->credits, sp);
+		if (h->last_space < 0)
 			return pass_error(ps, "out of memory");
-		last_sp = sp;
+		h->last_sp = sp;
 	}
-	if (hot_ref_at(&hot, pass_state(ps, hot_off), page, (uint32_t)last_space,
-		       regtag_of(&tags, sp, g)))
+	if (hot_ref_at(&h->hot, pass_state(ps, h->off), page, (uint32_t)h->last_space,
+		       regtag_of(&h->tags, sp, g)))
 		return pass_error(ps, "out of memory");
 	return 0;
 }
 
-static int hot_rec(struct pass *ps, const struct pgft_rec *r)
+static int hot_rec(struct pass *ps, void *st, const struct pgft_rec *r)
 {
-	return credit_rec(&credits, ps, r) ? pass_error(ps, "out of memory") : 0;
+	struct hot_state *h = st;
+
+	return credit_rec(&h->credits, ps, r) ? pass_oom(ps) : 0;
 }
 
 /* What a row shows of its entry's region. */
@@ -79,37 +97,38 @@ struct hot_row {
 	unsigned long long offset;	/* in its file, or ~0ULL */
 };
 
-static struct hot_row row_of(const struct pass *ps, const struct hot_entry *e)
+static struct hot_row row_of(const struct pass *ps, struct hot_state *h,
+			     const struct hot_entry *e)
 {
 	/* the address itself: a whole tree's has the process in bits 56 up */
 	unsigned long long addr = (e->page * ps->page_size) & ((1ULL << 56) - 1);
 	struct hot_row w = { .offset = ~0ULL };
 	const struct regtag *t;
 
-	w.tag = credit_region(&credits, e->tag, addr, e->aux);
-	if (!w.tag || !regtag_file(&tags, w.tag))
+	w.tag = credit_region(&h->credits, e->tag, addr, e->aux);
+	if (!w.tag || !regtag_file(&h->tags, w.tag))
 		return w;
-	t = &tags.v[w.tag - 1];
+	t = &h->tags.v[w.tag - 1];
 	w.offset = t->offset + (addr - t->start);
 	return w;
 }
 
 /* The symbol at the row's page, into @buf; false if none. */
-static bool row_sym(struct syms *syms, const struct hot_row *w, char *buf,
+static bool row_sym(struct hot_state *h, const struct hot_row *w, char *buf,
 		    size_t size)
 {
-	struct sym_hit h;
+	struct sym_hit hit;
 
 	if (w->offset == ~0ULL ||
-	    syms_at(syms, regtag_name(&tags, w->tag), w->offset, &h) <= 0)
+	    syms_at(h->syms, regtag_name(&h->tags, w->tag), w->offset, &hit) <= 0)
 		return false;
-	snprintf(buf, size, "%s+0x%llx", h.name, (unsigned long long)h.delta);
+	snprintf(buf, size, "%s+0x%llx", hit.name, (unsigned long long)hit.delta);
 	return true;
 }
 
 /* --format csv|json: the rows, the page and the offset as numbers */
-static void report_table(const struct pass *ps, const struct hot_entry *top,
-			 long n, struct syms *syms)
+static void report_table(const struct pass *ps, struct hot_state *h,
+			 const struct hot_entry *top, long n)
 {
 	static const char *const cols[] = {
 		"rank", "page", "refs", "share", "cumulative", "file_offset",
@@ -119,19 +138,19 @@ static void report_table(const struct pass *ps, const struct hot_entry *top,
 	unsigned long long cum = 0;
 	struct table t;
 
-	table_begin(&t, stdout, ps->format, cols, syms ? 12 : 11);
+	table_begin(&t, stdout, ps->format, cols, h->syms ? 12 : 11);
 	for (long i = 0; i < n; i++) {
 		const struct hot_entry *e = &top[i];
-		struct hot_row w = row_of(ps, e);
-		const struct regtag *g = w.tag ? &tags.v[w.tag - 1] : NULL;
+		struct hot_row w = row_of(ps, h, e);
+		const struct regtag *g = w.tag ? &h->tags.v[w.tag - 1] : NULL;
 		char sym[512];
 
 		cum += e->refs;
 		table_u64(&t, i + 1);
 		table_u64(&t, e->page * ps->page_size);
 		table_u64(&t, e->refs);
-		table_num(&t, (double)e->refs / hot.refs);
-		table_num(&t, (double)cum / hot.refs);
+		table_num(&t, (double)e->refs / h->hot.refs);
+		table_num(&t, (double)cum / h->hot.refs);
 		if (w.offset != ~0ULL)
 			table_u64(&t, w.offset);
 		else
@@ -146,10 +165,10 @@ static void report_table(const struct pass *ps, const struct hot_entry *top,
 			table_none(&t);
 			table_none(&t);
 		}
-		table_u64(&t, credit_execs(&credits, e->tag));
-		if (!syms)
+		table_u64(&t, credit_execs(&h->credits, e->tag));
+		if (!h->syms)
 			continue;
-		if (row_sym(syms, &w, sym, sizeof(sym)))
+		if (row_sym(h, &w, sym, sizeof(sym)))
 			table_str(&t, sym);
 		else
 			table_none(&t);
@@ -157,9 +176,9 @@ static void report_table(const struct pass *ps, const struct hot_entry *top,
 	table_end(&t);
 }
 
-static int report(const struct pass *ps, long top_n, struct syms *syms)
+static int report(const struct pass *ps, struct hot_state *h)
 {
-	size_t want = (size_t)top_n < hot.nr ? (size_t)top_n : hot.nr;
+	size_t want = (size_t)h->top_n < h->hot.nr ? (size_t)h->top_n : h->hot.nr;
 	struct hot_entry *top = malloc((want ? want : 1) * sizeof(*top));
 	unsigned long long cum = 0;
 	struct pgid_slot *s;
@@ -171,10 +190,10 @@ static int report(const struct pass *ps, long top_n, struct syms *syms)
 		return pass_error(ps, "out of memory");
 	t = (struct hot_top){ .out = top, .n = want };
 	while ((s = pass_next_page(ps, &i)))
-		hot_top_add(&t, s->key - 1, pgid_data(s, hot_off));
-	n = hot_top_end(&hot, &t);
+		hot_top_add(&t, s->key - 1, pgid_data(s, h->off));
+	n = hot_top_end(&h->hot, &t);
 	if (ps->format != TABLE_TEXT) {
-		report_table(ps, top, n, syms);
+		report_table(ps, h, top, n);
 		free(top);
 		return 0;
 	}
@@ -182,13 +201,13 @@ static int report(const struct pass *ps, long top_n, struct syms *syms)
 	       "is two); the %ld most referenced, each with the region credited "
 	       "with its references (as pgfreport summary credits them); "
 	       "file_offset: the page's offset in the region's file\n",
-	       (unsigned long long)hot.refs, hot.nr, n);
+	       (unsigned long long)h->hot.refs, h->hot.nr, n);
 	printf("# %4s %16s %10s %7s %10s %12s  %s%s\n", "rank", "page", "refs",
-	       "share", "cumulative", "file_offset", syms ? "symbol  " : "",
+	       "share", "cumulative", "file_offset", h->syms ? "symbol  " : "",
 	       "region");
 	for (long i = 0; i < n; i++) {
 		const struct hot_entry *e = &top[i];
-		struct hot_row w = row_of(ps, e);
+		struct hot_row w = row_of(ps, h, e);
 		char off[24] = "-", sym[512];
 
 		if (w.offset != ~0ULL)
@@ -196,21 +215,22 @@ static int report(const struct pass *ps, long top_n, struct syms *syms)
 		cum += e->refs;
 		printf("%6ld %16llx %10llu %7.4f %10.4f %12s  ", i + 1,
 		       (unsigned long long)e->page * ps->page_size,
-		       (unsigned long long)e->refs, (double)e->refs / hot.refs,
-		       (double)cum / hot.refs, off);
-		if (syms)
-			printf("%s  ", row_sym(syms, &w, sym, sizeof(sym)) ? sym : "-");
-		printf("%s%s\n", regtag_name(&tags, w.tag),
-		       w.tag && !tags.v[w.tag - 1].alive ? " (removed)" : "");
+		       (unsigned long long)e->refs, (double)e->refs / h->hot.refs,
+		       (double)cum / h->hot.refs, off);
+		if (h->syms)
+			printf("%s  ", row_sym(h, &w, sym, sizeof(sym)) ? sym : "-");
+		printf("%s%s\n", regtag_name(&h->tags, w.tag),
+		       w.tag && !h->tags.v[w.tag - 1].alive ? " (removed)" : "");
 	}
 	free(top);
 	return 0;
 }
 
-static int hot_begin(struct pass *ps)
+static int hot_begin(struct pass *ps, void *st)
 {
-	credits.tags = &tags;
-	return pass_reserve(ps, sizeof(struct hot_page), &hot_off);
+	struct hot_state *h = st;
+
+	return pass_reserve(ps, sizeof(struct hot_page), &h->off);
 }
 
 static const struct option hot_opts[] = {
@@ -219,40 +239,41 @@ static const struct option hot_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static long top_n = 20;
-static struct syms *syms;
-
-static int hot_option(struct pass *ps, int opt, const char *arg)
+static int hot_option(struct pass *ps, void *st, int opt, const char *arg)
 {
+	struct hot_state *h = st;
+
 	if (opt == 'n')
-		return pass_number(ps, "--top", arg, false, &top_n);
-	if (opt == 'y' && !syms && !(syms = syms_new()))
+		return pass_number(ps, "--top", arg, false, &h->top_n);
+	if (opt == 'y' && !h->syms && !(h->syms = syms_new()))
 		return pass_error(ps, "libelf cannot start");
 	return 0;
 }
 
-static int hot_end(struct pass *ps, int status)
+static int hot_end(struct pass *ps, void *st, int status)
 {
+	struct hot_state *h = st;
 	struct notes notes;
 
 	if (!ps->pid || ps->pid_seen) {
 		kind_notes(&ps->kind, &notes, AN_HOT);
 		if (ps->format == TABLE_TEXT)
 			notes_print(&notes);
-		if (tags.oom || credit_end(&credits, ps))
+		if (h->tags.oom || credit_end(&h->credits, ps))
 			status = pass_status(status, pass_error(ps, "out of memory"));
 		else
-			status = pass_status(status, report(ps, top_n, syms));
+			status = pass_status(status, report(ps, h));
 	}
-	syms_free(syms);
-	hot_free(&hot);
-	credits_free(&credits);
-	regtags_free(&tags);
+	syms_free(h->syms);
+	hot_free(&h->hot);
+	credits_free(&h->credits);
+	regtags_free(&h->tags);
 	return status;
 }
 
 const struct report hot_report = {
 	.name = "hot", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT,
+	.size = sizeof(struct hot_state), .init = hot_init,
 	.longopts = hot_opts, .shorts = "n:", .option = hot_option,
 	.begin = hot_begin, .rec = hot_rec, .fault = hot_fault, .end = hot_end,
 };

@@ -39,38 +39,45 @@ static const char usage[] =
 "  --window N    the timeline's working-set window, in intervals\n"
 "                (default 10)\n";
 
-static struct cache cache;
-static struct wss wss;
-static struct heatmap heat;
-static struct timeline tl;
-static struct spaces spaces = SPACES_INIT(-1);
-static struct ptree own;		/* a single process's, as a tree */
+/* The command's state: the pass's st */
+struct html_state {
+	struct cache cache;
+	struct wss wss;
+	struct heatmap heat;
+	struct timeline tl;
+	struct spaces spaces;
+	struct ptree own;	/* a single process's, as a tree */
+	struct space *shown;	/* the address space the region table shows */
+};
 
-static int html_rec(struct pass *ps, const struct pgft_rec *r)
+static int html_rec(struct pass *ps, void *st, const struct pgft_rec *r)
 {
-	if (!ps->whole && space_rec(&spaces, r))
+	struct html_state *H = st;
+
+	if (!ps->whole && space_rec(&H->spaces, r))
 		return PGF_EXIT_FAIL;	/* said */
-	if (!ps->rd.tree && !ptree_rec(&own, r, ps->page_size))
+	if (!ps->rd.tree && !ptree_rec(&H->own, r, ps->page_size))
 		return pass_error(ps, "out of memory");
 	return 0;
 }
 
-static int html_fault(struct pass *ps, const struct pgft_rec *r,
+static int html_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 		      const struct pgft_region *g, long sp,
 		      unsigned long long addr)
 {
+	struct html_state *H = st;
 	uint64_t page = pass_page(ps, addr);
 
-	if (!ps->whole && space_fault(&spaces, r, g))
+	if (!ps->whole && space_fault(&H->spaces, r, g))
 		return PGF_EXIT_FAIL;	/* said */
 	if (!pgft_counted(r->result))
 		return 0;
-	cache_ref(&cache, ps, 0);
-	tl_fault(&tl, r->time, page);
-	if (tl.nomem)
+	cache_ref(&H->cache, ps, 0);
+	tl_fault(&H->tl, r->time, page);
+	if (H->tl.nomem)
 		return PGF_EXIT_FAIL;	/* said */
-	if (wss_ref(&wss, page) ||
-	    (g && heat_fault(&heat, ((uint64_t)sp << 32) ^ g->id, g->start,
+	if (wss_ref(&H->wss, page) ||
+	    (g && heat_fault(&H->heat, ((uint64_t)sp << 32) ^ g->id, g->start,
 			     g->end, g->name,
 			     r->time > ps->t0 ? r->time - ps->t0 : 0, r->addr)))
 		return pass_error(ps, "out of memory");
@@ -139,12 +146,9 @@ static void tree_json(FILE *f, const struct ptree *t, unsigned long long t0)
 	fputc(']', f);
 }
 
-/* The address space the region table shows (space_end()), or NULL. */
-static struct space *shown;
-
-static void regions_json(FILE *f, const struct pass *ps)
+static void regions_json(FILE *f, const struct pass *ps, struct html_state *H)
 {
-	struct space *sp = shown;
+	struct space *sp = H->shown;
 	bool first = true;
 
 	fputs("\"regions\":[", f);
@@ -172,15 +176,15 @@ static void regions_json(FILE *f, const struct pass *ps)
 	fputc(']', f);
 }
 
-static void heat_json(FILE *f)
+static void heat_json(FILE *f, struct html_state *H)
 {
-	uint64_t cols = heat.n ? heat.xmax / heat.per + 1 : 0;
+	uint64_t cols = H->heat.n ? H->heat.xmax / H->heat.per + 1 : 0;
 
 	fprintf(f, "\"heat\":{\"by_time\":%s,\"per\":%llu,\"cols\":%llu,"
-		"\"rows\":%d,\"bands\":[", heat.by_time ? "true" : "false",
-		(unsigned long long)heat.per, (unsigned long long)cols, HEAT_ROWS);
-	for (uint32_t i = 0; i < heat.keys.nr; i++) {
-		const struct heat_band *b = &heat.b[i];
+		"\"rows\":%d,\"bands\":[", H->heat.by_time ? "true" : "false",
+		(unsigned long long)H->heat.per, (unsigned long long)cols, HEAT_ROWS);
+	for (uint32_t i = 0; i < H->heat.keys.nr; i++) {
+		const struct heat_band *b = &H->heat.b[i];
 		bool first = true;
 
 		fprintf(f, "%s{\"start\":\"%llx\",\"end\":\"%llx\",\"faults\":%llu,"
@@ -207,15 +211,15 @@ static void heat_json(FILE *f)
 	fputs("]}", f);
 }
 
-static void mrc_json(FILE *f, const struct pass *ps)
+static void mrc_json(FILE *f, const struct pass *ps, struct html_state *H)
 {
-	struct mrc *fifo = cache.sim[MRC_FIFO];
+	struct mrc *fifo = H->cache.sim[MRC_FIFO];
 	size_t n = mrc_nr(fifo);
-	uint64_t refs = cache.lru.refs;
+	uint64_t refs = H->cache.lru.refs;
 
 	fprintf(f, "\"mrc\":{\"refs\":%llu,\"pages\":%llu,\"blind\":%llu,"
 		"\"sizes\":[", (unsigned long long)refs,
-		(unsigned long long)reuse_pages(&cache.lru),
+		(unsigned long long)reuse_pages(&H->cache.lru),
 		(unsigned long long)kind_blind(&ps->kind));
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%s%llu", i ? "," : "",
@@ -226,9 +230,9 @@ static void mrc_json(FILE *f, const struct pass *ps)
 
 		fprintf(f, ",\"%s\":[", name[p + 1]);
 		for (size_t i = 0; i < n; i++) {
-			uint64_t m = p < 0 ? reuse_lru_misses(&cache.lru,
+			uint64_t m = p < 0 ? reuse_lru_misses(&H->cache.lru,
 							      mrc_size(fifo, i)) :
-					     mrc_misses(cache.sim[p], i);
+					     mrc_misses(H->cache.sim[p], i);
 
 			if (i)
 				fputc(',', f);
@@ -239,9 +243,9 @@ static void mrc_json(FILE *f, const struct pass *ps)
 	fputc('}', f);
 }
 
-static void reuse_json(FILE *f)
+static void reuse_json(FILE *f, struct html_state *H)
 {
-	const struct reuse *r = &cache.lru;
+	const struct reuse *r = &H->cache.lru;
 	unsigned int top = r->refs > r->cold ? reuse_bin(r->max_dist) : 0;
 
 	fprintf(f, "\"reuse\":{\"refs\":%llu,\"cold\":%llu,\"bins\":[",
@@ -257,18 +261,18 @@ static void reuse_json(FILE *f)
 	fputs("]}", f);
 }
 
-static void wss_json(FILE *f)
+static void wss_json(FILE *f, struct html_state *H)
 {
-	uint64_t n = wss.refs;
+	uint64_t n = H->wss.refs;
 	bool first = true;
 
-	wss_end(&wss);
+	wss_end(&H->wss);
 	fprintf(f, "\"wss\":{\"refs\":%llu,\"points\":[", (unsigned long long)n);
 	for (uint64_t tau = 1; n; tau = tau < n && tau * 2 > n ? n : tau * 2) {
 		fprintf(f, "%s[%llu,", first ? "" : ",", (unsigned long long)tau);
-		jnum(f, (double)wss_sum(&wss, tau) / n);
+		jnum(f, (double)wss_sum(&H->wss, tau) / n);
 		fputc(',', f);
-		jnum(f, (double)wss_faults(&wss, tau) / n);
+		jnum(f, (double)wss_faults(&H->wss, tau) / n);
 		fputc(']', f);
 		first = false;
 		if (tau >= n)
@@ -277,21 +281,21 @@ static void wss_json(FILE *f)
 	fputs("]}", f);
 }
 
-static void timeline_json(FILE *f)
+static void timeline_json(FILE *f, struct html_state *H)
 {
 	static const char *const name[] = { "t_ms", "faults", "pages", "ws",
 					    "footprint" };
 
 	fprintf(f, "\"timeline\":{\"interval_ms\":%ld,\"window\":%ld",
-		tl.interval_ms, tl.window);
+		H->tl.interval_ms, H->tl.window);
 	for (int k = 0; k < TL_COLS; k++) {
 		fprintf(f, ",\"%s\":", name[k]);
-		jarr(f, tl.row[k], tl.nrow);
+		jarr(f, H->tl.row[k], H->tl.nrow);
 	}
 	fputc('}', f);
 }
 
-static void data_json(FILE *f, const struct pass *ps)
+static void data_json(FILE *f, const struct pass *ps, struct html_state *H)
 {
 	struct notes notes;
 
@@ -309,23 +313,24 @@ static void data_json(FILE *f, const struct pass *ps)
 		jstr(f, notes.line[i]);
 	}
 	fputs("],", f);
-	tree_json(f, ps->rd.tree ? &ps->pt : &own, ps->t0);
+	tree_json(f, ps->rd.tree ? &ps->pt : &H->own, ps->t0);
 	fputc(',', f);
-	regions_json(f, ps);
+	regions_json(f, ps, H);
 	fputc(',', f);
-	heat_json(f);
+	heat_json(f, H);
 	fputc(',', f);
-	mrc_json(f, ps);
+	mrc_json(f, ps, H);
 	fputc(',', f);
-	reuse_json(f);
+	reuse_json(f, H);
 	fputc(',', f);
-	wss_json(f);
+	wss_json(f, H);
 	fputc(',', f);
-	timeline_json(f);
+	timeline_json(f, H);
 	fputs("}", f);
 }
 
-static int write_page(const struct pass *ps, const char *path)
+static int write_page(const struct pass *ps, struct html_state *H,
+		      const char *path)
 {
 	FILE *f = fopen(path, "w");
 
@@ -342,7 +347,7 @@ static int write_page(const struct pass *ps, const char *path)
 	fputs("\n</script>\n</head>\n<body>\n", f);
 	fputs(html_report_body, f);
 	fputs("<script type=\"application/json\" id=\"pgf-data\">", f);
-	data_json(f, ps);
+	data_json(f, ps, H);
 	fputs("</script>\n<script>\n", f);
 	fputs(html_report_js, f);
 	fputs("\n</script>\n</body>\n</html>\n", f);
@@ -361,6 +366,7 @@ int cmd_html(int argc, char **argv)
 	};
 	struct pass ps = { .cmd = "html", .usage = usage,
 			   .takes = TAKES_PID | TAKES_FILTERS };
+	struct html_state state = { .spaces = SPACES_INIT(-1) }, *H = &state;
 	long interval_ms = 10, window = 10;
 	const char *out = NULL;
 	int opt, status;
@@ -387,32 +393,34 @@ int cmd_html(int argc, char **argv)
 	ps.want_ids = true;	/* for the sims */
 	status = pass_open(&ps, argc - optind, argv + optind);
 	if (!status)
-		status = cache_init(&cache, true, NULL, 0, false, 0);
+		status = cache_init(&H->cache, true, NULL, 0, false, 0);
 	if (!status)
-		status = cache_attach(&cache, &ps);
+		status = cache_attach(&H->cache, &ps);
 	if (!status)
-		status = spaces_begin(&spaces, &ps);
+		status = spaces_begin(&H->spaces, &ps);
 	if (status)
 		return status;
-	heat_init(&heat, true);
-	heat_times(&heat);
-	wss_init(&wss);
-	tl_init(&tl, interval_ms, window);
+	heat_init(&H->heat, true);
+	heat_times(&H->heat);
+	wss_init(&H->wss);
+	tl_init(&H->tl, interval_ms, window);
 	ps.rec = html_rec;
 	ps.fault = html_fault;
+	ps.st = H;
 	status = pass_run(&ps);
-	tl_end(&tl);
-	shown = ps.whole ? NULL : space_end(&spaces);
-	if (cache_end(&cache) || spaces.nomem || tl.nomem || status == PGF_EXIT_FAIL)
+	tl_end(&H->tl);
+	H->shown = ps.whole ? NULL : space_end(&H->spaces);
+	if (cache_end(&H->cache) || H->spaces.nomem || H->tl.nomem ||
+	    status == PGF_EXIT_FAIL)
 		status = pass_status(status, PGF_EXIT_FAIL);
 	else if (!ps.pid || ps.pid_seen)
-		status = pass_status(status, write_page(&ps, out));
-	cache_free(&cache);
-	heat_free(&heat);
-	wss_free(&wss);
-	tl_free(&tl);
-	spaces_free(&spaces);
-	ptree_free(&own);
+		status = pass_status(status, write_page(&ps, H, out));
+	cache_free(&H->cache);
+	heat_free(&H->heat);
+	wss_free(&H->wss);
+	tl_free(&H->tl);
+	spaces_free(&H->spaces);
+	ptree_free(&H->own);
 	pass_close(&ps);
 	return status;
 }

@@ -39,17 +39,27 @@ static const char usage[] =
 "                '9' that many times, '+' ten or more; a folded column\n"
 "                shows the faults per page of its pages, rounded up\n";
 
-static long width;
-static bool counts;
-static struct spaces spaces = SPACES_INIT(-1);
+/* The report's state (report.h) */
+struct map_state {
+	struct spaces spaces;
+	long width;		/* --width, or 0 */
+	bool counts;		/* --counts */
+};
+
+static void map_init(void *st)
+{
+	*(struct map_state *)st = (struct map_state){ .spaces = SPACES_INIT(-1) };
+}
 
 /*
  * The marks of region @r into @out (one per column, NUL-terminated: room
  * for its pages, or --width, + 1); returns the pages that faulted.
  */
-static unsigned long long map_marks(const struct rstat *r,
+static unsigned long long map_marks(const struct map_state *m,
+				    const struct rstat *r,
 				    unsigned long page_size, char *out)
 {
+	long width = m->width;
 	unsigned long long pages = (r->end - r->start) / page_size;
 	unsigned long long first = r->start / page_size, touched = 0;
 	long cols = width && (long long)pages > width ? width : (long)pages;
@@ -61,13 +71,13 @@ static unsigned long long map_marks(const struct rstat *r,
 		unsigned long long hit = 0, refs = 0;
 
 		for (unsigned long long p = a; p < b; p++) {
-			uint32_t n = space_count_in(&spaces, r, p);
+			uint32_t n = space_count_in(&m->spaces, r, p);
 
 			hit += n != 0;
 			refs += n;
 		}
 		touched += hit;
-		if (counts) {
+		if (m->counts) {
 			/* Faults per page of the column, rounded up. */
 			refs = (refs + (b - a) - 1) / (b - a);
 			out[c] = !refs ? '.' : refs > 9 ? '+' : '0' + (int)refs;
@@ -81,16 +91,17 @@ static unsigned long long map_marks(const struct rstat *r,
 	return touched;
 }
 
-static int map_line(const struct pass *ps, struct table *t, const struct rstat *r)
+static int map_line(const struct pass *ps, const struct map_state *m,
+		    struct table *t, const struct rstat *r)
 {
 	unsigned long long pages = (r->end - r->start) / ps->page_size;
-	size_t cols = width && (long long)pages > width ? (size_t)width : pages;
+	size_t cols = m->width && (long long)pages > m->width ? (size_t)m->width : pages;
 	char *marks = malloc(cols + 1);
 	unsigned long long touched;
 
 	if (!marks)
 		return pass_error(ps, "out of memory");
-	touched = map_marks(r, ps->page_size, marks);
+	touched = map_marks(m, r, ps->page_size, marks);
 	if (ps->format == TABLE_TEXT) {
 		printf("Region: %08llx - %08llx (%4llu pages): |%s|%s%s%s\n",
 		       r->start, r->end, pages, marks,
@@ -116,40 +127,49 @@ static const struct option map_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int map_option(struct pass *ps, int opt, const char *arg)
+static int map_option(struct pass *ps, void *st, int opt, const char *arg)
 {
+	struct map_state *m = st;
+
 	if (opt == 's')
-		return pass_number(ps, "--space", arg, true, &spaces.want);
+		return pass_number(ps, "--space", arg, true, &m->spaces.want);
 	if (opt == 'w')
-		return pass_number(ps, "--width", arg, false, &width);
+		return pass_number(ps, "--width", arg, false, &m->width);
 	if (opt == 'n')
-		counts = true;
+		m->counts = true;
 	return 0;
 }
 
-static int map_rec(struct pass *ps, const struct pgft_rec *r)
+static int map_rec(struct pass *ps, void *st, const struct pgft_rec *r)
 {
+	struct map_state *m = st;
+
 	(void)ps;
-	return space_rec(&spaces, r) ? PGF_EXIT_FAIL : 0;
+	return space_rec(&m->spaces, r) ? PGF_EXIT_FAIL : 0;
 }
 
-static int map_fault(struct pass *ps, const struct pgft_rec *r,
+static int map_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 		     const struct pgft_region *g, long sp, unsigned long long addr)
 {
+	struct map_state *m = st;
+
 	(void)ps;
 	(void)sp;
 	(void)addr;
-	return space_fault(&spaces, r, g) ? PGF_EXIT_FAIL : 0;
+	return space_fault(&m->spaces, r, g) ? PGF_EXIT_FAIL : 0;
 }
 
-static int map_begin(struct pass *ps)
+static int map_begin(struct pass *ps, void *st)
 {
-	return spaces_begin(&spaces, ps);
+	struct map_state *m = st;
+
+	return spaces_begin(&m->spaces, ps);
 }
 
-static int map_end(struct pass *ps, int status)
+static int map_end(struct pass *ps, void *st, int status)
 {
-	struct space *sp = spaces_result(ps, &spaces, &status);
+	struct map_state *m = st;
+	struct space *sp = spaces_result(ps, &m->spaces, &status);
 	int err = 0;
 
 	if (sp) {
@@ -167,7 +187,7 @@ static int map_end(struct pass *ps, int status)
 			    pgft_filter_region_in(&ps->filt, sp->r[i].id,
 						  sp->r[i].start, sp->r[i].end,
 						  sp->r[i].name))
-				err = map_line(ps, &t, &sp->r[i]);
+				err = map_line(ps, m, &t, &sp->r[i]);
 		status = pass_status(status, err);
 		if (ps->format != TABLE_TEXT)
 			table_end(&t);
@@ -175,13 +195,14 @@ static int map_end(struct pass *ps, int status)
 			printf("# %llu records were lost: the trace is incomplete\n",
 			       ps->lost);
 	}
-	spaces_free(&spaces);
+	spaces_free(&m->spaces);
 	return status;
 }
 
 const struct report map_report = {
 	.name = "map", .usage = usage,
 	.takes = TAKES_PID | TAKES_FILTERS | ONE_PROCESS | TAKES_FORMAT,
+	.size = sizeof(struct map_state), .init = map_init,
 	.longopts = map_opts, .option = map_option, .rec = map_rec,
 	.begin = map_begin, .fault = map_fault, .end = map_end,
 };

@@ -64,7 +64,18 @@ static const char usage[] =
 "                next what missed at all of its own; the same results\n"
 "                whatever N\n";
 
-static struct cache cache;
+/* The report's state (report.h) */
+struct mrc_state {
+	struct cache cache;		/* the exact curves */
+	struct shards sample[2];	/* --shards: the curves, and a second seed's */
+	struct shards_fixed fixed[2];	/* --shards-size: the same */
+	const char *plot;		/* --plot */
+	uint64_t *sizes;		/* --sizes, or NULL */
+	size_t nsizes;
+	double rate;			/* --shards, or 0 */
+	uint64_t max_pages;		/* --shards-size, or 0 */
+	unsigned int jobs;		/* --jobs, or 0: the CPUs */
+};
 
 /* "1,8,64" into *@v, sorted, without repeats; 0 or -1. */
 static int parse_sizes(const char *arg, uint64_t **v, size_t *n)
@@ -205,10 +216,10 @@ static void *zalloc(size_t n)
 	return calloc(n ? n : 1, 1);
 }
 
-static int report(const struct pass *ps, const char *plot)
+static int report(const struct pass *ps, struct mrc_state *m, const char *plot)
 {
-	struct mrc *fifo = cache.sim[MRC_FIFO];
-	unsigned long long refs = cache.lru.refs;
+	struct mrc *fifo = m->cache.sim[MRC_FIFO];
+	unsigned long long refs = m->cache.lru.refs;
 	size_t n = mrc_nr(fifo);
 	uint64_t *miss_at = zalloc(4 * n * sizeof(*miss_at));
 	uint64_t *size_at = zalloc(n * sizeof(*size_at));
@@ -224,14 +235,14 @@ static int report(const struct pass *ps, const char *plot)
 	if (ps->format == TABLE_TEXT)
 		notes_print(&notes);
 	say(ps, "# %llu references to %llu pages (%llu KiB); misses include the "
-	       "%llu cold ones\n", refs, (unsigned long long)reuse_pages(&cache.lru),
-	       (unsigned long long)reuse_pages(&cache.lru) * ps->page_size / 1024,
-	       (unsigned long long)cache.lru.cold);
+	       "%llu cold ones\n", refs, (unsigned long long)reuse_pages(&m->cache.lru),
+	       (unsigned long long)reuse_pages(&m->cache.lru) * ps->page_size / 1024,
+	       (unsigned long long)m->cache.lru.cold);
 	for (size_t i = 0; i < n; i++) {
 		size_at[i] = mrc_size(fifo, i);
-		miss_at[i] = reuse_lru_misses(&cache.lru, size_at[i]);
+		miss_at[i] = reuse_lru_misses(&m->cache.lru, size_at[i]);
 		for (int p = MRC_FIFO; p <= MRC_OPT; p++)
-			miss_at[(1 + p) * n + i] = mrc_misses(cache.sim[p], i);
+			miss_at[(1 + p) * n + i] = mrc_misses(m->cache.sim[p], i);
 	}
 	ret = table(ps, &notes, n, size_at, miss_at, refs, plot, 4, false);
 	free(miss_at);
@@ -241,7 +252,6 @@ static int report(const struct pass *ps, const char *plot)
 
 /* ---- mrc --shards: sampled ----------------------------------------------- */
 
-static struct shards sample[2];	/* the curves, and a second seed's */
 
 /*
  * Of @n default sizes (@size_at, the whole's pages) at @rate, the first
@@ -296,9 +306,10 @@ static int sampled_table(const struct pass *ps, const struct notes *notes,
 	return ret;
 }
 
-static int shards_report(const struct pass *ps, const char *plot)
+static int shards_report(const struct pass *ps, struct mrc_state *m,
+			 const char *plot)
 {
-	const struct shards *s = &sample[0];
+	const struct shards *s = &m->sample[0];
 	unsigned long long refs = s->refs;
 	size_t nr = shards_nr(s), n, first = 0;
 	uint64_t *size_at = zalloc(nr * sizeof(*size_at));
@@ -326,10 +337,10 @@ static int shards_report(const struct pass *ps, const char *plot)
 			x[(1 + p) * n + r] = shards_ratio(s, p, i);
 			x2[(1 + p) * n + r] = NAN;
 			/* the second sample, at the same sample size if it has it */
-			for (size_t j = 0; j < shards_nr(&sample[1]); j++)
-				if (shards_sample_size(&sample[1], j) ==
+			for (size_t j = 0; j < shards_nr(&m->sample[1]); j++)
+				if (shards_sample_size(&m->sample[1], j) ==
 				    shards_sample_size(s, i)) {
-					x2[(1 + p) * n + r] = shards_ratio(&sample[1], p, j);
+					x2[(1 + p) * n + r] = shards_ratio(&m->sample[1], p, j);
 					break;
 				}
 		}
@@ -354,11 +365,11 @@ static int shards_report(const struct pass *ps, const char *plot)
 
 /* ---- mrc --shards-size: sampled in bounded memory ----------------------- */
 
-static struct shards_fixed fixed[2];	/* the curve, and a second seed's */
 
-static int fixed_report(const struct pass *ps, const char *plot, bool asked)
+static int fixed_report(const struct pass *ps, struct mrc_state *m,
+			const char *plot, bool asked)
 {
-	const struct shards_fixed *s = &fixed[0];
+	const struct shards_fixed *s = &m->fixed[0];
 	unsigned long long refs = s->refs;
 	size_t nr = shards_fixed_nr(s), n, first = 0;
 	uint64_t *size_at = zalloc(nr * sizeof(*size_at));
@@ -382,7 +393,7 @@ static int fixed_report(const struct pass *ps, const char *plot, bool asked)
 		size_at[r] = size_at[first + r];
 		x[r] = shards_fixed_ratio(s, first + r);
 		/* the second sample's footprint, so its default sizes, differ */
-		x2[r] = shards_fixed_ratio_at(&fixed[1], size_at[r]);
+		x2[r] = shards_fixed_ratio_at(&m->fixed[1], size_at[r]);
 	}
 	kind_notes(&ps->kind, &notes, AN_MRC);
 	if (ps->format == TABLE_TEXT)
@@ -415,12 +426,6 @@ static const struct option mrc_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static const char *plot;
-static uint64_t *sizes;
-static size_t nsizes;
-static double rate;		/* --shards, or 0 */
-static uint64_t max_pages;	/* --shards-size, or 0 */
-static unsigned int jobs;	/* --jobs, or 0: the CPUs */
 
 /* A fixed rate, or a fixed number of sampled pages: not both. */
 static int both_shards(struct pass *ps)
@@ -429,28 +434,29 @@ static int both_shards(struct pass *ps)
 			  "fixed sampling rate, or a fixed number of sampled pages)");
 }
 
-static int mrc_option(struct pass *ps, int opt, const char *arg)
+static int mrc_option(struct pass *ps, void *st, int opt, const char *arg)
 {
+	struct mrc_state *m = st;
 	unsigned long long v;
 	char *end;
 
 	switch (opt) {
 	case 'z':
-		free(sizes);
-		if (parse_sizes(arg, &sizes, &nsizes))
+		free(m->sizes);
+		if (parse_sizes(arg, &m->sizes, &m->nsizes))
 			return pass_bad_arg(ps, "--sizes", arg, "a list of positive "
 					    "numbers of pages, such as 1,8,64");
 		break;
 	case 'p':
-		plot = arg;
+		m->plot = arg;
 		break;
 	case 'S':
-		rate = strtod(arg, &end);
-		if (end == arg || *end || !(rate > 0 && rate <= 1) ||
-		    rate * SHARDS_MOD < 1)
+		m->rate = strtod(arg, &end);
+		if (end == arg || *end || !(m->rate > 0 && m->rate <= 1) ||
+		    m->rate * SHARDS_MOD < 1)
 			return pass_bad_arg(ps, "--shards", arg, "a sampling rate "
 					    "above 0 and up to 1, such as 0.01");
-		if (max_pages)
+		if (m->max_pages)
 			return both_shards(ps);
 		break;
 	case 'Z':
@@ -460,8 +466,8 @@ static int mrc_option(struct pass *ps, int opt, const char *arg)
 		    v > SHFX_MAX_PAGES)
 			return pass_bad_arg(ps, "--shards-size", arg, "a number of "
 					    "sampled pages from 1 to 2^30, such as 65536");
-		max_pages = v;
-		if (rate)
+		m->max_pages = v;
+		if (m->rate)
 			return both_shards(ps);
 		break;
 	case 'j':
@@ -471,85 +477,90 @@ static int mrc_option(struct pass *ps, int opt, const char *arg)
 		    v > 64)
 			return pass_bad_arg(ps, "--jobs", arg, "a number of threads "
 					    "from 1 to 64");
-		jobs = v;
+		m->jobs = v;
 		break;
 	}
 	return 0;
 }
 
-static int mrc_begin(struct pass *ps)
+static int mrc_begin(struct pass *ps, void *st)
 {
-	if (jobs && (rate || max_pages))
+	struct mrc_state *m = st;
+
+	if (m->jobs && (m->rate || m->max_pages))
 		return pass_usage(ps, "--jobs is for the exact curves: not with "
 				  "--shards or --shards-size");
-	for (int k = 0; max_pages && k < 2; k++)
-		if (shards_fixed_init(&fixed[k], max_pages, k, sizes, nsizes))
+	for (int k = 0; m->max_pages && k < 2; k++)
+		if (shards_fixed_init(&m->fixed[k], m->max_pages, k, m->sizes, m->nsizes))
 			return pass_error(ps, "--shards-size: %s", strerror(errno));
-	for (int k = 0; rate && k < 2; k++)
-		if (shards_init(&sample[k], rate, k, true, sizes, nsizes))
+	for (int k = 0; m->rate && k < 2; k++)
+		if (shards_init(&m->sample[k], m->rate, k, true, m->sizes, m->nsizes))
 			return pass_error(ps, "--shards: %s", strerror(errno));
-	if (!rate && !max_pages)
-		return cache_init(&cache, true, sizes, nsizes, false, jobs) ?:
-		       cache_attach(&cache, ps);
+	if (!m->rate && !m->max_pages)
+		return cache_init(&m->cache, true, m->sizes, m->nsizes, false, m->jobs) ?:
+		       cache_attach(&m->cache, ps);
 	return 0;
 }
 
-static int mrc_fault(struct pass *ps, const struct pgft_rec *r,
+static int mrc_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 		     const struct pgft_region *g, long sp, unsigned long long addr)
 {
+	struct mrc_state *m = st;
 	uint64_t page = pass_page(ps, addr);
 
 	(void)g;
 	(void)sp;
 	if (!pgft_counted(r->result))
 		return 0;
-	if (max_pages)
+	if (m->max_pages)
 		for (int k = 0; k < 2; k++)
-			shards_fixed_ref(&fixed[k], page);
-	else if (rate)
+			shards_fixed_ref(&m->fixed[k], page);
+	else if (m->rate)
 		for (int k = 0; k < 2; k++)
-			shards_ref(&sample[k], page);
+			shards_ref(&m->sample[k], page);
 	else
-		cache_ref(&cache, ps, 0);
+		cache_ref(&m->cache, ps, 0);
 	return 0;
 }
 
-static int mrc_finish(struct pass *ps, int status)
+static int mrc_finish(struct pass *ps, void *st, int status)
 {
+	struct mrc_state *m = st;
 	bool ok = true;
 
-	if (max_pages) {
+	if (m->max_pages) {
 		for (int k = 0; k < 2; k++)
-			ok &= !shards_fixed_end(&fixed[k]);
+			ok &= !shards_fixed_end(&m->fixed[k]);
 		if (!ok)
 			status = pass_error(ps, "--shards-size: %s", strerror(errno));
 		else if (!ps->pid || ps->pid_seen)
 			status = pass_status(status,
-					     fixed_report(ps, plot, sizes != NULL));
+					     fixed_report(ps, m, m->plot, m->sizes != NULL));
 		for (int k = 0; k < 2; k++)
-			shards_fixed_free(&fixed[k]);
-	} else if (rate) {
+			shards_fixed_free(&m->fixed[k]);
+	} else if (m->rate) {
 		for (int k = 0; k < 2; k++)
-			ok &= !shards_end(&sample[k]);
+			ok &= !shards_end(&m->sample[k]);
 		if (!ok)
 			status = pass_error(ps, "--shards: %s", strerror(errno));
 		else if (!ps->pid || ps->pid_seen)
-			status = pass_status(status, shards_report(ps, plot));
+			status = pass_status(status, shards_report(ps, m, m->plot));
 		for (int k = 0; k < 2; k++)
-			shards_free(&sample[k]);
+			shards_free(&m->sample[k]);
 	} else {
-		if (cache_end(&cache))
+		if (cache_end(&m->cache))
 			status = pass_status(status, PGF_EXIT_FAIL);
 		else if (!ps->pid || ps->pid_seen)
-			status = pass_status(status, report(ps, plot));
-		cache_free(&cache);
+			status = pass_status(status, report(ps, m, m->plot));
+		cache_free(&m->cache);
 	}
-	free(sizes);
+	free(m->sizes);
 	return status;
 }
 
 const struct report mrc_report = {
 	.name = "mrc", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT,
+	.size = sizeof(struct mrc_state),
 	.longopts = mrc_opts, .option = mrc_option, .begin = mrc_begin,
 	.fault = mrc_fault, .ids = true, .end = mrc_finish,
 };

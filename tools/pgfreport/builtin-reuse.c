@@ -32,23 +32,29 @@ static const char usage[] =
 "  --plot FILE   also draw the histogram with the LRU hit ratio into FILE\n"
 "                (SVG)\n";
 
-static struct cache cache;
-static struct regtags tags;
+/* The report's state (report.h) */
+struct reuse_state {
+	struct cache cache;
+	struct regtags tags;
+	const char *plot;	/* --plot */
+};
 
-static int reuse_fault(struct pass *ps, const struct pgft_rec *r,
+static int reuse_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 		       const struct pgft_region *g, long sp,
 		       unsigned long long addr)
 {
+	struct reuse_state *u = st;
+
 	(void)addr;
 	if (pgft_counted(r->result))
-		cache_ref(&cache, ps, regtag_of(&tags, sp, g));
+		cache_ref(&u->cache, ps, regtag_of(&u->tags, sp, g));
 	return 0;
 }
 
-static int histogram(const struct pass *ps, const struct notes *notes,
-		     const char *plot)
+static int histogram(const struct pass *ps, struct reuse_state *u,
+		     const struct notes *notes, const char *plot)
 {
-	const struct reuse *r = &cache.lru;
+	const struct reuse *r = &u->cache.lru;
 	unsigned long long cum = 0;
 	unsigned int top = r->refs > r->cold ? reuse_bin(r->max_dist) : 0;
 
@@ -113,7 +119,8 @@ plot:
 }
 
 /* --format's per-region table: region, references, cold, a column per bin */
-static int per_region_table(const struct pass *ps, unsigned int top)
+static int per_region_table(const struct pass *ps, struct reuse_state *u,
+			    unsigned int top)
 {
 	const char **cols = calloc(top + 4, sizeof(*cols));
 	char (*labels)[48] = calloc(top + 1, sizeof(*labels));
@@ -132,13 +139,13 @@ static int per_region_table(const struct pass *ps, unsigned int top)
 		cols[3 + k] = labels[k];
 	}
 	table_begin(&t, stdout, ps->format, cols, top + 4);
-	for (size_t i = 1; cache.lru.refs && i <= cache.nreg; i++) {
-		size_t tag = i % cache.nreg;
-		const struct reuse_reg *g = &cache.reg[tag];
+	for (size_t i = 1; u->cache.lru.refs && i <= u->cache.nreg; i++) {
+		size_t tag = i % u->cache.nreg;
+		const struct reuse_reg *g = &u->cache.reg[tag];
 
 		if (!g->refs)
 			continue;
-		table_str(&t, tag ? regtag_name(&tags, tag) : NULL);
+		table_str(&t, tag ? regtag_name(&u->tags, tag) : NULL);
 		table_u64(&t, g->refs);
 		table_u64(&t, g->cold);
 		for (unsigned int k = 0; k <= top; k++)
@@ -150,17 +157,17 @@ static int per_region_table(const struct pass *ps, unsigned int top)
 	return 0;
 }
 
-static int per_region(const struct pass *ps)
+static int per_region(const struct pass *ps, struct reuse_state *u)
 {
 	unsigned int top = 0;
 
-	for (size_t t = 0; t < cache.nreg; t++)
+	for (size_t t = 0; t < u->cache.nreg; t++)
 		for (unsigned int k = 0; k < REUSE_BINS; k++)
-			if (cache.reg[t].bins[k] && k > top)
+			if (u->cache.reg[t].bins[k] && k > top)
 				top = k;
 	if (ps->format != TABLE_TEXT)
-		return per_region_table(ps, top);
-	if (!cache.lru.refs)
+		return per_region_table(ps, u, top);
+	if (!u->cache.lru.refs)
 		return 0;
 	printf("# per region (the region that held the address at the reference): "
 	       "references, cold ones, then the references per distance bin; the "
@@ -174,9 +181,9 @@ static int per_region(const struct pass *ps)
 	}
 	printf("  region\n");
 	/* Tag 0, the references outside any region, last. */
-	for (size_t i = 1; i <= cache.nreg; i++) {
-		size_t t = i % cache.nreg;
-		const struct reuse_reg *g = &cache.reg[t];
+	for (size_t i = 1; i <= u->cache.nreg; i++) {
+		size_t t = i % u->cache.nreg;
+		const struct reuse_reg *g = &u->cache.reg[t];
 
 		if (!g->refs)
 			continue;
@@ -184,7 +191,7 @@ static int per_region(const struct pass *ps)
 		       (unsigned long long)g->cold);
 		for (unsigned int k = 0; k <= top; k++)
 			printf(" %10llu", (unsigned long long)g->bins[k]);
-		printf("  %s\n", regtag_name(&tags, t));
+		printf("  %s\n", regtag_name(&u->tags, t));
 	}
 	return 0;
 }
@@ -194,42 +201,45 @@ static const struct option reuse_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static const char *plot;
-
-static int reuse_option(struct pass *ps, int opt, const char *arg)
+static int reuse_option(struct pass *ps, void *st, int opt, const char *arg)
 {
+	struct reuse_state *u = st;
+
 	(void)ps;
 	if (opt == 'p')
-		plot = arg;
+		u->plot = arg;
 	return 0;
 }
 
-static int reuse_begin(struct pass *ps)
+static int reuse_begin(struct pass *ps, void *st)
 {
+	struct reuse_state *u = st;
+
 	(void)ps;
-	return cache_init(&cache, false, NULL, 0, true, 1) ?:
-	       cache_attach(&cache, ps);
+	return cache_init(&u->cache, false, NULL, 0, true, 1) ?:
+	       cache_attach(&u->cache, ps);
 }
 
-static int reuse_end(struct pass *ps, int status)
+static int reuse_end(struct pass *ps, void *st, int status)
 {
+	struct reuse_state *u = st;
 	struct notes notes;
 
-	if (tags.oom) {
+	if (u->tags.oom) {
 		status = pass_status(status, pass_oom(ps));
-	} else if (cache_end(&cache)) {
+	} else if (cache_end(&u->cache)) {
 		status = pass_status(status, PGF_EXIT_FAIL);
 	} else if (!ps->pid || ps->pid_seen) {
 		kind_notes(&ps->kind, &notes, AN_REUSE);
 		if (ps->format == TABLE_TEXT)
 			notes_print(&notes);
 		if (ps->format == TABLE_TEXT || ps->table == 0)
-			status = pass_status(status, histogram(ps, &notes, plot));
+			status = pass_status(status, histogram(ps, u, &notes, u->plot));
 		if (ps->format == TABLE_TEXT || ps->table == 1)
-			status = pass_status(status, per_region(ps));
+			status = pass_status(status, per_region(ps, u));
 	}
-	cache_free(&cache);
-	regtags_free(&tags);
+	cache_free(&u->cache);
+	regtags_free(&u->tags);
 	return status;
 }
 
@@ -237,6 +247,7 @@ static const char *const reuse_tables[] = { "histogram", "regions", NULL };
 
 const struct report reuse_report = {
 	.name = "reuse", .usage = usage, .tables = reuse_tables,
+	.size = sizeof(struct reuse_state),
 	.takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT,
 	.longopts = reuse_opts, .option = reuse_option, .begin = reuse_begin,
 	.fault = reuse_fault, .end = reuse_end,

@@ -67,13 +67,13 @@ static const char compare_usage[] =
 "  --map FILE    also draw the pages each interval of SAMPLED referenced\n"
 "                into FILE (SVG), as pgfreport samples --map does\n";
 
-static struct srep samp;
 /* --table: as sample_report.h's SREP_* */
 static const char *const srep_tables[] = { "intervals", "wss", NULL };
 
-static int samp_rec(struct pass *ps, const struct pgft_rec *r)
+/* @st: the command's struct srep */
+static int samp_rec(struct pass *ps, void *st, const struct pgft_rec *r)
 {
-	int ret = srep_rec(&samp, r, &ps->rd);
+	int ret = srep_rec(st, r, &ps->rd);
 
 	if (ret == SREP_NOMEM)
 		return pass_error(ps, "out of memory");
@@ -84,6 +84,7 @@ static int samp_rec(struct pass *ps, const struct pgft_rec *r)
 
 static int run(struct pass *ps, struct srep_opts *o, int argc, char **argv)
 {
+	struct srep samp;
 	int status;
 
 	status = pass_open(ps, argc, argv);
@@ -93,6 +94,7 @@ static int run(struct pass *ps, struct srep_opts *o, int argc, char **argv)
 	o->table = ps->table;
 	srep_init(&samp, o, ps->page_size);
 	ps->rec = samp_rec;
+	ps->st = &samp;
 	status = pass_run(ps);
 	if (!ps->pid || ps->pid_seen) {
 		int bad = srep_report(&samp, ps->fname, ps->t0, &ps->as, ps->index);

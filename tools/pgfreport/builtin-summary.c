@@ -28,8 +28,6 @@ static const char usage[] =
 "  --space N     the address space to show: 0 is the one tracing started\n"
 "                in, 1 the one after the first exec, ...; default: the last\n";
 
-static struct spaces spaces = SPACES_INIT(-1);
-
 /* --format csv|json: the regions' rows, the addresses as numbers */
 static void summary_table(const struct pass *ps, const struct space *sp)
 {
@@ -115,52 +113,62 @@ static const struct option sum_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int sum_option(struct pass *ps, int opt, const char *arg)
+/* The report's state (report.h): the address spaces */
+static void sum_init(void *st)
 {
+	*(struct spaces *)st = (struct spaces)SPACES_INIT(-1);
+}
+
+static int sum_option(struct pass *ps, void *st, int opt, const char *arg)
+{
+	struct spaces *spaces = st;
+
 	if (opt == 's')
-		return pass_number(ps, "--space", arg, true, &spaces.want);
+		return pass_number(ps, "--space", arg, true, &spaces->want);
 	return 0;
 }
 
-static int sum_rec(struct pass *ps, const struct pgft_rec *r)
+static int sum_rec(struct pass *ps, void *st, const struct pgft_rec *r)
 {
 	(void)ps;
-	return space_rec(&spaces, r) ? PGF_EXIT_FAIL : 0;
+	return space_rec(st, r) ? PGF_EXIT_FAIL : 0;
 }
 
-static int sum_fault(struct pass *ps, const struct pgft_rec *r,
+static int sum_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 		     const struct pgft_region *g, long sp, unsigned long long addr)
 {
 	(void)ps;
 	(void)sp;
 	(void)addr;
-	return space_fault(&spaces, r, g) ? PGF_EXIT_FAIL : 0;
+	return space_fault(st, r, g) ? PGF_EXIT_FAIL : 0;
 }
 
-static int sum_begin(struct pass *ps)
+static int sum_begin(struct pass *ps, void *st)
 {
-	return spaces_begin(&spaces, ps);
+	return spaces_begin(st, ps);
 }
 
-static int sum_end(struct pass *ps, int status)
+static int sum_end(struct pass *ps, void *st, int status)
 {
-	struct space *sp = spaces_result(ps, &spaces, &status);
+	struct spaces *spaces = st;
+	struct space *sp = spaces_result(ps, spaces, &status);
 
 	if (sp && ps->format != TABLE_TEXT) {
 		summary_table(ps, sp);
 	} else if (sp) {
-		summary(ps, sp, spaces.shown);
+		summary(ps, sp, spaces->shown);
 		if (ps->lost)
 			printf("# %llu records were lost: the trace is incomplete\n",
 			       ps->lost);
 	}
-	spaces_free(&spaces);
+	spaces_free(spaces);
 	return status;
 }
 
 const struct report summary_report = {
 	.name = "summary", .usage = usage,
 	.takes = TAKES_PID | TAKES_FILTERS | ONE_PROCESS | TAKES_FORMAT,
+	.size = sizeof(struct spaces), .init = sum_init,
 	.longopts = sum_opts, .option = sum_option, .rec = sum_rec,
 	.begin = sum_begin, .fault = sum_fault, .end = sum_end,
 };

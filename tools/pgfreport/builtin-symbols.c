@@ -47,14 +47,23 @@ struct row {
 	unsigned long long faults, major, reref;
 };
 
-static struct syms *syms;
-static bool by_addr;
-static struct row *rows;
-static size_t nrows, caprows;
-static unsigned long long total;
-/* open addressing over rows, by (dso, sym) */
-static size_t *slot;
-static size_t nslot;
+/* The report's state (report.h) */
+struct sym_state {
+	struct syms *syms;
+	bool by_addr;			/* --by addr */
+	long top;			/* --top */
+	struct row *rows;
+	size_t nrows, caprows;
+	unsigned long long total;
+	/* open addressing over rows, by (dso, sym) */
+	size_t *slot;
+	size_t nslot;
+};
+
+static void sym_init(void *st)
+{
+	((struct sym_state *)st)->top = 30;
+}
 
 static size_t hash(const char *a, const char *b)
 {
@@ -69,48 +78,48 @@ static size_t hash(const char *a, const char *b)
 }
 
 /* The row of (@dso, @sym), made if new; NULL out of memory. */
-static struct row *row_of(const char *dso, const char *sym)
+static struct row *row_of(struct sym_state *S, const char *dso, const char *sym)
 {
 	size_t i;
 
-	if (2 * (nrows + 1) > nslot) {
-		size_t n = nslot ? 2 * nslot : 1024;
+	if (2 * (S->nrows + 1) > S->nslot) {
+		size_t n = S->nslot ? 2 * S->nslot : 1024;
 		size_t *s = malloc(n * sizeof(*s));
 
 		if (!s)
 			return NULL;
 		memset(s, 0xff, n * sizeof(*s));
-		for (size_t r = 0; r < nrows; r++) {
-			for (i = hash(rows[r].dso, rows[r].sym) & (n - 1);
+		for (size_t r = 0; r < S->nrows; r++) {
+			for (i = hash(S->rows[r].dso, S->rows[r].sym) & (n - 1);
 			     s[i] != (size_t)-1; i = (i + 1) & (n - 1))
 				;
 			s[i] = r;
 		}
-		free(slot);
-		slot = s;
-		nslot = n;
+		free(S->slot);
+		S->slot = s;
+		S->nslot = n;
 	}
-	for (i = hash(dso, sym) & (nslot - 1); slot[i] != (size_t)-1;
-	     i = (i + 1) & (nslot - 1))
-		if (!strcmp(rows[slot[i]].dso, dso) && !strcmp(rows[slot[i]].sym, sym))
-			return &rows[slot[i]];
-	if (nrows == caprows) {
-		size_t cap = caprows ? 2 * caprows : 256;
-		struct row *v = realloc(rows, cap * sizeof(*v));
+	for (i = hash(dso, sym) & (S->nslot - 1); S->slot[i] != (size_t)-1;
+	     i = (i + 1) & (S->nslot - 1))
+		if (!strcmp(S->rows[S->slot[i]].dso, dso) && !strcmp(S->rows[S->slot[i]].sym, sym))
+			return &S->rows[S->slot[i]];
+	if (S->nrows == S->caprows) {
+		size_t cap = S->caprows ? 2 * S->caprows : 256;
+		struct row *v = realloc(S->rows, cap * sizeof(*v));
 
 		if (!v)
 			return NULL;
-		rows = v;
-		caprows = cap;
+		S->rows = v;
+		S->caprows = cap;
 	}
-	rows[nrows] = (struct row){ strdup(dso), strdup(sym), 0, 0, 0 };
-	if (!rows[nrows].dso || !rows[nrows].sym) {
-		free(rows[nrows].dso);
-		free(rows[nrows].sym);
+	S->rows[S->nrows] = (struct row){ strdup(dso), strdup(sym), 0, 0, 0 };
+	if (!S->rows[S->nrows].dso || !S->rows[S->nrows].sym) {
+		free(S->rows[S->nrows].dso);
+		free(S->rows[S->nrows].sym);
 		return NULL;
 	}
-	slot[i] = nrows;
-	return &rows[nrows++];
+	S->slot[i] = S->nrows;
+	return &S->rows[S->nrows++];
 }
 
 /* Whether region @g maps a file: a path, not [heap] or the like. */
@@ -119,10 +128,11 @@ static bool has_file(const struct pgft_region *g)
 	return g && g->name[0] == '/';
 }
 
-static int sym_fault(struct pass *ps, const struct pgft_rec *r,
+static int sym_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 		     const struct pgft_region *g, long sp, unsigned long long addr)
 {
-	unsigned long long a = by_addr ? r->addr : r->ip;
+	struct sym_state *S = st;
+	unsigned long long a = S->by_addr ? r->addr : r->ip;
 	char sym[64];
 	const char *dso, *name;
 	struct sym_hit h;
@@ -132,7 +142,7 @@ static int sym_fault(struct pass *ps, const struct pgft_rec *r,
 	(void)addr;
 	if (!pgft_counted(r->result))
 		return 0;
-	if (!by_addr)
+	if (!S->by_addr)
 		g = pass_region(ps, a);
 	if (!g) {
 		dso = "[unknown]";
@@ -144,22 +154,22 @@ static int sym_fault(struct pass *ps, const struct pgft_rec *r,
 		unsigned long long off = g->offset + (a - g->start);
 
 		dso = g->name;
-		if (syms_at(syms, g->name, off, &h) > 0) {
+		if (syms_at(S->syms, g->name, off, &h) > 0) {
 			name = h.name;
 		} else {
 			/* no symbol: the offset, of the page for an address */
-			snprintf(sym, sizeof(sym), "0x%llx", by_addr ?
+			snprintf(sym, sizeof(sym), "0x%llx", S->by_addr ?
 				 off & ~(ps->page_size - 1ULL) : off);
 			name = sym;
 		}
 	}
-	w = row_of(dso, name);
+	w = row_of(S, dso, name);
 	if (!w)
 		return pass_oom(ps);
 	w->faults++;
 	w->major += r->result == PGFT_MAJOR;
 	w->reref += r->result == PGFT_REREF;
-	total++;
+	S->total++;
 	return 0;
 }
 
@@ -174,40 +184,40 @@ static int cmp_rows(const void *a, const void *b)
 	return c ? c : strcmp(x->sym, y->sym);
 }
 
-static void report(const struct pass *ps, long top)
+static void report(const struct pass *ps, struct sym_state *S)
 {
 	static const char *const cols[] = {
 		"faults", "share", "major", "rerefs", "dso", "symbol",
 	};
-	size_t n = top && (size_t)top < nrows ? (size_t)top : nrows;
+	size_t n = S->top && (size_t)S->top < S->nrows ? (size_t)S->top : S->nrows;
 	struct table t;
 
-	qsort(rows, nrows, sizeof(*rows), cmp_rows);
+	qsort(S->rows, S->nrows, sizeof(*S->rows), cmp_rows);
 	if (ps->format != TABLE_TEXT) {
 		/* the dso's whole path: a program can shorten it */
 		table_begin(&t, stdout, ps->format, cols, 6);
 		for (size_t i = 0; i < n; i++) {
-			table_u64(&t, rows[i].faults);
-			table_num(&t, total ? (double)rows[i].faults / total : 0.0);
-			table_u64(&t, rows[i].major);
-			table_u64(&t, rows[i].reref);
-			table_str(&t, rows[i].dso);
-			table_str(&t, rows[i].sym);
+			table_u64(&t, S->rows[i].faults);
+			table_num(&t, S->total ? (double)S->rows[i].faults / S->total : 0.0);
+			table_u64(&t, S->rows[i].major);
+			table_u64(&t, S->rows[i].reref);
+			table_str(&t, S->rows[i].dso);
+			table_str(&t, S->rows[i].sym);
 		}
 		table_end(&t);
 		return;
 	}
 	printf("# %llu counted faults, by the symbol containing their %s; %zu "
-	       "symbols%s\n", total, by_addr ? "address" : "instruction pointer",
-	       nrows, n < nrows ? ", the first shown" : "");
+	       "symbols%s\n", S->total, S->by_addr ? "address" : "instruction pointer",
+	       S->nrows, n < S->nrows ? ", the first shown" : "");
 	printf("# %10s %7s %9s %9s  %-24s %s\n", "faults", "share", "major",
 	       "rerefs", "dso", "symbol");
 	for (size_t i = 0; i < n; i++) {
-		const struct row *w = &rows[i];
+		const struct row *w = &S->rows[i];
 		const char *base = strrchr(w->dso, '/');
 
 		printf("%12llu %7.4f %9llu %9llu  %-24s %s\n", w->faults,
-		       total ? (double)w->faults / total : 0.0, w->major, w->reref,
+		       S->total ? (double)w->faults / S->total : 0.0, w->major, w->reref,
 		       base ? base + 1 : w->dso, w->sym);
 	}
 }
@@ -218,44 +228,49 @@ static const struct option sym_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static long top = 30;
-
-static int sym_option(struct pass *ps, int opt, const char *arg)
+static int sym_option(struct pass *ps, void *st, int opt, const char *arg)
 {
+	struct sym_state *S = st;
+
 	if (opt == 'b') {
 		if (strcmp(arg, "ip") && strcmp(arg, "addr"))
 			return pass_bad_arg(ps, "--by", arg, "'ip' or 'addr'");
-		by_addr = !strcmp(arg, "addr");
+		S->by_addr = !strcmp(arg, "addr");
 	}
 	if (opt == 'n')
-		return pass_number(ps, "--top", arg, true, &top);
+		return pass_number(ps, "--top", arg, true, &S->top);
 	return 0;
 }
 
-static int sym_begin(struct pass *ps)
+static int sym_begin(struct pass *ps, void *st)
 {
-	syms = syms_new();
-	if (!syms)
+	struct sym_state *S = st;
+
+	S->syms = syms_new();
+	if (!S->syms)
 		return pass_error(ps, "libelf: %s", "cannot start (out of memory?)");
 	return 0;
 }
 
-static int sym_end(struct pass *ps, int status)
+static int sym_end(struct pass *ps, void *st, int status)
 {
+	struct sym_state *S = st;
+
 	if (!ps->pid || ps->pid_seen)
-		report(ps, top);
-	for (size_t i = 0; i < nrows; i++) {
-		free(rows[i].dso);
-		free(rows[i].sym);
+		report(ps, S);
+	for (size_t i = 0; i < S->nrows; i++) {
+		free(S->rows[i].dso);
+		free(S->rows[i].sym);
 	}
-	free(rows);
-	free(slot);
-	syms_free(syms);
+	free(S->rows);
+	free(S->slot);
+	syms_free(S->syms);
 	return status;
 }
 
 const struct report symbols_report = {
 	.name = "symbols", .usage = usage,
+	.size = sizeof(struct sym_state), .init = sym_init,
 	.takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT,
 	.longopts = sym_opts, .shorts = "n:", .option = sym_option,
 	.begin = sym_begin, .fault = sym_fault, .end = sym_end,

@@ -28,40 +28,44 @@ static const char usage[] =
 "  --specs SPECS  the TLBs, a list of N and N:W (default\n"
 "                " TLB_DEFAULT_SPECS "), such as 32,64:4,1536:12\n";
 
-static struct cache cache;
-static struct tlb_spec *specs;
-static size_t nspecs;
-static struct tlb *tlbs;
+/* The report's state (report.h) */
+struct tlb_state {
+	struct cache cache;
+	struct tlb_spec *specs;		/* --specs */
+	size_t nspecs;
+	struct tlb *tlbs;
+};
 
-static int tlb_fault(struct pass *ps, const struct pgft_rec *r,
+static int tlb_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 		     const struct pgft_region *g, long sp, unsigned long long addr)
 {
+	struct tlb_state *T = st;
 	uint64_t page = pass_page(ps, addr);
 
 	(void)g;
 	(void)sp;
 	if (!pgft_counted(r->result))
 		return 0;
-	cache_ref(&cache, ps, 0);
-	for (size_t i = 0; i < nspecs; i++)
-		if (tlbs[i].way)
-			tlb_ref(&tlbs[i], page);
+	cache_ref(&T->cache, ps, 0);
+	for (size_t i = 0; i < T->nspecs; i++)
+		if (T->tlbs[i].way)
+			tlb_ref(&T->tlbs[i], page);
 	return 0;
 }
 
 /* --format csv|json */
-static void report_table(const struct pass *ps)
+static void report_table(const struct pass *ps, const struct tlb_state *T)
 {
 	static const char *const cols[] = {
 		"entries", "ways", "sets", "reach_bytes", "misses", "miss_ratio",
 	};
-	const struct reuse *r = &cache.lru;
+	const struct reuse *r = &T->cache.lru;
 	struct table t;
 
 	table_begin(&t, stdout, ps->format, cols, 6);
-	for (size_t i = 0; i < nspecs; i++) {
-		const struct tlb_spec *s = &specs[i];
-		uint64_t miss = s->ways ? tlbs[i].misses :
+	for (size_t i = 0; i < T->nspecs; i++) {
+		const struct tlb_spec *s = &T->specs[i];
+		uint64_t miss = s->ways ? T->tlbs[i].misses :
 			reuse_lru_misses(r, s->entries);
 
 		table_u64(&t, s->entries);
@@ -77,12 +81,12 @@ static void report_table(const struct pass *ps)
 	table_end(&t);
 }
 
-static void report(const struct pass *ps)
+static void report(const struct pass *ps, const struct tlb_state *T)
 {
-	const struct reuse *r = &cache.lru;
+	const struct reuse *r = &T->cache.lru;
 
 	if (ps->format != TABLE_TEXT) {
-		report_table(ps);
+		report_table(ps, T);
 		return;
 	}
 
@@ -97,9 +101,9 @@ static void report(const struct pass *ps)
 	       (unsigned long long)r->cold);
 	printf("# %9s %6s %6s %14s %12s %10s\n", "entries", "ways", "sets",
 	       "reach_bytes", "misses", "miss_ratio");
-	for (size_t i = 0; i < nspecs; i++) {
-		const struct tlb_spec *s = &specs[i];
-		uint64_t miss = s->ways ? tlbs[i].misses :
+	for (size_t i = 0; i < T->nspecs; i++) {
+		const struct tlb_spec *s = &T->specs[i];
+		uint64_t miss = s->ways ? T->tlbs[i].misses :
 			reuse_lru_misses(r, s->entries);
 		char ways[16] = "full";
 
@@ -120,62 +124,66 @@ static const struct option tlb_opts[] = {
 };
 
 /* --specs, at once: a bad list is an option's error, before any trace */
-static int parse(struct pass *ps, const char *list)
+static int parse(struct pass *ps, struct tlb_state *T, const char *list)
 {
-	free(specs);
-	specs = NULL;
+	free(T->specs);
+	T->specs = NULL;
 	errno = 0;
-	if (tlb_parse(list, &specs, &nspecs) && errno != EINVAL)
+	if (tlb_parse(list, &T->specs, &T->nspecs) && errno != EINVAL)
 		return pass_oom(ps);
-	if (!specs)
+	if (!T->specs)
 		return pass_bad_arg(ps, "--specs", list, "a list of TLBs, ENTRIES "
 				    "(fully associative) or ENTRIES:WAYS with WAYS "
 				    "dividing ENTRIES, such as 64:4,1536:12");
 	return 0;
 }
 
-static int tlb_option(struct pass *ps, int opt, const char *arg)
+static int tlb_option(struct pass *ps, void *st, int opt, const char *arg)
 {
-	return opt == 'T' ? parse(ps, arg) : 0;
+	return opt == 'T' ? parse(ps, st, arg) : 0;
 }
 
-static int tlb_begin(struct pass *ps)
+static int tlb_begin(struct pass *ps, void *st)
 {
-	if (!specs && parse(ps, TLB_DEFAULT_SPECS))
+	struct tlb_state *T = st;
+
+	if (!T->specs && parse(ps, T, TLB_DEFAULT_SPECS))
 		return PGF_EXIT_FAIL;
-	tlbs = calloc(nspecs, sizeof(*tlbs));
-	for (size_t i = 0; tlbs && i < nspecs; i++)
-		if (specs[i].ways && tlb_init(&tlbs[i], specs[i].entries,
-					      specs[i].ways))
+	T->tlbs = calloc(T->nspecs, sizeof(*T->tlbs));
+	for (size_t i = 0; T->tlbs && i < T->nspecs; i++)
+		if (T->specs[i].ways && tlb_init(&T->tlbs[i], T->specs[i].entries,
+					      T->specs[i].ways))
 			return pass_error(ps, "out of memory");
-	if (!tlbs)
+	if (!T->tlbs)
 		return pass_error(ps, "out of memory");
-	return cache_init(&cache, false, NULL, 0, false, 1) ?:
-	       cache_attach(&cache, ps);
+	return cache_init(&T->cache, false, NULL, 0, false, 1) ?:
+	       cache_attach(&T->cache, ps);
 }
 
-static int tlb_end(struct pass *ps, int status)
+static int tlb_end(struct pass *ps, void *st, int status)
 {
+	struct tlb_state *T = st;
 	struct notes notes;
 
-	if (cache_end(&cache)) {
+	if (cache_end(&T->cache)) {
 		status = pass_status(status, PGF_EXIT_FAIL);
 	} else if (!ps->pid || ps->pid_seen) {
 		kind_notes(&ps->kind, &notes, AN_TLB);
 		if (ps->format == TABLE_TEXT)
 			notes_print(&notes);
-		report(ps);
+		report(ps, T);
 	}
-	for (size_t i = 0; i < nspecs; i++)
-		tlb_free(&tlbs[i]);
-	free(tlbs);
-	free(specs);
-	cache_free(&cache);
+	for (size_t i = 0; i < T->nspecs; i++)
+		tlb_free(&T->tlbs[i]);
+	free(T->tlbs);
+	free(T->specs);
+	cache_free(&T->cache);
 	return status;
 }
 
 const struct report tlb_report = {
 	.name = "tlb", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT,
+	.size = sizeof(struct tlb_state),
 	.longopts = tlb_opts, .option = tlb_option, .begin = tlb_begin,
 	.fault = tlb_fault, .end = tlb_end,
 };

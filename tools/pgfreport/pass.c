@@ -217,8 +217,8 @@ static int common_opt(struct pass *ps, int code, const char *name,
 int pass_getopt(struct pass *ps, int argc, char **argv, const char *shorts,
 		const struct option *longs)
 {
-	static struct option all[64];
-	static char sh[64];
+	struct option *all = ps->opts;
+	char *sh = ps->shorts;
 	size_t n = 0;
 	int opt, idx = -1;
 
@@ -232,7 +232,7 @@ int pass_getopt(struct pass *ps, int argc, char **argv, const char *shorts,
 		for (const struct option *o = common; o->name; o++)
 			all[n++] = *o;
 		/* ':' first: a missing argument is ':', not '?' */
-		snprintf(sh, sizeof(sh), ":h%s", shorts);
+		snprintf(sh, sizeof(ps->shorts), ":h%s", shorts);
 		opterr = 0;
 	}
 	opt = getopt_long(argc, argv, sh, all, &idx);
@@ -429,7 +429,7 @@ static inline void pass_hints(struct pass *ps)
 		return;
 	next = pgft_peek_addr(&ps->rd, PASS_AHEAD);
 	if (next && ps->prefetch)
-		ps->prefetch(ps, next);
+		ps->prefetch(ps, ps->st, next);
 	if (next && ps->pages_on)
 		pgid_prefetch(&ps->pages, pass_page(ps, next));
 }
@@ -514,7 +514,7 @@ int pass_run(struct pass *ps)
 				status = pass_oom(ps);
 				break;
 			}
-			if (ps->rec && (status = ps->rec(ps, &rec)))
+			if (ps->rec && (status = ps->rec(ps, ps->st, &rec)))
 				break;
 			if ((ps->rd.tree && ptree_apply(ps->P, &rec)) ||
 			    (!ps->whole && pgft_apply(&ps->as, &rec))) {
@@ -526,7 +526,7 @@ int pass_run(struct pass *ps)
 			continue;
 		}
 		/* a fault: nothing above has a use for it */
-		if (ps->rec && !ps->rec_no_faults && (status = ps->rec(ps, &rec)))
+		if (ps->rec && !ps->rec_no_faults && (status = ps->rec(ps, ps->st, &rec)))
 			break;
 		if (!ps->whole)
 			pass_hints(ps);
@@ -552,7 +552,7 @@ int pass_run(struct pass *ps)
 			ps->id = ps->want_ids ? s->id : 0;
 			ps->slot = s;
 		}
-		if ((status = ps->fault(ps, &rec, g, sp, addr)))
+		if ((status = ps->fault(ps, ps->st, &rec, g, sp, addr)))
 			break;
 	}
 	progress_clear(&ps->progress);

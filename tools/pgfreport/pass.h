@@ -2,12 +2,15 @@
 /*
  * pass - what every pgfreport command shares, as perf's util/ under its
  * builtin-*.c: the options common to the commands (--pid, the filters of
- * tools/lib/filter.h, --help), the trace they read, and one pass over
- * its records, handing each to the command's callbacks with the region
- * that held a fault's address then.
+ * tools/lib/filter.h, --help), the trace they read (struct pass_trace),
+ * and one pass over its records, which replays the address spaces
+ * (struct pass_replay) and hands each record to the command's callbacks,
+ * a fault with the region that held its address then. A command's state
+ * is its own: the callbacks get it as @st.
  *
- *	static struct pass ps = { .cmd = "mrc", .usage = usage,
- *				  .takes = TAKES_PID | TAKES_FILTERS };
+ *	struct my_state st = { ... };
+ *	struct pass ps = { .cmd = "mrc", .usage = usage,
+ *			   .takes = TAKES_PID | TAKES_FILTERS };
  *
  *	while ((opt = pass_getopt(&ps, argc, argv, "", longopts)) != -1)
  *		switch (opt) {
@@ -16,14 +19,17 @@
  *		}
  *	if ((status = pass_open(&ps, argc - optind, argv + optind)))
  *		return status;
- *	ps.fault = my_fault;
+ *	ps.fault = my_fault;		(called as my_fault(&ps, &st, ...))
+ *	ps.st = &st;
  *	status = pass_run(&ps);		(0, or PGF_EXIT_TRACE: a bad trace)
  *	... report ...
  *	pass_close(&ps);
  *
- * Messages go to standard error as "pgfreport CMD: ...". Every function
- * that says something is wrong returns the exit status it calls for
- * (PGF_EXIT_*), which its callers pass on.
+ * A report of report.h needs none of this: reports_main() or
+ * reports_run() do it. Messages go to standard error as "pgfreport CMD:
+ * ...". Every function that says something is wrong returns the exit
+ * status it calls for (PGF_EXIT_*), which its callers pass on; none
+ * exits.
  */
 #ifndef PGFREPORT_PASS_H
 #define PGFREPORT_PASS_H
@@ -59,12 +65,15 @@ static inline int pass_status(int a, int b)
 struct pass;
 
 /*
+ * The callbacks get the pass and @st, the command's state (pass.st; a
+ * report's own, report.h).
+ *
  * Every record of the process(es) reported on, before it is applied (to
  * ps->as, or in a whole tree to ps->P's address space: pass_region() and
  * pass_space_key() are still of the layout before it); faults too,
  * unless pass.rec_no_faults (a report's: report.h).
  */
-typedef int (*pass_rec_fn)(struct pass *ps, const struct pgft_rec *r);
+typedef int (*pass_rec_fn)(struct pass *ps, void *st, const struct pgft_rec *r);
 /*
  * A fault the filters took (ps->kind has counted it): @g is the region
  * that held its address then
@@ -72,14 +81,16 @@ typedef int (*pass_rec_fn)(struct pass *ps, const struct pgft_rec *r);
  * in bits 20 and up in a whole tree, then its execs), @addr its address
  * (in a whole tree, the process's index in bits 56 and up).
  */
-typedef int (*pass_fault_fn)(struct pass *ps, const struct pgft_rec *r,
+typedef int (*pass_fault_fn)(struct pass *ps, void *st,
+			     const struct pgft_rec *r,
 			     const struct pgft_region *g, long sp,
 			     unsigned long long addr);
 /*
  * A hint, before a fault: @addr will fault a few records on (binary
  * traces, one process): prefetch what the command will look up for it.
  */
-typedef void (*pass_prefetch_fn)(struct pass *ps, unsigned long long addr);
+typedef void (*pass_prefetch_fn)(struct pass *ps, void *st,
+				 unsigned long long addr);
 
 struct pass {
 	const char *cmd;		/* "mrc": messages say "pgfreport mrc: " */
@@ -138,7 +149,10 @@ struct pass {
 	uint32_t id;			/* in .fault, with want_ids: the page's id */
 	struct pgid_slot *slot;		/* and its slot, until the next fault */
 	bool streams;			/* writes standard output as it reads */
-	void *ctx;
+	void *st;			/* the callbacks' @st: the command's state */
+	/* pass_getopt()'s: the options it takes, their short forms */
+	struct option opts[64];
+	char shorts[64];
 };
 
 /*

@@ -10,37 +10,46 @@
 #define MAX_REPORTS	16
 #define MAX_OPTS	64
 
-static const struct report *const *cur;
-static size_t ncur;
+/* Several reports on one pass: the pass's @st. */
+struct multi {
+	const struct report *const *r;
+	void *const *st;
+	size_t n;
+};
 
 /* Faults go to .fault alone (pass.rec_no_faults). */
-static int multi_rec(struct pass *ps, const struct pgft_rec *r)
+static int multi_rec(struct pass *ps, void *st, const struct pgft_rec *r)
 {
+	const struct multi *m = st;
 	int ret = 0;
 
-	for (size_t i = 0; i < ncur; i++)
-		if (cur[i]->rec)
-			ret |= cur[i]->rec(ps, r);
+	for (size_t i = 0; i < m->n; i++)
+		if (m->r[i]->rec)
+			ret = pass_status(ret, m->r[i]->rec(ps, m->st[i], r));
 	return ret;
 }
 
-static int multi_fault(struct pass *ps, const struct pgft_rec *r,
+static int multi_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 		       const struct pgft_region *g, long sp,
 		       unsigned long long addr)
 {
+	const struct multi *m = st;
 	int ret = 0;
 
-	for (size_t i = 0; i < ncur; i++)
-		if (cur[i]->fault)
-			ret |= cur[i]->fault(ps, r, g, sp, addr);
+	for (size_t i = 0; i < m->n; i++)
+		if (m->r[i]->fault)
+			ret = pass_status(ret, m->r[i]->fault(ps, m->st[i], r, g, sp,
+							      addr));
 	return ret;
 }
 
-static void multi_prefetch(struct pass *ps, unsigned long long addr)
+static void multi_prefetch(struct pass *ps, void *st, unsigned long long addr)
 {
-	for (size_t i = 0; i < ncur; i++)
-		if (cur[i]->prefetch)
-			cur[i]->prefetch(ps, addr);
+	const struct multi *m = st;
+
+	for (size_t i = 0; i < m->n; i++)
+		if (m->r[i]->prefetch)
+			m->r[i]->prefetch(ps, m->st[i], addr);
 }
 
 /* The usage of a combined run: each report's, in turn. */
@@ -65,19 +74,70 @@ static char *combined_usage(const struct report *const *r, size_t n,
 	return u;
 }
 
+int reports_run(struct pass *ps, const struct report *const *r, void *const *st,
+		size_t n)
+{
+	struct multi m = { r, st, n };
+	int status = 0;
+
+	for (size_t i = 0; i < n; i++)
+		ps->want_ids |= r[i]->ids;
+	for (size_t i = 0; i < n; i++)
+		if (r[i]->begin && (status = r[i]->begin(ps, st[i])))
+			return status;
+	/*
+	 * One report: its own callbacks, without a call through a loop a
+	 * record (that costs a tenth of a fast report's pass).
+	 */
+	ps->rec_no_faults = true;
+	if (n == 1) {
+		ps->rec = r[0]->rec;
+		ps->fault = r[0]->fault;
+		ps->prefetch = r[0]->prefetch;
+		ps->st = st[0];
+	} else {
+		ps->rec = multi_rec;
+		ps->fault = multi_fault;
+		ps->st = &m;
+		for (size_t i = 0; i < n; i++)
+			if (r[i]->prefetch)
+				ps->prefetch = multi_prefetch;
+	}
+	status = pass_run(ps);
+	for (size_t i = 0; i < n; i++) {
+		if (n > 1) {
+			printf("%s# ==== %s\n", i ? "\n" : "", r[i]->name);
+			fflush(stdout);
+		}
+		status = pass_status(status, r[i]->end(ps, st[i], status));
+	}
+	ps->st = NULL;
+	return status;
+}
+
 int reports_main(const struct report *const *r, size_t n, int argc,
 		 char **argv)
 {
-	static struct option all[MAX_OPTS];
+	struct option all[MAX_OPTS] = { { 0 } };
 	/* per merged option: the reports that have it (a bit each), their codes */
-	static unsigned int owners[MAX_OPTS];
-	static int codes[MAX_OPTS][MAX_REPORTS];
+	unsigned int owners[MAX_OPTS] = { 0 };
+	int codes[MAX_OPTS][MAX_REPORTS];
+	void *st[MAX_REPORTS] = { NULL };
 	struct pass ps = { .cmd = argv[0] };
 	size_t nall = 0;
 	int opt, status = 0;
 
 	if (n > MAX_REPORTS)
 		return pass_usage(&ps, "at most %d reports at once", MAX_REPORTS);
+	for (size_t i = 0; i < n; i++) {
+		st[i] = calloc(1, r[i]->size ? r[i]->size : 1);
+		if (!st[i]) {
+			status = pass_oom(&ps);
+			goto free;
+		}
+		if (r[i]->init)
+			r[i]->init(st[i]);
+	}
 	/* the common options all of them take; one process if one needs it */
 	ps.takes = TAKES_PID | TAKES_FILTERS | (n == 1 ? TAKES_FORMAT : 0);
 	for (size_t i = 0; i < n; i++)
@@ -90,8 +150,10 @@ int reports_main(const struct report *const *r, size_t n, int argc,
 			for (k = 0; k < nall && strcmp(all[k].name, o->name); k++)
 				;
 			if (k == nall) {
-				if (nall + 1 == MAX_OPTS)
-					return pass_usage(&ps, "too many options");
+				if (nall + 1 == MAX_OPTS) {
+					status = pass_usage(&ps, "too many options");
+					goto free;
+				}
 				all[nall] = *o;
 				all[nall].flag = NULL;
 				all[nall].val = 0x3000 + (int)k;
@@ -103,8 +165,10 @@ int reports_main(const struct report *const *r, size_t n, int argc,
 	}
 	ps.tables = n == 1 ? r[0]->tables : NULL;
 	ps.usage = n == 1 ? r[0]->usage : combined_usage(r, n, argv[0]);
-	if (!ps.usage)
-		return pass_error(&ps, "out of memory");
+	if (!ps.usage) {
+		status = pass_oom(&ps);
+		goto free;
+	}
 	/* one report: its own options and short forms; several: long ones */
 	while ((opt = pass_getopt(&ps, argc, argv,
 				  n == 1 && r[0]->shorts ? r[0]->shorts : "",
@@ -117,49 +181,20 @@ int reports_main(const struct report *const *r, size_t n, int argc,
 			int code = n == 1 ? opt : codes[opt - 0x3000][i];
 
 			if ((n == 1 || (owners[opt - 0x3000] >> i & 1)) &&
-			    (status = r[i]->option(&ps, code, optarg)))
+			    (status = r[i]->option(&ps, st[i], code, optarg)))
 				goto out;
 		}
 	}
 	status = pass_open(&ps, argc - optind, argv + optind);
-	if (status)
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		ps.want_ids |= r[i]->ids;
-	for (size_t i = 0; i < n; i++)
-		if (r[i]->begin && (status = r[i]->begin(&ps)))
-			goto close;
-	/*
-	 * One report: its own callbacks, without a call through a loop a
-	 * record (that costs a tenth of a fast report's pass).
-	 */
-	ps.rec_no_faults = true;
-	if (n == 1) {
-		ps.rec = r[0]->rec;
-		ps.fault = r[0]->fault;
-		ps.prefetch = r[0]->prefetch;
-	} else {
-		cur = r;
-		ncur = n;
-		ps.rec = multi_rec;
-		ps.fault = multi_fault;
-		for (size_t i = 0; i < n; i++)
-			if (r[i]->prefetch)
-				ps.prefetch = multi_prefetch;
-	}
-	status = pass_run(&ps);
-	for (size_t i = 0; i < n; i++) {
-		if (n > 1) {
-			printf("%s# ==== %s\n", i ? "\n" : "", r[i]->name);
-			fflush(stdout);
-		}
-		status = pass_status(status, r[i]->end(&ps, status));
-	}
-close:
+	if (!status)
+		status = reports_run(&ps, r, st, n);
 	pass_close(&ps);
 out:
 	if (n > 1)
 		free((char *)ps.usage);
+free:
+	for (size_t i = 0; i < n; i++)
+		free(st[i]);
 	return status;
 }
 

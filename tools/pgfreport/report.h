@@ -20,16 +20,26 @@ struct report {
 	const struct option *longopts;	/* its own options, or NULL */
 	const char *shorts;		/* and their short forms */
 	const char *const *tables;	/* as pass.tables, or NULL */
+	/*
+	 * Its state: @size bytes, zero, for each run of the report (two
+	 * runs on one pass have one each), given to every callback as @st;
+	 * @init sets its defaults before the options (optional).
+	 */
+	size_t size;
+	void (*init)(void *st);
 	/* Option @opt (its longopts' code) with @arg: 0, or 1 after a message. */
-	int (*option)(struct pass *ps, int opt, const char *arg);
+	int (*option)(struct pass *ps, void *st, int opt, const char *arg);
 	/* After the trace is open: 0, or 1 after a message. */
-	int (*begin)(struct pass *ps);
+	int (*begin)(struct pass *ps, void *st);
 	pass_rec_fn rec;		/* optional; every record but faults */
 	pass_fault_fn fault;		/* optional */
 	pass_prefetch_fn prefetch;	/* optional */
 	bool ids;			/* needs ps->id (pass.want_ids) */
-	/* After the pass (@ok: the trace was read whole); its exit status. */
-	int (*end)(struct pass *ps, int status);
+	/*
+	 * After the pass (@status: the pass's); its exit status. It frees
+	 * what its state holds; the state itself is freed after.
+	 */
+	int (*end)(struct pass *ps, void *st, int status);
 };
 
 /* Run one report as its own command. */
@@ -42,5 +52,15 @@ int report_main(const struct report *r, int argc, char **argv);
  */
 int reports_main(const struct report *const *r, size_t n, int argc,
 		 char **argv);
+
+/*
+ * The library's way, for a program or a test: reports @r[0 .. @n) with
+ * their states @st (each r[i]->size bytes, set up by r[i]->init and
+ * r[i]->option as the program chooses; the same report may come twice)
+ * on one pass over the trace @ps has open (pass_open()); each one's end
+ * in turn. Their exit status, as reports_main()'s.
+ */
+int reports_run(struct pass *ps, const struct report *const *r, void *const *st,
+		size_t n);
 
 #endif
