@@ -153,7 +153,7 @@ int cmd_convert(int argc, char **argv)
 		return c.err ? pass_error(&ps, "out of memory") : status;
 	}
 	/* The header lines the open read go out in the form now known. */
-	c.to_bin = to ? !strcmp(to, "binary") : !ps.rd.bin;
+	c.to_bin = to ? !strcmp(to, "binary") : !ps.trace.rd.bin;
 	c.decided = true;
 	for (char *l = c.pending, *e; l && l < c.pending + c.npending; l = e + 1) {
 		e = memchr(l, '\n', c.pending + c.npending - l);
@@ -195,11 +195,11 @@ out:
 		status = pass_error(&ps, "%s: %s", path ? path : "standard output",
 				    strerror(errno));
 	/* a trace with no end is written all the same, as it is */
-	if (staged_end(&st, status && !ps.cut))
+	if (staged_end(&st, status && !ps.replay.cut))
 		status = pass_error(&ps, "%s: %s", path, strerror(errno));
-	if (!status || ps.cut)
+	if (!status || ps.replay.cut)
 		fprintf(stderr, "pgfreport convert: %llu records of %s written %s\n",
-			c.records, ps.fname, c.to_bin ? "in binary" : "as text");
+			c.records, ps.trace.fname, c.to_bin ? "in binary" : "as text");
 	free(c.buf);
 	pass_close(&ps);
 	return status;

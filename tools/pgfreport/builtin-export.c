@@ -84,7 +84,7 @@ struct ex_state {
 /* The process a record is of: its own in a tree file, else the trace's. */
 static int pid_of(const struct pass *ps, const struct pgft_rec *r)
 {
-	return ps->rd.tree && r->pid ? r->pid : ps->rd.pid;
+	return ps->trace.rd.tree && r->pid ? r->pid : ps->trace.rd.pid;
 }
 
 /*
@@ -128,7 +128,7 @@ static int ex_rec(struct pass *ps, void *st, const struct pgft_rec *r)
 	struct ex_state *E = st;
 
 	if (E->format == JSON && r->type != PGFT_FAULT)
-		json_rec(E->out, r, ps->rd.tree);
+		json_rec(E->out, r, ps->trace.rd.tree);
 	if (E->format == REFS && r->type == PGFT_START)
 		fprintf(E->out, "# mode %s\n", pass_mode(r));
 	/* a write that failed: errno says why, once the pass is over */
@@ -146,32 +146,32 @@ static int ex_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 	(void)sp;
 	switch (E->format) {
 	case JSON:
-		json_rec(E->out, r, ps->rd.tree);
+		json_rec(E->out, r, ps->trace.rd.tree);
 		break;
 	case CSV:
 		fprintf(E->out, "%llu,%d,%llu,%c,%s,%s,%llu,", r->time, r->tid,
 			r->addr, r->access, r->kernel ? "kernel" : "user",
 			export_result_name(r->result), r->ip);
 		csv_field(E->out, g ? (*g->name ? g->name : "[anon]") : "");
-		if (ps->whole)
+		if (ps->replay.whole)
 			fprintf(E->out, ",%d", r->pid);
 		fputc('\n', E->out);
 		break;
 	case REFS:
 		if (!pgft_counted(r->result))
 			break;
-		put_ref(E->out, addr & ~(ps->page_size - 1ULL),
+		put_ref(E->out, addr & ~(ps->trace.page_size - 1ULL),
 			E->rw ? (r->access == 'w' ? 'W' : 'R') : 0);
 		break;
 	case PERFETTO:
-		if (perfetto_fault(E->pf, pid_of(ps, r), r, g, ps->page_size))
+		if (perfetto_fault(E->pf, pid_of(ps, r), r, g, ps->trace.page_size))
 			return PGF_EXIT_FAIL;	/* as in ex_rec() */
 		break;
 	case LCS:
 	case LCS_CSV:
 		if (pgft_counted(r->result) &&
 		    lcs_ref(E->lcs, pass_page(ps, addr),
-			    (r->time - ps->t0) / 1000000000ULL))
+			    (r->time - ps->replay.t0) / 1000000000ULL))
 			return pass_error(ps, "%s: %s", E->format == LCS ? "lcs" : "lcs-csv",
 					  strerror(errno));
 		break;
@@ -265,14 +265,14 @@ int cmd_export(int argc, char **argv)
 		return pass_error(&ps, "out of memory");
 	if (E->format == CSV)
 		fprintf(E->out, "time_ns,tid,address,access,mode,result,ip,region%s\n",
-			ps.whole ? ",pid" : "");
+			ps.replay.whole ? ",pid" : "");
 	ps.rec = ex_rec;
 	ps.st = E;
 	ps.streams = true;
 	ps.fault = ex_fault;
 	status = pass_run(&ps);
 	io = E->pf && status == PGF_EXIT_FAIL;
-	if (E->pf && (!status || ps.cut) && perfetto_end(E->pf))
+	if (E->pf && (!status || ps.replay.cut) && perfetto_end(E->pf))
 		io = true;
 	if (E->pf && perfetto_too_big(E->pf)) {
 		status = pass_error(&ps, "the Perfetto trace would pass --max-size "
@@ -288,20 +288,20 @@ int cmd_export(int argc, char **argv)
 	perfetto_free(E->pf);
 	if (E->lcs) {
 		if (lcs_write(E->lcs, E->format == LCS ? E->out : NULL,
-			      E->format == LCS_CSV ? E->out : NULL, ps.page_size))
+			      E->format == LCS_CSV ? E->out : NULL, ps.trace.page_size))
 			status = pass_error(&ps, "%s: %s", path ? path :
 					    "standard output", strerror(errno));
 		else
 			fprintf(stderr, "pgfreport export: %llu references of %s "
 				"written for libCacheSim\n",
-				(unsigned long long)lcs_count(E->lcs), ps.fname);
+				(unsigned long long)lcs_count(E->lcs), ps.trace.fname);
 		lcs_free(E->lcs);
 	}
 	if ((E->out == stdout ? fflush(E->out) : fclose(E->out)) || ferror(stdout))
 		status = pass_error(&ps, "%s: %s", path ? path : "standard output",
 				    strerror(errno));
 	/* a trace with no end is written all the same, as it is */
-	if (staged_end(&E->staged, status && !ps.cut))
+	if (staged_end(&E->staged, status && !ps.replay.cut))
 		status = pass_error(&ps, "%s: %s", path, strerror(errno));
 	pass_close(&ps);
 	return status;

@@ -34,7 +34,7 @@ static int heat_fault_cb(struct pass *ps, void *st, const struct pgft_rec *r,
 	if (!pgft_counted(r->result))
 		return 0;
 	if (g && heat_fault(st, ((uint64_t)sp << 32) ^ g->id, g->start, g->end,
-			    g->name, r->time > ps->t0 ? r->time - ps->t0 : 0,
+			    g->name, r->time > ps->replay.t0 ? r->time - ps->replay.t0 : 0,
 			    r->addr))
 		return pass_oom(ps);
 	return 0;
@@ -80,12 +80,12 @@ int cmd_heatmap(int argc, char **argv)
 	ps.fault = heat_fault_cb;
 	ps.st = &heat;
 	status = pass_run(&ps);
-	if (status != PGF_EXIT_FAIL && (!ps.pid || ps.pid_seen)) {
+	if (status != PGF_EXIT_FAIL && (!ps.pid || ps.replay.pid_seen)) {
 		f = svg_open(out);
 		if (f) {
-			kind_notes(&ps.kind, &notes, AN_MAP);
+			kind_notes(&ps.replay.kind, &notes, AN_MAP);
 			heat_write(&heat, f, plot_title("Page faults, time x address",
-							ps.fname),
+							ps.trace.fname),
 				   notes.ptr, notes.n);
 			if (svg_close(f, out))
 				status = pass_status(status, PGF_EXIT_FAIL);

@@ -101,7 +101,7 @@ static struct hot_row row_of(const struct pass *ps, struct hot_state *h,
 			     const struct hot_entry *e)
 {
 	/* the address itself: a whole tree's has the process in bits 56 up */
-	unsigned long long addr = (e->page * ps->page_size) & ((1ULL << 56) - 1);
+	unsigned long long addr = (e->page * ps->trace.page_size) & ((1ULL << 56) - 1);
 	struct hot_row w = { .offset = ~0ULL };
 	const struct regtag *t;
 
@@ -147,7 +147,7 @@ static void report_table(const struct pass *ps, struct hot_state *h,
 
 		cum += e->refs;
 		table_u64(&t, i + 1);
-		table_u64(&t, e->page * ps->page_size);
+		table_u64(&t, e->page * ps->trace.page_size);
 		table_u64(&t, e->refs);
 		table_num(&t, (double)e->refs / h->hot.refs);
 		table_num(&t, (double)cum / h->hot.refs);
@@ -214,7 +214,7 @@ static int report(const struct pass *ps, struct hot_state *h)
 			snprintf(off, sizeof(off), "0x%llx", w.offset);
 		cum += e->refs;
 		printf("%6ld %16llx %10llu %7.4f %10.4f %12s  ", i + 1,
-		       (unsigned long long)e->page * ps->page_size,
+		       (unsigned long long)e->page * ps->trace.page_size,
 		       (unsigned long long)e->refs, (double)e->refs / h->hot.refs,
 		       (double)cum / h->hot.refs, off);
 		if (h->syms)
@@ -255,8 +255,8 @@ static int hot_end(struct pass *ps, void *st, int status)
 	struct hot_state *h = st;
 	struct notes notes;
 
-	if (!ps->pid || ps->pid_seen) {
-		kind_notes(&ps->kind, &notes, AN_HOT);
+	if (!ps->pid || ps->replay.pid_seen) {
+		kind_notes(&ps->replay.kind, &notes, AN_HOT);
 		if (ps->format == TABLE_TEXT)
 			notes_print(&notes);
 		if (h->tags.oom || credit_end(&h->credits, ps))

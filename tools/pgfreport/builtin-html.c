@@ -54,9 +54,9 @@ static int html_rec(struct pass *ps, void *st, const struct pgft_rec *r)
 {
 	struct html_state *H = st;
 
-	if (!ps->whole && space_rec(&H->spaces, r))
+	if (!ps->replay.whole && space_rec(&H->spaces, r))
 		return PGF_EXIT_FAIL;	/* said */
-	if (!ps->rd.tree && !ptree_rec(&H->own, r, ps->page_size))
+	if (!ps->trace.rd.tree && !ptree_rec(&H->own, r, ps->trace.page_size))
 		return pass_error(ps, "out of memory");
 	return 0;
 }
@@ -68,7 +68,7 @@ static int html_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 	struct html_state *H = st;
 	uint64_t page = pass_page(ps, addr);
 
-	if (!ps->whole && space_fault(&H->spaces, r, g))
+	if (!ps->replay.whole && space_fault(&H->spaces, r, g))
 		return PGF_EXIT_FAIL;	/* said */
 	if (!pgft_counted(r->result))
 		return 0;
@@ -79,7 +79,7 @@ static int html_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 	if (wss_ref(&H->wss, page) ||
 	    (g && heat_fault(&H->heat, ((uint64_t)sp << 32) ^ g->id, g->start,
 			     g->end, g->name,
-			     r->time > ps->t0 ? r->time - ps->t0 : 0, r->addr)))
+			     r->time > ps->replay.t0 ? r->time - ps->replay.t0 : 0, r->addr)))
 		return pass_error(ps, "out of memory");
 	return 0;
 }
@@ -162,10 +162,10 @@ static void regions_json(FILE *f, const struct pass *ps, struct html_state *H)
 			"\"perms\":\"%s\",\"pages\":%llu,\"touched\":%llu,"
 			"\"faults\":%llu,\"major\":%llu,\"reref\":%llu,\"first_ms\":",
 			first ? "" : ",", r->id, r->start, r->end, r->perms,
-			(r->end - r->start) / ps->page_size, r->pages_touched,
+			(r->end - r->start) / ps->trace.page_size, r->pages_touched,
 			r->faults, r->major, r->reref);
 		if (r->touched)
-			jnum(f, (r->first_ns - ps->t0) / 1e6);
+			jnum(f, (r->first_ns - ps->replay.t0) / 1e6);
 		else
 			fputs("null", f);
 		fprintf(f, ",\"alive\":%s,\"name\":", r->alive ? "true" : "false");
@@ -220,7 +220,7 @@ static void mrc_json(FILE *f, const struct pass *ps, struct html_state *H)
 	fprintf(f, "\"mrc\":{\"refs\":%llu,\"pages\":%llu,\"blind\":%llu,"
 		"\"sizes\":[", (unsigned long long)refs,
 		(unsigned long long)reuse_pages(&H->cache.lru),
-		(unsigned long long)kind_blind(&ps->kind));
+		(unsigned long long)kind_blind(&ps->replay.kind));
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%s%llu", i ? "," : "",
 			(unsigned long long)mrc_size(fifo, i));
@@ -300,20 +300,20 @@ static void data_json(FILE *f, const struct pass *ps, struct html_state *H)
 	struct notes notes;
 
 	fputs("{\"file\":", f);
-	jstr(f, ps->fname);
+	jstr(f, ps->trace.fname);
 	fprintf(f, ",\"page_size\":%lu,\"tree_file\":%s,\"whole\":%s,"
 		"\"pid\":%ld,\"lost\":%llu,\"filtered\":%s,\"notes\":[",
-		ps->page_size, ps->rd.tree ? "true" : "false",
-		ps->whole ? "true" : "false", ps->pid ? ps->pid : ps->rd.pid,
-		ps->lost, pgft_filter_any(&ps->filt) ? "true" : "false");
-	kind_notes(&ps->kind, &notes, AN_MRC);
+		ps->trace.page_size, ps->trace.rd.tree ? "true" : "false",
+		ps->replay.whole ? "true" : "false", ps->pid ? ps->pid : ps->trace.rd.pid,
+		ps->replay.lost, pgft_filter_any(&ps->filt) ? "true" : "false");
+	kind_notes(&ps->replay.kind, &notes, AN_MRC);
 	for (size_t i = 0; i < notes.n; i++) {
 		if (i)
 			fputc(',', f);
 		jstr(f, notes.line[i]);
 	}
 	fputs("],", f);
-	tree_json(f, ps->rd.tree ? &ps->pt : &H->own, ps->t0);
+	tree_json(f, ps->trace.rd.tree ? &ps->replay.pt : &H->own, ps->replay.t0);
 	fputc(',', f);
 	regions_json(f, ps, H);
 	fputc(',', f);
@@ -409,11 +409,11 @@ int cmd_html(int argc, char **argv)
 	ps.st = H;
 	status = pass_run(&ps);
 	tl_end(&H->tl);
-	H->shown = ps.whole ? NULL : space_end(&H->spaces);
+	H->shown = ps.replay.whole ? NULL : space_end(&H->spaces);
 	if (cache_end(&H->cache) || H->spaces.nomem || H->tl.nomem ||
 	    status == PGF_EXIT_FAIL)
 		status = pass_status(status, PGF_EXIT_FAIL);
-	else if (!ps.pid || ps.pid_seen)
+	else if (!ps.pid || ps.replay.pid_seen)
 		status = pass_status(status, write_page(&ps, H, out));
 	cache_free(&H->cache);
 	heat_free(&H->heat);

@@ -94,14 +94,14 @@ static unsigned long long map_marks(const struct map_state *m,
 static int map_line(const struct pass *ps, const struct map_state *m,
 		    struct table *t, const struct rstat *r)
 {
-	unsigned long long pages = (r->end - r->start) / ps->page_size;
+	unsigned long long pages = (r->end - r->start) / ps->trace.page_size;
 	size_t cols = m->width && (long long)pages > m->width ? (size_t)m->width : pages;
 	char *marks = malloc(cols + 1);
 	unsigned long long touched;
 
 	if (!marks)
 		return pass_error(ps, "out of memory");
-	touched = map_marks(m, r, ps->page_size, marks);
+	touched = map_marks(m, r, ps->trace.page_size, marks);
 	if (ps->format == TABLE_TEXT) {
 		printf("Region: %08llx - %08llx (%4llu pages): |%s|%s%s%s\n",
 		       r->start, r->end, pages, marks,
@@ -191,9 +191,9 @@ static int map_end(struct pass *ps, void *st, int status)
 		status = pass_status(status, err);
 		if (ps->format != TABLE_TEXT)
 			table_end(&t);
-		else if (ps->lost)
+		else if (ps->replay.lost)
 			printf("# %llu records were lost: the trace is incomplete\n",
-			       ps->lost);
+			       ps->replay.lost);
 	}
 	spaces_free(&m->spaces);
 	return status;

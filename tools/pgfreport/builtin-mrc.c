@@ -162,7 +162,7 @@ static int table(const struct pass *ps, const struct notes *notes, size_t n,
 		table_begin(&t, stdout, ps->format, cols, 10);
 		for (size_t i = 0; i < n; i++) {
 			table_u64(&t, size_at[i]);
-			table_u64(&t, size_at[i] * ps->page_size);
+			table_u64(&t, size_at[i] * ps->trace.page_size);
 			for (int k = 0; k < 4; k++)
 				if (k < npol)
 					table_num(&t, refs ? (double)miss_at[k * n + i] / refs : 0.0);
@@ -178,7 +178,7 @@ static int table(const struct pass *ps, const struct notes *notes, size_t n,
 	}
 	for (size_t i = 0; ps->format == TABLE_TEXT && i < n; i++) {
 		printf("%12llu %14llu", (unsigned long long)size_at[i],
-		       (unsigned long long)size_at[i] * ps->page_size);
+		       (unsigned long long)size_at[i] * ps->trace.page_size);
 		for (int k = 0; k < 4; k++)
 			if (k < npol)
 				printf(" %7.4f", refs ? (double)miss_at[k * n + i] / refs : 0.0);
@@ -197,12 +197,12 @@ static int table(const struct pass *ps, const struct notes *notes, size_t n,
 		FILE *f = svg_open(plot);
 		struct plot_text t = kind_plot_text(notes, sampled ?
 						    "Miss-ratio curves (SHARDS, sampled)" :
-						    "Miss-ratio curves", ps->fname,
-						    ps->page_size);
+						    "Miss-ratio curves", ps->trace.fname,
+						    ps->trace.page_size);
 
 		if (f) {
 			plot_mrc(f, &t, size_at, n, curve, refs,
-				 kind_blind(&ps->kind), sampled);
+				 kind_blind(&ps->replay.kind), sampled);
 			ret = svg_close(f, plot) ? PGF_EXIT_FAIL : 0;
 		} else {
 			ret = PGF_EXIT_FAIL;
@@ -231,12 +231,12 @@ static int report(const struct pass *ps, struct mrc_state *m, const char *plot)
 		free(size_at);
 		return pass_oom(ps);
 	}
-	kind_notes(&ps->kind, &notes, AN_MRC);
+	kind_notes(&ps->replay.kind, &notes, AN_MRC);
 	if (ps->format == TABLE_TEXT)
 		notes_print(&notes);
 	say(ps, "# %llu references to %llu pages (%llu KiB); misses include the "
 	       "%llu cold ones\n", refs, (unsigned long long)reuse_pages(&m->cache.lru),
-	       (unsigned long long)reuse_pages(&m->cache.lru) * ps->page_size / 1024,
+	       (unsigned long long)reuse_pages(&m->cache.lru) * ps->trace.page_size / 1024,
 	       (unsigned long long)m->cache.lru.cold);
 	for (size_t i = 0; i < n; i++) {
 		size_at[i] = mrc_size(fifo, i);
@@ -345,7 +345,7 @@ static int shards_report(const struct pass *ps, struct mrc_state *m,
 				}
 		}
 	}
-	kind_notes(&ps->kind, &notes, AN_MRC);
+	kind_notes(&ps->replay.kind, &notes, AN_MRC);
 	if (ps->format == TABLE_TEXT)
 		notes_print(&notes);
 	say(ps, "# SHARDS (spatial sampling by a hash of the page, Waldspurger et "
@@ -395,7 +395,7 @@ static int fixed_report(const struct pass *ps, struct mrc_state *m,
 		/* the second sample's footprint, so its default sizes, differ */
 		x2[r] = shards_fixed_ratio_at(&m->fixed[1], size_at[r]);
 	}
-	kind_notes(&ps->kind, &notes, AN_MRC);
+	kind_notes(&ps->replay.kind, &notes, AN_MRC);
 	if (ps->format == TABLE_TEXT)
 		notes_print(&notes);
 	say(ps, "# SHARDS of a fixed size (at most %llu sampled pages, the rate "
@@ -533,7 +533,7 @@ static int mrc_finish(struct pass *ps, void *st, int status)
 			ok &= !shards_fixed_end(&m->fixed[k]);
 		if (!ok)
 			status = pass_error(ps, "--shards-size: %s", strerror(errno));
-		else if (!ps->pid || ps->pid_seen)
+		else if (!ps->pid || ps->replay.pid_seen)
 			status = pass_status(status,
 					     fixed_report(ps, m, m->plot, m->sizes != NULL));
 		for (int k = 0; k < 2; k++)
@@ -543,14 +543,14 @@ static int mrc_finish(struct pass *ps, void *st, int status)
 			ok &= !shards_end(&m->sample[k]);
 		if (!ok)
 			status = pass_error(ps, "--shards: %s", strerror(errno));
-		else if (!ps->pid || ps->pid_seen)
+		else if (!ps->pid || ps->replay.pid_seen)
 			status = pass_status(status, shards_report(ps, m, m->plot));
 		for (int k = 0; k < 2; k++)
 			shards_free(&m->sample[k]);
 	} else {
 		if (cache_end(&m->cache))
 			status = pass_status(status, PGF_EXIT_FAIL);
-		else if (!ps->pid || ps->pid_seen)
+		else if (!ps->pid || ps->replay.pid_seen)
 			status = pass_status(status, report(ps, m, m->plot));
 		cache_free(&m->cache);
 	}

@@ -46,7 +46,7 @@ static int pf_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 		return 0;
 	/* the region's end as @addr is tagged (a tree's process index) */
 	if (prefetch_ref(&P->pf, page, regtag_of(&P->tags, sp, g),
-			 g ? (g->end + (addr - r->addr)) / ps->page_size : page + 1))
+			 g ? (g->end + (addr - r->addr)) / ps->trace.page_size : page + 1))
 		return pass_oom(ps);
 	return 0;
 }
@@ -192,8 +192,8 @@ static int pf_end(struct pass *ps, void *st, int status)
 
 	if (P->tags.oom) {
 		status = pass_status(status, pass_oom(ps));
-	} else if (!ps->pid || ps->pid_seen) {
-		kind_notes(&ps->kind, &notes, AN_PREFETCH);
+	} else if (!ps->pid || ps->replay.pid_seen) {
+		kind_notes(&ps->replay.kind, &notes, AN_PREFETCH);
 		if (ps->format != TABLE_TEXT) {
 			report_table(ps, P);
 		} else {

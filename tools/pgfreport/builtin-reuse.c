@@ -108,7 +108,7 @@ plot:
 	if (plot) {
 		FILE *f = svg_open(plot);
 		struct plot_text t = kind_plot_text(notes, "Reuse distances",
-						    ps->fname, ps->page_size);
+						    ps->trace.fname, ps->trace.page_size);
 
 		if (!f)
 			return PGF_EXIT_FAIL;
@@ -229,8 +229,8 @@ static int reuse_end(struct pass *ps, void *st, int status)
 		status = pass_status(status, pass_oom(ps));
 	} else if (cache_end(&u->cache)) {
 		status = pass_status(status, PGF_EXIT_FAIL);
-	} else if (!ps->pid || ps->pid_seen) {
-		kind_notes(&ps->kind, &notes, AN_REUSE);
+	} else if (!ps->pid || ps->replay.pid_seen) {
+		kind_notes(&ps->replay.kind, &notes, AN_REUSE);
 		if (ps->format == TABLE_TEXT)
 			notes_print(&notes);
 		if (ps->format == TABLE_TEXT || ps->table == 0)

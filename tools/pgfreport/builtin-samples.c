@@ -73,12 +73,12 @@ static const char *const srep_tables[] = { "intervals", "wss", NULL };
 /* @st: the command's struct srep */
 static int samp_rec(struct pass *ps, void *st, const struct pgft_rec *r)
 {
-	int ret = srep_rec(st, r, &ps->rd);
+	int ret = srep_rec(st, r, &ps->trace.rd);
 
 	if (ret == SREP_NOMEM)
 		return pass_error(ps, "out of memory");
 	if (ret)
-		return pass_bad_trace(ps, "%s", ps->rd.error);
+		return pass_bad_trace(ps, "%s", ps->trace.rd.error);
 	return 0;
 }
 
@@ -92,12 +92,12 @@ static int run(struct pass *ps, struct srep_opts *o, int argc, char **argv)
 		return status;
 	o->format = ps->format;
 	o->table = ps->table;
-	srep_init(&samp, o, ps->page_size);
+	srep_init(&samp, o, ps->trace.page_size);
 	ps->rec = samp_rec;
 	ps->st = &samp;
 	status = pass_run(ps);
-	if (!ps->pid || ps->pid_seen) {
-		int bad = srep_report(&samp, ps->fname, ps->t0, &ps->as, ps->index);
+	if (!ps->pid || ps->replay.pid_seen) {
+		int bad = srep_report(&samp, ps->trace.fname, ps->replay.t0, &ps->replay.as, ps->replay.index);
 
 		/* 1: a trace not of the kind asked for; 2: a file */
 		if (bad)

@@ -47,13 +47,13 @@ static void summary_table(const struct pass *ps, const struct space *sp)
 		table_u64(&t, r->start);
 		table_u64(&t, r->end);
 		table_str(&t, r->perms);
-		table_u64(&t, (r->end - r->start) / ps->page_size);
+		table_u64(&t, (r->end - r->start) / ps->trace.page_size);
 		table_u64(&t, r->pages_touched);
 		table_u64(&t, r->faults);
 		table_u64(&t, r->major);
 		table_u64(&t, r->reref);
 		if (r->touched)
-			table_num(&t, (r->first_ns - ps->t0) / 1e6);
+			table_num(&t, (r->first_ns - ps->replay.t0) / 1e6);
 		else
 			table_none(&t);
 		table_str(&t, r->name && *r->name ? r->name : "[anon]");
@@ -71,7 +71,7 @@ static void summary(const struct pass *ps, const struct space *sp, long index)
 	       "rerefs", "first_ms", "region");
 	for (size_t i = 0; i < sp->nr; i++) {
 		const struct rstat *r = &sp->r[i];
-		unsigned long long pages = (r->end - r->start) / ps->page_size;
+		unsigned long long pages = (r->end - r->start) / ps->trace.page_size;
 
 		if (!pgft_filter_region_in(&ps->filt, r->id, r->start, r->end,
 					   r->name))
@@ -87,7 +87,7 @@ static void summary(const struct pass *ps, const struct space *sp, long index)
 		       r->end, r->perms, pages, r->pages_touched, r->faults,
 		       r->major, r->reref);
 		if (r->touched)
-			printf("%12.3f", (r->first_ns - ps->t0) / 1e6);
+			printf("%12.3f", (r->first_ns - ps->replay.t0) / 1e6);
 		else
 			printf("%12s", "-");
 		printf("  %s%s\n", r->name && *r->name ? r->name : "[anon]",
@@ -157,9 +157,9 @@ static int sum_end(struct pass *ps, void *st, int status)
 		summary_table(ps, sp);
 	} else if (sp) {
 		summary(ps, sp, spaces->shown);
-		if (ps->lost)
+		if (ps->replay.lost)
 			printf("# %llu records were lost: the trace is incomplete\n",
-			       ps->lost);
+			       ps->replay.lost);
 	}
 	spaces_free(spaces);
 	return status;

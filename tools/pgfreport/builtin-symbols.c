@@ -159,7 +159,7 @@ static int sym_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 		} else {
 			/* no symbol: the offset, of the page for an address */
 			snprintf(sym, sizeof(sym), "0x%llx", S->by_addr ?
-				 off & ~(ps->page_size - 1ULL) : off);
+				 off & ~(ps->trace.page_size - 1ULL) : off);
 			name = sym;
 		}
 	}
@@ -256,7 +256,7 @@ static int sym_end(struct pass *ps, void *st, int status)
 {
 	struct sym_state *S = st;
 
-	if (!ps->pid || ps->pid_seen)
+	if (!ps->pid || ps->replay.pid_seen)
 		report(ps, S);
 	for (size_t i = 0; i < S->nrows; i++) {
 		free(S->rows[i].dso);

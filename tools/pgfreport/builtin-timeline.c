@@ -92,11 +92,11 @@ static int plot(const struct pass *ps, struct tl_state *L, const char *path)
 
 	if (!f)
 		return PGF_EXIT_FAIL;
-	kind_notes(&ps->kind, &notes, AN_TIMELINE);
+	kind_notes(&ps->replay.kind, &notes, AN_TIMELINE);
 	snprintf(label, sizeof(label), "working set (pages faulted in the last "
 		 "%ld intervals)", L->window);
-	t = kind_plot_text(&notes, "Working set over time", ps->fname,
-			   ps->page_size);
+	t = kind_plot_text(&notes, "Working set over time", ps->trace.fname,
+			   ps->trace.page_size);
 	for (size_t i = 0; i < L->tl.nrow; i++)
 		L->tl.row[TL_T][i] *= 1e6;		/* the chart's x: ns */
 	plot_timeline(f, &t, L->tl.row[TL_T], L->tl.row[TL_PAGES], L->tl.row[TL_WS],
@@ -144,7 +144,7 @@ static int tl_end_report(struct pass *ps, void *st, int status)
 	}
 	if (L->tl.nrow || ps->format != TABLE_TEXT)
 		print(ps, L);
-	if (L->plot_path && (!ps->pid || ps->pid_seen))
+	if (L->plot_path && (!ps->pid || ps->replay.pid_seen))
 		status = pass_status(status, plot(ps, L, L->plot_path));
 	tl_free(&L->tl);
 	return status;

@@ -74,7 +74,7 @@ static void report_table(const struct pass *ps, const struct tlb_state *T)
 		else
 			table_none(&t);		/* fully associative */
 		table_u64(&t, s->ways ? s->entries / s->ways : 1);
-		table_u64(&t, s->entries * ps->page_size);
+		table_u64(&t, s->entries * ps->trace.page_size);
 		table_u64(&t, miss);
 		table_num(&t, r->refs ? (double)miss / r->refs : 0.0);
 	}
@@ -92,7 +92,7 @@ static void report(const struct pass *ps, const struct tlb_state *T)
 
 	printf("# pages of %lu bytes, one TLB entry each, LRU replacement; ENTRIES:WAYS "
 	       "has ENTRIES/WAYS sets, page p in set p mod sets; \"full\": fully "
-	       "associative, exact from the LRU curve\n", ps->page_size);
+	       "associative, exact from the LRU curve\n", ps->trace.page_size);
 	printf("# a page trace sees pages, not accesses: cache-line effects (and "
 	       "huge pages, the page walk's own caches, hits between two faults) "
 	       "are beyond it\n");
@@ -112,7 +112,7 @@ static void report(const struct pass *ps, const struct tlb_state *T)
 		printf("%11llu %6s %6llu %14llu %12llu %10.4f\n",
 		       (unsigned long long)s->entries, ways,
 		       (unsigned long long)(s->ways ? s->entries / s->ways : 1),
-		       (unsigned long long)s->entries * ps->page_size,
+		       (unsigned long long)s->entries * ps->trace.page_size,
 		       (unsigned long long)miss,
 		       r->refs ? (double)miss / r->refs : 0.0);
 	}
@@ -167,8 +167,8 @@ static int tlb_end(struct pass *ps, void *st, int status)
 
 	if (cache_end(&T->cache)) {
 		status = pass_status(status, PGF_EXIT_FAIL);
-	} else if (!ps->pid || ps->pid_seen) {
-		kind_notes(&ps->kind, &notes, AN_TLB);
+	} else if (!ps->pid || ps->replay.pid_seen) {
+		kind_notes(&ps->replay.kind, &notes, AN_TLB);
 		if (ps->format == TABLE_TEXT)
 			notes_print(&notes);
 		report(ps, T);

@@ -28,15 +28,15 @@ static void tree_table(const struct pass *ps)
 	char status[32];
 
 	table_begin(&t, stdout, ps->format, cols, 12);
-	for (size_t i = 0; i < ps->pt.nr; i++) {
-		const struct ptree_proc *p = &ps->pt.v[i];
+	for (size_t i = 0; i < ps->replay.pt.nr; i++) {
+		const struct ptree_proc *p = &ps->replay.pt.v[i];
 		unsigned long long start = p->parent ? p->created : p->start;
 
 		ptree_status(p, status, sizeof(status), "-");
 		table_u64(&t, p->pid);
 		table_u64(&t, p->parent);
-		table_num(&t, start > ps->t0 ? (start - ps->t0) / 1e6 : 0.0);
-		table_num(&t, p->end > ps->t0 ? (p->end - ps->t0) / 1e6 : 0.0);
+		table_num(&t, start > ps->replay.t0 ? (start - ps->replay.t0) / 1e6 : 0.0);
+		table_num(&t, p->end > ps->replay.t0 ? (p->end - ps->replay.t0) / 1e6 : 0.0);
 		table_u64(&t, p->faults);
 		table_u64(&t, p->major);
 		table_u64(&t, p->reref);
@@ -63,7 +63,7 @@ int cmd_tree(int argc, char **argv)
 		return status;
 	status = pass_run(&ps);
 	if (ps.format == TABLE_TEXT)
-		ptree_print(&ps.pt, stdout, ps.t0);
+		ptree_print(&ps.replay.pt, stdout, ps.replay.t0);
 	else
 		tree_table(&ps);
 	pass_close(&ps);

@@ -68,7 +68,7 @@ static int report(const struct pass *ps, struct wss_state *W,
 	if (W->plot) {
 		FILE *f = svg_open(W->plot);
 		struct plot_text t = kind_plot_text(notes, "Working-set curve",
-						    ps->fname, ps->page_size);
+						    ps->trace.fname, ps->trace.page_size);
 
 		if (!f)
 			return PGF_EXIT_FAIL;
@@ -101,7 +101,7 @@ static void table_rows(const struct pass *ps, const struct wss_state *W)
 
 		table_u64(&t, tau);
 		table_num(&t, s);
-		table_num(&t, s * ps->page_size);
+		table_num(&t, s * ps->trace.page_size);
 		table_num(&t, (double)wss_faults(&W->wss, tau) / n);
 	}
 	table_end(&t);
@@ -127,7 +127,7 @@ static void text_rows(const struct pass *ps, const struct wss_state *W)
 		double s = (double)wss_sum(&W->wss, tau) / n;
 
 		printf("%12llu %12.4f %14.0f %10.4f\n", (unsigned long long)tau, s,
-		       s * ps->page_size, (double)wss_faults(&W->wss, tau) / n);
+		       s * ps->trace.page_size, (double)wss_faults(&W->wss, tau) / n);
 	}
 }
 
@@ -159,8 +159,8 @@ static int wss_end_report(struct pass *ps, void *st, int status)
 	struct wss_state *W = st;
 	struct notes notes;
 
-	if (!ps->pid || ps->pid_seen) {
-		kind_notes(&ps->kind, &notes, AN_WSS);
+	if (!ps->pid || ps->replay.pid_seen) {
+		kind_notes(&ps->replay.kind, &notes, AN_WSS);
 		if (ps->format == TABLE_TEXT)
 			notes_print(&notes);
 		status = pass_status(status, report(ps, W, &notes));

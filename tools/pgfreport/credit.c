@@ -109,7 +109,7 @@ int credit_rec(struct credits *c, struct pass *ps, const struct pgft_rec *r)
 		t->offset = r->offset;
 		break;
 	case PGFT_EXEC:
-		return keep_layout(c, sp, ps->whole ? &ps->P->as : &ps->as);
+		return keep_layout(c, sp, ps->replay.whole ? &ps->replay.P->as : &ps->replay.as);
 	default:
 		break;
 	}
@@ -118,10 +118,10 @@ int credit_rec(struct credits *c, struct pass *ps, const struct pgft_rec *r)
 
 int credit_end(struct credits *c, struct pass *ps)
 {
-	if (!ps->whole)
-		return keep_layout(c, pass_space_key(ps), &ps->as);
-	for (size_t i = 0; i < ps->pt.nr; i++) {
-		const struct ptree_proc *p = &ps->pt.v[i];
+	if (!ps->replay.whole)
+		return keep_layout(c, pass_space_key(ps), &ps->replay.as);
+	for (size_t i = 0; i < ps->replay.pt.nr; i++) {
+		const struct ptree_proc *p = &ps->replay.pt.v[i];
 
 		if (keep_layout(c, (long)p->index << 20 | p->space, &p->as))
 			return -1;

@@ -289,14 +289,14 @@ static int one_process(struct pass *ps)
 	FILE *f;
 	int ret;
 
-	if (ps->raw_fd < 0 || fstat(ps->raw_fd, &st) || !S_ISREG(st.st_mode))
+	if (ps->trace.raw_fd < 0 || fstat(ps->trace.raw_fd, &st) || !S_ISREG(st.st_mode))
 		return pass_usage(ps, "%s is a tree: %s reports on one process: give "
-				  "--pid (pgfreport tree lists them)", ps->fname,
+				  "--pid (pgfreport tree lists them)", ps->trace.fname,
 				  ps->cmd);
-	f = zfile_read(fopen(ps->fname, "r"));
+	f = zfile_read(fopen(ps->trace.fname, "r"));
 	if (!f)
-		return pass_error(ps, "%s: %s", ps->fname, strerror(errno));
-	ret = pgft_open(&rd, f, ps->fname);
+		return pass_error(ps, "%s: %s", ps->trace.fname, strerror(errno));
+	ret = pgft_open(&rd, f, ps->trace.fname);
 	if (!ret)
 		while ((ret = pgft_next(&rd, &r)) > 0)
 			;
@@ -304,11 +304,11 @@ static int one_process(struct pass *ps)
 		ret = reader_error(ps, &rd);
 	} else if (rd.npids == 1) {
 		ps->pid = rd.pids[0];
-		ps->whole = false;
+		ps->replay.whole = false;
 	} else {
 		fprintf(stderr, "pgfreport %s: %s is a tree of %zu processes: %s "
 			"reports on one process: give --pid, one of", ps->cmd,
-			ps->fname, rd.npids, ps->cmd);
+			ps->trace.fname, rd.npids, ps->cmd);
 		for (size_t i = 0; i < rd.npids && i < 20; i++)
 			fprintf(stderr, " %d", rd.pids[i]);
 		fprintf(stderr, "%s (pgfreport tree lists them)\n",
@@ -331,39 +331,39 @@ int pass_open(struct pass *ps, int argc, char **argv)
 	if (argc && strcmp(argv[0], "-")) {
 		FILE *raw = fopen(argv[0], "r");
 
-		ps->fname = argv[0];
-		ps->raw_fd = raw ? fileno(raw) : -1;
-		ps->f = zfile_read(raw);
-		if (!ps->f)
-			return pass_error(ps, "%s: %s", ps->fname, strerror(errno));
+		ps->trace.fname = argv[0];
+		ps->trace.raw_fd = raw ? fileno(raw) : -1;
+		ps->trace.f = zfile_read(raw);
+		if (!ps->trace.f)
+			return pass_error(ps, "%s: %s", ps->trace.fname, strerror(errno));
 	} else {
 		if (isatty(STDIN_FILENO))
 			return pass_usage(ps, "no trace: name a trace file "
 					  "(tracepgfault -o FILE COMMAND writes one) "
 					  "or pipe one in (pgfreport %s --help)",
 					  ps->cmd);
-		ps->fname = "standard input";
-		ps->raw_fd = STDIN_FILENO;
+		ps->trace.fname = "standard input";
+		ps->trace.raw_fd = STDIN_FILENO;
 		/* compressed or not, as the file's first bytes say */
-		ps->f = zfile_read(stdin);
-		if (!ps->f)
-			return pass_error(ps, "%s: %s", ps->fname, strerror(errno));
+		ps->trace.f = zfile_read(stdin);
+		if (!ps->trace.f)
+			return pass_error(ps, "%s: %s", ps->trace.fname, strerror(errno));
 	}
-	if (pgft_open_tap(&ps->rd, ps->f, ps->fname, ps->tap, ps->tap_arg))
-		return reader_error(ps, &ps->rd);
-	ps->page_size = ps->rd.page_size ? ps->rd.page_size : 4096;
-	ps->page_shift = ps->page_size & (ps->page_size - 1) ? -1 :
-			 __builtin_ctzl(ps->page_size);
-	if (!ps->rd.tree && (ps->takes & TREE_ONLY))
+	if (pgft_open_tap(&ps->trace.rd, ps->trace.f, ps->trace.fname, ps->tap, ps->tap_arg))
+		return reader_error(ps, &ps->trace.rd);
+	ps->trace.page_size = ps->trace.rd.page_size ? ps->trace.rd.page_size : 4096;
+	ps->trace.page_shift = ps->trace.page_size & (ps->trace.page_size - 1) ? -1 :
+			 __builtin_ctzl(ps->trace.page_size);
+	if (!ps->trace.rd.tree && (ps->takes & TREE_ONLY))
 		return pass_usage(ps, "%s is the trace of process %d alone, not a "
-				  "tree (tracepgfault -f writes trees)", ps->fname,
-				  ps->rd.pid);
-	if (!ps->rd.tree && ps->pid && ps->pid != ps->rd.pid)
+				  "tree (tracepgfault -f writes trees)", ps->trace.fname,
+				  ps->trace.rd.pid);
+	if (!ps->trace.rd.tree && ps->pid && ps->pid != ps->trace.rd.pid)
 		return pass_usage(ps, "%s is the trace of process %d alone, not a "
 				  "tree (tracepgfault -f writes trees): there is no "
-				  "--pid %ld", ps->fname, ps->rd.pid, ps->pid);
-	ps->whole = ps->rd.tree && !ps->pid;
-	if (ps->whole && (ps->takes & ONE_PROCESS))
+				  "--pid %ld", ps->trace.fname, ps->trace.rd.pid, ps->pid);
+	ps->replay.whole = ps->trace.rd.tree && !ps->pid;
+	if (ps->replay.whole && (ps->takes & ONE_PROCESS))
 		return one_process(ps);
 	return 0;
 }
@@ -391,16 +391,16 @@ static void pass_progress_init(struct pass *ps)
 	struct stat st;
 	unsigned long long size = 0;
 
-	if (ps->raw_fd >= 0 && !fstat(ps->raw_fd, &st) && S_ISREG(st.st_mode))
+	if (ps->trace.raw_fd >= 0 && !fstat(ps->trace.raw_fd, &st) && S_ISREG(st.st_mode))
 		size = st.st_size;
-	progress_init(&ps->progress, stderr, on, pgft_prog, size, pass_now());
+	progress_init(&ps->trace.progress, stderr, on, pgft_prog, size, pass_now());
 }
 
 static void pass_progress(struct pass *ps, unsigned long long records)
 {
-	off_t at = ps->raw_fd >= 0 ? lseek(ps->raw_fd, 0, SEEK_CUR) : -1;
+	off_t at = ps->trace.raw_fd >= 0 ? lseek(ps->trace.raw_fd, 0, SEEK_CUR) : -1;
 
-	progress_update(&ps->progress, at < 0 ? ~0ULL : (unsigned long long)at,
+	progress_update(&ps->trace.progress, at < 0 ? ~0ULL : (unsigned long long)at,
 			records, pass_now());
 }
 
@@ -427,7 +427,7 @@ static inline void pass_hints(struct pass *ps)
 
 	if (!ps->prefetch && !ps->pages_on)
 		return;
-	next = pgft_peek_addr(&ps->rd, PASS_AHEAD);
+	next = pgft_peek_addr(&ps->trace.rd, PASS_AHEAD);
 	if (next && ps->prefetch)
 		ps->prefetch(ps, ps->st, next);
 	if (next && ps->pages_on)
@@ -443,7 +443,7 @@ static int check_tally(const struct pass *ps, int pid,
 	if (!pgft_tally_check(t, why, sizeof(why)))
 		return 0;
 	fprintf(stderr, "pgfreport %s: warning: %s: the trace of process %d %s; "
-		"the reports are of what it holds\n", ps->cmd, ps->fname, pid, why);
+		"the reports are of what it holds\n", ps->cmd, ps->trace.fname, pid, why);
 	return 1;
 }
 
@@ -456,16 +456,16 @@ static int pass_check_end(struct pass *ps)
 {
 	int bad = 0;
 
-	if (!ps->rd.tree)
-		bad = check_tally(ps, ps->rd.pid, &ps->tally);
-	for (size_t i = 0; ps->rd.tree && i < ps->pt.nr; i++) {
-		const struct ptree_proc *p = &ps->pt.v[i];
+	if (!ps->trace.rd.tree)
+		bad = check_tally(ps, ps->trace.rd.pid, &ps->replay.tally);
+	for (size_t i = 0; ps->trace.rd.tree && i < ps->replay.pt.nr; i++) {
+		const struct ptree_proc *p = &ps->replay.pt.v[i];
 
 		/* a child its creator names, with no block of its own: none */
 		if (p->tally.records && (!ps->pid || p->pid == ps->pid))
 			bad += check_tally(ps, p->pid, &p->tally);
 	}
-	ps->cut = bad;
+	ps->replay.cut = bad;
 	return bad ? PGF_EXIT_TRACE : 0;
 }
 
@@ -479,66 +479,66 @@ int pass_run(struct pass *ps)
 	pass_progress_init(ps);
 	if (ps->pages_on && pgid_set_data(&ps->pages, ps->data, ps->want_ids))
 		return pass_error(ps, "the pages' table: %s", strerror(errno));
-	while ((ret = pgft_next_into(&ps->rd, &rec)) > 0) {
+	while ((ret = pgft_next_into(&ps->trace.rd, &rec)) > 0) {
 		const struct pgft_region *g;
 		unsigned long long addr;
 		long sp;
 
 		if (!(++records % PASS_TICK))
 			pass_progress(ps, records);
-		if (ps->rd.tree) {
-			ps->P = ptree_count(&ps->pt, &rec, ps->page_size);
-			if (!ps->P) {
+		if (ps->trace.rd.tree) {
+			ps->replay.P = ptree_count(&ps->replay.pt, &rec, ps->trace.page_size);
+			if (!ps->replay.P) {
 				status = pass_oom(ps);
 				break;
 			}
 			if (ps->pid && rec.pid != ps->pid) {
-				if (ptree_apply(ps->P, &rec)) {
+				if (ptree_apply(ps->replay.P, &rec)) {
 					status = pass_oom(ps);
 					break;
 				}
 				continue;
 			}
-			ps->pid_seen = true;
+			ps->replay.pid_seen = true;
 		}
-		if (!ps->t0 && rec.time) {
-			ps->t0 = rec.time;
-			pgft_filter_begin(&ps->filt, ps->t0);
+		if (!ps->replay.t0 && rec.time) {
+			ps->replay.t0 = rec.time;
+			pgft_filter_begin(&ps->filt, ps->replay.t0);
 		}
-		if (!ps->rd.tree)
-			pgft_tally(&ps->tally, &rec);
+		if (!ps->trace.rd.tree)
+			pgft_tally(&ps->replay.tally, &rec);
 		if (rec.type != PGFT_FAULT) {
 			if (rec.type == PGFT_LOST)
-				ps->lost += rec.n[0] + rec.n[1];
-			if (kind_rec(&ps->kind, &rec)) {
+				ps->replay.lost += rec.n[0] + rec.n[1];
+			if (kind_rec(&ps->replay.kind, &rec)) {
 				status = pass_oom(ps);
 				break;
 			}
 			if (ps->rec && (status = ps->rec(ps, ps->st, &rec)))
 				break;
-			if ((ps->rd.tree && ptree_apply(ps->P, &rec)) ||
-			    (!ps->whole && pgft_apply(&ps->as, &rec))) {
+			if ((ps->trace.rd.tree && ptree_apply(ps->replay.P, &rec)) ||
+			    (!ps->replay.whole && pgft_apply(&ps->replay.as, &rec))) {
 				status = pass_oom(ps);
 				break;
 			}
 			if (rec.type == PGFT_EXEC)
-				ps->index++;
+				ps->replay.index++;
 			continue;
 		}
 		/* a fault: nothing above has a use for it */
 		if (ps->rec && !ps->rec_no_faults && (status = ps->rec(ps, ps->st, &rec)))
 			break;
-		if (!ps->whole)
+		if (!ps->replay.whole)
 			pass_hints(ps);
-		g = pgft_find(ps->whole ? &ps->P->as : &ps->as, rec.addr);
+		g = pgft_find(ps->replay.whole ? &ps->replay.P->as : &ps->replay.as, rec.addr);
 		if (filtered && !pgft_filter_fault(&ps->filt, &rec, g))
 			continue;
 		if (pgft_counted(rec.result))
-			kind_fault(&ps->kind, &rec);
+			kind_fault(&ps->replay.kind, &rec);
 		if (!ps->fault)
 			continue;
 		sp = pass_space_key(ps);
-		addr = ps->whole ? rec.addr | (unsigned long long)ps->P->index << 56 :
+		addr = ps->replay.whole ? rec.addr | (unsigned long long)ps->replay.P->index << 56 :
 				   rec.addr;
 		if (ps->pages_on && pgft_counted(rec.result)) {
 			struct pgid_slot *s = pgid_slot(&ps->pages, pass_page(ps, addr));
@@ -555,26 +555,26 @@ int pass_run(struct pass *ps)
 		if ((status = ps->fault(ps, ps->st, &rec, g, sp, addr)))
 			break;
 	}
-	progress_clear(&ps->progress);
+	progress_clear(&ps->trace.progress);
 	if (status)
 		return status;
 	if (ret < 0)
-		return reader_error(ps, &ps->rd);
-	if (ps->pid && ps->rd.tree && !ps->pid_seen)
+		return reader_error(ps, &ps->trace.rd);
+	if (ps->pid && ps->trace.rd.tree && !ps->replay.pid_seen)
 		return pass_usage(ps, "%s has no process %ld (pgfreport tree lists "
-				  "them)", ps->fname, ps->pid);
+				  "them)", ps->trace.fname, ps->pid);
 	return pass_check_end(ps);
 }
 
 void pass_close(struct pass *ps)
 {
 	pgid_free(&ps->pages);
-	pgft_space_free(&ps->as);
-	ptree_free(&ps->pt);
-	pgft_close(&ps->rd);
+	pgft_space_free(&ps->replay.as);
+	ptree_free(&ps->replay.pt);
+	pgft_close(&ps->trace.rd);
 	pgft_filter_free(&ps->filt);
-	kind_free(&ps->kind);
-	if (ps->f)
-		fclose(ps->f);
-	ps->f = NULL;
+	kind_free(&ps->replay.kind);
+	if (ps->trace.f)
+		fclose(ps->trace.f);
+	ps->trace.f = NULL;
 }

@@ -92,19 +92,22 @@ typedef int (*pass_fault_fn)(struct pass *ps, void *st,
 typedef void (*pass_prefetch_fn)(struct pass *ps, void *st,
 				 unsigned long long addr);
 
-struct pass {
-	const char *cmd;		/* "mrc": messages say "pgfreport mrc: " */
-	const char *usage;		/* the command's own --help */
-	unsigned int takes;		/* TAKES_* */
-	int status;			/* after PASS_QUIT: the exit status */
-	long pid;			/* --pid, or 0 */
-	struct pgft_filter filt;
-	/* the trace */
+/* The trace a pass reads: its file, its reader, what its header says. */
+struct pass_trace {
 	const char *fname;		/* its path, or "standard input" */
 	FILE *f;
+	int raw_fd;			/* the file read (compressed or not) */
 	struct pgft_reader rd;
 	unsigned long page_size;
 	int page_shift;			/* log2(page_size), -1 if not a power of 2 */
+	struct progress progress;	/* on a terminal: how far the pass is */
+};
+
+/*
+ * The replay: the address spaces as the records change them, and what
+ * the pass has seen of the trace so far.
+ */
+struct pass_replay {
 	bool whole;			/* a tree file read whole (no --pid) */
 	struct pgft_space as;		/* the process's regions (!whole) */
 	struct ptree pt;		/* a tree file's processes */
@@ -113,6 +116,23 @@ struct pass {
 	unsigned long long t0;		/* the first record (of --pid's), ns */
 	unsigned long long lost;	/* lost records */
 	struct pgft_tally tally;	/* a single process's trace's end */
+	struct kind kind;		/* the start records' modes, the rerefs */
+	bool pid_seen;			/* --pid's process was in the trace */
+	bool cut;			/* pass_run(): read whole, but its end is not */
+};
+
+/*
+ * A pass: the command line's common options, the trace (pass_trace), the
+ * replay (pass_replay), the filters, and the command's callbacks with
+ * their state; the reports (report.h) keep theirs apart, one each.
+ */
+struct pass {
+	const char *cmd;		/* "mrc": messages say "pgfreport mrc: " */
+	const char *usage;		/* the command's own --help */
+	unsigned int takes;		/* TAKES_* */
+	int status;			/* after PASS_QUIT: the exit status */
+	long pid;			/* --pid, or 0 */
+	struct pgft_filter filt;
 	enum table_format format;	/* --format */
 	/*
 	 * A report of several tables: their names, NULL-terminated, the
@@ -121,11 +141,8 @@ struct pass {
 	const char *const *tables;
 	size_t table;
 	bool table_set;
-	bool cut;			/* pass_run(): read whole, but its end is not */
-	bool pid_seen;
-	struct kind kind;		/* the start records' modes, the rerefs */
-	int raw_fd;			/* the file read (compressed or not) */
-	struct progress progress;	/* on a terminal: how far the pass is */
+	struct pass_trace trace;
+	struct pass_replay replay;
 	/* the command's */
 	pgft_tap_fn tap;		/* every record as read (pgft_open_tap()) */
 	void *tap_arg;
@@ -246,7 +263,7 @@ static inline struct pgid_slot *pass_next_page(const struct pass *ps, size_t *i)
 static inline const struct pgft_region *pass_region(struct pass *ps,
 						    unsigned long long addr)
 {
-	return pgft_find(ps->whole ? &ps->P->as : &ps->as, addr);
+	return pgft_find(ps->replay.whole ? &ps->replay.P->as : &ps->replay.as, addr);
 }
 
 /*
@@ -256,7 +273,7 @@ static inline const struct pgft_region *pass_region(struct pass *ps,
  */
 static inline long pass_space_key(const struct pass *ps)
 {
-	return ps->whole ? (long)ps->P->index << 20 | ps->P->space : ps->index;
+	return ps->replay.whole ? (long)ps->replay.P->index << 20 | ps->replay.P->space : ps->replay.index;
 }
 
 /* "mode" of a start record: what kind of references a trace holds */
@@ -272,7 +289,7 @@ static inline const char *pass_mode(const struct pgft_rec *r)
 static inline unsigned long long pass_page(const struct pass *ps,
 					   unsigned long long addr)
 {
-	return ps->page_shift >= 0 ? addr >> ps->page_shift : addr / ps->page_size;
+	return ps->trace.page_shift >= 0 ? addr >> ps->trace.page_shift : addr / ps->trace.page_size;
 }
 
 #endif

@@ -323,7 +323,7 @@ static const struct space_page *page_of(const struct spaces *s, uint64_t page)
 static struct rstat *credited(const struct spaces *s, uint64_t page,
 			      const struct space_page *p, struct rstat **by_ord)
 {
-	unsigned long long addr = page * s->ps->page_size;
+	unsigned long long addr = page * s->ps->trace.page_size;
 	struct rstat *r = alive_at(&s->chosen, addr);
 
 	if (r || !p->reg)
@@ -430,7 +430,7 @@ uint32_t space_count_in(const struct spaces *s, const struct rstat *r,
 		return 0;
 	if (r->alive)
 		return p->n;	/* it holds the page: credited */
-	c = alive_at(&s->chosen, page * s->ps->page_size);
+	c = alive_at(&s->chosen, page * s->ps->trace.page_size);
 	if (c || !p->reg)
 		return 0;
 	return p->reg == r->ord + 1 ? p->n : 0;	/* @r holds @page */
@@ -455,8 +455,8 @@ struct space *spaces_result(struct pass *ps, struct spaces *s, int *status)
 	}
 	if (!sp) {
 		*status = pass_usage(ps, "%s has address spaces 0 to %ld; there is "
-				     "no --space %ld", ps->fname, s->index, s->want);
+				     "no --space %ld", ps->trace.fname, s->index, s->want);
 		return NULL;
 	}
-	return ps->pid && !ps->pid_seen ? NULL : sp;
+	return ps->pid && !ps->replay.pid_seen ? NULL : sp;
 }
