@@ -262,6 +262,15 @@ int main(int argc, char **argv)
 	int c, exact = 1, owed = 0;
 	ssize_t n;
 
+	/* a kept trace against its maps, as a rep checks it */
+	if (argc == 4 && !strcmp(argv[1], "--replay")) {
+		if (replay(argv[2], argv[3], &r) < 0)
+			return 1;
+		printf("# %llu lost, %llu layouts, %zu regions at the end, %s\n",
+		       r.lost, r.layouts, r.regions, r.exact ? "= maps" : r.owed ?
+		       "owes the layout, the rest of the maps counted lost" : "NOT maps");
+		return !r.exact && !r.owed;
+	}
 	if (argc == 5 && !strcmp(argv[1], "--child"))
 		return child(atol(argv[2]), atol(argv[3]), argv[4]);
 	while ((c = getopt(argc, argv, "v:n:r:h")) != -1) {
