@@ -51,6 +51,17 @@ static int pf_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 	return 0;
 }
 
+/* The last bin of run lengths that holds a run (0: none). */
+static unsigned int runs_top(const struct prefetch *pf)
+{
+	unsigned int top = 0;
+
+	for (unsigned int k = 1; k < PF_BINS; k++)
+		if (pf->runs[k])
+			top = k;
+	return top;
+}
+
 /* --format: the table --table names */
 static void report_table(const struct pass *ps, struct pf_state *P)
 {
@@ -66,7 +77,7 @@ static void report_table(const struct pass *ps, struct pf_state *P)
 	};
 	double n = P->pf.refs ? (double)P->pf.refs : 1;
 	uint64_t avoided = 0;
-	unsigned int top = 0;
+	unsigned int top;
 	struct table t;
 
 	prefetch_end(&P->pf);
@@ -87,9 +98,7 @@ static void report_table(const struct pass *ps, struct pf_state *P)
 		break;
 	case 1:
 		table_begin(&t, stdout, ps->format, run_cols, 5);
-		for (unsigned int k = 1; k < PF_BINS; k++)
-			if (P->pf.runs[k])
-				top = k;
+		top = runs_top(&P->pf);
 		for (unsigned int k = 1; k <= top; k++) {
 			char label[48];
 
@@ -120,7 +129,7 @@ static void report(struct pf_state *P)
 {
 	double n = P->pf.refs ? (double)P->pf.refs : 1;
 	uint64_t avoided = 0;
-	unsigned int top = 0;
+	unsigned int top;
 
 	prefetch_end(&P->pf);
 	printf("# %llu faults; next-page (the previous fault's page + 1): %llu "
@@ -129,9 +138,7 @@ static void report(struct pf_state *P)
 	printf("# runs of faults with the same stride (page - the previous fault's "
 	       "page), by length in strides (a run of k spans k + 1 faults)\n");
 	printf("# %-20s %12s %12s\n", "run_strides", "runs", "of_faults");
-	for (unsigned int k = 1; k < PF_BINS; k++)
-		if (P->pf.runs[k])
-			top = k;
+	top = runs_top(&P->pf);
 	for (unsigned int k = 1; k <= top; k++) {
 		char label[48];
 

@@ -31,12 +31,12 @@ int64_t credit_space(struct credits *c, long sp)
 	return n;
 }
 
-static const struct regtags *cmp_tags;
-
-static int cmp_start(const void *a, const void *b)
+/* qsort_r(): tags by their regions' starts, @arg the regtags */
+static int cmp_start(const void *a, const void *b, void *arg)
 {
-	const struct regtag *x = &cmp_tags->v[*(const uint32_t *)a - 1];
-	const struct regtag *y = &cmp_tags->v[*(const uint32_t *)b - 1];
+	const struct regtags *tags = arg;
+	const struct regtag *x = &tags->v[*(const uint32_t *)a - 1];
+	const struct regtag *y = &tags->v[*(const uint32_t *)b - 1];
 
 	return x->start < y->start ? -1 : x->start > y->start;
 }
@@ -85,8 +85,7 @@ static int keep_layout(struct credits *c, long sp, const struct pgft_space *as)
 		t->offset = g->offset;
 		l->tag[l->nr++] = tag;
 	}
-	cmp_tags = c->tags;
-	qsort(l->tag, l->nr, sizeof(*l->tag), cmp_start);
+	qsort_r(l->tag, l->nr, sizeof(*l->tag), cmp_start, c->tags);
 	return 0;
 }
 
