@@ -16,6 +16,7 @@ KTREE    := $(BUILD)/linux-src
 UML_OBJ  := $(BUILD)/um
 GUEST    := $(BUILD)/guest
 INITRD   := $(BUILD)/initramfs.cpio.gz
+SCRATCH  := $(BUILD)/scratch-ext4.img
 JOBS     ?= $(shell nproc)
 
 # A Linux 6.12 tree of the user's; default: Debian's linux-source-6.12.
@@ -37,9 +38,9 @@ export CCACHE_NOHASHDIR := 1
 X86_OBJ  := $(BUILD)/x86
 VTREE    := $(BUILD)/linux-vanilla
 UML_FRAGS := kernel-config/uml.config kernel-config/debug.config \
-	     kernel-config/pgfault.config
+	     kernel-config/pgfault.config kernel-config/scratch-um.config
 X86_FRAGS := kernel-config/x86_64.config kernel-config/debug.config \
-	     kernel-config/pgfault.config
+	     kernel-config/pgfault.config kernel-config/scratch-x86_64.config
 
 PATCHES  := kernel-patches/series $(wildcard kernel-patches/*.patch)
 
@@ -382,7 +383,18 @@ $(INITRD): $(GUEST_BINS) $(wildcard uml-rootfs/* uml-rootfs/etc/*) \
 	   scripts/mkrootfs.sh | $(ST)/host-deps
 	scripts/mkrootfs.sh $@ $(GUEST)
 
-rootfs: $(INITRD)
+rootfs: $(INITRD) $(SCRATCH)
+
+# The guests' scratch disk: an empty ext4 file system (scripts/guest.py
+# attaches it copy-on-write, uml-rootfs/init mounts it at /scratch), for
+# the page cache tests' real block device. No lazy initialisation: the
+# guest would write the inode tables behind the tests' backs.
+$(SCRATCH): | $(ST)/host-deps
+	@mkdir -p $(@D)
+	rm -f $@.tmp
+	truncate -s 256M $@.tmp
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 $@.tmp
+	mv $@.tmp $@
 
 # ---- running the guest -----------------------------------------------------
 # What one guest needs.

@@ -27,6 +27,7 @@ pkgs=(
 	util-linux sqlite3        # pgfault-run (unshare, mount) and its tests
 	debhelper kmod            # make kernel-deb (the kernel's bindeb-pkg)
 	liburcu-dev               # host tests: the kernel's VMA tests (tools/testing/vma)
+	e2fsprogs                 # the guests' scratch disk (mkfs.ext4)
 	"$@"
 )
 

@@ -11,6 +11,7 @@
 #   window    window mode
 #   sample    sampling accessed bits
 #   inherit   process trees: new processes traced too
+#   files     file I/O: the page cache pages of reads and writes
 #
 # A file of mm/ and include/ holds the code of every stage; what
 # a later stage adds is between "#ifdef PGF_STAGE_<NAME>" and "#endif" (or
@@ -27,7 +28,7 @@
 #   stage.sh --list            the stages, in order
 set -euo pipefail
 
-stages=(core proc regions rearm window sample inherit)
+stages=(core proc regions rearm window sample inherit files)
 if [ "${1:-}" = --list ]; then
 	printf '%s\n' "${stages[@]}"
 	exit 0

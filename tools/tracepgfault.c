@@ -31,9 +31,9 @@
 #define EXIT_FAIL	125	/* tracepgfault failed: nothing was traced */
 
 static const char usage[] =
-"Usage: tracepgfault [-fqF] [-i MS | -w PAGES | -s MS] [-o FILE] COMMAND [ARG...]\n"
-"       tracepgfault [-fqF] [-i MS | -w PAGES | -s MS] OUTFILE COMMAND [ARG...]\n"
-"       tracepgfault [-fqF] [-i MS | -w PAGES | -s MS] [-o FILE] -p PID\n"
+"Usage: tracepgfault [-cfqF] [-i MS | -w PAGES | -s MS] [-o FILE] COMMAND [ARG...]\n"
+"       tracepgfault [-cfqF] [-i MS | -w PAGES | -s MS] OUTFILE COMMAND [ARG...]\n"
+"       tracepgfault [-cfqF] [-i MS | -w PAGES | -s MS] [-o FILE] -p PID\n"
 "\n"
 "Trace every page fault and address-space change of COMMAND (all its\n"
 "threads, across exec) or of the running process PID, and write the trace\n"
@@ -78,6 +78,13 @@ static const char usage[] =
 "            reference where the hardware keeps the bit (x86); where\n"
 "            software keeps it (UML), each page's first reference after a\n"
 "            scan faults (\"reref\"). Costs a page-table walk every MS ms\n"
+"  -c, --files  file I/O too: every read and write through the page cache\n"
+"            (read, pread, readv, sendfile, splice, copy_file_range,\n"
+"            io_uring, buffered writes; direct I/O as such) is recorded as\n"
+"            runs of file pages (\"cache\" lines: file, first page, pages,\n"
+"            r or w, hit, miss, readahead, hole or direct), each file named\n"
+"            once (\"file\" lines); pgfreport cache reports them. Combines\n"
+"            with every mode and with -f\n"
 "  -f        follow children: every process COMMAND (or PID) creates from\n"
 "            now on, and every process those create, is traced too, from\n"
 "            its first instruction, in the same mode; OUTFILE is then a tree\n"
@@ -104,7 +111,8 @@ static const char usage[] =
 "cannot be run, FILE is removed if this run created it, and only then.\n"
 "A one-line summary goes to stderr: (with -f, processes traced) faults,\n"
 "major faults, regions, lost records, wall time, and, if any,\n"
-"samples, re-references and faults taken on other address spaces\n"
+"samples, re-references, file references (hits/misses, with -c) and\n"
+"faults taken on other address spaces\n"
 "(reading another process's memory, the arguments of an exec); with -f,\n"
 "also children the kernel could not trace (out of memory) or that could\n"
 "not be followed.\n"
@@ -118,6 +126,7 @@ static const char usage[] =
 "  tracepgfault -w 1024 -o misses.trace ./myprog\n"
 "  tracepgfault -p 1234 -o server.trace\n"
 "  tracepgfault -f -o build.trace make -j2\n"
+"  tracepgfault -c -o grep.trace grep -r pattern /usr/include\n"
 "  tracepgfault -F -f -p 1234 -o server-tree.trace\n";
 
 /*
@@ -236,6 +245,7 @@ struct totals {
 	unsigned long long records;	/* lines after the header */
 	unsigned long long faults, major, reref, remote, lost, regions;
 	unsigned long long samples;
+	unsigned long long cache, cache_hit, cache_miss;	/* -c: records, pages */
 	bool owed;		/* other records lost since the last layout */
 	char partial[64];	/* an incomplete line carried to the next chunk */
 	size_t plen;
@@ -255,6 +265,15 @@ static void count_line(struct totals *t, const char *l, size_t n)
 	} else if (n > 7 && !strncmp(l, "sample ", 7)) {
 		if (!memmem(l, n, " baseline", 9))
 			t->samples++;
+	} else if (n > 6 && !strncmp(l, "cache ", 6)) {
+		t->cache++;
+		/* cache T TID FILE INDEX PAGES ACCESS HOW */
+		if (sscanf(l, "cache %*u %*u %*u %*u %llu", &a) == 1) {
+			if (memmem(l, n, " hit", 4))
+				t->cache_hit += a;
+			else if (memmem(l, n, " miss", 5))
+				t->cache_miss += a;
+		}
 	} else if (n > 7 && !strncmp(l, "remote ", 7)) {
 		t->remote++;
 	} else if (n > 5 && !strncmp(l, "lost ", 5) &&
@@ -416,6 +435,10 @@ static void summary(const struct totals *t, const struct follow *fl,
 			t->samples == 1 ? "" : "s");
 	if (t->reref)
 		fprintf(stderr, "; %llu of the faults re-references", t->reref);
+	if (t->cache)
+		fprintf(stderr, "; %llu file reference%s (%llu pages hit, %llu missed)",
+			t->cache, t->cache == 1 ? "" : "s", t->cache_hit,
+			t->cache_miss);
 	if (t->remote)
 		fprintf(stderr, "; %llu fault%s on other address spaces (exec arguments, another process's memory)",
 			t->remote, t->remote == 1 ? "" : "s");
@@ -462,6 +485,7 @@ int main(int argc, char **argv)
 	struct totals t = { 0 };
 	struct follow fl = { 0 };
 	bool quiet = false, attach = false, tree = false, force = false;
+	bool files = false;
 	bool created = false, named = false, positional = false;
 	char start[48] = "1";
 	long interval = 0, window = 0, sample = 0;
@@ -474,12 +498,13 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "files", no_argument, NULL, 'c' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 
-	while ((opt = getopt_long(argc, argv, "+fqFo:i:w:s:p:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+cfqFo:i:w:s:p:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'F':
 			force = true;
@@ -498,6 +523,9 @@ int main(int argc, char **argv)
 			return 0;
 		case 'f':
 			tree = true;
+			break;
+		case 'c':
+			files = true;
 			break;
 		case 'q':
 			quiet = true;
@@ -573,6 +601,8 @@ int main(int argc, char **argv)
 		no_feature();
 	if (tree)
 		strcat(start, " inherit");
+	if (files)
+		strcat(start, " files");
 
 	/*
 	 * The output first: an unwritable file fails before anything runs.
@@ -619,7 +649,8 @@ int main(int argc, char **argv)
 		if (err) {
 			fprintf(stderr, "tracepgfault: cannot trace process %d: %s\n",
 				pid, err == -ENOENT ? "no such process" :
-				err == -EBUSY ? "already traced in another mode (or with/without -f)" :
+				err == -EBUSY ? "already traced in another mode (or with/without -f or -c)" :
+				err == -EINVAL && files ? "the kernel refused the mode (a kernel older than trace format 7 cannot trace file I/O: -c)" :
 				strerror(-err));
 			goto out_remove;
 		}
@@ -692,6 +723,7 @@ int main(int argc, char **argv)
 	close(errpipe[1]);
 	if (read(ready[0], &err, sizeof(err)) != sizeof(err) || err) {
 		fprintf(stderr, "tracepgfault: cannot start tracing: %s\n",
+			err == -EINVAL && files ? "the kernel refused the mode (a kernel older than trace format 7 cannot trace file I/O: -c)" :
 			strerror(-err));
 		waitpid(pid, NULL, 0);
 		goto out_remove;

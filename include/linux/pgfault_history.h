@@ -24,6 +24,10 @@
 #include <linux/sched/signal.h>
 #include <linux/types.h>
 
+#ifdef PGF_STAGE_FILES
+struct address_space;
+struct kiocb;
+#endif
 struct linux_binprm;
 struct pid;
 #ifdef PGF_STAGE_PROC
@@ -74,6 +78,17 @@ void pgf_signal_free(struct signal_struct *sig);
 #ifdef PGF_STAGE_REARM
 void pgf_rearm_moved(struct vm_area_struct *vma, unsigned long start,
 		     unsigned long end);
+#endif
+#ifdef PGF_STAGE_FILES
+void pgf_io_begin(struct file *file, const loff_t *posp, size_t count,
+		  bool write);
+void pgf_io_direct(struct kiocb *iocb, size_t count, bool write);
+void pgf_io_fill(struct address_space *mapping, pgoff_t index,
+		 unsigned long nr);
+void pgf_io_write_page(struct address_space *mapping, loff_t pos);
+void pgf_io_shmem_page(struct address_space *mapping, pgoff_t index);
+void pgf_io_end(loff_t pos);
+void pgf_io_exit(struct task_struct *tsk);
 #endif
 
 #ifdef PGF_STAGE_REGIONS
@@ -252,6 +267,115 @@ static inline void pgfault_history_fork_cancel(struct task_struct *p,
 }
 #endif
 
+#ifdef PGF_STAGE_FILES
+/**
+ * pgfault_history_io_begin() - a read or write through the page cache begins
+ * @file: the file
+ * @posp: the call's position, which moves as it goes (at least at its end)
+ * @count: the bytes it asks for
+ * @write: a write
+ *
+ * Called by filemap_read(), filemap_splice_read(), shmem_file_read_iter(),
+ * shmem_file_splice_read() and generic_perform_write() before they look
+ * up a page. If current's process is traced with "files", the pages the
+ * call uses are recorded when it ends (pgfault_history_io_end()); see the
+ * DOC: in mm/pgfault_history/files.c.
+ */
+static inline void pgfault_history_io_begin(struct file *file,
+					    const loff_t *posp, size_t count,
+					    bool write)
+{
+	if (static_branch_unlikely(&pgf_tracing_key.key) &&
+	    unlikely(READ_ONCE(current->signal->pgf_trace)))
+		pgf_io_begin(file, posp, count, write);
+}
+
+/**
+ * pgfault_history_io_direct() - a direct I/O read or write is submitted
+ * @iocb: the call: its file and position
+ * @count: the bytes it asks for
+ * @write: a write
+ *
+ * Called by __iomap_dio_rw() and by generic_file_read_iter() and
+ * generic_file_direct_write() before ->direct_IO(): the pages the call
+ * asks for are recorded as direct, for they bypass the page cache.
+ */
+static inline void pgfault_history_io_direct(struct kiocb *iocb, size_t count,
+					     bool write)
+{
+	if (static_branch_unlikely(&pgf_tracing_key.key) &&
+	    unlikely(READ_ONCE(current->signal->pgf_trace)))
+		pgf_io_direct(iocb, count, write);
+}
+
+/**
+ * pgfault_history_io_fill() - pages are being read into the page cache
+ * @mapping: their file's
+ * @index: the first of them
+ * @nr: how many
+ *
+ * Called by read_pages() and by filemap_get_pages()'s reads of a single
+ * folio, before the read: for a traced call of current's on @mapping, the
+ * pages are misses if the call uses them, readahead if it does not.
+ */
+static inline void pgfault_history_io_fill(struct address_space *mapping,
+					   pgoff_t index, unsigned long nr)
+{
+	if (static_branch_unlikely(&pgf_tracing_key.key) &&
+	    unlikely(current->pgf_io))
+		pgf_io_fill(mapping, index, nr);
+}
+
+/**
+ * pgfault_history_write_page() - a buffered write is about to write a page
+ * @mapping: the file's pages
+ * @pos: where: everything before it has been written
+ *
+ * Called by generic_perform_write() before ->write_begin(): a page the
+ * page cache does not hold yet is a miss.
+ */
+static inline void pgfault_history_write_page(struct address_space *mapping,
+					      loff_t pos)
+{
+	if (static_branch_unlikely(&pgf_tracing_key.key) &&
+	    unlikely(current->pgf_io))
+		pgf_io_write_page(mapping, pos);
+}
+
+/**
+ * pgfault_history_shmem_page() - a tmpfs read is about to look a page up
+ * @mapping: the file's pages
+ * @index: the page: every page before it has been read
+ */
+static inline void pgfault_history_shmem_page(struct address_space *mapping,
+					      pgoff_t index)
+{
+	if (static_branch_unlikely(&pgf_tracing_key.key) &&
+	    unlikely(current->pgf_io))
+		pgf_io_shmem_page(mapping, index);
+}
+
+/**
+ * pgfault_history_io_end() - the read or write ends
+ * @pos: where it got to: the pages before it were used
+ */
+static inline void pgfault_history_io_end(loff_t pos)
+{
+	if (static_branch_unlikely(&pgf_tracing_key.key) &&
+	    unlikely(current->pgf_io))
+		pgf_io_end(pos);
+}
+
+/**
+ * pgfault_history_task_init() - a new task has no file I/O being traced
+ * @p: the task, just copied from current (dup_task_struct())
+ */
+static inline void pgfault_history_task_init(struct task_struct *p)
+{
+	p->pgf_io = NULL;
+}
+#endif
+
 /**
  * pgfault_history_signal_init() - a new process: one thread can fault
  * @sig: its signal_struct, in copy_signal()
@@ -320,6 +444,10 @@ static inline void pgfault_history_exit(struct task_struct *tsk)
 {
 	struct signal_struct *sig = tsk->signal;
 
+#ifdef PGF_STAGE_FILES
+	if (unlikely(tsk->pgf_io))
+		pgf_io_exit(tsk);
+#endif
 	/* Full barrier: pairs with the one in pgf_start(). */
 	if (atomic_dec_and_test(&sig->pgf_live) &&
 	    unlikely(READ_ONCE(sig->pgf_trace)))
@@ -375,6 +503,21 @@ static inline void pgfault_history_forked(struct task_struct *p,
 					  u64 clone_flags) { }
 static inline void pgfault_history_fork_cancel(struct task_struct *p,
 					       u64 clone_flags) { }
+#endif
+#ifdef PGF_STAGE_FILES
+static inline void pgfault_history_io_begin(struct file *file,
+					    const loff_t *posp, size_t count,
+					    bool write) { }
+static inline void pgfault_history_io_direct(struct kiocb *iocb, size_t count,
+					     bool write) { }
+static inline void pgfault_history_io_fill(struct address_space *mapping,
+					   pgoff_t index, unsigned long nr) { }
+static inline void pgfault_history_write_page(struct address_space *mapping,
+					      loff_t pos) { }
+static inline void pgfault_history_shmem_page(struct address_space *mapping,
+					      pgoff_t index) { }
+static inline void pgfault_history_io_end(loff_t pos) { }
+static inline void pgfault_history_task_init(struct task_struct *p) { }
 #endif
 static inline void pgfault_history_signal_init(struct signal_struct *sig) { }
 static inline void pgfault_history_thread_created(struct task_struct *p) { }

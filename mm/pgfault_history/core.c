@@ -191,6 +191,9 @@ static void pgf_trace_free(struct work_struct *work)
 #ifdef PGF_STAGE_REGIONS
 	pgf_regions_free(t);
 #endif
+#ifdef PGF_STAGE_FILES
+	pgf_files_free(t);
+#endif
 #ifdef PGF_STAGE_WINDOW
 	pgf_window_free(rcu_dereference_protected(t->window, true));
 #endif
@@ -299,6 +302,11 @@ static struct pgf_trace *pgf_trace_alloc(struct pid_namespace *ns,
 #ifdef PGF_STAGE_INHERIT
 	INIT_LIST_HEAD(&t->children);
 	INIT_LIST_HEAD(&t->child_node);
+#endif
+#ifdef PGF_STAGE_FILES
+	mutex_init(&t->files_mutex);
+	spin_lock_init(&t->files_lock);
+	t->files_tree = RB_ROOT;
 #endif
 	if (!pgf_charge(t, PGF_TRACE_BYTES, false))
 		goto out_free_rings;
@@ -603,6 +611,10 @@ static bool pgf_same_mode(const struct pgf_trace *t,
 	if (mode->inherit != t->inherit)
 		return false;
 #endif
+#ifdef PGF_STAGE_FILES
+	if (mode->files != t->files)
+		return false;
+#endif
 	return true;
 }
 
@@ -753,8 +765,18 @@ int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 	t->clock_off = mode->sample_ms && shared_mm;
 	t->inherit = mode->inherit;
 #endif
+#ifdef PGF_STAGE_FILES
+	WRITE_ONCE(t->files, mode->files);
+	t->files_seen |= mode->files;
+#endif
 	spin_lock(&t->lock);
-#if defined(PGF_STAGE_INHERIT)
+#if defined(PGF_STAGE_FILES)
+	__pgf_control(t, PGF_REC_START,
+		      (mode->inherit ? PGF_START_INHERIT : 0) |
+		      (mode->sample_ms ? PGF_START_SAMPLE : 0) |
+		      (mode->files ? PGF_START_FILES : 0),
+		      mode->interval_ms ?: mode->sample_ms, mode->window);
+#elif defined(PGF_STAGE_INHERIT)
 	__pgf_control(t, PGF_REC_START,
 		      (mode->inherit ? PGF_START_INHERIT : 0) |
 		      (mode->sample_ms ? PGF_START_SAMPLE : 0),
@@ -1401,6 +1423,11 @@ static bool pgf_trace_finish(struct pgf_trace *t, struct pgf_exit_rec *ex,
 		ex->regions = t->shadow.next_id;
 #else
 		ex->regions = 0;
+#endif
+#ifdef PGF_STAGE_FILES
+		pgf_cache_totals(t, &ex->cache, &ex->cache_lost);
+		if (t->files_seen)
+			ex->rec.flags |= PGF_EXIT_CACHE;
 #endif
 	}
 	spin_lock(&t->lock);

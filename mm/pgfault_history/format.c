@@ -173,6 +173,46 @@ static int pgf_format_sample(const struct pgf_rec *r, char *s, size_t size)
 }
 #endif
 
+#ifdef PGF_STAGE_FILES
+static const char * const pgf_cache_hows[] = {
+	[PGF_CACHE_HIT]		= "hit",
+	[PGF_CACHE_MISS]	= "miss",
+	[PGF_CACHE_READAHEAD]	= "readahead",
+	[PGF_CACHE_HOLE]	= "hole",
+	[PGF_CACHE_DIRECT]	= "direct",
+};
+
+/* "file TIME ID MAJOR:MINOR INODE [PATH]" */
+static int pgf_format_file(const struct pgf_rec *r, char *s, size_t size)
+{
+	const struct pgf_file_rec *fr =
+		container_of(r, struct pgf_file_rec, rec);
+	int n;
+
+	n = scnprintf(s, size, "file %llu %llu %02x:%02x %llu", r->time, r->a,
+		      fr->major, fr->minor, r->b);
+	if (fr->name[0]) {
+		s[n++] = ' ';
+		n += pgf_escape(s + n, size - n - 1, fr->name);
+	}
+	s[n++] = '\n';
+	return n;
+}
+
+/* "cache TIME TID FILE INDEX PAGES ACCESS HOW" */
+static int pgf_format_cache(const struct pgf_rec *r, char *s, size_t size)
+{
+	const struct pgf_cache_rec *cr =
+		container_of(r, struct pgf_cache_rec, rec);
+
+	return scnprintf(s, size, "cache %llu %u %llu %llu %llu %s %s\n",
+			 r->time, r->tid, r->a, r->b, cr->pages,
+			 r->flags & PGF_CACHE_WRITE ? "w" : "r",
+			 pgf_name(pgf_cache_hows, ARRAY_SIZE(pgf_cache_hows),
+				  r->flags >> PGF_CACHE_SHIFT));
+}
+#endif
+
 /* "start TIME MODE" and the options, as the uapi header says */
 static int pgf_format_start(const struct pgf_rec *r, char *s, size_t size)
 {
@@ -196,6 +236,10 @@ static int pgf_format_start(const struct pgf_rec *r, char *s, size_t size)
 #ifdef PGF_STAGE_INHERIT
 	if (r->flags & PGF_START_INHERIT)
 		n += scnprintf(s + n, size - n, " inherit");
+#endif
+#ifdef PGF_STAGE_FILES
+	if (r->flags & PGF_START_FILES)
+		n += scnprintf(s + n, size - n, " files");
 #endif
 	return n + scnprintf(s + n, size - n, "\n");
 }
@@ -246,6 +290,13 @@ int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
 		return n;
 	case PGF_REC_EXIT:
 		ex = container_of(r, struct pgf_exit_rec, rec);
+#ifdef PGF_STAGE_FILES
+		if (r->flags & PGF_EXIT_CACHE)
+			return scnprintf(s, size,
+					 "exit %llu %llu %llu %llu %llu cache %llu %llu\n",
+					 r->time, r->a, r->b, ex->lost,
+					 ex->regions, ex->cache, ex->cache_lost);
+#endif
 		return scnprintf(s, size, "exit %llu %llu %llu %llu %llu\n",
 				 r->time, r->a, r->b, ex->lost, ex->regions);
 #ifdef PGF_STAGE_REGIONS
@@ -273,6 +324,12 @@ int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
 		return pgf_format_refs(r, s, size);
 	case PGF_REC_SAMPLE:
 		return pgf_format_sample(r, s, size);
+#endif
+#ifdef PGF_STAGE_FILES
+	case PGF_REC_FILE:
+		return pgf_format_file(r, s, size);
+	case PGF_REC_CACHE:
+		return pgf_format_cache(r, s, size);
 #endif
 	default:
 		WARN_ONCE(1, "unknown record type %u\n", r->type);

@@ -94,6 +94,9 @@ void pgf_fork(struct task_struct *p, struct pid *pid, u64 clone_flags)
 	mode.window = pt->window_pages;
 	mode.sample_ms = pt->sample_ms;
 	mode.inherit = true;
+#ifdef PGF_STAGE_FILES
+	mode.files = pt->files;
+#endif
 	mutex_unlock(&pt->mutex);
 	if (!inherit)
 		return;

@@ -74,6 +74,10 @@ enum pgf_rec_type {
 #ifdef PGF_STAGE_INHERIT
 	PGF_REC_CHILD,		/* a: the new process's pid; flags: PGF_CHILD_* */
 #endif
+#ifdef PGF_STAGE_FILES
+	PGF_REC_FILE,		/* &pgf_file_rec: a file's id and name */
+	PGF_REC_CACHE,		/* &pgf_cache_rec: a run of page cache pages */
+#endif
 };
 
 #ifdef PGF_STAGE_SAMPLE
@@ -82,6 +86,9 @@ enum pgf_rec_type {
 #define PGF_START_INHERIT	0x01	/* new processes are traced too */
 #endif
 #define PGF_START_SAMPLE	0x02	/* a is the sampling interval */
+#endif
+#ifdef PGF_STAGE_FILES
+#define PGF_START_FILES		0x04	/* file I/O is traced too */
 #endif
 
 #ifdef PGF_STAGE_INHERIT
@@ -155,6 +162,9 @@ struct pgf_mode {
 #ifdef PGF_STAGE_INHERIT
 	bool inherit;			/* trace new processes, in this mode */
 #endif
+#ifdef PGF_STAGE_FILES
+	bool files;			/* trace file I/O's page cache pages */
+#endif
 };
 #endif
 
@@ -171,6 +181,9 @@ enum pgf_stop_reason {
 enum pgf_kind {
 	PGF_KIND_FAULT,
 	PGF_KIND_OTHER,
+#ifdef PGF_STAGE_FILES
+	PGF_KIND_CACHE,		/* a page cache record: OTHER, counted apart */
+#endif
 	PGF_KIND_CONTROL,	/* may use the reserve; never grows the buffer */
 	PGF_KIND_FINAL,		/* the last record: may use all of the reserve */
 };
@@ -195,7 +208,41 @@ struct pgf_exit_rec {
 	struct pgf_rec rec;
 	u64 lost;		/* counted faults lost over the whole trace */
 	u64 regions;		/* region ids handed out */
+#ifdef PGF_STAGE_FILES
+	u64 cache;		/* page cache records kept (PGF_EXIT_CACHE) */
+	u64 cache_lost;		/* and lost */
+#endif
 };
+#ifdef PGF_STAGE_FILES
+
+/* pgf_rec.flags of an exit: file I/O was traced, cache is set. */
+#define PGF_EXIT_CACHE		0x01
+
+/* A file: rec.a its id, rec.b its inode number; data: its path. */
+struct pgf_file_rec {
+	struct pgf_rec rec;
+	u32 major, minor;
+	char name[];		/* NUL-terminated, may be "" */
+};
+
+/* pgf_rec.flags of a page cache record: access in bit 0, then what. */
+#define PGF_CACHE_WRITE		0x01
+#define PGF_CACHE_SHIFT		1
+
+enum pgf_cache_how {
+	PGF_CACHE_HIT,		/* found in the page cache */
+	PGF_CACHE_MISS,		/* read in (or added) for this access */
+	PGF_CACHE_READAHEAD,	/* read in by this call's readahead, unused */
+	PGF_CACHE_HOLE,		/* a hole of a tmpfs file: read as zeroes */
+	PGF_CACHE_DIRECT,	/* direct I/O: around the page cache */
+};
+
+/* A run of pages: rec.a the file's id, rec.b the first page's index. */
+struct pgf_cache_rec {
+	struct pgf_rec rec;
+	u64 pages;
+};
+#endif
 
 #ifdef PGF_STAGE_SAMPLE
 /* A run of consecutive pages referenced since the last scan. */
@@ -337,6 +384,10 @@ struct pgf_ring {
 	u64 lost_other;
 	u64 nr_faults;			/* counted faults kept */
 	u64 total_lost_faults;
+#ifdef PGF_STAGE_FILES
+	u64 nr_cache;			/* page cache records kept */
+	u64 total_lost_cache;		/* and lost */
+#endif
 	u64 peek;			/* the reader's: time of the first */
 	bool growing;			/* buf is being reallocated */
 	bool want_grow;			/* grow_work is to grow it */
@@ -477,6 +528,14 @@ struct pgf_trace {
 #ifdef PGF_STAGE_REGIONS
 	struct mm_struct *mm;		/* followed for VMA changes (mmgrab) */
 	struct pgf_shadow shadow;	/* see &struct pgf_shadow */
+#endif
+#ifdef PGF_STAGE_FILES
+	bool files;			/* file I/O is traced. Under mutex */
+	bool files_seen;		/* it was in some start: exit says so */
+	struct mutex files_mutex;	/* a file is named once */
+	spinlock_t files_lock;		/* a leaf lock: the files below */
+	struct rb_root files_tree;	/* &struct pgf_file by device, inode */
+	u64 next_file_id;
 #endif
 };
 
@@ -636,6 +695,55 @@ int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 #else
 int __pgf_activate(struct pgf_trace *t, struct signal_struct *sig,
 		   struct mm_struct *mm);
+#endif
+
+#ifdef PGF_STAGE_FILES
+/*
+ * Pages a call's bitmap of pages read in covers, from the first page not
+ * yet recorded: more than the largest readahead.
+ */
+#define PGF_IO_WINDOW		2048
+
+/**
+ * struct pgf_io - a thread's file I/O call being traced (&task_struct.pgf_io)
+ * @t: the trace it records into (no reference: the call's process holds it)
+ * @mapping: the file's pages; NULL between calls
+ * @pos: where the call started, bytes
+ * @posp: its position, which says what it has used so far
+ * @id: the file's id in the trace
+ * @write: a write
+ * @cursor: the first page not yet recorded
+ * @end: the end of the pages the call asked for (exclusive)
+ * @nr_marked: bits set in @marked
+ * @run: the run being put together: its first page, length, how
+ * @marked: pages this call read in (a read), or found absent (a write),
+ *	    at bit index % PGF_IO_WINDOW, for pages in [@cursor, @cursor +
+ *	    PGF_IO_WINDOW)
+ *
+ * Made for a thread at its first traced call, freed when it exits.
+ */
+struct pgf_io {
+	struct pgf_trace *t;
+	struct address_space *mapping;
+	const loff_t *posp;
+	loff_t pos;
+	u64 id;
+	bool write;
+	pgoff_t cursor, end;
+	unsigned int nr_marked;
+	pgoff_t run_start;
+	unsigned long run_pages;
+	u8 run_how;
+	DECLARE_BITMAP(marked, PGF_IO_WINDOW);
+};
+
+/* mm/pgfault_history/files.c: file I/O */
+void pgf_files_free(struct pgf_trace *t);
+
+/* mm/pgfault_history/ring.c, for files.c */
+bool pgf_emit_cache(struct pgf_trace *t, const struct pgf_rec *src);
+void pgf_count_lost(struct pgf_trace *t, enum pgf_kind kind);
+void pgf_cache_totals(struct pgf_trace *t, u64 *kept, u64 *lost);
 #endif
 
 #ifdef PGF_STAGE_INHERIT

@@ -283,6 +283,14 @@ static int pgf_parse_start(char *s, struct pgf_mode *mode)
 			continue;
 		}
 #endif
+#ifdef PGF_STAGE_FILES
+		if (!strcmp(word, "files")) {
+			if (mode->files)
+				return -EINVAL;
+			mode->files = true;
+			continue;
+		}
+#endif
 		if (moded)
 			return -EINVAL;
 		moded = true;

@@ -556,6 +556,10 @@ void __pgf_count_lost(struct pgf_ring *r, enum pgf_kind kind)
 		r->total_lost_faults++;
 	} else {
 		r->lost_other++;
+#ifdef PGF_STAGE_FILES
+		if (kind == PGF_KIND_CACHE)
+			r->total_lost_cache++;
+#endif
 	}
 }
 
@@ -609,6 +613,10 @@ bool __pgf_write(struct pgf_ring *r, const struct pgf_rec *src,
 	rec->time = time;
 	if (kind == PGF_KIND_FAULT)
 		r->nr_faults++;
+#ifdef PGF_STAGE_FILES
+	else if (kind == PGF_KIND_CACHE)
+		r->nr_cache++;
+#endif
 	return true;
 }
 
@@ -783,7 +791,12 @@ bool pgf_emit_fault_to(struct pgf_trace *t, struct pgf_cpu *c,
 	if (!READ_ONCE(t->active))
 		goto out_unlock;
 #ifdef PGF_STAGE_REGIONS
+#ifdef PGF_STAGE_FILES
+	/* A page cache record names no region: it needs no layout. */
+	if (kind == PGF_KIND_CACHE || !READ_ONCE(t->need_layout))
+#else
 	if (!READ_ONCE(t->need_layout))
+#endif
 		kept = __pgf_write(r, src, kind, ktime_get_ns());
 #else
 	kept = __pgf_write(r, src, kind, ktime_get_ns());
@@ -820,6 +833,65 @@ bool pgf_emit_fault(struct pgf_trace *t, const struct pgf_rec *src,
 	}
 	return pgf_emit_fault_to(t, c, src, kind);
 }
+
+#ifdef PGF_STAGE_FILES
+/**
+ * pgf_emit_cache() - append a page cache record to a trace
+ * @t: the trace
+ * @src: the record
+ *
+ * Into the CPU's ring, as a fault record, whether the reader has a layout
+ * or not; counted as PGF_KIND_CACHE if it has to be dropped.
+ *
+ * Return: true if the record was kept.
+ */
+bool pgf_emit_cache(struct pgf_trace *t, const struct pgf_rec *src)
+{
+	return pgf_emit_fault(t, src, PGF_KIND_CACHE);
+}
+
+/**
+ * pgf_count_lost() - count a record that could not even be made
+ * @t: the trace, active
+ * @kind: what it counts as
+ */
+void pgf_count_lost(struct pgf_trace *t, enum pgf_kind kind)
+{
+	struct pgf_cpu *c = raw_cpu_ptr(t->cpu);
+	bool wake = false, arm = false;
+
+	if (unlikely(!READ_ONCE(c->ring.buf)))
+		c = t->fallback;
+	spin_lock(&c->lock);
+	if (READ_ONCE(t->active)) {
+		__pgf_count_lost(&c->ring, kind);
+		wake = __pgf_want_wake(t, &c->ring, &arm);
+	}
+	spin_unlock(&c->lock);
+	pgf_after_write(t, wake, arm);
+}
+
+/**
+ * pgf_cache_totals() - the page cache records kept and lost, over all rings
+ * @t: the trace
+ * @kept: set to those kept
+ * @lost: set to those lost
+ */
+void pgf_cache_totals(struct pgf_trace *t, u64 *kept, u64 *lost)
+{
+	struct pgf_ring *r;
+	int cpu;
+
+	*kept = 0;
+	*lost = 0;
+	for (cpu = -1, r = &t->ctl; r; r = pgf_next_ring(t, &cpu)) {
+		spin_lock(r->lock);
+		*kept += r->nr_cache;
+		*lost += r->total_lost_cache;
+		spin_unlock(r->lock);
+	}
+}
+#endif
 
 /**
  * pgf_emit() - append a record to a trace's control ring

@@ -272,10 +272,10 @@ def truncated_trace_is_reported():
 
 @test
 def newer_version_is_refused_naming_both():
-    path = trace_file('pgfault_history 7 pid 1 page_size 4096\nstart 1\n')
+    path = trace_file('pgfault_history 8 pid 1 page_size 4096\nstart 1\n')
     rc, out, err = run('map', path)
     os.unlink(path)
-    assert rc == 1 and 'version 7' in err and 'versions 1 to 6' in err, err
+    assert rc == 1 and 'version 8' in err and 'versions 1 to 7' in err, err
     assert out == ''
 
 

@@ -238,7 +238,14 @@ struct pgf_rec {
 	 * refs: runs; sample: pages scanned, referenced
 	 */
 	unsigned long long a, b;
-	char text[256];		/* exec path, stop reason */
+	char text[256];		/* exec path, stop reason, file path */
+	/* every number the tools' parser gave (pgftrace.h's n[]) */
+	unsigned long long n[6];
+	/* file: its id, device, inode; cache: its file's id, and HOW */
+	unsigned long long id, inode;
+	unsigned int major, minor;
+	int cache;		/* enum pgft_cache */
+	unsigned int flags;	/* exit: PGFT_EXIT_CACHE */
 };
 
 struct pgf_trace {
@@ -258,7 +265,8 @@ static inline int pgf_parse_line(const char *l, struct pgf_rec *r)
 		[PGFT_CHANGE] = "change", [PGFT_UNMAP] = "unmap",
 		[PGFT_REMOTE] = "remote", [PGFT_REARM] = "rearm",
 		[PGFT_CHILD] = "child", [PGFT_REFS] = "refs",
-		[PGFT_SAMPLE] = "sample",
+		[PGFT_SAMPLE] = "sample", [PGFT_FILE] = "file",
+		[PGFT_CACHE] = "cache",
 	};
 	static const char * const results[] = {
 		[PGFT_MINOR] = "minor", [PGFT_MAJOR] = "major",
@@ -275,7 +283,10 @@ static inline int pgf_parse_line(const char *l, struct pgf_rec *r)
 		return -1;
 	snprintf(r->type, sizeof(r->type), "%s", types[x.type]);
 	snprintf(r->result, sizeof(r->result), "%s", results[x.result]);
-	snprintf(r->text, sizeof(r->text), "%s", x.text);
+	/* the path of a file, or a region's name */
+	snprintf(r->text, sizeof(r->text), "%s",
+		 x.type == PGFT_FILE || x.type == PGFT_MAP ||
+		 x.type == PGFT_CHANGE ? x.name : x.text);
 	r->time = x.time;
 	r->tid = x.tid;
 	r->addr = x.type == PGFT_FAULT ? x.addr : x.start;
@@ -284,6 +295,13 @@ static inline int pgf_parse_line(const char *l, struct pgf_rec *r)
 	r->kernel = x.kernel;
 	r->a = x.n[0];
 	r->b = x.n[1];
+	memcpy(r->n, x.n, sizeof(r->n));
+	r->id = x.id;
+	r->inode = x.inode;
+	r->major = x.major;
+	r->minor = x.minor;
+	r->cache = x.cache;
+	r->flags = x.flags;
 	return 0;
 }
 

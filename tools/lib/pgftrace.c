@@ -413,6 +413,13 @@ int pgft_tally_check(const struct pgft_tally *t, char *why, size_t size)
 			 t->kept, t->lost, t->exit_kept, t->exit_lost);
 		return 1;
 	}
+	if (t->end == PGFT_EXITED && t->exit_has_cache &&
+	    t->exit_cache != t->cache) {
+		snprintf(why, size, "holds %llu cache records where its exit "
+			 "record says %llu: records are missing",
+			 t->cache, t->exit_cache);
+		return 1;
+	}
 	return 0;
 }
 
@@ -535,6 +542,12 @@ static int region(char **p, struct pgft_rec *r)
 	return r->end > r->start ? 0 : -1;
 }
 
+const char * const pgft_cache_names[PGFT_NCACHE] = {
+	[PGFT_HIT] = "hit", [PGFT_MISS] = "miss",
+	[PGFT_READAHEAD] = "readahead", [PGFT_HOLE] = "hole",
+	[PGFT_DIRECT] = "direct",
+};
+
 int pgft_parse(char *line, struct pgft_rec *r)
 {
 	static const char * const results[] = {
@@ -610,11 +623,14 @@ int pgft_parse(char *line, struct pgft_rec *r)
 		r->text = field(&p);
 		if (!r->text)
 			return -1;
-		if (p) {
-			/* "inherit" after the mode (version 5) */
-			if (strcmp(p, "inherit"))
+		/* "inherit" (version 5), "files" (version 7), in that order */
+		while ((s = field(&p)) != NULL) {
+			if (!strcmp(s, "inherit") && !r->n[0] && !r->n[2])
+				r->n[0] = 1;
+			else if (!strcmp(s, "files") && !r->n[2])
+				r->n[2] = 1;
+			else
 				return -1;
-			r->n[0] = 1;
 		}
 		if (!strcmp(r->text, "first"))
 			return 0;
@@ -724,11 +740,55 @@ int pgft_parse(char *line, struct pgft_rec *r)
 		}
 		return 0;
 	}
+	if (!strcmp(type, "cache")) {
+		/* cache T TID FILE INDEX PAGES r|w HOW (version 7) */
+		r->type = PGFT_CACHE;
+		if (num(&p, 10, &r->time) || num(&p, 10, &v) ||
+		    num(&p, 10, &r->id) || num(&p, 10, &r->start) ||
+		    num(&p, 10, &r->n[0]) || !r->n[0] || !p ||
+		    (p[0] != 'r' && p[0] != 'w') || p[1] != ' ')
+			return -1;
+		r->tid = v;
+		r->access = p[0];
+		p += 2;
+		s = field(&p);
+		if (!s || p)
+			return -1;
+		for (v = 0; v < PGFT_NCACHE; v++)
+			if (!strcmp(s, pgft_cache_names[v]))
+				break;
+		if (v == PGFT_NCACHE)
+			return -1;
+		r->cache = v;
+		return 0;
+	}
+	if (!strcmp(type, "file")) {
+		/* file T ID MAJ:MIN INODE [PATH] (version 7) */
+		r->type = PGFT_FILE;
+		if (num(&p, 10, &r->time) || num(&p, 10, &r->id))
+			return -1;
+		s = field(&p);
+		if (!s || sscanf(s, "%x:%x", &r->major, &r->minor) != 2 ||
+		    num(&p, 10, &r->inode))
+			return -1;
+		r->name = p ? p : "";
+		return 0;
+	}
 	if (!strcmp(type, "exit")) {
+		/* exit T STATUS FAULTS LOST REGIONS [cache KEPT LOST] */
 		r->type = PGFT_EXIT;
-		return num(&p, 10, &r->time) || num(&p, 10, &r->n[0]) ||
-		       num(&p, 10, &r->n[1]) || num(&p, 10, &r->n[2]) ||
-		       num(&p, 10, &r->n[3]) || p ? -1 : 0;
+		if (num(&p, 10, &r->time) || num(&p, 10, &r->n[0]) ||
+		    num(&p, 10, &r->n[1]) || num(&p, 10, &r->n[2]) ||
+		    num(&p, 10, &r->n[3]))
+			return -1;
+		if (!p)
+			return 0;
+		s = field(&p);
+		if (!s || strcmp(s, "cache") || num(&p, 10, &r->n[4]) ||
+		    num(&p, 10, &r->n[5]) || p)
+			return -1;
+		r->flags |= PGFT_EXIT_CACHE;
+		return 0;
 	}
 	return -1;
 }

@@ -40,13 +40,25 @@
 extern const char *pgft_prog;
 
 /* The newest format version this code reads. */
-#define PGFT_VERSION 6
+#define PGFT_VERSION 7
 
 enum pgft_type {
 	PGFT_START, PGFT_FAULT, PGFT_LOST, PGFT_EXEC, PGFT_STOP, PGFT_EXIT,
 	PGFT_LAYOUT, PGFT_MAP, PGFT_CHANGE, PGFT_UNMAP, PGFT_REMOTE,
-	PGFT_REARM, PGFT_CHILD, PGFT_REFS, PGFT_SAMPLE,
+	PGFT_REARM, PGFT_CHILD, PGFT_REFS, PGFT_SAMPLE, PGFT_FILE, PGFT_CACHE,
 };
+
+/* How a "cache" record's pages fared (version 7) */
+enum pgft_cache {
+	PGFT_HIT, PGFT_MISS, PGFT_READAHEAD, PGFT_HOLE, PGFT_DIRECT,
+	PGFT_NCACHE
+};
+
+/* Its name in the trace: "hit", "miss", "readahead", "hole", "direct". */
+extern const char * const pgft_cache_names[PGFT_NCACHE];
+
+/* pgft_rec.flags of an exit: it ends with "cache KEPT LOST" (version 7) */
+#define PGFT_EXIT_CACHE		0x01
 
 /* pgft_rec.flags of a sample (version 6) */
 #define PGFT_SAMPLE_BASELINE	0x01	/* the start's scan, no refs */
@@ -76,20 +88,26 @@ struct pgft_rec {
 	char access;			/* 'r', 'w', 'x' */
 	bool kernel;
 	enum pgft_result result;
-	/* regions: map, change, unmap (id only) */
+	/*
+	 * regions: map, change, unmap (id only); file (version 7): id,
+	 * major, minor, inode, name; cache (version 7): id the file's, start
+	 * the first page's index, n[0] the pages, access 'r' or 'w', cache
+	 */
 	unsigned long long id, start, end, offset, inode;
 	unsigned int major, minor;
 	char perms[5];
 	const char *name;		/* "" if none; valid until pgft_next() */
+	enum pgft_cache cache;
 	/*
-	 * lost: faults, other; exit: status, faults, lost, regions; layout:
-	 * count; rearm: pages; start: 1 if "inherit" (version 5), and the
-	 * sampling interval in ms for "sample=MS" (version 6); child: its
-	 * pid, 1 if "untraced"; refs: runs; sample: pages scanned,
-	 * referenced, nanoseconds
+	 * lost: faults, other; exit: status, faults, lost, regions, and
+	 * with PGFT_EXIT_CACHE the cache records kept and lost (version 7);
+	 * layout: count; rearm: pages; start: 1 if "inherit" (version 5),
+	 * the sampling interval in ms for "sample=MS" (version 6), 1 if
+	 * "files" (version 7); child: its pid, 1 if "untraced"; refs: runs;
+	 * sample: pages scanned, referenced, nanoseconds; cache: pages
 	 */
-	unsigned long long n[4];
-	unsigned int flags;		/* sample: PGFT_SAMPLE_* */
+	unsigned long long n[6];
+	unsigned int flags;		/* sample: PGFT_SAMPLE_*; exit: PGFT_EXIT_* */
 	/*
 	 * exec path, stop reason, rearm how, start mode ("" before v3); refs:
 	 * the runs, read with pgft_run()
@@ -151,6 +169,9 @@ struct pgft_tally {
 	unsigned long long records;	/* its records, lost ones included */
 	unsigned long long kept, lost;	/* counted faults held; lost */
 	unsigned long long exit_kept, exit_lost;	/* its exit's */
+	unsigned long long cache;	/* cache records held (version 7) */
+	unsigned long long exit_cache;	/* its exit's count of them */
+	bool exit_has_cache;		/* the exit gives that count */
 	enum { PGFT_GOING, PGFT_EXITED, PGFT_STOPPED } end;
 };
 
@@ -165,6 +186,9 @@ static inline void pgft_tally(struct pgft_tally *t, const struct pgft_rec *r)
 	case PGFT_LOST:
 		t->lost += r->n[0];
 		break;
+	case PGFT_CACHE:
+		t->cache++;
+		break;
 	case PGFT_START:
 		t->end = PGFT_GOING;
 		break;
@@ -175,6 +199,8 @@ static inline void pgft_tally(struct pgft_tally *t, const struct pgft_rec *r)
 		t->end = PGFT_EXITED;
 		t->exit_kept = r->n[1];
 		t->exit_lost = r->n[2];
+		t->exit_has_cache = r->flags & PGFT_EXIT_CACHE;
+		t->exit_cache = r->n[4];
 		break;
 	default:
 		break;

@@ -34,6 +34,7 @@ void json_rec(FILE *out, const struct pgft_rec *r, bool tree)
 	static const char * const types[] = {
 		"start", "fault", "lost", "exec", "stop", "exit", "layout", "map",
 		"change", "unmap", "remote", "rearm", "child", "refs", "sample",
+		"file", "cache",
 	};
 	const char *p;
 
@@ -86,6 +87,8 @@ void json_rec(FILE *out, const struct pgft_rec *r, bool tree)
 		json_str(out, *r->text ? r->text : "first");
 		if (r->n[0])
 			fprintf(out, ",\"inherit\":true");
+		if (r->n[2])
+			fprintf(out, ",\"files\":true");
 		break;
 	case PGFT_CHILD:
 		/* the new process: "child" (a tree file's records have "pid") */
@@ -96,6 +99,19 @@ void json_rec(FILE *out, const struct pgft_rec *r, bool tree)
 	case PGFT_EXIT:
 		fprintf(out, ",\"status\":%llu,\"faults\":%llu,\"lost\":%llu,\"regions\":%llu",
 		       r->n[0], r->n[1], r->n[2], r->n[3]);
+		if (r->flags & PGFT_EXIT_CACHE)
+			fprintf(out, ",\"cache_kept\":%llu,\"cache_lost\":%llu",
+				r->n[4], r->n[5]);
+		break;
+	case PGFT_FILE:
+		fprintf(out, ",\"id\":%llu,\"dev\":\"%02x:%02x\",\"inode\":%llu,\"path\":",
+			r->id, r->major, r->minor, r->inode);
+		json_str(out, r->name);
+		break;
+	case PGFT_CACHE:
+		fprintf(out, ",\"tid\":%d,\"file\":%llu,\"index\":%llu,\"pages\":%llu,"
+			"\"access\":\"%c\",\"cache\":\"%s\"", r->tid, r->id, r->start,
+			r->n[0], r->access, pgft_cache_names[r->cache]);
 		break;
 	case PGFT_REFS: {
 		unsigned long long a, n;

@@ -3,7 +3,7 @@
 library alone.
 
 A trace (tracepgfault's file, a tree file of tracepgfault -f, or
-/proc/PID/pgfault_history saved as is; any format version 1 to 6; text
+/proc/PID/pgfault_history saved as is; any format version 1 to 7; text
 or the binary form of pgfreport convert; plain, or compressed with gzip,
 xz, bzip2 or zstd (through the zstd command), told by its first bytes) is
 streamed as one dict per record, with the keys and values of
@@ -38,11 +38,12 @@ import threading
 __all__ = ['records', 'read_trace', 'dataframe', 'open_trace', 'TraceError',
            'VERSION']
 
-VERSION = 6          # the newest trace format this reads
+VERSION = 7          # the newest trace format this reads
 BINARY_MAGIC = b'\x89PGFB\r\n\n'   # the binary form (tools/lib/pgfbin.h)
 BINARY_VERSION = 1
 RESULTS = ('minor', 'major', 'reref', 'SIGSEGV', 'SIGBUS', 'OOM')
 SAMPLE_FLAGS = ('baseline', 'incomplete', 'stopped')
+CACHE = ('hit', 'miss', 'readahead', 'hole', 'direct')
 _HEADER = re.compile(r'pgfault_history (\d+) pid (\d+) page_size (\d+)$')
 _TREE = re.compile(r'pgfault_history_tree (\d+) root (\d+)$')
 _DEC = re.compile(r'[0-9]{1,19}$')        # as the C reader: at most 19 digits
@@ -294,13 +295,15 @@ def parse(line):
         return {'type': 'layout', 'time': _dec(w[1]), 'count': _dec(w[2])}
     if t == 'lost' and len(w) == 3:
         return {'type': 'lost', 'faults': _dec(w[1]), 'other': _dec(w[2])}
-    if t == 'start' and 2 <= len(w) <= 4:
+    if t == 'start' and 2 <= len(w) <= 5:
         r = {'type': 'start', 'time': _dec(w[1]),
              'mode': w[2] if len(w) > 2 else 'first'}
-        if len(w) == 4:
-            if w[3] != 'inherit':
-                raise ValueError
-            r['inherit'] = True
+        # "inherit" (version 5), "files" (version 7), in that order
+        opts = w[3:]
+        if opts not in ([], ['inherit'], ['files'], ['inherit', 'files']):
+            raise ValueError
+        for o in opts:
+            r[o] = True
         m = r['mode']
         if m != 'first' and not re.fullmatch(r'(interval|window|sample)=[0-9]+', m):
             raise ValueError
@@ -344,9 +347,31 @@ def parse(line):
             last = k
             r[f] = True
         return r
-    if t == 'exit' and len(w) == 6:
-        return {'type': 'exit', 'time': _dec(w[1]), 'status': _dec(w[2]),
-                'faults': _dec(w[3]), 'lost': _dec(w[4]), 'regions': _dec(w[5])}
+    if t == 'exit' and len(w) in (6, 9):
+        r = {'type': 'exit', 'time': _dec(w[1]), 'status': _dec(w[2]),
+             'faults': _dec(w[3]), 'lost': _dec(w[4]), 'regions': _dec(w[5])}
+        if len(w) == 9:
+            # "cache KEPT LOST" (version 7)
+            if w[6] != 'cache':
+                raise ValueError
+            r['cache_kept'], r['cache_lost'] = _dec(w[7]), _dec(w[8])
+        return r
+    if t == 'file' and len(w) >= 5:
+        # file T ID MAJ:MIN INODE [PATH] (version 7)
+        maj, mn = w[3].split(':')
+        return {'type': 'file', 'time': _dec(w[1]), 'id': _dec(w[2]),
+                'dev': '%02x:%02x' % (int(maj, 16), int(mn, 16)),
+                'inode': _dec(w[4]), 'path': rest(5)}
+    if t == 'cache' and len(w) == 8:
+        # cache T TID FILE INDEX PAGES r|w HOW (version 7)
+        if w[6] not in ('r', 'w') or w[7] not in CACHE:
+            raise ValueError
+        r = {'type': 'cache', 'time': _dec(w[1]), 'tid': _dec(w[2]),
+             'file': _dec(w[3]), 'index': _dec(w[4]), 'pages': _dec(w[5]),
+             'access': w[6], 'cache': w[7]}
+        if not r['pages']:
+            raise ValueError
+        return r
     raise ValueError(t)
 
 
@@ -468,6 +493,8 @@ _DTYPES = {
     'scanned': 'int64', 'referenced': 'int64', 'ns': 'int64',
     'baseline': 'boolean', 'incomplete': 'boolean', 'stopped': 'boolean',
     'status': 'int64', 'lost': 'int64', 'regions': 'int64',
+    'files': 'boolean', 'cache_kept': 'int64', 'cache_lost': 'int64',
+    'file': 'int64', 'index': 'int64', 'cache': 'category',
 }
 # Each record type's keys, as parse() gives them (and 'pid' in a tree).
 _KEYS = {
@@ -475,7 +502,8 @@ _KEYS = {
     'map': ('time', 'id', 'start', 'end', 'perms', 'offset', 'dev', 'inode', 'name'),
     'change': ('time', 'id', 'start', 'end', 'perms', 'offset', 'dev', 'inode', 'name'),
     'unmap': ('time', 'id'), 'layout': ('time', 'count'),
-    'lost': ('faults', 'other'), 'start': ('time', 'mode', 'inherit'),
+    'lost': ('faults', 'other'),
+    'start': ('time', 'mode', 'inherit', 'files'),
     'stop': ('time', 'reason'), 'exec': ('time', 'tid', 'path'),
     'remote': ('time', 'tid', 'access', 'result'),
     'rearm': ('time', 'pages', 'how'),
@@ -483,7 +511,10 @@ _KEYS = {
     'refs': ('time', 'tid', 'runs'),
     'sample': ('time', 'tid', 'scanned', 'referenced', 'ns', 'baseline',
                'incomplete', 'stopped'),
-    'exit': ('time', 'status', 'faults', 'lost', 'regions'),
+    'exit': ('time', 'status', 'faults', 'lost', 'regions', 'cache_kept',
+             'cache_lost'),
+    'file': ('time', 'id', 'dev', 'inode', 'path'),
+    'cache': ('time', 'tid', 'file', 'index', 'pages', 'access', 'cache'),
 }
 
 

@@ -121,12 +121,38 @@
  * already), EBUSY (another file reads it), EBADF (not open for reading).
  */
 #endif
+#ifdef PGF_STAGE_FILES
+/*
+ * File I/O:
+ *
+ *   file TIME ID MAJOR:MINOR INODE [PATH]
+ *   cache TIME TID FILE INDEX PAGES ACCESS HOW
+ *
+ * "files" after MODE: the page cache pages of the process's reads and
+ * writes are traced too (read, pread64, readv, preadv2, sendfile, splice,
+ * copy_file_range, io_uring, tmpfs reads, buffered writes). "file" names
+ * file ID once, before the first record of its pages: MAJOR:MINOR and
+ * INODE as a region of the same file shows them, PATH as /proc/<pid>/fd
+ * would. "cache" is a run of PAGES pages of file FILE, from page INDEX
+ * (decimal, in pages of page_size), that one call of thread TID used:
+ * ACCESS r or w; HOW hit (found in the page cache), miss (read in for the
+ * call; for a write, not in the cache before it), readahead (read in by
+ * the call's readahead, not used by it), hole (a hole of a tmpfs file,
+ * read as zeroes) or direct (direct I/O, the pages the call asked for,
+ * around the page cache). A lost "cache" counts in OTHER. "exit" ends with
+ * "cache KEPT LOST", the cache records kept and lost, if the trace
+ * recorded file I/O.
+ */
+#endif
 /*
  * Version 2 added "remote" and the meaning of the lost counts above
  * (version 1 counted failed faults as FAULTS); version 3 the result reref,
  * "rearm" and the MODE of "start"; version 4 window mode; version 5
  * "inherit" and "child"; version 6 "sample=MS", "refs" and "sample".
  */
+#ifdef PGF_STAGE_FILES
+/* Version 7 added "files", "file", "cache" and the end of "exit". */
+#endif
 #ifndef _UAPI_LINUX_PGFAULT_HISTORY_H
 #define _UAPI_LINUX_PGFAULT_HISTORY_H
 
@@ -134,7 +160,11 @@
 #include <linux/ioctl.h>
 #endif
 
+#ifdef PGF_STAGE_FILES
+#define PGFAULT_HISTORY_VERSION		7
+#else
 #define PGFAULT_HISTORY_VERSION		6
+#endif
 #define PGFAULT_HISTORY_MAGIC		"pgfault_history"
 
 #ifdef PGF_STAGE_INHERIT
