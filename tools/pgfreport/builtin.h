@@ -23,11 +23,12 @@ int cmd_export(int argc, char **argv);
 int cmd_symbols(int argc, char **argv);
 int cmd_html(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_files(int argc, char **argv);
 
 /* The commands that report on one pass, and can share it (report.h). */
 struct report;
 extern const struct report map_report, summary_report, timeline_report,
 	mrc_report, reuse_report, tlb_report, hot_report, symbols_report,
-	wss_report, prefetch_report;
+	wss_report, prefetch_report, files_report;
 
 #endif

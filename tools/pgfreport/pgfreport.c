@@ -34,6 +34,7 @@ static const struct cmd cmds[] = {
 	{ "wss", cmd_wss, "Denning's working-set curve" },
 	{ "prefetch", cmd_prefetch, "sequential runs, and what prefetching saves" },
 	{ "samples", cmd_samples, "the intervals of a sampled trace (-s MS)" },
+	{ "files", cmd_files, "file I/O (-c): pages, hits, misses per file" },
 	{ "compare", cmd_compare, "a sampled trace against an interval trace" },
 	{ "export", cmd_export, "csv, json, refs, lcs, lcs-csv, perfetto" },
 	{ "html", cmd_html, "an interactive page: tree, regions, heatmap, charts" },
@@ -46,7 +47,7 @@ static const struct cmd cmds[] = {
 static const struct report *const shared[] = {
 	&map_report, &summary_report, &timeline_report, &mrc_report,
 	&reuse_report, &tlb_report, &hot_report, &symbols_report, &wss_report,
-	&prefetch_report,
+	&prefetch_report, &files_report,
 };
 
 #define NSHARED (sizeof(shared) / sizeof(shared[0]))
@@ -110,8 +111,8 @@ static void usage(FILE *out)
 	fprintf(out,
 "\n"
 "pgfreport COMMAND --help tells what a command prints and its options.\n"
-"Several of map, summary, timeline, mrc, reuse, tlb, hot, symbols, wss\n"
-"and prefetch share one pass over the trace when joined by '+', as in\n"
+"Several of map, summary, timeline, mrc, reuse, tlb, hot, symbols, wss,\n"
+"prefetch and files share one pass over the trace when joined by '+', as in\n"
 "pgfreport mrc+reuse+hot TRACE: each report in turn, under a line\n"
 "\"# ==== COMMAND\"; an option goes to each of them that has it.\n"
 "In a tree file (tracepgfault -f), --pid PID chooses one process; a\n"
