@@ -55,7 +55,12 @@ def every_record_type_reads_as_pgfreport_exports_it():
         types = {r['type'] for r in got}
         assert types == {'start', 'layout', 'map', 'fault', 'remote', 'change',
                          'rearm', 'child', 'refs', 'sample', 'lost', 'unmap',
-                         'stop', 'exec', 'exit'}, types
+                         'stop', 'exec', 'exit', 'file', 'cache'}, types
+        files = [r for r in got if r['type'] == 'file']
+        assert files[0]['path'] == '/bin/with space' and files[1]['dev'] == '00:2a'
+        cache = [r for r in got if r['type'] == 'cache']
+        assert sorted(r['cache'] for r in cache) == sorted(pt.CACHE), cache
+        assert got[-1]['cache_kept'] == 5 and got[0]['files'] is True
         assert got[2]['name'] == '/bin/with space'
         # a '\r' in a path is part of it, as the C reader reads it
         cr = same(write(d, 'cr.trace', EVERY.replace('/bin/with space',

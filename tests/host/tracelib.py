@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Small traces the host suites share: every record type of format
-version 6 with each field set (EVERY), a tree file (TREE), version 1
+version 7 with each field set (EVERY), a tree file (TREE), version 1
 (OLD); write() puts one in a file; gentrace() makes a generated one;
 on_terminal() runs a command on a pty."""
 import os
@@ -10,9 +10,9 @@ import subprocess
 TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..'))
 BIN = os.path.join(TOP, 'build', 'host', 'bin')
 
-# Every record type the format has (version 6), each field set.
-EVERY = '''pgfault_history 6 pid 7 page_size 4096
-start 100 sample=50 inherit
+# Every record type the format has (version 7), each field set.
+EVERY = '''pgfault_history 7 pid 7 page_size 4096
+start 100 sample=50 inherit files
 layout 100 2
 map 100 1 400000 401000 r-xp 0 08:01 1234 /bin/with space
 map 100 2 7f0000000000 7f0000004000 rw-p 1000 fd:1f 0
@@ -32,13 +32,20 @@ refs 300 7 400000+1 7f0000001000+3
 sample 310 7 40 4 1234
 sample 320 7 40 0 99 baseline incomplete stopped
 sample 330 7 40 40 5 incomplete
+file 331 0 08:01 1234 /bin/with space
+file 332 1 00:2a 77 /tmp/data
+cache 333 7 0 0 4 r miss
+cache 334 7 0 4 12 r readahead
+cache 335 8 1 3 2 w hit
+cache 336 7 1 9 1 r hole
+cache 337 7 1 20 8 w direct
 lost 3 4
 unmap 340 1
 stop 350 exiting now
 exec 360 7 /usr/bin/next prog
 layout 370 1
 map 370 5 555555554000 555555556000 r--p 0 08:01 99 /usr/bin/next prog
-exit 400 0 5 3 1
+exit 400 0 5 3 1 cache 5 0
 '''
 
 TREE = '''pgfault_history_tree 1 root 10

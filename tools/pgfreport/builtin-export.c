@@ -14,6 +14,7 @@
 #include "output.h"
 #include "pass.h"
 #include "../lib/lcs.h"
+#include "../lib/pcache.h"
 
 static const char usage[] =
 "Usage: pgfreport export FORMAT [OPTION...] [TRACE]\n"
@@ -49,10 +50,14 @@ static const char usage[] =
 "                instants (named by their result; address, access, mode,\n"
 "                IP and region as arguments), a track per region under its\n"
 "                process with a slice per span of its life (map to unmap,\n"
-"                change, exec), counters of the faults per interval, the\n"
-"                working set and the lost records. The UI holds a trace in\n"
-"                the browser's memory: above --max-size, nothing is\n"
-"                written (narrow it with the filters). Not to a terminal\n"
+"                change, exec), a track per file of a trace of file I/O\n"
+"                (tracepgfault -c) with an instant per run of pages a call\n"
+"                used (named hit, miss, readahead, hole or direct; index,\n"
+"                pages, access, tid as arguments), counters of the faults\n"
+"                per interval, the working set and the lost records. The UI\n"
+"                holds a trace in the browser's memory: above --max-size,\n"
+"                nothing is written (narrow it with the filters). Not to a\n"
+"                terminal\n"
 "\n"
 "In a tree file read whole, a page is a page of one process: process i\n"
 "(in pgfreport tree's order, from 0) has i added in address bits 56 and\n"
@@ -63,6 +68,17 @@ static const char usage[] =
 "  -o, --output FILE  write to FILE (it is replaced) instead of standard\n"
 "                output\n"
 "  --rw          refs: add R or W to each line\n"
+"  --files       the file references of a trace of file I/O (from\n"
+"                tracepgfault -c) instead of the faults. csv: a row per run\n"
+"                of pages of a call, after the header\n"
+"                time,tid,path,index,pages,access,cache,file,dev,inode\n"
+"                (and pid, for a tree file read whole): time in ns, index\n"
+"                the first page's (in pages), access r or w, cache hit,\n"
+"                miss, readahead, hole or direct, file the file's id in the\n"
+"                trace. refs, lcs, lcs-csv: each page the page cache served\n"
+"                (hit or miss), as F << 36 | INDEX, F the file numbered by\n"
+"                device and inode as first seen: the reference string a\n"
+"                page cache simulator takes\n"
 "  --max-size MB  perfetto: the largest trace to write (default 512)\n"
 "  --interval MS  perfetto: the counters' interval (default 10)\n"
 "  --window N    perfetto: the working set's window, in intervals\n"
@@ -74,6 +90,9 @@ enum format { CSV, JSON, REFS, LCS, LCS_CSV, PERFETTO };
 struct ex_state {
 	enum format format;
 	bool rw;			/* --rw */
+	bool files;			/* --files */
+	struct pcache pc;		/* --files: the files named so far */
+	struct pgid_map fileno;		/* --files: (device, inode) -> number */
 	FILE *out;
 	struct lcs *lcs;
 	struct perfetto *pf;
@@ -123,12 +142,74 @@ static void csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* --files: a row of a cache record, its file named before it */
+static int file_row(struct pass *ps, struct ex_state *E, const struct pgft_rec *r)
+{
+	const struct pcache_file *f = pcache_find(&E->pc, pid_of(ps, r), r->id);
+
+	if (!f)
+		return pass_bad_trace(ps, "%s:%llu: a cache record of file %llu, "
+				      "which no file record named before it",
+				      ps->trace.fname, ps->trace.rd.line, r->id);
+	fprintf(E->out, "%llu,%d,", r->time, r->tid);
+	csv_field(E->out, f->path);
+	fprintf(E->out, ",%llu,%llu,%c,%s,%llu,%02x:%02x,%llu", r->start, r->n[0],
+		r->access, pgft_cache_names[r->cache], r->id, f->major, f->minor,
+		f->inode);
+	if (ps->replay.whole)
+		fprintf(E->out, ",%d", r->pid);
+	fputc('\n', E->out);
+	return 0;
+}
+
+/*
+ * --files, refs and lcs: each page of a run the page cache served (hit or
+ * miss), as the page (file << 36 | index): the file numbered by device and
+ * inode in the order first seen, so that the processes of a tree share it
+ */
+static int file_refs(struct pass *ps, struct ex_state *E, const struct pgft_rec *r)
+{
+	const struct pcache_file *f = pcache_find(&E->pc, pid_of(ps, r), r->id);
+	int64_t n;
+
+	if (!f)
+		return pass_bad_trace(ps, "%s:%llu: a cache record of file %llu, "
+				      "which no file record named before it",
+				      ps->trace.fname, ps->trace.rd.line, r->id);
+	if (r->cache != PGFT_HIT && r->cache != PGFT_MISS)
+		return 0;
+	n = pgid_get(&E->fileno, (uint64_t)f->major << 52 ^ (uint64_t)f->minor << 40 ^
+		     f->inode);
+	if (n < 0)
+		return pass_oom(ps);
+	if (r->start + r->n[0] > 1ULL << 36)
+		return pass_bad_trace(ps, "%s:%llu: page %llu: files of more than 2^36 "
+				      "pages are beyond --files", ps->trace.fname,
+				      ps->trace.rd.line, r->start + r->n[0]);
+	for (unsigned long long p = r->start; p < r->start + r->n[0]; p++) {
+		uint64_t page = (uint64_t)n << 36 | p;
+
+		if (E->format == REFS)
+			put_ref(E->out, page, E->rw ? (r->access == 'w' ? 'W' : 'R') : 0);
+		else if (lcs_ref(E->lcs, page, (r->time - ps->replay.t0) / 1000000000ULL))
+			return pass_error(ps, "%s: %s", E->format == LCS ? "lcs" : "lcs-csv",
+					  strerror(errno));
+	}
+	return 0;
+}
+
 static int ex_rec(struct pass *ps, void *st, const struct pgft_rec *r)
 {
 	struct ex_state *E = st;
 
 	if (E->format == JSON && r->type != PGFT_FAULT)
 		json_rec(E->out, r, ps->trace.rd.tree);
+	if (E->files && r->type == PGFT_FILE && pcache_file(&E->pc, pid_of(ps, r), r))
+		return errno == ENOMEM ? pass_oom(ps) :
+		       pass_bad_trace(ps, "%s:%llu: file id %llu out of range",
+				      ps->trace.fname, ps->trace.rd.line, r->id);
+	if (E->files && r->type == PGFT_CACHE)
+		return E->format == CSV ? file_row(ps, E, r) : file_refs(ps, E, r);
 	if (E->format == REFS && r->type == PGFT_START)
 		fprintf(E->out, "# mode %s\n", pass_mode(r));
 	/* a write that failed: errno says why, once the pass is over */
@@ -149,6 +230,8 @@ static int ex_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 		json_rec(E->out, r, ps->trace.rd.tree);
 		break;
 	case CSV:
+		if (E->files)
+			break;
 		fprintf(E->out, "%llu,%d,%llu,%c,%s,%s,%llu,", r->time, r->tid,
 			r->addr, r->access, r->kernel ? "kernel" : "user",
 			export_result_name(r->result), r->ip);
@@ -158,7 +241,7 @@ static int ex_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 		fputc('\n', E->out);
 		break;
 	case REFS:
-		if (!pgft_counted(r->result))
+		if (!pgft_counted(r->result) || E->files)
 			break;
 		put_ref(E->out, addr & ~(ps->trace.page_size - 1ULL),
 			E->rw ? (r->access == 'w' ? 'W' : 'R') : 0);
@@ -169,7 +252,7 @@ static int ex_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 		break;
 	case LCS:
 	case LCS_CSV:
-		if (pgft_counted(r->result) &&
+		if (pgft_counted(r->result) && !E->files &&
 		    lcs_ref(E->lcs, pass_page(ps, addr),
 			    (r->time - ps->replay.t0) / 1000000000ULL))
 			return pass_error(ps, "%s: %s", E->format == LCS ? "lcs" : "lcs-csv",
@@ -184,6 +267,7 @@ int cmd_export(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "rw", no_argument, NULL, 'R' },
+		{ "files", no_argument, NULL, 'F' },
 		{ "max-size", required_argument, NULL, 'M' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "window", required_argument, NULL, 'W' },
@@ -210,6 +294,9 @@ int cmd_export(int argc, char **argv)
 			break;
 		case 'R':
 			E->rw = true;
+			break;
+		case 'F':
+			E->files = true;
 			break;
 		case 'M':
 			if (pass_number(&ps, "--max-size", optarg, false, &max_mb))
@@ -241,6 +328,10 @@ int cmd_export(int argc, char **argv)
 	if (E->rw && E->format != REFS)
 		return pass_usage(&ps, "--rw marks reads and writes in refs: it "
 				  "does not apply to %s", names[E->format]);
+	if (E->files && (E->format == JSON || E->format == PERFETTO))
+		return pass_usage(&ps, "--files chooses the file references for csv, "
+				  "refs, lcs and lcs-csv; %s carries them anyway",
+				  names[E->format]);
 	if (pf_only && E->format != PERFETTO)
 		return pass_usage(&ps, "%s is perfetto's: it does not apply to %s",
 				  pf_only, names[E->format]);
@@ -263,7 +354,10 @@ int cmd_export(int argc, char **argv)
 	    !(E->pf = perfetto_new(E->out, path, (uint64_t)max_mb << 20, interval_ms,
 				window)))
 		return pass_error(&ps, "out of memory");
-	if (E->format == CSV)
+	if (E->format == CSV && E->files)
+		fprintf(E->out, "time,tid,path,index,pages,access,cache,file,dev,inode%s\n",
+			ps.replay.whole ? ",pid" : "");
+	else if (E->format == CSV)
 		fprintf(E->out, "time_ns,tid,address,access,mode,result,ip,region%s\n",
 			ps.replay.whole ? ",pid" : "");
 	ps.rec = ex_rec;
@@ -286,6 +380,8 @@ int cmd_export(int argc, char **argv)
 				    strerror(errno));
 	}
 	perfetto_free(E->pf);
+	pcache_free(&E->pc);
+	pgid_free(&E->fileno);
 	if (E->lcs) {
 		if (lcs_write(E->lcs, E->format == LCS ? E->out : NULL,
 			      E->format == LCS_CSV ? E->out : NULL, ps.trace.page_size))

@@ -11,6 +11,10 @@
  * - a track per region (VMA) under its process, a slice for each span of
  *   its life: from its map record to its unmap, change (a new slice with
  *   the new range), exec, a new layout or the process's end;
+ * - a track per file of a trace of file I/O (tracepgfault -c) under its
+ *   process, every run of pages of a call an instant on it (named by how
+ *   the pages fared: hit, miss, readahead, hole, direct; with the first
+ *   page's index, the pages, the access and the thread as arguments);
  * - counters: counted faults per interval and the working set (pages
  *   faulted in the last window of intervals, tools/pgfreport/timeline.c),
  *   and the lost records so far.
@@ -73,7 +77,7 @@
 
 /* uuids: a kind in the top byte, then the pid or an index */
 #define UUID(kind, n)	((uint64_t)(kind) << 56 | (uint64_t)(n))
-enum { U_PROCESS = 1, U_THREAD, U_REGION, U_FAULTS, U_WS, U_LOST };
+enum { U_PROCESS = 1, U_THREAD, U_REGION, U_FAULTS, U_WS, U_LOST, U_FILE };
 
 struct region {
 	int pid;
@@ -87,6 +91,7 @@ struct perfetto {
 	bool too_big;
 	struct pb b;
 	struct pgid_map pids, tids, regs;	/* seen: pid, (pid, tid), (pid, id) */
+	struct pgid_map files;		/* (pid, file id) */
 	struct region *reg;
 	size_t capreg;
 	int first_pid;
@@ -302,6 +307,64 @@ struct perfetto *perfetto_new(FILE *out, const char *path, uint64_t max_bytes,
 	return p;
 }
 
+static void annotation_str(struct pb *b, const char *name, const char *v)
+{
+	size_t a = pb_begin(b, TE_DEBUG);
+
+	pb_str(b, DA_NAME, name);
+	pb_str(b, DA_STRING, v);
+	pb_end(b, a);
+}
+
+static void annotation_uint(struct pb *b, const char *name, uint64_t v)
+{
+	size_t a = pb_begin(b, TE_DEBUG);
+
+	pb_str(b, DA_NAME, name);
+	pb_uint(b, DA_UINT, v);
+	pb_end(b, a);
+}
+
+/* The track of file (@pid, @id), made with @path if new; 0: none. */
+static uint64_t file_track(struct perfetto *p, int pid, unsigned long long id,
+			   const char *path)
+{
+	uint32_t had = p->files.nr;
+	int64_t i = pgid_get(&p->files, (uint64_t)(uint32_t)pid << 32 ^ id);
+
+	if (i < 0) {
+		oom(p);
+		return 0;
+	}
+	if (p->files.nr != had || path)
+		track(p, UUID(U_FILE, i), UUID(U_PROCESS, pid),
+		      path && *path ? path : "(file)");
+	return UUID(U_FILE, i);
+}
+
+/* A run of file pages one call used: an instant on its file's track. */
+static void file_run(struct perfetto *p, int pid, const struct pgft_rec *r)
+{
+	uint64_t t = file_track(p, pid, r->id, NULL);
+	char access[2] = { r->access, 0 };
+	size_t m, e;
+
+	if (!t)
+		return;
+	m = packet(p, 1, r->time);
+	e = pb_begin(&p->b, TP_TRACK_EVENT);
+	pb_uint(&p->b, TE_TYPE, TYPE_INSTANT);
+	pb_uint(&p->b, TE_TRACK, t);
+	pb_str(&p->b, TE_CATEGORIES, "pagecache");
+	pb_str(&p->b, TE_NAME, pgft_cache_names[r->cache]);
+	annotation_uint(&p->b, "index", r->start);
+	annotation_uint(&p->b, "pages", r->n[0]);
+	annotation_str(&p->b, "access", access);
+	annotation_uint(&p->b, "tid", r->tid);
+	pb_end(&p->b, e);
+	pb_end(&p->b, m);
+}
+
 int perfetto_rec(struct perfetto *p, int pid, const struct pgft_rec *r)
 {
 	char name[96];
@@ -311,6 +374,12 @@ int perfetto_rec(struct perfetto *p, int pid, const struct pgft_rec *r)
 		p->last_t = r->time;
 	see_pid(p, pid);
 	switch (r->type) {
+	case PGFT_FILE:
+		file_track(p, pid, r->id, r->name);
+		break;
+	case PGFT_CACHE:
+		file_run(p, pid, r);
+		break;
 	case PGFT_MAP:
 	case PGFT_CHANGE:
 		i = region(p, pid, r->id, r->name);
@@ -361,14 +430,6 @@ int perfetto_rec(struct perfetto *p, int pid, const struct pgft_rec *r)
 	return flush(p);
 }
 
-static void annotation_str(struct pb *b, const char *name, const char *v)
-{
-	size_t a = pb_begin(b, TE_DEBUG);
-
-	pb_str(b, DA_NAME, name);
-	pb_str(b, DA_STRING, v);
-	pb_end(b, a);
-}
 
 static void annotation_ptr(struct pb *b, const char *name, uint64_t v)
 {
@@ -465,6 +526,7 @@ void perfetto_free(struct perfetto *p)
 	pgid_free(&p->pids);
 	pgid_free(&p->tids);
 	pgid_free(&p->regs);
+	pgid_free(&p->files);
 	free(p->reg);
 	tl_free(&p->tl);
 	free(p);

@@ -514,7 +514,8 @@ _KEYS = {
     'exit': ('time', 'status', 'faults', 'lost', 'regions', 'cache_kept',
              'cache_lost'),
     'file': ('time', 'id', 'dev', 'inode', 'path'),
-    'cache': ('time', 'tid', 'file', 'index', 'pages', 'access', 'cache'),
+    'cache': ('time', 'tid', 'file', 'index', 'pages', 'access', 'cache',
+              'path'),
 }
 
 
@@ -589,7 +590,8 @@ def read_trace(source, types=('fault',), chunksize=None):
     'pid' in a tree file, and for
     faults 'region': the name of the region that held the address when
     it happened ('[anon]' for one without a name, '' for none), found by
-    bisection. An empty trace gives an empty frame with those columns and
+    bisection; for file references ('cache', version 7) 'path': their
+    file's, from its 'file' record. An empty trace gives an empty frame with those columns and
     types. With @chunksize, an iterator of frames of at most that many
     rows each, for traces larger than memory (as pandas.read_csv). Needs
     pandas (Debian: python3-pandas)."""
@@ -606,16 +608,21 @@ def read_trace(source, types=('fault',), chunksize=None):
 
 
 def _rows(it, types):
-    spaces = {}
+    spaces, paths = {}, {}
     for r in it:
-        space = spaces.get(r.get('pid', 0))
+        pid = r.get('pid', 0)
+        space = spaces.get(pid)
         if space is None:
-            space = spaces[r.get('pid', 0)] = _Space()
+            space = spaces[pid] = _Space()
         space.apply(r)
+        if r['type'] == 'file':
+            paths[pid, r['id']] = r['path']
         if types is not None and r['type'] not in types:
             continue
         if r['type'] == 'fault':
             r['region'] = space.name_at(r['address'])
+        elif r['type'] == 'cache':
+            r['path'] = paths.get((pid, r['file']), '')
         yield r
 
 

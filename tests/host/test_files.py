@@ -1,0 +1,247 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The file I/O records of format version 7 ("file", "cache") through the
+tools: pgfreport files (text, csv, json; per file and per process) and
+export csv --files, refs --files, lcs-csv --files, against a brute force
+over the Python reader's records (tools/python/pgfault_trace.py) on
+random traces of one process and of a tree; the binary form keeps them;
+a cache record of a file never named is a bad trace."""
+import csv
+import io
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+from ktaplib import test, main  # noqa: E402
+from tracelib import EVERY, write, pgfreport  # noqa: E402
+
+TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..'))
+sys.path.insert(0, os.path.join(TOP, 'tools', 'python'))
+import pgfault_trace as pt  # noqa: E402
+
+HOWS = ('hit', 'miss', 'readahead', 'hole', 'direct')
+
+
+def process(rng, pid, t0, nfiles, nrefs):
+    """The lines of one process's trace: its files, random runs over them
+    (half of them where the file's last run ended or in its last page),
+    its exit with the cache totals."""
+    lines = [f'pgfault_history 7 pid {pid} page_size 4096',
+             f'start {t0} first files']
+    t = t0
+    for i in range(nfiles):
+        t += 1
+        lines.append(f'file {t} {i} 08:{i % 3:02x} {100 + i} /data/f{i} with space')
+    nxt = {}
+    for _ in range(nrefs):
+        t += 1
+        f = rng.randrange(nfiles)
+        if f in nxt and rng.random() < 0.5:
+            index = max(0, nxt[f] - rng.randrange(2))
+        else:
+            index = rng.randrange(500)
+        pages = rng.randrange(1, 20)
+        how = rng.choice(HOWS)
+        if how != 'readahead':
+            nxt[f] = index + pages
+        lines.append(f'cache {t} {pid} {f} {index} {pages} '
+                     f'{rng.choice("rw")} {how}')
+    lines.append(f'exit {t + 1} 0 0 0 0 cache {nrefs} 0')
+    return lines
+
+
+def one(rng, nfiles=6, nrefs=800):
+    return '\n'.join(process(rng, 7, 1000, nfiles, nrefs)) + '\n'
+
+
+def tree(rng):
+    """Three processes, each its own file ids, as tracepgfault -f writes."""
+    out = ['pgfault_history_tree 1 root 10']
+    for k, pid in enumerate((10, 11, 12)):
+        out.append(f'pid {pid}')
+        out += process(rng, pid, 1000 + k, 3 + k, 200)
+    return '\n'.join(out) + '\n'
+
+
+def brute(path):
+    """Per (pid, file id): the tallies pgfreport files gives, by hand."""
+    files, order = {}, []
+    for r in pt.records(path):
+        pid = r.get('pid', 7)
+        if r['type'] == 'file':
+            key = (pid, r['id'])
+            files[key] = dict(path=r['path'], dev=r['dev'], inode=r['inode'],
+                              used=0, distinct=set(), read=0, write=0,
+                              runs=0, seq=0, random=0, nxt=None,
+                              **{h: 0 for h in HOWS})
+            order.append(key)
+        elif r['type'] == 'cache':
+            f = files[pid, r['file']]
+            f[r['cache']] += r['pages']
+            if r['cache'] == 'readahead':
+                continue
+            f['used'] += r['pages']
+            f['read' if r['access'] == 'r' else 'write'] += r['pages']
+            f['runs'] += 1
+            n, i = f['nxt'], r['index']
+            if (n is None and i == 0) or (n is not None and i in (n, n - 1)):
+                f['seq'] += 1
+            else:
+                f['random'] += 1
+            f['nxt'] = i + r['pages']
+            f['distinct'].update(range(i, i + r['pages']))
+    return files, order
+
+
+def check_files(path, tree_file):
+    files, _ = brute(path)
+    rc, out, err = pgfreport('files', '--format', 'json', path)
+    assert rc == 0, err
+    rows = json.loads(out)
+    assert len(rows) == len(files), (len(rows), len(files))
+    for row in rows:
+        f = files[row['pid'] if tree_file else 7, row['file']]
+        for k in ('path', 'dev', 'inode', 'used', 'read', 'write', 'runs',
+                  'seq', 'random') + HOWS:
+            assert row[k] == f[k], (k, row, f)
+        assert row['distinct'] == len(f['distinct'])
+        hm = f['hit'] + f['miss']
+        assert (row['hit_ratio'] is None) == (hm == 0)
+        if hm:
+            assert abs(row['hit_ratio'] - f['hit'] / hm) < 1e-9
+    # most pages used first
+    used = [r['used'] for r in rows]
+    assert used == sorted(used, reverse=True), used
+    # csv: the same rows
+    rc, out, err = pgfreport('files', '--format', 'csv', path)
+    assert rc == 0, err
+    got = list(csv.DictReader(io.StringIO(out)))
+    assert [int(r['used']) for r in got] == used
+    # per process: the sums of its files
+    rc, out, err = pgfreport('files', '--format', 'json', '--table',
+                             'processes', path)
+    assert rc == 0, err
+    for row in json.loads(out):
+        mine = [f for (p, _), f in files.items() if (p if tree_file else 7) == row['pid']]
+        for k in ('used', 'hit', 'miss', 'readahead', 'runs', 'seq'):
+            assert row[k] == sum(f[k] for f in mine), (k, row)
+    # the text: the totals line
+    rc, out, err = pgfreport('files', '--top', '0', path)
+    assert rc == 0, err
+    total = sum(f['used'] for f in files.values())
+    assert out.startswith(f'# {len(files)} files: {total} pages used'), out[:200]
+
+
+@test
+def files_report_against_brute_force():
+    rng = random.Random(7)
+    with tempfile.TemporaryDirectory() as d:
+        for i in range(5):
+            check_files(write(d, f'one{i}.trace', one(rng)), False)
+        check_files(write(d, 'tree.trace', tree(rng)), True)
+        check_files(write(d, 'every.trace', EVERY), False)
+
+
+@test
+def export_csv_files_has_every_reference():
+    rng = random.Random(8)
+    with tempfile.TemporaryDirectory() as d:
+        for name, text, is_tree in (('one.trace', one(rng), False),
+                                    ('tree.trace', tree(rng), True)):
+            path = write(d, name, text)
+            paths, want = {}, []
+            for r in pt.records(path):
+                pid = r.get('pid', 7)
+                if r['type'] == 'file':
+                    paths[pid, r['id']] = r
+                elif r['type'] == 'cache':
+                    f = paths[pid, r['file']]
+                    row = [str(r['time']), str(r['tid']), f['path'],
+                           str(r['index']), str(r['pages']), r['access'],
+                           r['cache'], str(r['file']), f['dev'], str(f['inode'])]
+                    want.append(row + ([str(pid)] if is_tree else []))
+            rc, out, err = pgfreport('export', 'csv', '--files', path)
+            assert rc == 0, err
+            got = list(csv.reader(io.StringIO(out)))
+            head = ['time', 'tid', 'path', 'index', 'pages', 'access', 'cache',
+                    'file', 'dev', 'inode'] + (['pid'] if is_tree else [])
+            assert got[0] == head, got[0]
+            assert got[1:] == want
+
+
+@test
+def export_refs_files_is_the_page_cache_reference_string():
+    rng = random.Random(9)
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, 'tree.trace', tree(rng))
+        num, paths, want = {}, {}, []
+        for r in pt.records(path):
+            pid = r.get('pid', 7)
+            if r['type'] == 'file':
+                paths[pid, r['id']] = (r['dev'], r['inode'])
+            elif r['type'] == 'cache' and r['cache'] in ('hit', 'miss'):
+                n = num.setdefault(paths[pid, r['file']], len(num))
+                want += [n << 36 | p for p in range(r['index'], r['index'] + r['pages'])]
+        rc, out, err = pgfreport('export', 'refs', '--files', path)
+        assert rc == 0, err
+        got = [int(x, 16) for x in out.splitlines() if not x.startswith('#')]
+        assert got == want
+        # lcs-csv: the same pages as obj_id, the next use of each
+        rc, out, err = pgfreport('export', 'lcs-csv', '--files', path)
+        assert rc == 0, err
+        rows = list(csv.DictReader(io.StringIO(out)))
+        assert [int(r['obj_id']) for r in rows] == want
+        for i, r in enumerate(rows):
+            nxt = int(r['next_access_vtime'])
+            later = [j for j in range(i + 1, len(want)) if want[j] == want[i]]
+            assert nxt == (later[0] + 1 if later else -1), (i, r)
+        # the options that do not go together
+        rc, _, err = pgfreport('export', 'json', '--files', path)
+        assert rc == 2 and '--files' in err, err
+
+
+@test
+def binary_form_keeps_file_records():
+    with tempfile.TemporaryDirectory() as d:
+        src = write(d, 'every.trace', EVERY)
+        pgfb = os.path.join(d, 'every.pgfb')
+        back = os.path.join(d, 'back.trace')
+        for args in (('convert', '-o', pgfb, src),
+                     ('convert', '--to', 'text', '-o', back, pgfb)):
+            rc, _, err = pgfreport(*args)
+            assert rc == 0, err
+        assert open(back).read() == EVERY
+        rc1, a, _ = pgfreport('files', '--format', 'json', src)
+        rc2, b, _ = pgfreport('files', '--format', 'json', pgfb)
+        assert rc1 == rc2 == 0 and a == b
+
+
+@test
+def a_reference_to_an_unnamed_file_is_a_bad_trace():
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, 'bad.trace', 'pgfault_history 7 pid 1 page_size 4096\n'
+                     'start 1 first files\ncache 2 1 3 0 1 r hit\n'
+                     'exit 3 0 0 0 0 cache 1 0\n')
+        for args in (('files', path), ('export', 'csv', '--files', path)):
+            rc, _, err = pgfreport(*args)
+            assert rc == 1 and 'bad.trace:3' in err and 'file 3' in err, (args, err)
+
+
+@test
+def exit_totals_are_checked():
+    with tempfile.TemporaryDirectory() as d:
+        text = ('pgfault_history 7 pid 1 page_size 4096\nstart 1 first files\n'
+                'file 2 0 08:01 5 /x\ncache 3 1 0 0 1 r hit\n'
+                'exit 4 0 0 0 0 cache 2 0\n')
+        rc, _, err = pgfreport('files', write(d, 'short.trace', text))
+        assert rc == 1 and '1 cache records where its exit record says 2' in err, err
+        rc, _, err = pgfreport('files', write(d, 'ok.trace',
+                                              text.replace('cache 2 0', 'cache 1 0')))
+        assert rc == 0, err
+
+
+if __name__ == '__main__':
+    main()
