@@ -228,6 +228,83 @@ def sqlite3_runs_a_workload_whose_database_is_the_hosts():
         assert r.stdout == f'ok\n{rows}\n'.encode(), r
 
 
+def file_pages(path):
+    """Of the trace @path of file I/O (-c): {file path: {'r': set of pages
+    used by reads, 'w': by writes, 'hit'/'miss'/...: pages}}, through the
+    Python reader."""
+    sys.path.insert(0, os.path.join(TOP, 'tools', 'python'))
+    import pgfault_trace as pt
+    names, out = {}, {}
+    for r in pt.records(path):
+        key = (r.get('pid', 0), r.get('id', r.get('file')))
+        if r['type'] == 'file':
+            names[key] = r['path']
+        elif r['type'] == 'cache':
+            f = out.setdefault(names[key], {'r': set(), 'w': set()})
+            f[r['cache']] = f.get(r['cache'], 0) + r['pages']
+            if r['cache'] != 'readahead':
+                f[r['access']].update(range(r['index'], r['index'] + r['pages']))
+    return out
+
+
+@test
+def file_io_of_sqlite3_grep_and_cp_is_traced():
+    """-c: sqlite3's query reads every page of its database (a full scan
+    of a table with no index, of PRAGMA page_size pages); grep -r reads
+    every page of every file of a tree; cp reads every page of the file and
+    writes every page of the copy, none of which the cache held."""
+    rows = 20000 if LONG else 3000
+    with tempfile.TemporaryDirectory() as d:
+        db = os.path.join(d, 'scan.db')
+        sql = ('pragma page_size=4096; create table t(k integer primary key, v text);'
+               f'with recursive n(i) as (select 1 union all select i + 1 from n where i < {rows}) '
+               "insert into t select i, printf('value %d %s', i, hex(randomblob(40))) from n;")
+        subprocess.run(['sqlite3', db, sql], check=True, timeout=120)
+        size = os.path.getsize(db)
+        r = run(['sqlite3', 'scan.db', 'pragma page_size; select count(*), sum(length(v)) from t;'],
+                d, opts=('-c', '-o', 'sqlite.trace'))
+        assert r.returncode == 0, r
+        page_size, counts = r.stdout.decode().split('\n')[:2]
+        assert page_size == '4096' and counts.startswith(f'{rows}|'), r.stdout
+        got = file_pages(os.path.join(d, 'sqlite.trace'))
+        f = [v for k, v in got.items() if k.endswith('/scan.db')]
+        assert len(f) == 1, got.keys()
+        print(f'# sqlite3: {size // 4096} pages of {size} bytes; read {len(f[0]["r"])} '
+              f'distinct pages: {f[0].get("hit", 0)} hit, {f[0].get("miss", 0)} miss, '
+              f'{f[0].get("readahead", 0)} readahead')
+        assert f[0]['r'] == set(range(size // 4096)), sorted(set(range(size // 4096)) ^ f[0]['r'])[:20]
+        assert not f[0]['w']
+        # grep -r: every page of every file of the tree
+        tree = os.path.join(d, 'src')
+        sizes = {}
+        for i in range(30):
+            sub = os.path.join(tree, f'd{i % 4}')
+            os.makedirs(sub, exist_ok=True)
+            p = os.path.join(sub, f'f{i}.txt')
+            with open(p, 'w') as fh:
+                fh.write(''.join(f'line {i} {j} nothing to see\n' for j in range(200 * (i + 1))))
+            sizes[p] = os.path.getsize(p)
+        r = run(['grep', '-r', 'no such words', 'src'], d, opts=('-c', '-o', 'grep.trace'))
+        assert r.returncode == 1 and r.stdout == b'', r
+        got = file_pages(os.path.join(d, 'grep.trace'))
+        for p, n in sizes.items():
+            f = [v for k, v in got.items() if k == p]
+            assert len(f) == 1, (p, list(got)[:10])
+            assert f[0]['r'] == set(range((n + 4095) // 4096)), (p, n, sorted(f[0]['r'])[:10])
+        # cp: all of one read, all of the other written, as misses
+        big = os.path.join(d, 'big')
+        with open(big, 'wb') as fh:
+            fh.write(os.urandom(3 << 20))
+        r = run(['cp', 'big', 'copy'], d, opts=('-c', '-o', 'cp.trace'))
+        assert r.returncode == 0, r
+        assert open(os.path.join(d, 'copy'), 'rb').read() == open(big, 'rb').read()
+        got = file_pages(os.path.join(d, 'cp.trace'))
+        src = [v for k, v in got.items() if k == big][0]
+        dst = [v for k, v in got.items() if k == os.path.join(d, 'copy')][0]
+        assert src['r'] == set(range(768)) and not src['w'], sorted(src['r'])[:10]
+        assert dst['w'] == set(range(768)) and dst.get('miss') == 768, dst.keys()
+
+
 @test
 def the_installed_pgfault_run_traces_from_its_own_files():
     with tempfile.TemporaryDirectory() as root, tempfile.TemporaryDirectory() as d:
