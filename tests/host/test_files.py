@@ -3,8 +3,11 @@
 tools: pgfreport files (text, csv, json; per file and per process) and
 export csv --files, refs --files, lcs-csv --files, against a brute force
 over the Python reader's records (tools/python/pgfault_trace.py) on
-random traces of one process and of a tree; the binary form keeps them;
-a cache record of a file never named is a bad trace."""
+random traces of one process and of a tree; mrc --files against an LRU
+simulated by hand on that reference string, with the kernel's own hit
+ratio; a page of a mapped file and the same page read are one page; the
+binary form keeps them; a cache record of a file never named is a bad
+trace."""
 import csv
 import io
 import json
@@ -241,6 +244,80 @@ def exit_totals_are_checked():
         rc, _, err = pgfreport('files', write(d, 'ok.trace',
                                               text.replace('cache 2 0', 'cache 1 0')))
         assert rc == 0, err
+
+
+def lru_misses(refs, size):
+    """An LRU cache of @size pages over @refs, by hand: its misses."""
+    from collections import OrderedDict
+    cache, misses = OrderedDict(), 0
+    for p in refs:
+        if p in cache:
+            cache.move_to_end(p)
+            continue
+        misses += 1
+        cache[p] = True
+        if len(cache) > size:
+            cache.popitem(last=False)
+    return misses
+
+
+@test
+def mrc_files_is_the_page_cache_reference_string():
+    """mrc --files: the LRU, FIFO curves of the pages the page cache served,
+    against a simulation by hand of the reference string export refs
+    --files gives (checked itself above); and the kernel's own hit ratio."""
+    rng = random.Random(10)
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, 'one.trace', one(rng, nfiles=3, nrefs=400))
+        rc, out, err = pgfreport('export', 'refs', '--files', path)
+        assert rc == 0, err
+        refs = [int(x, 16) for x in out.splitlines() if not x.startswith('#')]
+        rc, out, err = pgfreport('mrc', '--files', '--format', 'json', path)
+        assert rc == 0, err
+        rows = json.loads(out)
+        assert rows
+        for row in rows:
+            assert row['lru_misses'] == lru_misses(refs, row['size_pages']), row
+        hit = miss = 0
+        for r in pt.records(path):
+            if r['type'] == 'cache':
+                hit += r['pages'] * (r['cache'] == 'hit')
+                miss += r['pages'] * (r['cache'] == 'miss')
+        rc, out, err = pgfreport('mrc', '--files', path)
+        assert rc == 0, err
+        want = (f"# the kernel's page cache: {hit} hits, {miss} misses of the "
+                f"{hit + miss} file references")
+        assert want in out, out[:600]
+        # without --files: no file reference
+        rc, out, err = pgfreport('mrc', path)
+        assert rc == 0 and '# 0 references' in out, out[:400]
+
+
+@test
+def a_mapped_page_and_a_read_page_of_a_file_are_one_page():
+    """A fault in a shared mapping of a file, a read() of the same page (by
+    device and inode), and a write fault to a private mapping of it (the
+    process's own copy, another page)."""
+    with tempfile.TemporaryDirectory() as d:
+        text = ('pgfault_history 7 pid 1 page_size 4096\nstart 1 first files\n'
+                'layout 1 2\n'
+                'map 1 1 400000 404000 r--s 1000 08:01 1234 /data/db\n'
+                'map 1 2 500000 504000 rw-p 1000 08:01 1234 /data/db\n'
+                'fault 2 1 401000 r user minor 0\n'
+                'file 3 0 08:01 1234 /data/db\n'
+                'cache 4 1 0 2 1 r hit\n'
+                'fault 5 1 501000 w user minor 0\n'
+                'exit 6 0 2 0 2 cache 1 0\n')
+        path = write(d, 'map.trace', text)
+        rc, out, err = pgfreport('reuse', '--files', '--format', 'json', path)
+        assert rc == 0, err
+        rows = {r['distance']: r['references'] for r in json.loads(out)}
+        # the fault at 0x401000 is page (0x1000 + 0x1000) / 4096 = 2 of the
+        # file: cold; the read of page 2 reuses it at distance 0; the write
+        # to the private mapping is a page of its own: cold
+        assert rows.get('cold') == 2 and rows.get('0') == 1, rows
+        rc, out, err = pgfreport('reuse', path)
+        assert rc == 0 and '# 2 references' in out, out[:300]
 
 
 if __name__ == '__main__':

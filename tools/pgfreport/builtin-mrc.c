@@ -216,6 +216,44 @@ static void *zalloc(size_t n)
 	return calloc(n ? n : 1, 1);
 }
 
+/*
+ * --files: what the kernel's page cache gave the file references, and the
+ * smallest LRU cache that would have missed no more often on the whole
+ * reference string.
+ */
+static void kernel_note(const struct pass *ps, const struct reuse *lru)
+{
+	unsigned long long hit = ps->replay.file_hits, miss = ps->replay.file_misses;
+	uint64_t lo = 1, hi = reuse_pages(lru);
+
+	if (!hit && !miss) {
+		say(ps, "# --files: no file references (a trace without \"files\": "
+		    "tracepgfault -c)\n");
+		return;
+	}
+	say(ps, "# the kernel's page cache: %llu hits, %llu misses of the %llu "
+	    "file references (%.1f%% hit); its readahead read %llu pages ahead\n",
+	    hit, miss, hit + miss, 100.0 * hit / (hit + miss),
+	    ps->replay.file_readahead);
+	if (!hi || reuse_lru_misses(lru, hi) > miss) {
+		say(ps, "# the curves below have no readahead: every first "
+		    "reference misses, where the kernel's readahead made hits of "
+		    "many\n");
+		return;
+	}
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (reuse_lru_misses(lru, mid) <= miss)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	say(ps, "# an LRU cache of %llu pages (%llu KiB) misses no more often on "
+	    "these references\n", (unsigned long long)lo,
+	    (unsigned long long)lo * ps->trace.page_size / 1024);
+}
+
 static int report(const struct pass *ps, struct mrc_state *m, const char *plot)
 {
 	struct mrc *fifo = m->cache.sim[MRC_FIFO];
@@ -238,6 +276,8 @@ static int report(const struct pass *ps, struct mrc_state *m, const char *plot)
 	       "%llu cold ones\n", refs, (unsigned long long)reuse_pages(&m->cache.lru),
 	       (unsigned long long)reuse_pages(&m->cache.lru) * ps->trace.page_size / 1024,
 	       (unsigned long long)m->cache.lru.cold);
+	if (ps->files)
+		kernel_note(ps, &m->cache.lru);
 	for (size_t i = 0; i < n; i++) {
 		size_at[i] = mrc_size(fifo, i);
 		miss_at[i] = reuse_lru_misses(&m->cache.lru, size_at[i]);
@@ -559,7 +599,8 @@ static int mrc_finish(struct pass *ps, void *st, int status)
 }
 
 const struct report mrc_report = {
-	.name = "mrc", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT,
+	.name = "mrc", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT |
+		 TAKES_FILES,
 	.size = sizeof(struct mrc_state),
 	.longopts = mrc_opts, .option = mrc_option, .begin = mrc_begin,
 	.fault = mrc_fault, .ids = true, .end = mrc_finish,

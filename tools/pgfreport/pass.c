@@ -16,7 +16,7 @@
 
 enum {
 	OPT_PID = 0x1000, OPT_TID, OPT_TIME, OPT_ADDR, OPT_REGION, OPT_FORMAT,
-	OPT_TABLE,
+	OPT_TABLE, OPT_FILES,
 };
 
 static const struct option common[] = {
@@ -27,6 +27,7 @@ static const struct option common[] = {
 	{ "region", required_argument, NULL, OPT_REGION },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "table", required_argument, NULL, OPT_TABLE },
+	{ "files", no_argument, NULL, OPT_FILES },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -35,6 +36,13 @@ static const char help_format[] =
 "  --format F    text (the default), csv or json: the report's rows for\n"
 "                programs (CSV: one header line, RFC 4180 quoting; JSON: an\n"
 "                array of objects), numbers as numbers, no comment lines\n";
+static const char help_files[] =
+"  --files       file I/O too (a trace of tracepgfault -c): every page of a\n"
+"                read or write the page cache served (hit or miss) is a\n"
+"                reference, and so is a fault in a mapped file (but a write\n"
+"                to a private mapping): a page of a file is one page\n"
+"                whether read() or a mapping touched it. The kernel's own\n"
+"                hit ratio over those references is given beside\n";
 static const char help_pid[] =
 "  --pid PID     of a tree file (tracepgfault -f), process PID alone\n";
 static const char help_filters[] =
@@ -131,6 +139,8 @@ static void help(const struct pass *ps)
 		fputs(help_pid, stdout);
 	if (ps->takes & TAKES_FILTERS)
 		fputs(help_filters, stdout);
+	if (ps->takes & TAKES_FILES)
+		fputs(help_files, stdout);
 	if (ps->takes & TAKES_FORMAT)
 		fputs(help_format, stdout);
 	if ((ps->takes & TAKES_FORMAT) && ps->tables) {
@@ -166,6 +176,13 @@ static int common_opt(struct pass *ps, int code, const char *name,
 			ps->format = TABLE_JSON;
 		else
 			return pass_bad_arg(ps, name, arg, "text, csv or json");
+		return 0;
+	}
+	if (code == OPT_FILES) {
+		if (!(ps->takes & TAKES_FILES))
+			return pass_usage(ps, "%s does not apply (pgfreport --help "
+					  "lists the commands that take it)", name);
+		ps->files = true;
 		return 0;
 	}
 	if (code == OPT_TABLE) {
@@ -264,7 +281,7 @@ int pass_getopt(struct pass *ps, int argc, char **argv, const char *shorts,
 						argv[optind - 1], ps->cmd);
 		return PASS_QUIT;
 	}
-	if (opt >= OPT_PID && opt <= OPT_TABLE) {
+	if (opt >= OPT_PID && opt <= OPT_FILES) {
 		char name[32];
 
 		snprintf(name, sizeof(name), "--%s", all[idx].name);
@@ -469,6 +486,115 @@ static int pass_check_end(struct pass *ps)
 	return bad ? PGF_EXIT_TRACE : 0;
 }
 
+/* --files: the number of the file (@major:@minor, @inode), or -1. */
+static int64_t file_number(struct pass *ps, unsigned int major,
+			   unsigned int minor, unsigned long long inode)
+{
+	int64_t n = pgid_get(&ps->replay.fileno, (uint64_t)major << 52 ^
+			     (uint64_t)minor << 40 ^ inode);
+
+	return n > (int64_t)PASS_FILE_MAX ? -1 : n;
+}
+
+static unsigned long long file_addr(const struct pass *ps, uint64_t n,
+				    unsigned long long index)
+{
+	return (PASS_FILE_PAGE | n << 32 | index) << ps->trace.page_shift;
+}
+
+/* Hand a reference (a fault, or a page of a file) to ps->fault. */
+static int deliver(struct pass *ps, const struct pgft_rec *rec,
+		   const struct pgft_region *g, long sp, unsigned long long addr)
+{
+	if (ps->pages_on && pgft_counted(rec->result)) {
+		struct pgid_slot *s = pgid_slot(&ps->pages, pass_page(ps, addr));
+
+		if (!s)
+			return pass_error(ps, "out of memory for the pages' table "
+					  "(or more than %u pages)", UINT32_MAX - 1);
+		ps->id = ps->want_ids ? s->id : 0;
+		ps->slot = s;
+	}
+	return ps->fault(ps, ps->st, rec, g, sp, addr);
+}
+
+/* --files: a file record names file (pid, id): its number. */
+static int file_named(struct pass *ps, const struct pgft_rec *rec)
+{
+	int64_t n = file_number(ps, rec->major, rec->minor, rec->inode);
+	struct pgid_slot *s;
+
+	if (n < 0)
+		return errno == ENOMEM ? pass_oom(ps) :
+		       pass_error(ps, "--files: more than %llu files",
+				  PASS_FILE_MAX + 1);
+	s = pgid_slot(&ps->replay.file_ids, (uint64_t)(uint32_t)rec->pid << 32 |
+		      (rec->id & 0xffffffffULL));
+	if (!s)
+		return pass_oom(ps);
+	s->val = n + 1;
+	return 0;
+}
+
+/* --files: the pages of a cache record the page cache served, each a reference. */
+static int file_refs(struct pass *ps, const struct pgft_rec *rec, bool filtered)
+{
+	struct pgid_slot *s;
+	int status;
+
+	if (rec->cache != PGFT_HIT && rec->cache != PGFT_MISS) {
+		if (rec->cache == PGFT_READAHEAD &&
+		    (!filtered || pgft_filter_fault(&ps->filt, rec, NULL)))
+			ps->replay.file_readahead += rec->n[0];
+		return 0;
+	}
+	if (filtered && !pgft_filter_fault(&ps->filt, rec, NULL))
+		return 0;
+	s = pgid_lookup(&ps->replay.file_ids, (uint64_t)(uint32_t)rec->pid << 32 |
+			(rec->id & 0xffffffffULL));
+	if (!s || !s->val)
+		return pass_bad_trace(ps, "%s:%llu: a cache record of file %llu, which "
+				      "no file record named before it",
+				      ps->trace.fname, ps->trace.rd.line, rec->id);
+	if (rec->start + rec->n[0] - 1 > PASS_FILE_INDEX_MAX)
+		return pass_error(ps, "--files: page %llu of a file: files of more "
+				  "than 2^32 pages are beyond it", rec->start + rec->n[0]);
+	if (rec->cache == PGFT_HIT)
+		ps->replay.file_hits += rec->n[0];
+	else
+		ps->replay.file_misses += rec->n[0];
+	if (!ps->fault)
+		return 0;
+	for (unsigned long long p = rec->start; p < rec->start + rec->n[0]; p++)
+		if ((status = deliver(ps, rec, NULL, -1, file_addr(ps, s->val - 1, p))))
+			return status;
+	return 0;
+}
+
+/*
+ * --files: a fault in a mapped file is a reference to the file's page,
+ * but a write to a private mapping (its own copy): the address for it.
+ */
+static int fault_file_addr(struct pass *ps, const struct pgft_rec *rec,
+			   const struct pgft_region *g, unsigned long long *addr)
+{
+	int64_t n;
+
+	if (ps->replay.whole && ps->replay.P->index >= 128)
+		return pass_error(ps, "--files: a tree of more than 128 processes "
+				  "read whole is beyond it (--pid PID: one process)");
+	if (!g || !g->inode || !pgft_counted(rec->result) ||
+	    (g->perms[3] == 'p' && rec->access == 'w'))
+		return 0;
+	n = file_number(ps, g->major, g->minor, g->inode);
+	if (n < 0)
+		return errno == ENOMEM ? pass_oom(ps) :
+		       pass_error(ps, "--files: more than %llu files",
+				  PASS_FILE_MAX + 1);
+	*addr = file_addr(ps, n, (g->offset + rec->addr - g->start) >> ps->trace.page_shift);
+	return 0;
+}
+
 int pass_run(struct pass *ps)
 {
 	unsigned long long records = 0;
@@ -479,6 +605,9 @@ int pass_run(struct pass *ps)
 	pass_progress_init(ps);
 	if (ps->pages_on && pgid_set_data(&ps->pages, ps->data, ps->want_ids))
 		return pass_error(ps, "the pages' table: %s", strerror(errno));
+	if (ps->files && ps->trace.page_shift < 0)
+		return pass_bad_trace(ps, "%s: page size %lu: --files takes a power "
+				      "of two", ps->trace.fname, ps->trace.page_size);
 	while ((ret = pgft_next_into(&ps->trace.rd, &rec)) > 0) {
 		const struct pgft_region *g;
 		unsigned long long addr;
@@ -516,6 +645,11 @@ int pass_run(struct pass *ps)
 			}
 			if (ps->rec && (status = ps->rec(ps, ps->st, &rec)))
 				break;
+			if (ps->files && rec.type == PGFT_FILE && (status = file_named(ps, &rec)))
+				break;
+			if (ps->files && rec.type == PGFT_CACHE &&
+			    (status = file_refs(ps, &rec, filtered)))
+				break;
 			if ((ps->trace.rd.tree && ptree_apply(ps->replay.P, &rec)) ||
 			    (!ps->replay.whole && pgft_apply(&ps->replay.as, &rec))) {
 				status = pass_oom(ps);
@@ -540,19 +674,9 @@ int pass_run(struct pass *ps)
 		sp = pass_space_key(ps);
 		addr = ps->replay.whole ? rec.addr | (unsigned long long)ps->replay.P->index << 56 :
 				   rec.addr;
-		if (ps->pages_on && pgft_counted(rec.result)) {
-			struct pgid_slot *s = pgid_slot(&ps->pages, pass_page(ps, addr));
-
-			if (!s) {
-				status = pass_error(ps, "out of memory for the pages' "
-						    "table (or more than %u pages)",
-						    UINT32_MAX - 1);
-				break;
-			}
-			ps->id = ps->want_ids ? s->id : 0;
-			ps->slot = s;
-		}
-		if ((status = ps->fault(ps, ps->st, &rec, g, sp, addr)))
+		if (ps->files && (status = fault_file_addr(ps, &rec, g, &addr)))
+			break;
+		if ((status = deliver(ps, &rec, g, sp, addr)))
 			break;
 	}
 	progress_clear(&ps->trace.progress);
@@ -569,6 +693,8 @@ int pass_run(struct pass *ps)
 void pass_close(struct pass *ps)
 {
 	pgid_free(&ps->pages);
+	pgid_free(&ps->replay.fileno);
+	pgid_free(&ps->replay.file_ids);
 	pgft_space_free(&ps->replay.as);
 	ptree_free(&ps->replay.pt);
 	pgft_close(&ps->trace.rd);

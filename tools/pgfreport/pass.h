@@ -52,6 +52,17 @@
 #define ONE_PROCESS	0x4	/* a tree file needs --pid */
 #define TREE_ONLY	0x8	/* reads tree files only (tree) */
 #define TAKES_FORMAT	0x10	/* --format text|csv|json (table.h) */
+#define TAKES_FILES	0x20	/* --files: file references are references */
+
+/*
+ * --files: a page of a file, as the address handed to pass.fault: bit 63
+ * set, the file's number (from 0, by device and inode, in the order the
+ * pass meets them) from bit 44, its index from bit 12. pass_page() of it
+ * is PASS_FILE_PAGE | number << 32 | index.
+ */
+#define PASS_FILE_PAGE		(1ULL << 51)
+#define PASS_FILE_MAX		((1ULL << 19) - 1)	/* numbers */
+#define PASS_FILE_INDEX_MAX	((1ULL << 32) - 1)
 
 /* pass_getopt(): --help was printed, or a bad option was told */
 #define PASS_QUIT	(-2)
@@ -119,6 +130,14 @@ struct pass_replay {
 	struct kind kind;		/* the start records' modes, the rerefs */
 	bool pid_seen;			/* --pid's process was in the trace */
 	bool cut;			/* pass_run(): read whole, but its end is not */
+	/*
+	 * --files: the files' numbers by (device, inode), and by (pid, file
+	 * id) + 1 in val; the pages the kernel's page cache hit and missed
+	 * (the file references taken), what it gave the program, and read
+	 * ahead
+	 */
+	struct pgid_map fileno, file_ids;
+	unsigned long long file_hits, file_misses, file_readahead;
 };
 
 /*
@@ -132,6 +151,7 @@ struct pass {
 	unsigned int takes;		/* TAKES_* */
 	int status;			/* after PASS_QUIT: the exit status */
 	long pid;			/* --pid, or 0 */
+	bool files;			/* --files */
 	struct pgft_filter filt;
 	enum table_format format;	/* --format */
 	/*
