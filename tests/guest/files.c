@@ -14,7 +14,8 @@
  *  - the exit record's totals equal the cache records of the trace.
  * On tmpfs (/tmp: shmem_file_read_iter(), holes, no readahead) and on
  * ext4 on the guest's scratch disk (/scratch, a real block device:
- * readahead, misses that do I/O, direct I/O; skipped without the disk).
+ * readahead, misses that do I/O, direct I/O; skipped without the disk);
+ * io_uring reads and writes, inline and by the ring's worker.
  */
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -22,6 +23,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <linux/io_uring.h>
 #include "ktap.h"
 #include "util.h"
 #include "pgf.h"
@@ -537,6 +539,126 @@ TEST(identity)
 	EXPECT_EQ(maps, 1);
 	munmap(m, 4 * PAGE);
 	pgf_trace_free(&t);
+	close(fd);
+	unlink(path);
+}
+
+/* A minimal io_uring, by its system calls: one read, waited for. */
+struct uring {
+	int fd;
+	unsigned int *sq_tail, *sq_mask, *sq_array, *cq_head, *cq_tail, *cq_mask;
+	struct io_uring_sqe *sqes;
+	struct io_uring_cqe *cqes;
+};
+
+static int uring_init(struct uring *u)
+{
+	struct io_uring_params p;
+	void *sq, *cq;
+
+	memset(&p, 0, sizeof(p));
+	u->fd = syscall(__NR_io_uring_setup, 4, &p);
+	if (u->fd < 0)
+		return -1;
+	sq = mmap(NULL, p.sq_off.array + p.sq_entries * sizeof(unsigned int),
+		  PROT_READ | PROT_WRITE, MAP_SHARED, u->fd, IORING_OFF_SQ_RING);
+	cq = mmap(NULL, p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe),
+		  PROT_READ | PROT_WRITE, MAP_SHARED, u->fd, IORING_OFF_CQ_RING);
+	u->sqes = mmap(NULL, p.sq_entries * sizeof(struct io_uring_sqe),
+		       PROT_READ | PROT_WRITE, MAP_SHARED, u->fd, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || u->sqes == MAP_FAILED)
+		return -1;
+	u->sq_tail = sq + p.sq_off.tail;
+	u->sq_mask = sq + p.sq_off.ring_mask;
+	u->sq_array = sq + p.sq_off.array;
+	u->cq_head = cq + p.cq_off.head;
+	u->cq_tail = cq + p.cq_off.tail;
+	u->cq_mask = cq + p.cq_off.ring_mask;
+	u->cqes = cq + p.cq_off.cqes;
+	return 0;
+}
+
+/* Read @len bytes at @off of @fd into @buf; @async: by an io-wq worker. */
+static int uring_rw(struct uring *u, int op, int fd, void *buf, size_t len,
+		    off_t off, bool async)
+{
+	unsigned int tail = *u->sq_tail, i = tail & *u->sq_mask, head;
+	struct io_uring_sqe *e = &u->sqes[i];
+	int res;
+
+	memset(e, 0, sizeof(*e));
+	e->opcode = op;
+	e->fd = fd;
+	e->addr = (unsigned long)buf;
+	e->len = len;
+	e->off = off;
+	e->flags = async ? IOSQE_ASYNC : 0;
+	u->sq_array[i] = i;
+	__atomic_store_n(u->sq_tail, tail + 1, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, u->fd, 1, 1, IORING_ENTER_GETEVENTS,
+		    NULL, 0) != 1)
+		return -1;
+	head = *u->cq_head;
+	if (head == __atomic_load_n(u->cq_tail, __ATOMIC_ACQUIRE))
+		return -1;
+	res = u->cqes[head & *u->cq_mask].res;
+	__atomic_store_n(u->cq_head, head + 1, __ATOMIC_RELEASE);
+	return res;
+}
+
+/*
+ * io_uring: a read issued inline, and a read and a write forced to the
+ * ring's worker (IOSQE_ASYNC), a thread of the process: each is the
+ * pages it used, the worker's by a thread other than the submitter.
+ */
+TEST(io_uring)
+{
+	static char buf[8 * PAGE];
+	const char *path = "/tmp/pgf-files-uring";
+	unsigned long long pg[PGFT_NCACHE];
+	unsigned char seen[16];
+	struct pgf_trace t;
+	struct uring u;
+	int c, fd, other = 0;
+	long long id;
+
+	unlink(path);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	ASSERT_TRUE(fd >= 0);
+	fill(fd, 16);
+	if (uring_init(&u))
+		SKIP("no io_uring: %s", strerror(errno));
+	c = trace_files();
+	ASSERT_TRUE(c >= 0);
+	ASSERT_EQ(uring_rw(&u, IORING_OP_READ, fd, buf, 4 * PAGE, 0, false), (int)(4 * PAGE));
+	ASSERT_EQ(uring_rw(&u, IORING_OP_READ, fd, buf, 4 * PAGE, 8 * PAGE, true), (int)(4 * PAGE));
+	ASSERT_EQ(uring_rw(&u, IORING_OP_WRITE, fd, buf, 2 * PAGE, 4 * PAGE, true), (int)(2 * PAGE));
+	stop_read(c, &t);
+	id = file_id(&t, path, fd);
+	ASSERT_TRUE(id >= 0);
+	tally(&t, 0, t.nr, id, 'r', pg, seen, 16);
+	EXPECT_EQ(pg[PGFT_HIT], 8);
+	for (int i = 0; i < 16; i++)
+		EXPECT_EQ(seen[i], (i < 4 || (i >= 8 && i < 12)));
+	tally(&t, 0, t.nr, id, 'w', pg, seen, 16);
+	EXPECT_EQ(pg[PGFT_HIT], 2);
+	for (int i = 0; i < 16; i++)
+		EXPECT_EQ(seen[i], i >= 4 && i < 6);
+	for (size_t i = 0; i < t.nr; i++) {
+		const struct pgf_rec *r = &t.rec[i];
+
+		if (strcmp(r->type, "cache"))
+			continue;
+		EXPECT_GT(r->tid, 0);
+		other += r->tid != (int)syscall(SYS_gettid);
+	}
+	/*
+	 * The two async ones by the ring's worker at least (tmpfs has no
+	 * non-blocking read: io_uring hands the inline one to it too).
+	 */
+	EXPECT_GE(other, 2);
+	pgf_trace_free(&t);
+	close(u.fd);
 	close(fd);
 	unlink(path);
 }
