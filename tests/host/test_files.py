@@ -318,6 +318,14 @@ def a_mapped_page_and_a_read_page_of_a_file_are_one_page():
         assert rows.get('cold') == 2 and rows.get('0') == 1, rows
         rc, out, err = pgfreport('reuse', path)
         assert rc == 0 and '# 2 references' in out, out[:300]
+        # hot: the file's page 2 with its two references, named by its path
+        rc, out, err = pgfreport('hot', '--files', '--format', 'json', path)
+        assert rc == 0, err
+        rows = json.loads(out)
+        top = rows[0]
+        assert (top['refs'], top['region'], top['file_offset'], top['page']) == \
+            (2, '/data/db', 2 * 4096, None), rows
+        assert sorted(r['refs'] for r in rows) == [1, 2], rows
 
 
 if __name__ == '__main__':

@@ -95,6 +95,7 @@ static int hot_rec(struct pass *ps, void *st, const struct pgft_rec *r)
 struct hot_row {
 	uint64_t tag;			/* the region credited, 0: none */
 	unsigned long long offset;	/* in its file, or ~0ULL */
+	const char *file;		/* --files: a file's page, of this file */
 };
 
 static struct hot_row row_of(const struct pass *ps, struct hot_state *h,
@@ -103,8 +104,13 @@ static struct hot_row row_of(const struct pass *ps, struct hot_state *h,
 	/* the address itself: a whole tree's has the process in bits 56 up */
 	unsigned long long addr = (e->page * ps->trace.page_size) & ((1ULL << 56) - 1);
 	struct hot_row w = { .offset = ~0ULL };
+	unsigned long long index;
 	const struct regtag *t;
 
+	if (pass_file_page(ps, e->page, &w.file, &index)) {
+		w.offset = index * ps->trace.page_size;
+		return w;
+	}
 	w.tag = credit_region(&h->credits, e->tag, addr, e->aux);
 	if (!w.tag || !regtag_file(&h->tags, w.tag))
 		return w;
@@ -147,7 +153,10 @@ static void report_table(const struct pass *ps, struct hot_state *h,
 
 		cum += e->refs;
 		table_u64(&t, i + 1);
-		table_u64(&t, e->page * ps->trace.page_size);
+		if (w.file)
+			table_none(&t);		/* a file's page has no address */
+		else
+			table_u64(&t, e->page * ps->trace.page_size);
 		table_u64(&t, e->refs);
 		table_num(&t, (double)e->refs / h->hot.refs);
 		table_num(&t, (double)cum / h->hot.refs);
@@ -155,7 +164,7 @@ static void report_table(const struct pass *ps, struct hot_state *h,
 			table_u64(&t, w.offset);
 		else
 			table_none(&t);
-		table_str(&t, g ? g->name : NULL);
+		table_str(&t, w.file ? w.file : g ? g->name : NULL);
 		if (g) {
 			table_u64(&t, g->start);
 			table_u64(&t, g->end);
@@ -165,7 +174,10 @@ static void report_table(const struct pass *ps, struct hot_state *h,
 			table_none(&t);
 			table_none(&t);
 		}
-		table_u64(&t, credit_execs(&h->credits, e->tag));
+		if (w.file)
+			table_none(&t);
+		else
+			table_u64(&t, credit_execs(&h->credits, e->tag));
 		if (!h->syms)
 			continue;
 		if (row_sym(h, &w, sym, sizeof(sym)))
@@ -213,12 +225,21 @@ static int report(const struct pass *ps, struct hot_state *h)
 		if (w.offset != ~0ULL)
 			snprintf(off, sizeof(off), "0x%llx", w.offset);
 		cum += e->refs;
-		printf("%6ld %16llx %10llu %7.4f %10.4f %12s  ", i + 1,
-		       (unsigned long long)e->page * ps->trace.page_size,
-		       (unsigned long long)e->refs, (double)e->refs / h->hot.refs,
-		       (double)cum / h->hot.refs, off);
+		if (w.file)
+			printf("%6ld %16s %10llu %7.4f %10.4f %12s  ", i + 1, "file",
+			       (unsigned long long)e->refs, (double)e->refs / h->hot.refs,
+			       (double)cum / h->hot.refs, off);
+		else
+			printf("%6ld %16llx %10llu %7.4f %10.4f %12s  ", i + 1,
+			       (unsigned long long)e->page * ps->trace.page_size,
+			       (unsigned long long)e->refs, (double)e->refs / h->hot.refs,
+			       (double)cum / h->hot.refs, off);
 		if (h->syms)
-			printf("%s  ", row_sym(h, &w, sym, sizeof(sym)) ? sym : "-");
+			printf("%s  ", !w.file && row_sym(h, &w, sym, sizeof(sym)) ? sym : "-");
+		if (w.file) {
+			printf("%s\n", *w.file ? w.file : "(a file)");
+			continue;
+		}
 		printf("%s%s\n", regtag_name(&h->tags, w.tag),
 		       w.tag && !h->tags.v[w.tag - 1].alive ? " (removed)" : "");
 	}
@@ -272,7 +293,8 @@ static int hot_end(struct pass *ps, void *st, int status)
 }
 
 const struct report hot_report = {
-	.name = "hot", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT,
+	.name = "hot", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT |
+		 TAKES_FILES,
 	.size = sizeof(struct hot_state), .init = hot_init,
 	.longopts = hot_opts, .shorts = "n:", .option = hot_option,
 	.begin = hot_begin, .rec = hot_rec, .fault = hot_fault, .end = hot_end,

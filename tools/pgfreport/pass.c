@@ -518,6 +518,29 @@ static int deliver(struct pass *ps, const struct pgft_rec *rec,
 	return ps->fault(ps, ps->st, rec, g, sp, addr);
 }
 
+/* --files: file @n's path, if it has none yet; 0, or an exit status. */
+static int file_path(struct pass *ps, int64_t n, const char *path)
+{
+	struct pass_replay *R = &ps->replay;
+
+	if ((size_t)n >= R->nfile_paths) {
+		size_t cap = R->nfile_paths ? 2 * R->nfile_paths : 64;
+		char **v;
+
+		while (cap <= (size_t)n)
+			cap *= 2;
+		v = realloc(R->file_paths, cap * sizeof(*v));
+		if (!v)
+			return pass_oom(ps);
+		memset(v + R->nfile_paths, 0, (cap - R->nfile_paths) * sizeof(*v));
+		R->file_paths = v;
+		R->nfile_paths = cap;
+	}
+	if (!R->file_paths[n] && *path && !(R->file_paths[n] = strdup(path)))
+		return pass_oom(ps);
+	return 0;
+}
+
 /* --files: a file record names file (pid, id): its number. */
 static int file_named(struct pass *ps, const struct pgft_rec *rec)
 {
@@ -533,7 +556,7 @@ static int file_named(struct pass *ps, const struct pgft_rec *rec)
 	if (!s)
 		return pass_oom(ps);
 	s->val = n + 1;
-	return 0;
+	return file_path(ps, n, rec->name);
 }
 
 /* --files: the pages of a cache record the page cache served, each a reference. */
@@ -573,7 +596,9 @@ static int file_refs(struct pass *ps, const struct pgft_rec *rec, bool filtered)
 
 /*
  * --files: a fault in a mapped file is a reference to the file's page,
- * but a write to a private mapping (its own copy): the address for it.
+ * but a write to a private mapping (its own copy): the address for it,
+ * handed to pass.fault with the space key -1 and no region, as a read's
+ * pages are.
  */
 static int fault_file_addr(struct pass *ps, const struct pgft_rec *rec,
 			   const struct pgft_region *g, unsigned long long *addr)
@@ -592,7 +617,7 @@ static int fault_file_addr(struct pass *ps, const struct pgft_rec *rec,
 		       pass_error(ps, "--files: more than %llu files",
 				  PASS_FILE_MAX + 1);
 	*addr = file_addr(ps, n, (g->offset + rec->addr - g->start) >> ps->trace.page_shift);
-	return 0;
+	return file_path(ps, n, g->name);
 }
 
 int pass_run(struct pass *ps)
@@ -674,8 +699,17 @@ int pass_run(struct pass *ps)
 		sp = pass_space_key(ps);
 		addr = ps->replay.whole ? rec.addr | (unsigned long long)ps->replay.P->index << 56 :
 				   rec.addr;
-		if (ps->files && (status = fault_file_addr(ps, &rec, g, &addr)))
-			break;
+		if (ps->files) {
+			unsigned long long was = addr;
+
+			if ((status = fault_file_addr(ps, &rec, g, &addr)))
+				break;
+			if (addr != was) {
+				/* a file's page: no address space's, no region's */
+				sp = -1;
+				g = NULL;
+			}
+		}
 		if ((status = deliver(ps, &rec, g, sp, addr)))
 			break;
 	}
@@ -695,6 +729,11 @@ void pass_close(struct pass *ps)
 	pgid_free(&ps->pages);
 	pgid_free(&ps->replay.fileno);
 	pgid_free(&ps->replay.file_ids);
+	for (size_t i = 0; i < ps->replay.nfile_paths; i++)
+		free(ps->replay.file_paths[i]);
+	free(ps->replay.file_paths);
+	ps->replay.file_paths = NULL;
+	ps->replay.nfile_paths = 0;
 	pgft_space_free(&ps->replay.as);
 	ptree_free(&ps->replay.pt);
 	pgft_close(&ps->trace.rd);

@@ -90,7 +90,10 @@ typedef int (*pass_rec_fn)(struct pass *ps, void *st, const struct pgft_rec *r);
  * that held its address then
  * (NULL if none), @sp the key of its address space (a process's index
  * in bits 20 and up in a whole tree, then its execs), @addr its address
- * (in a whole tree, the process's index in bits 56 and up).
+ * (in a whole tree, the process's index in bits 56 and up). With --files,
+ * also a page of a file (a page of a cache record, @r; or a fault in a
+ * mapped file), @g NULL, @sp -1 and @addr the file's page
+ * (PASS_FILE_PAGE).
  */
 typedef int (*pass_fault_fn)(struct pass *ps, void *st,
 			     const struct pgft_rec *r,
@@ -138,6 +141,8 @@ struct pass_replay {
 	 */
 	struct pgid_map fileno, file_ids;
 	unsigned long long file_hits, file_misses, file_readahead;
+	char **file_paths;		/* by number: a file's path, or NULL */
+	size_t nfile_paths;
 };
 
 /*
@@ -294,6 +299,23 @@ static inline const struct pgft_region *pass_region(struct pass *ps,
 static inline long pass_space_key(const struct pass *ps)
 {
 	return ps->replay.whole ? (long)ps->replay.P->index << 20 | ps->replay.P->space : ps->replay.index;
+}
+
+/*
+ * --files: whether @page (pass_page()'s) is a page of a file, and then its
+ * file's path ("" if none came: a file mapped without a name) and index
+ */
+static inline bool pass_file_page(const struct pass *ps, uint64_t page,
+				  const char **path, unsigned long long *index)
+{
+	uint64_t n = (page >> 32) & PASS_FILE_MAX;
+
+	if (!ps->files || !(page & PASS_FILE_PAGE))
+		return false;
+	*path = n < ps->replay.nfile_paths && ps->replay.file_paths[n] ?
+		ps->replay.file_paths[n] : "";
+	*index = page & PASS_FILE_INDEX_MAX;
+	return true;
 }
 
 /* "mode" of a start record: what kind of references a trace holds */
