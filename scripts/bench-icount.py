@@ -24,8 +24,13 @@ held back, -d, on CPU 0, -c 0), vmabench
 (mmap+munmap pairs, splits and forks at 10 and 1,000 VMAs, R + 2
 repetitions, its reader held back until the timed loops are done, -d,
 and all of it on CPU 0, -c 0)
-and recbench (the record path, and an ftrace event of the
-same size in the same loop) in each, and prints each boot's ratios
+recbench (the record path, and an ftrace event of the
+same size in the same loop) and readbench (pread() of a cached 4 KiB page
+and of 1 MiB on a ramfs, filemap_read()'s path: untraced, untraced with
+the static key on, traced without and with "files", its reader held
+back, -d) in each, readbench untraced in a boot of the benchmark kernel
+built without the series (compiled in and not used against not there),
+and prints each boot's ratios
 traced / untraced, of the fewest instructions of the repetitions (under
 icount a disturbance - an interrupt, the reader running, a deferred
 static key's text patching - only adds some), the record path's
@@ -33,7 +38,7 @@ instructions a record, and the spread between boots. The report and raw
 output go to build/bench/icount.md, the figures as JSON to
 build/bench/icount.json (and icount-COMMIT.json; scripts/benchjson.py).
 
-  bench-icount.py [--boots N] [--pages P] [--reps R] [--timeout S]
+  bench-icount.py [--boots N] [--pages P] [--reps R] [--reads N] [--timeout S]
 """
 import argparse
 import os
@@ -51,6 +56,7 @@ def main():
     ap.add_argument('--boots', type=int, default=2)
     ap.add_argument('--pages', type=int, default=800)
     ap.add_argument('--reps', type=int, default=9)
+    ap.add_argument('--reads', type=int, default=2000)
     ap.add_argument('--timeout', type=int, default=1800)
     a = ap.parse_args()
     os.makedirs(bench.OUT, exist_ok=True)
@@ -58,10 +64,28 @@ def main():
     b = '/usr/lib/pgfault/bench'
     cmd = (f'{b}/faultbench -d -c 0 -b 16384 -p {a.pages} -r {a.reps} -m off,traced -k anon,zero '
            f'> /job/bench.out 2>&1 && {b}/vmabench -d -c 0 -v 10,1000 -r {a.reps + 2} >> /job/bench.out 2>&1 '
-           f'&& {b}/recbench -r 3 >> /job/bench.out 2>&1; '
+           f'&& {b}/recbench -r 3 >> /job/bench.out 2>&1 '
+           f'&& {b}/readbench -d -c 0 -b 16384 -r {a.reps} -n {a.reads} >> /job/bench.out 2>&1; '
            's=$?; cat /job/bench.out; exit $s')
+    vcmd = (f'{b}/readbench -d -c 0 -r {a.reps} -n {a.reads} -m off > /job/bench.out 2>&1; '
+            's=$?; cat /job/bench.out; exit $s')
+    vkernel = os.path.join(guest.BUILD, bench.KERNELS[('x86_64', 'vanilla')])
     ratios, lines, losses = [], [], []
     for n in range(a.boots):
+        # the kernel without the series first, then the patched one, in
+        # each round: a read's instructions, compiled in and not used
+        vjob = guest.new_job('run', cmd=vcmd + '\n')
+        vres = guest.boot(vjob, share=None, timeout=a.timeout, echo='job',
+                          quiet=True, arch='x86_64', kernel=vkernel, mem='1536M',
+                          log_name=f'bench-icount-vanilla-{n}')
+        vtext = vres.read('bench.out') or ''
+        with open(os.path.join(bench.OUT, f'icount-vanilla-{n}.out'), 'w') as f:
+            f.write(f'# {vres.where}, {vres.elapsed:.0f}s\n' + vtext)
+        if vres.timed_out or vres.status != 0 or 'icount' not in vres.where:
+            sys.exit(f'bench-icount: boot {n} (vanilla): status {vres.status} in '
+                     f'{vres.where}; log {vres.log}')
+        vread = {kv['size_kb']: kv['min'] for name, kv in bench.results(vtext)
+                 if name == 'read'}
         jobdir = guest.new_job('run', cmd=cmd + '\n')
         res = guest.boot(jobdir, share=None, timeout=a.timeout, echo='job',
                          quiet=True, arch='x86_64', kernel=kernel, mem='1536M',
@@ -74,6 +98,7 @@ def main():
                      f'{res.where}; log {res.log}')
         by = {}
         got = {}
+        reads = {}
         for name, kv in bench.results(text):
             # The fewest instructions of the repetitions: under icount
             # a disturbance (an interrupt, the reader running, a
@@ -92,9 +117,24 @@ def main():
             if name == 'vma' and kv.get('off_min_us'):
                 got[f'vma {kv["op"]} at {kv["vmas"]:.0f}'] = \
                     kv['traced_min_us'] / kv['off_min_us']
+            if name == 'read':
+                reads[(kv['size_kb'], kv['mode'])] = kv['min']
+                if kv.get('lost'):
+                    losses.append(f'# boot {n + 1}: readbench lost {kv["lost"]:.0f} '
+                                  f'cache records ({kv["size_kb"]:.0f} KiB reads)')
         for kind in ('anon', 'zero'):
             if (kind, 'off') in by and (kind, 'traced') in by:
                 got[kind] = by[(kind, 'traced')] / by[(kind, 'off')]
+        for kb in sorted({k for k, _ in reads}):
+            size = f'{kb:.0f} KiB' if kb < 1024 else f'{kb / 1024:.0f} MiB'
+            off = reads.get((kb, 'off'))
+            if off and kb in vread:
+                got[f'read {size}, untraced / without the series'] = off / vread[kb]
+            for m in ('key', 'faults', 'files'):
+                if off and (kb, m) in reads:
+                    got[f'read {size}, {m} / untraced'] = reads[(kb, m)] / off
+            if (kb, 'files') in reads:
+                got[f'read {size} traced with files (instructions)'] = reads[(kb, 'files')]
         ratios.append(got)
         lines.append(f'boot {n + 1} ({res.where}, {res.elapsed:.0f} s): ' +
                      ', '.join(f'{k} {v:.3f}' for k, v in got.items()))
@@ -126,7 +166,10 @@ def main():
     table = {'title': 'x86_64 benchmark kernel on QEMU TCG, -icount: traced ÷ '
                       'untraced of instructions executed (the fewest of '
                       f'{a.reps} repetitions); the record path and an ftrace '
-                      'event in instructions a record',
+                      'event in instructions a record; readbench: a pread() of '
+                      'cached pages on a ramfs, untraced against the kernel '
+                      'without the series, and key (another process traced), '
+                      'faults ("1") and files ("1 files") against untraced',
              'head': ['figure'] + [f'boot {i + 1}' for i in range(len(ratios))] +
                      ['spread'],
              'rows': rows,
