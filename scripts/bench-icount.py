@@ -28,7 +28,7 @@ recbench (the record path, and an ftrace event of the
 same size in the same loop) and readbench (pread() of a cached 4 KiB page
 and of 1 MiB on a ramfs, filemap_read()'s path: untraced, untraced with
 the static key on, traced without and with "files", its reader held
-back, -d: 1,000 reads of 4 KiB, whose records the first CPU ring holds)
+back, -d: 600 reads of 4 KiB, whose records a CPU's first ring holds)
 in each, readbench untraced in a boot of the benchmark kernel
 built without the series (compiled in and not used against not there),
 and prints each boot's ratios
@@ -57,7 +57,7 @@ def main():
     ap.add_argument('--boots', type=int, default=2)
     ap.add_argument('--pages', type=int, default=800)
     ap.add_argument('--reps', type=int, default=9)
-    ap.add_argument('--reads', type=int, default=1000)
+    ap.add_argument('--reads', type=int, default=600)
     ap.add_argument('--timeout', type=int, default=1800)
     a = ap.parse_args()
     os.makedirs(bench.OUT, exist_ok=True)
