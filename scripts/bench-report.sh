@@ -6,7 +6,9 @@
 # lookup misses the caches), convert it to the binary form, then time each
 # analysis on both forms, several runs, and print records per second and
 # peak memory. "read" is a pass that reads and places every fault and
-# reports none (summary --tid of no thread). Then the same on each TRACE
+# reports none (summary --tid of no thread). Then the file reports on a
+# generated trace of N file references (gentrace N 0 files: cache
+# records over 64 files). Then the same on each TRACE
 # given (real programs' traces: tracepgfault or pgfault-run output, text
 # or binary, a tree file's largest process). Then the cache analyses of
 # tools/lib alone (mrcbench: the same addresses, made in memory, no
@@ -45,20 +47,28 @@ host() {
 		"load $(cut -d' ' -f1 /proc/loadavg)"
 }
 
-# table NAME TEXT BINARY RECORDS [PID_ARGS...]: every report on both forms
+# table NAME TEXT BINARY RECORDS [PID_ARGS... | FILES]: every report on
+# both forms; FILES: the file reports of a trace of file references
 table() {
-	local name=$1 text=$2 bin_trace=$3 records=$4 title tsv
+	local name=$1 text=$2 bin_trace=$3 records=$4 title tsv kind=fault
 	shift 4
-	title="pgfreport on $name: $records fault records (text $(du -h "$text" | cut -f1), binary $(du -h "$bin_trace" | cut -f1)), median of 3 runs"
+	local cmds=("read" "summary" "map --width 100" "export refs" "export csv" "reuse"
+		    "mrc" "mrc --jobs 1" "tlb" "hot" "wss" "prefetch" "heatmap -o $tmp/f.svg"
+		    "mrc --plot $tmp/f.svg" "summary+hot+wss+reuse")
+	if [ "${1:-}" = FILES ]; then
+		shift
+		kind=cache
+		cmds=("read" "files" "export csv --files" "export refs --files"
+		      "export json" "mrc --files" "reuse --files" "hot --files")
+	fi
+	title="pgfreport on $name: $records $kind records (text $(du -h "$text" | cut -f1), binary $(du -h "$bin_trace" | cut -f1)), median of 3 runs"
 	tables=$((tables + 1))
 	tsv=$tmp/tables/$tables.tsv
 	printf '# %s\ncommand\ttext_s\trecords/s\tbinary_s\trecords/s\tmax_MiB\n' \
 		"$title" > "$tsv"
 	echo "$title, this host ($(host)):"
 	printf '%-24s %8s %12s %8s %12s %8s\n' command text_s records/s bin_s records/s max_MiB
-	for cmd in "read" "summary" "map --width 100" "export refs" "export csv" "reuse" \
-		   "mrc" "mrc --jobs 1" "tlb" "hot" "wss" "prefetch" "heatmap -o $tmp/f.svg" \
-		   "mrc --plot $tmp/f.svg" "summary+hot+wss+reuse"; do
+	for cmd in "${cmds[@]}"; do
 		args=$cmd
 		[ "$cmd" = read ] && args="summary --tid 2147483647"
 		read -r ts _ <<< "$(median $args ${1+"$@"} "$text")"
@@ -76,6 +86,13 @@ table() {
 "$bin/pgfreport" convert -o "$tmp/g.pgfb" "$tmp/g.trace" 2> /dev/null
 table "a generated trace" "$tmp/g.trace" "$tmp/g.pgfb" "$n"
 rm -f "$tmp/g.trace" "$tmp/g.pgfb"
+
+# File references (tracepgfault -c): N cache records over 64 files.
+"$bin/gentrace" "$n" 0 files > "$tmp/f.trace"
+"$bin/pgfreport" convert -o "$tmp/f.pgfb" "$tmp/f.trace" 2> /dev/null
+table "a generated trace of file references (cache records, not faults)" \
+	"$tmp/f.trace" "$tmp/f.pgfb" "$n" FILES
+rm -f "$tmp/f.trace" "$tmp/f.pgfb"
 
 for t in "$@"; do
 	# both forms, whichever this one is; a tree file: its largest process

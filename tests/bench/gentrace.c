@@ -5,10 +5,37 @@
  * the tools: gentrace N [PAGES] > big.trace. With PAGES, each region's
  * addresses fold into its first PAGES pages: a footprint that fits the
  * caches, where without it every page lookup of an analysis misses them.
+ * gentrace N PAGES files: N file references instead (a trace of
+ * tracepgfault -c, format 7), "cache" records of 1 to 16 pages over 64
+ * files of up to PAGES pages (0: 65,536), hit, miss or readahead.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "genaddr.h"
+
+static const char *const hows[] = { "hit", "hit", "hit", "miss", "readahead" };
+
+/* N cache records over 64 files of @pages pages each. */
+static int files(unsigned long long n, unsigned long long pages)
+{
+	unsigned long long t = 1000000, x = GENADDR_SEED;
+	static char buf[1 << 20];
+
+	setvbuf(stdout, buf, _IOFBF, sizeof(buf));
+	printf("pgfault_history 7 pid 1 page_size 4096\nstart %llu first files\n", t);
+	for (int f = 0; f < 64; f++)
+		printf("file %llu %d 08:01 %d /data/file%02d.db\n", t, f, 1000 + f, f);
+	for (unsigned long long i = 0; i < n; i++) {
+		genaddr_next(&x);
+		t += 50 + (x & 255);
+		printf("cache %llu %d %llu %llu %llu %c %s\n", t, 1 + (int)(x >> 60),
+		       (x >> 8) & 63, (x >> 14) % pages, 1 + ((x >> 40) & 15),
+		       (x & 4) ? 'w' : 'r', hows[(x >> 32) % 5]);
+	}
+	printf("exit %llu 0 0 0 0 cache %llu 0\n", t + 1, n);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -19,9 +46,11 @@ int main(int argc, char **argv)
 	static char buf[1 << 20];
 
 	if (!n) {
-		fprintf(stderr, "usage: gentrace NUMBER_OF_FAULTS [PAGES_PER_REGION]\n");
+		fprintf(stderr, "usage: gentrace NUMBER_OF_FAULTS [PAGES_PER_REGION [files]]\n");
 		return 2;
 	}
+	if (argc > 3 && !strcmp(argv[3], "files"))
+		return files(n, fold ? fold / 4096 : 65536);
 	setvbuf(stdout, buf, _IOFBF, sizeof(buf));
 	printf("pgfault_history 1 pid 1 page_size 4096\nstart %llu\nlayout %llu 4\n", t, t);
 	printf("map %llu 1 400000 480000 r-xp 0 08:01 1234 /usr/bin/bench\n", t);

@@ -97,6 +97,28 @@ TEST(hand_worked)
 	pcache_free(&c);
 }
 
+/* Pages far in a file (past the bitmap: a hash table's) count once too. */
+TEST(far_pages)
+{
+	struct pcache c;
+	struct pgft_rec r = file(0, "/big");
+	unsigned long long far = PCACHE_BITMAP_PAGES - 2;
+
+	pcache_init(&c);
+	ASSERT_EQ(pcache_file(&c, 1, &r), 0);
+	/* pages far .. far+3: two in the bitmap, two in the table */
+	r = ref(0, far, 4, 'r', PGFT_MISS);
+	ASSERT_EQ(pcache_ref(&c, 1, &r), 0);
+	EXPECT_EQ(pcache_find(&c, 1, 0)->st.distinct, 4);
+	/* far+3 .. far+5: in the last's last page (sequential), two new */
+	r = ref(0, far + 3, 3, 'r', PGFT_HIT);
+	ASSERT_EQ(pcache_ref(&c, 1, &r), 0);
+	EXPECT_EQ(pcache_find(&c, 1, 0)->st.distinct, 6);
+	EXPECT_EQ(pcache_find(&c, 1, 0)->st.seq, 1);
+	EXPECT_EQ(pcache_find(&c, 1, 0)->st.random, 1);
+	pcache_free(&c);
+}
+
 TEST(unnamed_file_is_an_error)
 {
 	struct pcache c;

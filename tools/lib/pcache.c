@@ -165,11 +165,37 @@ int pcache_ref(struct pcache *c, int pid, const struct pgft_rec *r)
 	}
 	f->any = true;
 	f->next = r->start + r->n[0];
-	/* distinct pages: (file, page) keys */
+	/* distinct pages: a bit each, or (file, page) keys far in a file */
 	fk = (uint64_t)(f - c->files) << PCACHE_PAGE_BITS;
 	for (unsigned long long p = r->start; p < r->start + r->n[0]; p++) {
 		struct pgid_slot *s;
 
+		if (p < PCACHE_BITMAP_PAGES) {
+			size_t w = p / 64;
+			uint64_t bit = 1ULL << (p % 64);
+
+			if (w >= f->nused) {
+				size_t n = f->nused ? f->nused : 16;
+				uint64_t *v;
+
+				while (n <= w)
+					n *= 2;
+				v = realloc(f->used, n * sizeof(*v));
+				if (!v) {
+					errno = ENOMEM;
+					return -1;
+				}
+				memset(v + f->nused, 0, (n - f->nused) * sizeof(*v));
+				f->used = v;
+				f->nused = n;
+			}
+			if (!(f->used[w] & bit)) {
+				f->used[w] |= bit;
+				f->st.distinct++;
+				c->total.distinct++;
+			}
+			continue;
+		}
 		if (p >> PCACHE_PAGE_BITS) {
 			errno = EINVAL;	/* a file of more than 2^40 pages */
 			return -1;
@@ -190,8 +216,10 @@ int pcache_ref(struct pcache *c, int pid, const struct pgft_rec *r)
 
 void pcache_free(struct pcache *c)
 {
-	for (size_t i = 0; i < c->nfiles; i++)
+	for (size_t i = 0; i < c->nfiles; i++) {
 		free(c->files[i].path);
+		free(c->files[i].used);
+	}
 	free(c->files);
 	free(c->keys);
 	free(c->vals);

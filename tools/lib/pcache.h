@@ -47,7 +47,17 @@ struct pcache_file {
 	struct pcache_stats st;
 	uint64_t next;			/* where its last run ended */
 	bool any;			/* it has had a run */
+	/* the pages used below PCACHE_BITMAP_PAGES, a bit each */
+	uint64_t *used;
+	size_t nused;			/* words of it */
 };
+
+/*
+ * The distinct pages of a file: a bit a page below this index (a 512 GiB
+ * file of 4 KiB pages: 16 MiB of bits, as its reads reach them), a hash
+ * table's entry above.
+ */
+#define PCACHE_BITMAP_PAGES	(1ULL << 27)
 
 struct pcache {
 	struct pcache_file *files;	/* in the order they were named */
