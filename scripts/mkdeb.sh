@@ -11,8 +11,12 @@ set -euo pipefail
 
 out=$1
 pkg=pgfault-history-tools
-fmt=$(sed -n 's/^#define PGFAULT_HISTORY_VERSION[[:space:]]*\([0-9]*\).*/\1/p' \
-	include/uapi/linux/pgfault_history.h)
+# The format's version as the kernel has it: the header at its last stage
+# (the source holds every stage's, scripts/stage.sh).
+uapi=$(mktemp)
+trap 'rm -f "$uapi"' EXIT
+scripts/stage.sh all include/uapi/linux/pgfault_history.h "$uapi"
+fmt=$(sed -n 's/^#define PGFAULT_HISTORY_VERSION[[:space:]]*\([0-9]*\).*/\1/p' "$uapi")
 date=$(git log -1 --format=%cd --date=format:%Y%m%d 2>/dev/null || true)
 version=0.$fmt${date:++git$date}
 arch=$(dpkg --print-architecture)
