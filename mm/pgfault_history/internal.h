@@ -213,8 +213,8 @@ struct pgf_exit_rec {
 	u64 cache_lost;		/* and lost */
 #endif
 };
-#ifdef PGF_STAGE_FILES
 
+#ifdef PGF_STAGE_FILES
 /* pgf_rec.flags of an exit: file I/O was traced, cache is set. */
 #define PGF_EXIT_CACHE		0x01
 
