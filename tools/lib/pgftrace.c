@@ -542,6 +542,15 @@ static int region(char **p, struct pgft_rec *r)
 	return r->end > r->start ? 0 : -1;
 }
 
+/* The index of @s in @names (@n of them), or -1. */
+static int name_index(const char *const *names, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
 const char * const pgft_cache_names[PGFT_NCACHE] = {
 	[PGFT_HIT] = "hit", [PGFT_MISS] = "miss",
 	[PGFT_READAHEAD] = "readahead", [PGFT_HOLE] = "hole",
@@ -558,6 +567,7 @@ int pgft_parse(char *line, struct pgft_rec *r)
 	};
 	char *p = line, *type = field(&p), *s;
 	unsigned long long v;
+	int k;
 
 	init_digits();
 	memset(r, 0, sizeof(*r));
@@ -586,14 +596,10 @@ int pgft_parse(char *line, struct pgft_rec *r)
 			p += 6;
 		} else {
 			s = field(&p);
-			if (!s)
+			k = s ? name_index(results, sizeof(results) / sizeof(results[0]), s) : -1;
+			if (k < 0)
 				return -1;
-			for (v = 0; v < sizeof(results) / sizeof(results[0]); v++)
-				if (!strcmp(s, results[v]))
-					break;
-			if (v == sizeof(results) / sizeof(results[0]))
-				return -1;
-			r->result = v;
+			r->result = k;
 		}
 		return num(&p, 16, &r->ip) || p ? -1 : 0;
 	}
@@ -676,14 +682,10 @@ int pgft_parse(char *line, struct pgft_rec *r)
 		r->access = p[0];
 		p += 2;
 		s = field(&p);
-		if (!s || p)
+		k = s && !p ? name_index(results, sizeof(results) / sizeof(results[0]), s) : -1;
+		if (k < 0)
 			return -1;
-		for (v = 0; v < sizeof(results) / sizeof(results[0]); v++)
-			if (!strcmp(s, results[v]))
-				break;
-		if (v == sizeof(results) / sizeof(results[0]))
-			return -1;
-		r->result = v;
+		r->result = k;
 		return 0;
 	}
 	if (!strcmp(type, "rearm")) {
@@ -752,14 +754,10 @@ int pgft_parse(char *line, struct pgft_rec *r)
 		r->access = p[0];
 		p += 2;
 		s = field(&p);
-		if (!s || p)
+		k = s && !p ? name_index(pgft_cache_names, PGFT_NCACHE, s) : -1;
+		if (k < 0)
 			return -1;
-		for (v = 0; v < PGFT_NCACHE; v++)
-			if (!strcmp(s, pgft_cache_names[v]))
-				break;
-		if (v == PGFT_NCACHE)
-			return -1;
-		r->cache = v;
+		r->cache = k;
 		return 0;
 	}
 	if (!strcmp(type, "file")) {
