@@ -82,6 +82,25 @@ static int scratch(void)
 	return !stat(SCRATCH, &a) && !stat("/", &b) && a.st_dev != b.st_dev;
 }
 
+/* A new, empty file at @path (none before it), open for reading and writing. */
+static int fresh(const char *path)
+{
+	int fd;
+
+	unlink(path);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	ASSERT_TRUE(fd >= 0);
+	return fd;
+}
+
+/* The end of a test: its trace, its file. */
+static void finish(struct pgf_trace *t, int fd, const char *path)
+{
+	pgf_trace_free(t);
+	close(fd);
+	unlink(path);
+}
+
 /* Start tracing this process with "files"; the reader, non-blocking. */
 static int trace_files(void)
 {
@@ -203,9 +222,7 @@ TEST(tmpfs)
 	long long id;
 	int c, fd;
 
-	unlink(path);
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
-	ASSERT_TRUE(fd >= 0);
+	fd = fresh(path);
 	c = trace_files();
 	ASSERT_TRUE(c >= 0);
 	memset(buf, 1, sizeof(buf));
@@ -236,9 +253,7 @@ TEST(tmpfs)
 	EXPECT_EQ(pg[PGFT_MISS] + pg[PGFT_READAHEAD] + pg[PGFT_DIRECT], 0);
 	for (int i = 0; i < 64; i++)
 		EXPECT_EQ(seen[i], 1);
-	pgf_trace_free(&t);
-	close(fd);
-	unlink(path);
+	finish(&t, fd, path);
 }
 
 /*
@@ -260,9 +275,7 @@ TEST(ext4_sequential)
 
 	if (!scratch())
 		SKIP("no scratch disk at " SCRATCH);
-	unlink(path);
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
-	ASSERT_TRUE(fd >= 0);
+	fd = fresh(path);
 	fill(fd, 256);
 	ASSERT_EQ(drop(fd), 0);
 	EXPECT_EQ(resident(fd, 256), 0);
@@ -294,9 +307,7 @@ TEST(ext4_sequential)
 	EXPECT_EQ(pg[PGFT_MISS] + pg[PGFT_READAHEAD], 0);
 	for (int i = 0; i < 256; i++)
 		EXPECT_EQ(seen[i], i < 32);
-	pgf_trace_free(&t);
-	close(fd);
-	unlink(path);
+	finish(&t, fd, path);
 }
 
 /*
@@ -318,9 +329,7 @@ TEST(ext4_random)
 
 	if (!scratch())
 		SKIP("no scratch disk at " SCRATCH);
-	unlink(path);
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
-	ASSERT_TRUE(fd >= 0);
+	fd = fresh(path);
 	fill(fd, 256);
 	ASSERT_EQ(drop(fd), 0);
 	ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM), 0);
@@ -343,9 +352,7 @@ TEST(ext4_random)
 	tally(&t, after(&t, t1), t.nr, id, 'r', pg, NULL, 0);
 	EXPECT_EQ(pg[PGFT_HIT], n);
 	EXPECT_EQ(pg[PGFT_MISS] + pg[PGFT_READAHEAD], 0);
-	pgf_trace_free(&t);
-	close(fd);
-	unlink(path);
+	finish(&t, fd, path);
 }
 
 /*
@@ -369,9 +376,7 @@ TEST(ext4_writes)
 
 	if (!scratch())
 		SKIP("no scratch disk at " SCRATCH);
-	unlink(path);
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
-	ASSERT_TRUE(fd >= 0);
+	fd = fresh(path);
 	fill(fd, 24);
 	ASSERT_EQ(fsync(fd), 0);
 	ASSERT_EQ(posix_fadvise(fd, 8 * PAGE, 8 * PAGE, POSIX_FADV_DONTNEED), 0);
@@ -399,9 +404,7 @@ TEST(ext4_writes)
 		EXPECT_EQ(r->cache, k == 1 ? PGFT_MISS : PGFT_HIT);
 		k++;
 	}
-	pgf_trace_free(&t);
-	close(fd);
-	unlink(path);
+	finish(&t, fd, path);
 }
 
 /*
@@ -459,9 +462,7 @@ TEST(ext4_direct)
 
 	if (!scratch())
 		SKIP("no scratch disk at " SCRATCH);
-	unlink(path);
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
-	ASSERT_TRUE(fd >= 0);
+	fd = fresh(path);
 	fill(fd, 64);
 	ASSERT_EQ(drop(fd), 0);
 	d = open(path, O_RDWR | O_DIRECT);
@@ -507,9 +508,7 @@ TEST(identity)
 	struct stat st;
 	char *m;
 
-	unlink(path);
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
-	ASSERT_TRUE(fd >= 0);
+	fd = fresh(path);
 	fill(fd, 4);
 	ASSERT_EQ(fstat(fd, &st), 0);
 	c = open("/proc/self/pgfault_history", O_RDWR | O_NONBLOCK);
@@ -538,9 +537,7 @@ TEST(identity)
 	}
 	EXPECT_EQ(maps, 1);
 	munmap(m, 4 * PAGE);
-	pgf_trace_free(&t);
-	close(fd);
-	unlink(path);
+	finish(&t, fd, path);
 }
 
 /* A minimal io_uring, by its system calls: one read, waited for. */
@@ -622,9 +619,7 @@ TEST(io_uring)
 	int c, fd, other = 0;
 	long long id;
 
-	unlink(path);
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
-	ASSERT_TRUE(fd >= 0);
+	fd = fresh(path);
 	fill(fd, 16);
 	if (uring_init(&u))
 		SKIP("no io_uring: %s", strerror(errno));
