@@ -16,7 +16,7 @@ KTREE    := $(BUILD)/linux-src
 UML_OBJ  := $(BUILD)/um
 GUEST    := $(BUILD)/guest
 INITRD   := $(BUILD)/initramfs.cpio.gz
-SCRATCH  := $(BUILD)/scratch-ext4.img
+SCRATCH  := $(BUILD)/scratch-ext4.img $(BUILD)/scratch-xfs.img
 JOBS     ?= $(shell nproc)
 
 # A Linux 6.12 tree of the user's; default: Debian's linux-source-6.12.
@@ -385,15 +385,22 @@ $(INITRD): $(GUEST_BINS) $(wildcard uml-rootfs/* uml-rootfs/etc/*) \
 
 rootfs: $(INITRD) $(SCRATCH)
 
-# The guests' scratch disk: an empty ext4 file system (scripts/guest.py
-# attaches it copy-on-write, uml-rootfs/init mounts it at /scratch), for
-# the page cache tests' real block device. No lazy initialisation: the
-# guest would write the inode tables behind the tests' backs.
-$(SCRATCH): | $(ST)/host-deps
+# The guests' scratch disks: an empty ext4 and an empty XFS file system
+# (scripts/guest.py attaches them copy-on-write, uml-rootfs/init mounts
+# them at /scratch and /scratch-xfs), for the page cache tests' real block
+# devices. No lazy initialisation: the guest would write the inode tables
+# behind the tests' backs. 300 MB is the least XFS takes.
+$(BUILD)/scratch-ext4.img: | $(ST)/host-deps
 	@mkdir -p $(@D)
 	rm -f $@.tmp
 	truncate -s 256M $@.tmp
 	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 $@.tmp
+	mv $@.tmp $@
+$(BUILD)/scratch-xfs.img: | $(ST)/host-deps
+	@mkdir -p $(@D)
+	rm -f $@.tmp
+	truncate -s 320M $@.tmp
+	mkfs.xfs -q -f $@.tmp
 	mv $@.tmp $@
 
 # ---- running the guest -----------------------------------------------------

@@ -49,26 +49,31 @@ ICOUNT = os.environ.get('PGF_ICOUNT') == '1'
 NODES = int(os.environ.get('PGF_NUMA_NODES', '1') or 1)
 SHARE = os.path.join(TOP, 'share')
 INITRD = os.path.join(BUILD, 'initramfs.cpio.gz')
-# An ext4 image the guest mounts at /scratch (uml-rootfs/init), made by
-# the Makefile; each boot writes to a copy-on-write layer of its own.
-SCRATCH = os.path.join(BUILD, 'scratch-ext4.img')
+# The images the guest mounts at /scratch (ext4) and /scratch-xfs
+# (uml-rootfs/init, by their file system), made by the Makefile; each boot
+# writes to a copy-on-write layer of its own.
+SCRATCH = [os.path.join(BUILD, 'scratch-ext4.img'),
+           os.path.join(BUILD, 'scratch-xfs.img')]
 
 
 def scratch_for(kernel, option):
-    """Does the guest get the scratch disk: it exists, and the kernel's
+    """The scratch disks the guest gets: those that exist, if the kernel's
     .config (beside it, or two levels up for arch/x86/boot/bzImage) has
     @option, its driver (the test kernels do, the benchmark kernels not)."""
-    if not os.path.exists(SCRATCH):
-        return False
+    images = [p for p in SCRATCH if os.path.exists(p)]
+    if not images:
+        return []
     d = os.path.dirname(os.path.abspath(kernel))
     for cfg in (os.path.join(d, '.config'),
                 os.path.join(d, '..', '..', '..', '.config')):
         try:
             with open(cfg) as f:
-                return f'{option}=y\n' in f.read()
+                return images if f'{option}=y\n' in f.read() else []
         except OSError:
             continue
-    return False
+    return []
+
+
 # Lines uml-rootfs/init prints around the job.
 JOB_START = b'pgfault-guest: job start'
 JOB_END = b'pgfault-guest: job end'
@@ -125,9 +130,9 @@ def uml_argv(kernel, jobdir, share, mem, interactive, quiet):
             'con0=fd:0,fd:1' if interactive else 'con0=null,fd:1']
     if share:
         argv.append(f'pgfshare={os.path.abspath(share)}')
-    if scratch_for(kernel, 'CONFIG_BLK_DEV_UBD'):
+    for i, image in enumerate(scratch_for(kernel, 'CONFIG_BLK_DEV_UBD')):
         # A COW file in the job directory over the shared image.
-        argv.append(f'ubd0={os.path.join(jobdir, "scratch.cow")},{SCRATCH}')
+        argv.append(f'ubd{i}={os.path.join(jobdir, f"scratch{i}.cow")},{image}')
     if quiet:
         argv.append('loglevel=4')   # warnings and worse still show
     return argv
@@ -379,9 +384,9 @@ def qemu_argv(kernel, jobdir, share, mem, interactive, quiet, accel):
             '-initrd', INITRD,
             '-virtfs', f'local,path={jobdir},mount_tag=pgfjob,security_model=none']
     argv += numa_argv(mem, NODES)
-    if scratch_for(kernel, 'CONFIG_VIRTIO_BLK'):
+    for image in scratch_for(kernel, 'CONFIG_VIRTIO_BLK'):
         # snapshot=on: the guest's writes go to a temporary file.
-        argv += ['-drive', f'file={SCRATCH},if=virtio,format=raw,snapshot=on']
+        argv += ['-drive', f'file={image},if=virtio,format=raw,snapshot=on']
     if ICOUNT and accel != 'kvm':
         argv += ['-icount', 'shift=0,sleep=off']
     if share:

@@ -27,7 +27,8 @@ pkgs=(
 	util-linux sqlite3        # pgfault-run (unshare, mount) and its tests
 	debhelper kmod            # make kernel-deb (the kernel's bindeb-pkg)
 	liburcu-dev               # host tests: the kernel's VMA tests (tools/testing/vma)
-	e2fsprogs                 # the guests' scratch disk (mkfs.ext4)
+	e2fsprogs                 # the guests' scratch disks (mkfs.ext4)
+	xfsprogs                  # (mkfs.xfs)
 	"$@"
 )
 
