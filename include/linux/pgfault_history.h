@@ -85,7 +85,8 @@ void pgf_io_begin(struct file *file, const loff_t *posp, size_t count,
 void pgf_io_direct(struct kiocb *iocb, size_t count, bool write);
 void pgf_io_fill(struct address_space *mapping, pgoff_t index,
 		 unsigned long nr);
-void pgf_io_write_page(struct address_space *mapping, loff_t pos);
+void pgf_io_write_page(struct address_space *mapping, loff_t pos,
+		       size_t len);
 void pgf_io_shmem_page(struct address_space *mapping, pgoff_t index);
 void pgf_io_end(loff_t pos);
 void pgf_io_exit(struct task_struct *tsk);
@@ -276,10 +277,11 @@ static inline void pgfault_history_fork_cancel(struct task_struct *p,
  * @write: a write
  *
  * Called by filemap_read(), filemap_splice_read(), shmem_file_read_iter(),
- * shmem_file_splice_read() and generic_perform_write() before they look
- * up a page. If current's process is traced with "files", the pages the
- * call uses are recorded when it ends (pgfault_history_io_end()); see the
- * DOC: in mm/pgfault_history/files.c.
+ * shmem_file_splice_read(), generic_perform_write() and
+ * iomap_file_buffered_write() before they look up a page. If current's
+ * process is traced with "files", the pages the call uses are recorded
+ * when it ends (pgfault_history_io_end()); see the DOC: in
+ * mm/pgfault_history/files.c.
  */
 static inline void pgfault_history_io_begin(struct file *file,
 					    const loff_t *posp, size_t count,
@@ -327,19 +329,22 @@ static inline void pgfault_history_io_fill(struct address_space *mapping,
 }
 
 /**
- * pgfault_history_write_page() - a buffered write is about to write a page
+ * pgfault_history_write_page() - a buffered write is about to write a folio
  * @mapping: the file's pages
  * @pos: where: everything before it has been written
+ * @len: the bytes it asks the folio for
  *
- * Called by generic_perform_write() before ->write_begin(): a page the
- * page cache does not hold yet is a miss.
+ * Called by generic_perform_write() before ->write_begin() and by
+ * iomap_write_iter() before iomap_write_begin(): a page of them the page
+ * cache does not hold yet is a miss (the folio the write gets may be a
+ * large one that it adds).
  */
 static inline void pgfault_history_write_page(struct address_space *mapping,
-					      loff_t pos)
+					      loff_t pos, size_t len)
 {
 	if (static_branch_unlikely(&pgf_tracing_key.key) &&
 	    unlikely(current->pgf_io))
-		pgf_io_write_page(mapping, pos);
+		pgf_io_write_page(mapping, pos, len);
 }
 
 /**
@@ -513,7 +518,7 @@ static inline void pgfault_history_io_direct(struct kiocb *iocb, size_t count,
 static inline void pgfault_history_io_fill(struct address_space *mapping,
 					   pgoff_t index, unsigned long nr) { }
 static inline void pgfault_history_write_page(struct address_space *mapping,
-					      loff_t pos) { }
+					      loff_t pos, size_t len) { }
 static inline void pgfault_history_shmem_page(struct address_space *mapping,
 					      pgoff_t index) { }
 static inline void pgfault_history_io_end(loff_t pos) { }

@@ -11,13 +11,13 @@
  * and sendfile (filemap_splice_read(), and copy_file_range() where it
  * splices), tmpfs reads (shmem_file_read_iter(),
  * shmem_file_splice_read()), and buffered writes
- * (generic_perform_write()). Each call gives one record per run of
- * consecutive pages that fared alike (&struct pgf_cache_rec): found in
- * the page cache (hit), read in for this call (miss; for a write, a page
- * the cache did not hold), read in by the call's readahead and not used
- * by it (readahead), or a hole of a tmpfs file (read as zeroes, no page);
- * direct I/O (__iomap_dio_rw(), ->direct_IO()) gives one record of the
- * pages it asks for (direct).
+ * (generic_perform_write(), iomap_file_buffered_write()). Each call
+ * gives one record per run of consecutive pages that fared alike
+ * (&struct pgf_cache_rec): found in the page cache (hit), read in for
+ * this call (miss; for a write, a page the cache did not hold), read in
+ * by the call's readahead and not used by it (readahead), or a hole of a
+ * tmpfs file (read as zeroes, no page); direct I/O (__iomap_dio_rw(),
+ * ->direct_IO()) gives one record of the pages it asks for (direct).
  * A file is named once in the trace (&struct pgf_file_rec), by device and
  * inode as its regions are, at the first call that uses it.
  *
@@ -356,24 +356,32 @@ void pgf_io_fill(struct address_space *mapping, pgoff_t index,
 }
 
 /**
- * pgf_io_write_page() - a write is about to write to a page
+ * pgf_io_write_page() - a write is about to write to a folio
  * @mapping: the file's pages
  * @pos: where in the file
+ * @len: the bytes it may write there: up to the end of the folio it
+ *	 gets, which may be a large folio the write adds
  *
- * The write has written everything before @pos.
+ * The write has written everything before @pos. The pages of @len the
+ * cache does not hold are marked: those the write reaches are misses.
  */
-void pgf_io_write_page(struct address_space *mapping, loff_t pos)
+void pgf_io_write_page(struct address_space *mapping, loff_t pos,
+		       size_t len)
 {
 	struct pgf_io *io = current->pgf_io;
-	pgoff_t index = pos >> PAGE_SHIFT;
+	pgoff_t index = pos >> PAGE_SHIFT, last, i;
 	void *entry;
 
-	if (io->mapping != mapping || !io->write || !pgf_io_live(io))
+	if (io->mapping != mapping || !io->write || !len || !pgf_io_live(io))
 		return;
 	pgf_io_used(io, index);
-	entry = xa_load(&mapping->i_pages, index);
-	if (!entry || xa_is_value(entry))
-		pgf_io_mark(io, index, 1, PGF_CACHE_MISS);
+	last = min_t(pgoff_t, (pos + len - 1) >> PAGE_SHIFT,
+		     io->cursor + PGF_IO_WINDOW - 1);
+	for (i = index; i <= last; i++) {
+		entry = xa_load(&mapping->i_pages, i);
+		if (!entry || xa_is_value(entry))
+			pgf_io_mark(io, i, 1, PGF_CACHE_MISS);
+	}
 }
 
 /**

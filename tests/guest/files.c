@@ -12,9 +12,10 @@
  *    readahead; a page read again is a hit; a write to a page the cache
  *    does not hold is a miss, to one it holds a hit;
  *  - the exit record's totals equal the cache records of the trace.
- * On tmpfs (/tmp: shmem_file_read_iter(), holes, no readahead) and on
- * ext4 on the guest's scratch disk (/scratch, a real block device:
- * readahead, misses that do I/O, direct I/O; skipped without the disk);
+ * On tmpfs (/tmp: shmem_file_read_iter(), holes, no readahead), on ext4
+ * on the guest's scratch disk (/scratch, a real block device: readahead,
+ * misses that do I/O, direct I/O) and on XFS on the other (/scratch-xfs:
+ * writes through iomap, large folios); skipped without the disks;
  * io_uring reads and writes, inline and by the ring's worker.
  */
 #include <fcntl.h>
@@ -30,6 +31,7 @@
 
 #define PAGE		4096UL
 #define SCRATCH		"/scratch"
+#define SCRATCH_XFS	"/scratch-xfs"
 
 #ifndef __NR_cachestat
 #define __NR_cachestat	451
@@ -74,12 +76,22 @@ static long resident(int fd, size_t np)
 	return n;
 }
 
-static int scratch(void)
+/* The scratch disk mounted at @dir (the directory of @path) is there. */
+static int scratch_at(const char *path)
 {
+	char dir[64];
 	struct stat a, b;
 
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (strrchr(dir, '/') > dir)
+		*strrchr(dir, '/') = 0;
 	/* A mount point: another device than its parent's. */
-	return !stat(SCRATCH, &a) && !stat("/", &b) && a.st_dev != b.st_dev;
+	return !stat(dir, &a) && !stat("/", &b) && a.st_dev != b.st_dev;
+}
+
+static int scratch(void)
+{
+	return scratch_at(SCRATCH "/");
 }
 
 /* A new, empty file at @path (none before it), open for reading and writing. */
@@ -257,15 +269,14 @@ TEST(tmpfs)
 }
 
 /*
- * ext4, sequential: the pages a read brings in are its misses (used) and
- * its readahead (not used), and nothing else brings pages in: their sum
- * is cachestat's count. Pages read again are hits, and every page read is
- * in exactly one record of the reads.
+ * Sequential reads (ext4, XFS): the pages a read brings in are its misses
+ * (used) and its readahead (not used), and nothing else brings pages in:
+ * their sum is cachestat's count. Pages read again are hits, and every
+ * page read is in exactly one record of the reads.
  */
-TEST(ext4_sequential)
+static void sequential_at(const char *path)
 {
 	static char buf[32 * PAGE];
-	const char *path = SCRATCH "/pgf-files-seq";
 	unsigned long long pg[PGFT_NCACHE], t1;
 	unsigned char seen[256];
 	struct pgf_trace t;
@@ -273,8 +284,8 @@ TEST(ext4_sequential)
 	long before, brought;
 	int c, fd;
 
-	if (!scratch())
-		SKIP("no scratch disk at " SCRATCH);
+	if (!scratch_at(path))
+		SKIP("no scratch disk for %s", path);
 	fd = fresh(path);
 	fill(fd, 256);
 	ASSERT_EQ(drop(fd), 0);
@@ -308,6 +319,17 @@ TEST(ext4_sequential)
 	for (int i = 0; i < 256; i++)
 		EXPECT_EQ(seen[i], i < 32);
 	finish(&t, fd, path);
+}
+
+TEST(ext4_sequential)
+{
+	sequential_at(SCRATCH "/pgf-files-seq");
+}
+
+/* XFS: its reads take iomap's readahead, in large folios. */
+TEST(xfs_sequential)
+{
+	sequential_at(SCRATCH_XFS "/pgf-files-seq");
 }
 
 /*
@@ -356,55 +378,82 @@ TEST(ext4_random)
 }
 
 /*
- * ext4 writes: into pages the cache holds (hits) and pages it dropped
- * (misses), checked against mincore() before each write.
+ * Buffered writes (ext4: generic_perform_write(); XFS: iomap's, which
+ * adds large folios): into pages the cache holds (hits) and pages it does
+ * not (misses), checked against mincore() before the write. The cached
+ * pages are read back in one by one (POSIX_FADV_RANDOM: no readahead),
+ * so the write adds the folio of pages 8-15 itself, on XFS a large one.
+ * Then a write of 64 pages to the end of the file: 64 misses.
  *
- *   pages   0 ... 8 ... 16 ... 24
- *   cached  |yes  |no    |yes  |      (8-15 dropped with fadvise)
- *   write   |-- one write of pages 0-23 --|
+ *   pages   0 ... 8 ... 16 ... 24 ............ 88
+ *   cached  |yes  |no    |yes  |  (none: past the end)
+ *   write   |-- pages 0-23 --|
  *   records |hit x8|miss x8|hit x8|
+ *   write                    |-- pages 24-87 --|
+ *   records                  |miss x64         |
  */
-TEST(ext4_writes)
+static void writes_at(const char *path)
 {
-	static char buf[24 * PAGE];
-	const char *path = SCRATCH "/pgf-files-write";
-	unsigned long long pg[PGFT_NCACHE];
-	unsigned char seen[24];
+	static char buf[64 * PAGE];
+	unsigned long long pg[PGFT_NCACHE], t1;
+	unsigned char seen[88];
 	struct pgf_trace t;
 	long long id;
+	size_t k = 0;
 	int c, fd;
 
-	if (!scratch())
-		SKIP("no scratch disk at " SCRATCH);
+	if (!scratch_at(path))
+		SKIP("no scratch disk for %s", path);
 	fd = fresh(path);
 	fill(fd, 24);
-	ASSERT_EQ(fsync(fd), 0);
-	ASSERT_EQ(posix_fadvise(fd, 8 * PAGE, 8 * PAGE, POSIX_FADV_DONTNEED), 0);
+	ASSERT_EQ(drop(fd), 0);
+	ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM), 0);
+	for (int i = 0; i < 24; i++)
+		if (i < 8 || i >= 16)
+			ASSERT_EQ(pread(fd, buf, PAGE, i * PAGE), (ssize_t)PAGE);
 	ASSERT_EQ(resident(fd, 24), 16);
 	c = trace_files();
 	ASSERT_TRUE(c >= 0);
 	memset(buf, 2, sizeof(buf));
-	ASSERT_EQ(pwrite(fd, buf, sizeof(buf), 0), (ssize_t)sizeof(buf));
+	ASSERT_EQ(pwrite(fd, buf, 24 * PAGE, 0), (ssize_t)(24 * PAGE));
+	t1 = pgf_now_ns();
+	ASSERT_EQ(pwrite(fd, buf, 64 * PAGE, 24 * PAGE), (ssize_t)(64 * PAGE));
 	stop_read(c, &t);
 	id = file_id(&t, path, fd);
 	ASSERT_TRUE(id >= 0);
-	tally(&t, 0, t.nr, id, 'w', pg, seen, 24);
+	tally(&t, 0, after(&t, t1), id, 'w', pg, seen, 88);
 	EXPECT_EQ(pg[PGFT_HIT], 16);
 	EXPECT_EQ(pg[PGFT_MISS], 8);
-	for (int i = 0; i < 24; i++)
-		EXPECT_EQ(seen[i], 1);
-	/* In order: hit 0-7, miss 8-15, hit 16-23, one call's runs. */
-	for (size_t i = 0, k = 0; i < t.nr; i++) {
+	for (int i = 0; i < 88; i++)
+		EXPECT_EQ(seen[i], i < 24);
+	tally(&t, after(&t, t1), t.nr, id, 'w', pg, seen, 88);
+	EXPECT_EQ(pg[PGFT_MISS], 64);
+	EXPECT_EQ(pg[PGFT_HIT], 0);
+	for (int i = 0; i < 88; i++)
+		EXPECT_EQ(seen[i], i >= 24);
+	/* In order: hit 0-7, miss 8-15, hit 16-23, then miss 24-87. */
+	for (size_t i = 0; i < t.nr; i++) {
 		const struct pgf_rec *r = &t.rec[i];
 
 		if (strcmp(r->type, "cache"))
 			continue;
 		EXPECT_EQ(r->addr, 8 * k);
-		EXPECT_EQ(r->a, 8);
-		EXPECT_EQ(r->cache, k == 1 ? PGFT_MISS : PGFT_HIT);
+		EXPECT_EQ(r->a, k < 3 ? 8 : 64);
+		EXPECT_EQ(r->cache, k == 1 || k == 3 ? PGFT_MISS : PGFT_HIT);
 		k++;
 	}
+	EXPECT_EQ(k, 4);
 	finish(&t, fd, path);
+}
+
+TEST(ext4_writes)
+{
+	writes_at(SCRATCH "/pgf-files-write");
+}
+
+TEST(xfs_writes)
+{
+	writes_at(SCRATCH_XFS "/pgf-files-write");
 }
 
 /*
