@@ -6,13 +6,15 @@ over the Python reader's records (tools/python/pgfault_trace.py) on
 random traces of one process and of a tree; mrc --files against an LRU
 simulated by hand on that reference string, with the kernel's own hit
 ratio; a page of a mapped file and the same page read are one page; the
-binary form keeps them; a cache record of a file never named is a bad
-trace."""
+heatmap (SVG) and the html page give each file a band whose cells are
+the references binned by hand; the binary form keeps them; a cache
+record of a file never named is a bad trace."""
 import csv
 import io
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -326,6 +328,147 @@ def a_mapped_page_and_a_read_page_of_a_file_are_one_page():
         assert (top['refs'], top['region'], top['file_offset'], top['page']) == \
             (2, '/data/db', 2 * 4096, None), rows
         assert sorted(r['refs'] for r in rows) == [1, 2], rows
+
+
+HEAT_COLS, HEAT_ROWS = 512, 32
+
+
+def file_refs(path):
+    """The file references of a trace of one process, as pgfreport takes
+    them with --files: (ns since its first record, (dev, inode), index)
+    for every page a hit or a miss used."""
+    refs, names, t0 = [], {}, None
+    for r in pt.records(path):
+        if t0 is None and r.get('time'):
+            t0 = r['time']
+        if r['type'] == 'file':
+            names[r['id']] = (r['dev'], r['inode'])
+        elif r['type'] == 'cache' and r['cache'] in ('hit', 'miss'):
+            refs += [(r['time'] - t0, names[r['file']], i)
+                     for i in range(r['index'], r['index'] + r['pages'])]
+    return refs
+
+
+def binned(refs):
+    """Per file: its band's range (pages: HEAT_ROWS doubled until past its
+    highest page) and its cells {(column, row): references}, with the
+    heatmap's column width (the least power of two that holds the last
+    reference in HEAT_COLS columns)."""
+    per = 1
+    while max(t for t, _, _ in refs) // per >= HEAT_COLS:
+        per *= 2
+    bands = {}
+    for t, f, i in refs:
+        end = bands.setdefault(f, [HEAT_ROWS, {}])
+        while i >= end[0]:
+            end[0] *= 2
+    for t, f, i in refs:
+        end, cells = bands[f]
+        key = (t // per, i // (end // HEAT_ROWS))
+        cells[key] = cells.get(key, 0) + 1
+    return per, bands
+
+
+def html_data(trace, *args):
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, 'r.html')
+        rc, _, err = pgfreport('html', '-o', out, *args, trace)
+        assert rc == 0, err
+        text = open(out).read()
+    m = re.search(r'id="pgf-data">(.*?)</script>', text, re.S)
+    return json.loads(m.group(1))
+
+
+@test
+def heatmap_and_html_band_every_file_as_binned_by_hand():
+    """Each file's band holds its references, at the column of their time
+    and the row of their page in a range that doubled as pages came past
+    it; the html page's files table is pgfreport files'; without --files
+    there is no file band."""
+    rng = random.Random(11)
+    with tempfile.TemporaryDirectory() as d:
+        for k in range(3):
+            path = write(d, f'heat{k}.trace', one(rng, nfiles=4, nrefs=300))
+            refs = file_refs(path)
+            per, bands = binned(refs)
+            data = html_data(path, '--files')
+            heat = data['heat']
+            assert heat['per'] == per, (heat['per'], per)
+            names = {}
+            for r in pt.records(path):
+                if r['type'] == 'file':
+                    names[r['path']] = (r['dev'], r['inode'])
+            got = [b for b in heat['bands'] if b['file']]
+            assert len(got) == len(bands) == len(heat['bands']), heat['bands']
+            for b in got:
+                end, cells = bands[names[b['name']]]
+                assert int(b['end'], 16) == end, (b['name'], b['end'], end)
+                c = b['cells']
+                mine = {(c[i], c[i + 1]): c[i + 2] for i in range(0, len(c), 5)}
+                assert mine == cells, (b['name'], sorted(mine.items())[:5],
+                                       sorted(cells.items())[:5])
+                assert b['faults'] == sum(cells.values())
+            # the files table: pgfreport files' rows
+            rc, out, err = pgfreport('files', '--format', 'json', path)
+            assert rc == 0, err
+            want = {(r['pid'], r['file']): r for r in json.loads(out)}
+            assert len(data['files']['rows']) == len(want)
+            for row in data['files']['rows']:
+                w = want[row['pid'], row['id']]
+                for key in ('path', 'dev', 'inode', 'used', 'distinct', 'read',
+                            'write', 'seq', 'random') + HOWS:
+                    assert row[key] == w[key], (key, row, w)
+            assert data['files']['hit'] + data['files']['miss'] == len(refs)
+            # the SVG: a band per file, its references
+            svg = os.path.join(d, f'heat{k}.svg')
+            rc, _, err = pgfreport('heatmap', '--files', '-o', svg, path)
+            assert rc == 0, err
+            text = open(svg).read()
+            svg_bands = re.findall(r'<g class="file" data-name="([^"]*)" '
+                                   r'data-faults="(\d+)"', text)
+            assert sorted((names[n], int(v)) for n, v in svg_bands) == \
+                sorted((f, sum(c.values())) for f, (_, c) in bands.items())
+            assert f'{len(refs)} references: 0 faults in 0 regions' in text
+            # without --files: no file references
+            rc, _, err = pgfreport('heatmap', '-o', svg, path)
+            assert rc == 0, err
+            assert 'class="file"' not in open(svg).read()
+            assert not html_data(path)['files']['on']
+
+
+@test
+def a_mapped_file_s_faults_are_in_its_band_and_its_region_s_row():
+    """With --files, a fault in a shared mapping of a file is a reference
+    to the file's page, in the file's band (the heatmap, the html page),
+    and still a fault of its region in the html page's region table."""
+    t0 = 10**9
+    text = (f'pgfault_history 7 pid 42 page_size 4096\nstart {t0} first files\n'
+            f'layout {t0} 1\n'
+            f'map {t0} 1 400000 420000 r--s 0 08:01 11 /data/db\n'
+            f'fault {t0} 42 401000 r user minor 0\n'
+            f'file {t0 + 1000} 0 08:01 11 /data/db\n'
+            f'cache {t0 + 2000} 42 0 0 4 r miss\n'
+            f'cache {t0 + 5000000} 42 0 40 2 r hit\n'
+            f'exit {t0 + 11000000} 0 1 0 1 cache 2 0\n')
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, 'mapped.trace', text)
+        data = html_data(path, '--files')
+        # 5 ms in 512 columns: 16384 ns a column; the band: pages 0-63
+        # (page 40 doubled it from 32), 2 pages a row
+        assert data['heat']['per'] == 16384
+        (band,) = data['heat']['bands']
+        assert (band['name'], band['file'], band['end'], band['top']) == \
+            ('/data/db', True, '40', 42), band
+        assert band['cells'] == [0, 0, 3, 0, 0.002, 0, 1, 2, 0.002, 0.002,
+                                 305, 20, 2, 5, 5], band['cells']
+        (region,) = data['regions']
+        assert (region['faults'], region['touched']) == (1, 1), region
+        assert (data['files']['hit'], data['files']['miss']) == (2, 4)
+        # without --files: the fault in its region's band, no file
+        data = html_data(path)
+        assert [(b['name'], b['file'], b['faults']) for b in data['heat']['bands']] \
+            == [('/data/db', False, 1)]
+        assert data['regions'][0]['faults'] == 1
 
 
 if __name__ == '__main__':

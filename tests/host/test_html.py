@@ -7,7 +7,9 @@ where there is no fault; a wheel turn zooms it (the visible range
 shrinks); hovering a cell shows its region, addresses, faults and first
 and last fault; every view draws, and its screenshot is kept in
 build/html-report/. A generated trace of 10^5 faults loads too (its size
-and load time are printed; make bench-report measures 10^5 to 10^7)."""
+and load time are printed; make bench-report measures 10^5 to 10^7).
+With --files, a file's band and its files table show, and hovering its
+cell names the file's pages."""
 import contextlib
 import os
 import subprocess
@@ -229,6 +231,52 @@ def a_generated_trace_of_100000_faults_loads():
         assert b.errors == [], b.errors
     finally:
         b.close()
+
+
+# --files: a file mapped and read. Its band spans pages 0-63 (page 40
+# doubled it from 32), 2 pages a row; the reads of pages 40-41 at 5 ms in
+# column 5 ms // 16384 ns = 305, row 20.
+TRACE_FILES = f'''pgfault_history 7 pid 42 page_size 4096
+start {T0} first files
+layout {T0} 1
+map {T0} 1 400000 420000 r--s 0 08:01 11 /data/db
+fault {T0} 42 401000 r user minor 0
+file {T0 + 1000} 0 08:01 11 /data/db
+cache {T0 + 2000} 42 0 0 4 r miss
+cache {T0 + 5000000} 42 0 40 2 r hit
+exit {T0 + 11000000} 0 1 0 1 cache 2 0
+'''
+
+
+@test
+def with_files_a_file_has_its_band_its_table_and_its_pages_on_hover():
+    page = html(TRACE_FILES, '--files')
+    with heatmap_of(page) as b:
+        px = heat_pixel(b, 305, 20)
+        b.mouse('mouseMoved', px[0], px[1])
+        text = b.wait('''(() => {
+            const t = pgfReport.charts.heatmap.getDom().innerText;
+            return t.includes('references') ? t : '';
+        })()''', timeout=20)
+        for want in ('/data/db', 'file pages 40 - 41', 'offsets 28000 - 2a000',
+                     'references 2', 'first 5.000 ms'):
+            assert want in text, (want, text)
+        b.js('location.hash = "overview"')
+        b.wait('pgfReport.view === "overview"')
+        files = b.js('document.getElementById("pgf-files").innerText')
+        assert '/data/db' in files, files
+        assert b.js('document.getElementById("pgf-files-view").hidden') is False
+        b.js('location.hash = "mrc"')
+        b.wait('pgfReport.view === "mrc"')
+        title = b.js('pgfReport.charts.mrc.getOption().title[0].text')
+        assert "the kernel's page cache: 2 hits, 4 misses" in title, title
+        assert b.errors == [], b.errors
+    # without --files, no files table
+    with heatmap_of(html(TRACE_FILES)) as b:
+        b.js('location.hash = "overview"')
+        b.wait('pgfReport.view === "overview"')
+        assert b.js('document.getElementById("pgf-files-view").hidden') is True
+        assert b.errors == [], b.errors
 
 
 main()

@@ -73,22 +73,21 @@ static void merge(struct heatmap *h)
 	h->per *= 2;
 }
 
-int heat_fault(struct heatmap *h, uint64_t key, uint64_t start, uint64_t end,
-	       const char *name, uint64_t t, uint64_t addr)
+/* The band of @key, its cells made; NULL when out of memory. */
+static struct heat_band *band_of(struct heatmap *h, uint64_t key)
 {
-	uint64_t x = h->by_time ? t : h->n, row;
 	struct heat_band *b;
 	int64_t id;
 
 	id = pgid_get(&h->keys, key);
 	if (id < 0)
-		return -1;
+		return NULL;
 	if ((size_t)id >= h->cap) {
 		size_t cap = h->cap ? 2 * h->cap : 16;
 		struct heat_band *v = realloc(h->b, cap * sizeof(*v));
 
 		if (!v)
-			return -1;
+			return NULL;
 		memset(v + h->cap, 0, (cap - h->cap) * sizeof(*v));
 		h->b = v;
 		h->cap = cap;
@@ -97,14 +96,94 @@ int heat_fault(struct heatmap *h, uint64_t key, uint64_t start, uint64_t end,
 	if (!b->cell) {
 		b->cell = calloc(HEAT_COLS * HEAT_ROWS, sizeof(*b->cell));
 		if (!b->cell)
-			return -1;
+			return NULL;
 		if (h->times) {
 			b->first = calloc(HEAT_COLS * HEAT_ROWS, sizeof(*b->first));
 			b->last = calloc(HEAT_COLS * HEAT_ROWS, sizeof(*b->last));
 			if (!b->first || !b->last)
-				return -1;
+				return NULL;
 		}
 	}
+	return b;
+}
+
+/* A file's rows in pairs: its range doubles. */
+static void fold(struct heat_band *b)
+{
+	for (size_t c = 0; c < HEAT_COLS; c++)
+		for (size_t r = 1; r < HEAT_ROWS; r++) {
+			size_t from = c * HEAT_ROWS + r, to = c * HEAT_ROWS + r / 2;
+
+			b->cell[to] += b->cell[from];
+			b->cell[from] = 0;
+			if (!b->first)
+				continue;
+			if (b->first[from] && (!b->first[to] || b->first[from] < b->first[to]))
+				b->first[to] = b->first[from];
+			if (b->last[from] > b->last[to])
+				b->last[to] = b->last[from];
+			b->first[from] = 0;
+			b->last[from] = 0;
+		}
+	b->end *= 2;
+}
+
+/* Count a reference at @x (ns or order), @t ns, in @row of @b. */
+static void count(struct heatmap *h, struct heat_band *b, uint64_t x,
+		  uint64_t t, uint64_t row)
+{
+	size_t i;
+
+	while (x / h->per >= HEAT_COLS)
+		merge(h);
+	i = x / h->per * HEAT_ROWS + row;
+	b->cell[i]++;
+	if (b->first) {
+		if (!b->first[i] || t + 1 < b->first[i])
+			b->first[i] = t + 1;
+		if (t + 1 > b->last[i])
+			b->last[i] = t + 1;
+	}
+	b->faults++;
+	h->n++;
+	if (x > h->xmax)
+		h->xmax = x;
+}
+
+int heat_file(struct heatmap *h, uint64_t key, const char *path, uint64_t t,
+	      uint64_t index)
+{
+	uint64_t x = h->by_time ? t : h->n;
+	struct heat_band *b = band_of(h, key);
+
+	if (!b)
+		return -1;
+	if (!b->name) {
+		b->name = strdup(*path ? path : "[a file with no name]");
+		if (!b->name)
+			return -1;
+		b->file = true;
+		b->start = 0;
+		b->end = HEAT_ROWS;
+		h->files++;
+	}
+	while (index >= b->end && b->end <= UINT64_MAX / 2)
+		fold(b);
+	if (index + 1 > b->top)
+		b->top = index + 1;
+	h->file_refs++;
+	count(h, b, x, t, index / (b->end / HEAT_ROWS));
+	return 0;
+}
+
+int heat_fault(struct heatmap *h, uint64_t key, uint64_t start, uint64_t end,
+	       const char *name, uint64_t t, uint64_t addr)
+{
+	uint64_t x = h->by_time ? t : h->n, row;
+	struct heat_band *b = band_of(h, key);
+
+	if (!b)
+		return -1;
 	if (!b->name || b->start != start || b->end != end) {
 		char *n = strdup(*name ? name : "[anon]");
 
@@ -115,25 +194,11 @@ int heat_fault(struct heatmap *h, uint64_t key, uint64_t start, uint64_t end,
 		b->start = start;
 		b->end = end;
 	}
-	while (x / h->per >= HEAT_COLS)
-		merge(h);
 	row = end > start && addr >= start ?
 		(addr - start) / ((end - start + HEAT_ROWS - 1) / HEAT_ROWS) : 0;
 	if (row >= HEAT_ROWS)
 		row = HEAT_ROWS - 1;
-	b->cell[x / h->per * HEAT_ROWS + row]++;
-	if (b->first) {
-		size_t i = x / h->per * HEAT_ROWS + row;
-
-		if (!b->first[i] || t + 1 < b->first[i])
-			b->first[i] = t + 1;
-		if (t + 1 > b->last[i])
-			b->last[i] = t + 1;
-	}
-	b->faults++;
-	h->n++;
-	if (x > h->xmax)
-		h->xmax = x;
+	count(h, b, x, t, row);
 	return 0;
 }
 
@@ -171,10 +236,15 @@ struct drawn {
 	unsigned int rows;	/* rows drawn: HEAT_ROWS / a power of 2 */
 };
 
+/* The regions, highest addresses first; then the files, as they came. */
 static int by_start_down(const void *a, const void *b)
 {
 	const struct drawn *x = a, *y = b;
 
+	if (x->b->file != y->b->file)
+		return x->b->file ? 1 : -1;
+	if (x->b->file)
+		return x->b < y->b ? -1 : x->b > y->b;
 	return x->b->start < y->b->start ? 1 : x->b->start > y->b->start ? -1 : 0;
 }
 
@@ -198,7 +268,7 @@ static void band(FILE *f, const struct drawn *d, const struct svg_plot *p,
 
 	for (int k = 0; k < NLEV; k++)
 		level_color(k, color[k], sizeof(color[k]));
-	fprintf(f, "<g class=\"region\" data-name=\"");
+	fprintf(f, "<g class=\"%s\" data-name=\"", b->file ? "file" : "region");
 	svg_escape(f, b->name, 0);
 	fprintf(f, "\" data-faults=\"%llu\">\n<rect class=\"band\" x=\"%.1f\" "
 		"y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#ececec\"/>\n",
@@ -230,9 +300,15 @@ static void band(FILE *f, const struct drawn *d, const struct svg_plot *p,
 	if (d->h >= 30) {
 		svg_text(f, p->x - 8, d->y + d->h / 2 - 2, NULL, "%.40s  %s", b->name,
 			 buf);
-		svg_text(f, p->x - 8, d->y + d->h / 2 + 12, "fill=\"#666\"",
-			 "%llx-%llx", (unsigned long long)b->start,
-			 (unsigned long long)b->end);
+		if (b->file)
+			svg_text(f, p->x - 8, d->y + d->h / 2 + 12, "fill=\"#666\"",
+				 "file pages 0-%llu (used: up to %llu)",
+				 (unsigned long long)b->end - 1,
+				 (unsigned long long)b->top - 1);
+		else
+			svg_text(f, p->x - 8, d->y + d->h / 2 + 12, "fill=\"#666\"",
+				 "%llx-%llx", (unsigned long long)b->start,
+				 (unsigned long long)b->end);
 	} else {
 		svg_text(f, p->x - 8, d->y + d->h / 2 + 4, NULL, "%.40s  %s", b->name,
 			 buf);
@@ -240,13 +316,13 @@ static void band(FILE *f, const struct drawn *d, const struct svg_plot *p,
 	fputs("</g>\n</g>\n", f);
 }
 
-static void legend(FILE *f, double x, double y, uint64_t max)
+static void legend(FILE *f, double x, double y, uint64_t max, bool files)
 {
 	char color[8];
 
 	fprintf(f, "<g class=\"scale\" data-max=\"%llu\">\n",
 		(unsigned long long)max);
-	svg_text(f, x, y - 10, NULL, "faults per cell");
+	svg_text(f, x, y - 10, NULL, files ? "references per cell" : "faults per cell");
 	for (int k = NLEV - 1; k >= 0; k--) {
 		double yy = y + (NLEV - 1 - k) * 16;
 
@@ -321,18 +397,31 @@ void heat_write(struct heatmap *h, FILE *f, const char *title,
 		svg_frame(f, &p, "time since the trace's start", SVG_NS, "", SVG_NONE,
 			  0);
 	} else {
-		snprintf(buf, sizeof(buf), "%llu fault%s", (unsigned long long)h->per,
-			 h->per == 1 ? "" : "s");
-		svg_frame(f, &p, "faults in order (virtual time)", SVG_PLAIN, "",
-			  SVG_NONE, 0);
+		snprintf(buf, sizeof(buf), "%llu %s%s", (unsigned long long)h->per,
+			 h->files ? "reference" : "fault", h->per == 1 ? "" : "s");
+		svg_frame(f, &p, h->files ? "references in order (virtual time)" :
+			  "faults in order (virtual time)", SVG_PLAIN, "", SVG_NONE, 0);
 	}
-	svg_text(f, 20, y + 62, "class=\"note\" fill=\"#555\"",
-		 "%llu faults in %zu regions; a cell: %s across, 1/%u of its region "
-		 "down (fewer rows in thin bands); a band's height: its share of "
-		 "the faults", (unsigned long long)h->n, nb, buf, HEAT_ROWS);
+	if (h->files)
+		svg_text(f, 20, y + 62, "class=\"note\" fill=\"#555\"",
+			 "%llu references: %llu faults in %zu regions, %llu to the "
+			 "pages of %zu file%s (the page cache's, and faults in their "
+			 "mappings); a cell: %s across, 1/%u of its region or of its "
+			 "file's pages down (fewer rows in thin bands); a band's "
+			 "height: its share of the references",
+			 (unsigned long long)h->n,
+			 (unsigned long long)(h->n - h->file_refs), nb - h->files,
+			 (unsigned long long)h->file_refs, h->files,
+			 h->files == 1 ? "" : "s", buf, HEAT_ROWS);
+	else
+		svg_text(f, 20, y + 62, "class=\"note\" fill=\"#555\"",
+			 "%llu faults in %zu regions; a cell: %s across, 1/%u of its "
+			 "region down (fewer rows in thin bands); a band's height: its "
+			 "share of the faults", (unsigned long long)h->n, nb, buf,
+			 HEAT_ROWS);
 	for (size_t i = 0; i < nb; i++)
 		band(f, &d[i], &p, used, h->n, max);
-	legend(f, LEFT + PLOT_W + 24, top + 24, max);
+	legend(f, LEFT + PLOT_W + 24, top + 24, max, h->files);
 	svg_end(f);
 	free(d);
 }

@@ -14,11 +14,19 @@
  * merge in pairs and `per` doubles. Memory is HEAT_COLS x HEAT_ROWS
  * counters per region that faulted, whatever the trace's length.
  *
+ * The pages of files (a page cache reference, a fault in a mapped file)
+ * have bands of their own, below the regions', one per file: its pages
+ * from 0 up, over a range that starts at HEAT_ROWS pages and doubles
+ * (its rows merging in pairs) when a page falls past it, for a trace
+ * does not say how long a file is.
+ *
  *	struct heatmap h;
  *
  *	heat_init(&h, true);			// x: time
  *	for each fault:
  *		heat_fault(&h, region_key, start, end, name, t_ns, addr);
+ *	for each page of a file:
+ *		heat_file(&h, file_key, path, t_ns, index);
  *	heat_write(&h, f, title, notes, nnotes);
  *	heat_free(&h);
  */
@@ -34,7 +42,13 @@
 #define HEAT_ROWS 32
 
 struct heat_band {
-	uint64_t start, end;	/* the region's range at its latest fault */
+	/*
+	 * The region's range at its latest fault; a file's: 0 and the pages
+	 * its rows span (HEAT_ROWS << k)
+	 */
+	uint64_t start, end;
+	bool file;		/* a file's band */
+	uint64_t top;		/* a file's: its highest page referenced + 1 */
 	char *name;
 	uint64_t faults;
 	uint32_t *cell;		/* [HEAT_COLS][HEAT_ROWS] */
@@ -47,7 +61,9 @@ struct heatmap {
 	bool times;		/* keep each cell's first and last fault */
 	uint64_t per;		/* x units per column */
 	uint64_t xmax;		/* the largest x seen */
-	uint64_t n;		/* faults */
+	uint64_t n;		/* faults, and pages of files */
+	uint64_t file_refs;	/* of them: pages of files */
+	size_t files;		/* file bands */
 	struct pgid_map keys;	/* region key -> band */
 	struct heat_band *b;
 	size_t cap;
@@ -68,6 +84,16 @@ void heat_free(struct heatmap *h);
  */
 int heat_fault(struct heatmap *h, uint64_t key, uint64_t start, uint64_t end,
 	       const char *name, uint64_t t, uint64_t addr);
+
+/*
+ * A reference to page @index of the file @key (the caller's: unique per
+ * file, and apart from every region key; HEAT_FILE_KEY()) called @path,
+ * @t ns after the trace's start. 0, or -1 when out of memory.
+ */
+int heat_file(struct heatmap *h, uint64_t key, const char *path, uint64_t t,
+	      uint64_t index);
+/* A key for file @n that no region's key is: the top of the key space. */
+#define HEAT_FILE_KEY(n)	(PGID_PAGE_MAX - (uint64_t)(n))
 
 /* Draw it, with @title and @nnotes note lines under it. */
 void heat_write(struct heatmap *h, FILE *f, const char *title,

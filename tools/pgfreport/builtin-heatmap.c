@@ -19,7 +19,10 @@ static const char usage[] =
 "band per region that faulted, highest addresses at the top, its height\n"
 "its share of the faults, labelled with its name, range and share; a\n"
 "cell's colour is its faults on a log scale, whose legend is beside the\n"
-"plot. A fault counts for the region that held its address then.\n"
+"plot. A fault counts for the region that held its address then. With\n"
+"--files, each file has a band below the regions': its pages from 0 up\n"
+"(the range doubles as the trace reaches further into it), the pages the\n"
+"page cache served and the faults in its mappings.\n"
 "\n"
 "Options:\n"
 "  -o, --output FILE  the SVG file to write (needed)\n"
@@ -30,9 +33,18 @@ static int heat_fault_cb(struct pass *ps, void *st, const struct pgft_rec *r,
 			 const struct pgft_region *g, long sp,
 			 unsigned long long addr)
 {
-	(void)addr;
+	unsigned long long index;
+	const char *path;
+
 	if (!pgft_counted(r->result))
 		return 0;
+	if (sp < 0 && pass_file_page(ps, pass_page(ps, addr), &path, &index)) {
+		if (heat_file(st, HEAT_FILE_KEY(pass_page(ps, addr) >> 32 & PASS_FILE_MAX),
+			      path, r->time > ps->replay.t0 ? r->time - ps->replay.t0 : 0,
+			      index))
+			return pass_oom(ps);
+		return 0;
+	}
 	if (g && heat_fault(st, ((uint64_t)sp << 32) ^ g->id, g->start, g->end,
 			    g->name, r->time > ps->replay.t0 ? r->time - ps->replay.t0 : 0,
 			    r->addr))
@@ -48,7 +60,7 @@ int cmd_heatmap(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pass ps = { .cmd = "heatmap", .usage = usage,
-			   .takes = TAKES_PID | TAKES_FILTERS };
+			   .takes = TAKES_PID | TAKES_FILTERS | TAKES_FILES };
 	const char *out = NULL;
 	struct heatmap heat;
 	bool by_order = false;
@@ -84,7 +96,9 @@ int cmd_heatmap(int argc, char **argv)
 		f = svg_open(out);
 		if (f) {
 			kind_notes(&ps.replay.kind, &notes, AN_MAP);
-			heat_write(&heat, f, plot_title("Page faults, time x address",
+			heat_write(&heat, f, plot_title(ps.files ?
+							"Page faults and file pages, time x address" :
+							"Page faults, time x address",
 							ps.trace.fname),
 				   notes.ptr, notes.n);
 			if (svg_close(f, out))

@@ -18,6 +18,7 @@
 #include "space.h"
 #include "timeline.h"
 #include "../lib/heatmap.h"
+#include "../lib/pcache.h"
 #include "../lib/wss.h"
 
 static const char usage[] =
@@ -31,7 +32,10 @@ static const char usage[] =
 "charts of mrc, reuse, wss and timeline. The charts are Apache ECharts'\n"
 "(Apache-2.0; its licence is in the page). The heatmap is binned as the\n"
 "trace streams (512 columns, 32 rows per region), so the page's size\n"
-"does not grow with the trace's length.\n"
+"does not grow with the trace's length. With --files (a trace of\n"
+"tracepgfault -c): a table of the files, a heatmap band per file (its\n"
+"pages from 0 up), and the charts of the faults and the pages the page\n"
+"cache served, with the kernel's own hits and misses beside the MRC.\n"
 "\n"
 "Options:\n"
 "  -o, --output FILE  the HTML file to write (needed)\n"
@@ -48,6 +52,7 @@ struct html_state {
 	struct spaces spaces;
 	struct ptree own;	/* a single process's, as a tree */
 	struct space *shown;	/* the address space the region table shows */
+	struct pcache files;	/* --files: the table of the files */
 };
 
 static int html_rec(struct pass *ps, void *st, const struct pgft_rec *r)
@@ -58,6 +63,17 @@ static int html_rec(struct pass *ps, void *st, const struct pgft_rec *r)
 		return PGF_EXIT_FAIL;	/* said */
 	if (!ps->trace.rd.tree && !ptree_rec(&H->own, r, ps->trace.page_size))
 		return pass_error(ps, "out of memory");
+	if (ps->files && (r->type == PGFT_FILE || r->type == PGFT_CACHE)) {
+		int pid = ps->trace.rd.tree && r->pid ? r->pid : ps->trace.rd.pid;
+
+		if (r->type == PGFT_FILE ? pcache_file(&H->files, pid, r) :
+		    pcache_ref(&H->files, pid, r))
+			return errno == ENOMEM ? pass_oom(ps) :
+			       pass_bad_trace(ps, "%s:%llu: a cache record of file "
+					      "%llu, which no file record named "
+					      "before it", ps->trace.fname,
+					      ps->trace.rd.line, r->id);
+	}
 	return 0;
 }
 
@@ -66,9 +82,17 @@ static int html_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 		      unsigned long long addr)
 {
 	struct html_state *H = st;
-	uint64_t page = pass_page(ps, addr);
+	uint64_t page = pass_page(ps, addr), t;
+	unsigned long long index;
+	const char *path;
+	bool file = sp < 0 && pass_file_page(ps, page, &path, &index);
 
-	if (!ps->replay.whole && space_fault(&H->spaces, r, g))
+	/*
+	 * The region table counts the faults, a fault in a mapped file too
+	 * (--files hands it over as the file's page, with no region).
+	 */
+	if (!ps->replay.whole && r->type == PGFT_FAULT &&
+	    space_fault(&H->spaces, r, file ? pass_region(ps, r->addr) : g))
 		return PGF_EXIT_FAIL;	/* said */
 	if (!pgft_counted(r->result))
 		return 0;
@@ -76,10 +100,12 @@ static int html_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 	tl_fault(&H->tl, r->time, page);
 	if (H->tl.nomem)
 		return PGF_EXIT_FAIL;	/* said */
+	t = r->time > ps->replay.t0 ? r->time - ps->replay.t0 : 0;
 	if (wss_ref(&H->wss, page) ||
+	    (file && heat_file(&H->heat, HEAT_FILE_KEY(page >> 32 & PASS_FILE_MAX),
+			       path, t, index)) ||
 	    (g && heat_fault(&H->heat, ((uint64_t)sp << 32) ^ g->id, g->start,
-			     g->end, g->name,
-			     r->time > ps->replay.t0 ? r->time - ps->replay.t0 : 0, r->addr)))
+			     g->end, g->name, t, r->addr)))
 		return pass_error(ps, "out of memory");
 	return 0;
 }
@@ -188,8 +214,10 @@ static void heat_json(FILE *f, struct html_state *H)
 		bool first = true;
 
 		fprintf(f, "%s{\"start\":\"%llx\",\"end\":\"%llx\",\"faults\":%llu,"
-			"\"name\":", i ? "," : "", (unsigned long long)b->start,
-			(unsigned long long)b->end, (unsigned long long)b->faults);
+			"\"file\":%s,\"top\":%llu,\"name\":", i ? "," : "",
+			(unsigned long long)b->start, (unsigned long long)b->end,
+			(unsigned long long)b->faults, b->file ? "true" : "false",
+			(unsigned long long)b->top);
 		jstr(f, b->name);
 		/* the cells that faulted: col, row, faults, first, last (ms) */
 		fputs(",\"cells\":[", f);
@@ -207,6 +235,64 @@ static void heat_json(FILE *f, struct html_state *H)
 				first = false;
 			}
 		fputs("]}", f);
+	}
+	fputs("]}", f);
+}
+
+/* Pages of @s as @k (enum pgft_cache), read or written. */
+static uint64_t fared(const struct pcache_stats *s, int k)
+{
+	return s->pages[k][0] + s->pages[k][1];
+}
+
+/* Pages of @s used by reads (@w 0) or writes (1): all but readahead. */
+static uint64_t used_by(const struct pcache_stats *s, int w)
+{
+	uint64_t n = 0;
+
+	for (int k = 0; k < PGFT_NCACHE; k++)
+		if (k != PGFT_READAHEAD)
+			n += s->pages[k][w];
+	return n;
+}
+
+/*
+ * --files: the kernel's own hits, misses and readahead of the file
+ * references, and a row per file (pgfreport files' columns).
+ */
+static void files_json(FILE *f, const struct pass *ps, struct html_state *H)
+{
+	fprintf(f, "\"files\":{\"on\":%s,\"hit\":%llu,\"miss\":%llu,"
+		"\"readahead\":%llu,\"rows\":[", ps->files ? "true" : "false",
+		ps->replay.file_hits, ps->replay.file_misses,
+		ps->replay.file_readahead);
+	for (size_t i = 0; i < H->files.nfiles; i++) {
+		const struct pcache_file *p = &H->files.files[i];
+		const struct pcache_stats *s = &p->st;
+
+		fprintf(f, "%s{\"pid\":%d,\"id\":%llu,\"dev\":\"%02x:%02x\","
+			"\"inode\":%llu,\"used\":%llu,\"distinct\":%llu,"
+			"\"read\":%llu,\"write\":%llu,\"hit\":%llu,\"miss\":%llu,"
+			"\"hole\":%llu,\"direct\":%llu,\"readahead\":%llu,"
+			"\"seq\":%llu,\"random\":%llu,\"hit_ratio\":", i ? "," : "",
+			p->pid, p->id, p->major, p->minor, p->inode,
+			(unsigned long long)pcache_used(s),
+			(unsigned long long)s->distinct,
+			(unsigned long long)used_by(s, 0),
+			(unsigned long long)used_by(s, 1),
+			(unsigned long long)fared(s, PGFT_HIT),
+			(unsigned long long)fared(s, PGFT_MISS),
+			(unsigned long long)fared(s, PGFT_HOLE),
+			(unsigned long long)fared(s, PGFT_DIRECT),
+			(unsigned long long)fared(s, PGFT_READAHEAD),
+			(unsigned long long)s->seq, (unsigned long long)s->random);
+		if (fared(s, PGFT_HIT) + fared(s, PGFT_MISS))
+			jnum(f, pcache_hit_ratio(s));
+		else
+			fputs("null", f);
+		fputs(",\"path\":", f);
+		jstr(f, p->path ? p->path : "");
+		fputc('}', f);
 	}
 	fputs("]}", f);
 }
@@ -319,6 +405,8 @@ static void data_json(FILE *f, const struct pass *ps, struct html_state *H)
 	fputc(',', f);
 	heat_json(f, H);
 	fputc(',', f);
+	files_json(f, ps, H);
+	fputc(',', f);
 	mrc_json(f, ps, H);
 	fputc(',', f);
 	reuse_json(f, H);
@@ -365,7 +453,7 @@ int cmd_html(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pass ps = { .cmd = "html", .usage = usage,
-			   .takes = TAKES_PID | TAKES_FILTERS };
+			   .takes = TAKES_PID | TAKES_FILTERS | TAKES_FILES };
 	struct html_state state = { .spaces = SPACES_INIT(-1) }, *H = &state;
 	long interval_ms = 10, window = 10;
 	const char *out = NULL;
@@ -402,6 +490,7 @@ int cmd_html(int argc, char **argv)
 		return status;
 	heat_init(&H->heat, true);
 	heat_times(&H->heat);
+	pcache_init(&H->files);
 	wss_init(&H->wss);
 	tl_init(&H->tl, interval_ms, window);
 	ps.rec = html_rec;
@@ -420,6 +509,7 @@ int cmd_html(int argc, char **argv)
 	wss_free(&H->wss);
 	tl_free(&H->tl);
 	spaces_free(&H->spaces);
+	pcache_free(&H->files);
 	ptree_free(&H->own);
 	pass_close(&ps);
 	return status;

@@ -41,8 +41,9 @@ static const char help_files[] =
 "                read or write the page cache served (hit or miss) is a\n"
 "                reference, and so is a fault in a mapped file (but a write\n"
 "                to a private mapping): a page of a file is one page\n"
-"                whether read() or a mapping touched it. The kernel's own\n"
-"                hit ratio over those references is given beside\n";
+"                whether read() or a mapping touched it. mrc and html\n"
+"                give the kernel's own hit ratio over those references\n"
+"                beside the curves; heatmap and html draw a band per file\n";
 static const char help_pid[] =
 "  --pid PID     of a tree file (tracepgfault -f), process PID alone\n";
 static const char help_filters[] =

@@ -318,13 +318,19 @@ static const struct space_page *page_of(const struct spaces *s, uint64_t page)
  * The region @page's faults are credited to: the one alive at the end
  * that holds it, else the last that held it at one of its faults if that
  * one was removed holding it; NULL if none did, or if that one no longer
- * held the page at the end or at its removal (it shrank or moved).
+ * held the page at the end or at its removal (it shrank or moved). A page
+ * of a file (--files: the faults of a mapping of it) has no address: the
+ * last region it faulted in.
  */
 static struct rstat *credited(const struct spaces *s, uint64_t page,
 			      const struct space_page *p, struct rstat **by_ord)
 {
 	unsigned long long addr = page * s->ps->trace.page_size;
-	struct rstat *r = alive_at(&s->chosen, addr);
+	struct rstat *r;
+
+	if (s->ps->files && (page & PASS_FILE_PAGE))
+		return p->reg ? by_ord[p->reg - 1] : NULL;
+	r = alive_at(&s->chosen, addr);
 
 	if (r || !p->reg)
 		return r;

@@ -94,17 +94,41 @@
 			{ h: 'first ms', v: (r) => fmt(r.first_ms) },
 			{ h: 'region', l: true, v: (r) => r.name + (r.alive ? '' : ' (removed)') },
 		], D.regions, (r) => r.alive ? '' : 'removed');
+		$('pgf-files-view').hidden = !D.files.on;
+		if (!D.files.on)
+			return;
+		table($('pgf-files'), [
+			{ h: 'pid', v: (f) => f.pid },
+			{ h: 'path', l: true, v: (f) => f.path || '-' },
+			{ h: 'dev', l: true, v: (f) => f.dev },
+			{ h: 'inode', v: (f) => f.inode },
+			{ h: 'used', v: (f) => f.used },
+			{ h: 'distinct', v: (f) => f.distinct },
+			{ h: 'read', v: (f) => f.read },
+			{ h: 'write', v: (f) => f.write },
+			{ h: 'hit', v: (f) => f.hit },
+			{ h: 'miss', v: (f) => f.miss },
+			{ h: 'readahead', v: (f) => f.readahead },
+			{ h: 'hole', v: (f) => f.hole },
+			{ h: 'direct', v: (f) => f.direct },
+			{ h: 'hit ratio', v: (f) => fmt(f.hit_ratio) },
+			{ h: 'seq runs', v: (f) => f.seq },
+			{ h: 'random runs', v: (f) => f.random },
+		], D.files.rows.slice().sort((a, b) => b.used - a.used));
 	}
 
 	/* ---- the heatmap ---- */
 
 	/* Band b's rows are y = base[b] .. base[b] + rows - 1, low addresses
-	 * first: bands by start, so the highest addresses are at the top. */
+	 * first: the files' bands at the bottom (--files; their start and end
+	 * are pages), then the regions' by start, so the highest addresses
+	 * are at the top. */
 	function heatLayout() {
 		const H = D.heat;
 		const bands = H.bands.map((b, i) => Object.assign({ i: i }, b,
 			{ s: BigInt('0x' + b.start), e: BigInt('0x' + b.end) }));
-		bands.sort((a, b) => (a.s < b.s ? -1 : a.s > b.s ? 1 : 0));
+		bands.sort((a, b) => (a.file !== b.file ? (a.file ? -1 : 1) :
+			a.file ? b.i - a.i : a.s < b.s ? -1 : a.s > b.s ? 1 : 0));
 		const base = new Map();
 		bands.forEach((b, k) => base.set(b.i, k * H.rows));
 		return { bands, base };
@@ -154,6 +178,12 @@
 					const r = v[1] - L.base.get(v[6]);
 					const [lo, hi] = rowSpan(b, r);
 					const ps = BigInt(D.page_size);
+					if (b.file)
+						return `<b>${esc(b.name)}</b><br>` +
+							`file pages ${lo} - ${hi - 1n} ` +
+							`(offsets ${(lo * ps).toString(16)} - ${(hi * ps).toString(16)})<br>` +
+							`references <b>${v[3]}</b><br>` +
+							`first ${v[4].toFixed(3)} ms, last ${v[5].toFixed(3)} ms`;
 					const pages = (hi - lo + ps - 1n) / ps;
 					return `<b>${esc(b.name)}</b><br>` +
 						`addresses ${lo.toString(16)} - ${hi.toString(16)} ` +
@@ -219,8 +249,13 @@
 			name: name, type: 'line', showSymbol: M.sizes.length < 40,
 			data: M.sizes.map((x, i) => [x, v[i]]),
 		});
+		const F = D.files;
+		const k = F.on && F.hit + F.miss ? `; the kernel's page cache: ${F.hit} hits, ` +
+			`${F.miss} misses of the file references ` +
+			`(${(100 * F.hit / (F.hit + F.miss)).toFixed(1)}% hit), ` +
+			`${F.readahead} pages read ahead` : '';
 		return lines(el, {
-			title: { text: `Miss-ratio curves: ${M.refs} references to ${M.pages} pages`,
+			title: { text: `Miss-ratio curves: ${M.refs} references to ${M.pages} pages${k}`,
 				 left: 'center', top: 22, textStyle: { fontSize: 13 } },
 			xAxis: { type: 'log', logBase: 2, name: 'cache size (pages)',
 				 nameLocation: 'middle', nameGap: 30 },
