@@ -59,7 +59,8 @@ table() {
 		shift
 		kind=cache
 		cmds=("read" "files" "export csv --files" "export refs --files"
-		      "export json" "mrc --files" "reuse --files" "hot --files")
+		      "export json" "mrc --files" "reuse --files" "hot --files"
+		      "wss --files" "heatmap --files -o $tmp/f.svg")
 	fi
 	title="pgfreport on $name: $records $kind records (text $(du -h "$text" | cut -f1), binary $(du -h "$bin_trace" | cut -f1)), median of 3 runs"
 	tables=$((tables + 1))
