@@ -47,6 +47,7 @@ static const char usage[] =
 struct html_state {
 	struct cache cache;
 	struct wss wss;
+	size_t wss_off;		/* its struct wss_page in the pass's slots */
 	struct heatmap heat;
 	struct timeline tl;
 	struct spaces spaces;
@@ -101,8 +102,8 @@ static int html_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 	if (H->tl.nomem)
 		return PGF_EXIT_FAIL;	/* said */
 	t = r->time > ps->replay.t0 ? r->time - ps->replay.t0 : 0;
-	if (wss_ref(&H->wss, page) ||
-	    (file && heat_file(&H->heat, HEAT_FILE_KEY(page >> 32 & PASS_FILE_MAX),
+	wss_ref_at(&H->wss, pass_state(ps, H->wss_off));
+	if ((file && heat_file(&H->heat, HEAT_FILE_KEY(page >> 32 & PASS_FILE_MAX),
 			       path, t, index)) ||
 	    (g && heat_fault(&H->heat, ((uint64_t)sp << 32) ^ g->id, g->start,
 			     g->end, g->name, t, r->addr)))
@@ -347,11 +348,15 @@ static void reuse_json(FILE *f, struct html_state *H)
 	fputs("]}", f);
 }
 
-static void wss_json(FILE *f, struct html_state *H)
+static void wss_json(FILE *f, const struct pass *ps, struct html_state *H)
 {
 	uint64_t n = H->wss.refs;
 	bool first = true;
+	struct pgid_slot *s;
+	size_t i = 0;
 
+	while ((s = pass_next_page(ps, &i)))
+		wss_end_page(&H->wss, pgid_data(s, H->wss_off));
 	wss_end(&H->wss);
 	fprintf(f, "\"wss\":{\"refs\":%llu,\"points\":[", (unsigned long long)n);
 	for (uint64_t tau = 1; n; tau = tau < n && tau * 2 > n ? n : tau * 2) {
@@ -411,7 +416,7 @@ static void data_json(FILE *f, const struct pass *ps, struct html_state *H)
 	fputc(',', f);
 	reuse_json(f, H);
 	fputc(',', f);
-	wss_json(f, H);
+	wss_json(f, ps, H);
 	fputc(',', f);
 	timeline_json(f, H);
 	fputs("}", f);
@@ -486,6 +491,8 @@ int cmd_html(int argc, char **argv)
 		status = cache_attach(&H->cache, &ps);
 	if (!status)
 		status = spaces_begin(&H->spaces, &ps);
+	if (!status)
+		status = pass_reserve(&ps, sizeof(struct wss_page), &H->wss_off);
 	if (status)
 		return status;
 	heat_init(&H->heat, true);
