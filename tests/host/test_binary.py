@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """The binary form of a trace (tools/lib/pgfbin.h) and pgfreport convert:
 text -> binary -> text gives back the same bytes, and binary -> text ->
-binary too, for every record type, a tree file, an old version, lines the
+binary too, for every record type (a cache line is a cache record of
+32 bytes, version 2), a tree file, an old version (of the trace, and a
+binary file of version 1), lines the
 text reader takes but the kernel never writes (upper-case hex), and a
 generated trace; every command prints the same from the binary form,
 plain or zstd-compressed, as from the text; convert -o replaces a file
@@ -32,11 +34,12 @@ def convert(src, dst, *opts):
 
 
 def walk(raw):
-    """The records of a binary trace: 'fault', or a line record's text."""
+    """The records of a binary trace: 'fault', 'cache', or a line
+    record's text."""
     out, at = [], 16
     while at < len(raw):
-        if raw[at] == 1:
-            out.append('fault')
+        if raw[at] in (1, 3):
+            out.append('fault' if raw[at] == 1 else 'cache')
             at += 32
         else:
             n = int.from_bytes(raw[at + 4:at + 8], 'little')
@@ -80,6 +83,18 @@ def text_to_binary_and_back_gives_the_same_bytes():
         assert 'fault 200 7 40001A x user minor 400010' in kinds
         assert 'fault 0210 8 7f0000001000 w kernel major 400020' in kinds
         assert len(kinds) == EVERY.count('\n')
+        # and every cache line a cache record of 32 bytes (version 2)
+        kinds = walk(read(os.path.join(d, 'every.trace.pgfb')))
+        assert kinds.count('cache') == EVERY.count('\ncache ') > 0, kinds
+        assert not [k for k in kinds if k.startswith('cache ')], kinds
+        assert int.from_bytes(read(os.path.join(d, 'every.trace.pgfb'))[8:12],
+                              'little') == 2
+        # a file of version 1 (before cache records) still reads
+        old = read(os.path.join(d, 'old.trace.pgfb'))
+        v1 = write(d, 'v1.pgfb', '')
+        with open(v1, 'wb') as f:
+            f.write(old[:8] + (1).to_bytes(4, 'little') + old[12:])
+        assert read(convert(v1, v1 + '.back')) == read(os.path.join(d, 'old.trace'))
 
 
 # Every command, with what it needs, on each kind of trace.

@@ -185,7 +185,7 @@ def the_binary_form_reads_as_its_text():
             raw = f.read()
         for data, words in ((raw[:len(raw) // 2 + 3], 'truncated'),
                             (raw[:1] + b'X' + raw[2:], 'bad magic'),
-                            (raw[:8] + b'\x02' + raw[9:], 'version 2'),
+                            (raw[:8] + b'\x03' + raw[9:], 'version 3'),
                             (raw[:16 + 48] + b'\x09' + raw[16 + 49:],
                              'record 2: malformed record')):
             path = os.path.join(d, 'bad.pgfb')

@@ -39,7 +39,8 @@ static int same_rec(const struct pgft_rec *a, const struct pgft_rec *b)
 	       a->inode == b->inode && a->major == b->major &&
 	       a->minor == b->minor && !memcmp(a->perms, b->perms, 5) &&
 	       !strcmp(a->name, b->name) && !memcmp(a->n, b->n, sizeof(a->n)) &&
-	       a->flags == b->flags && !strcmp(a->text, b->text);
+	       a->flags == b->flags && !strcmp(a->text, b->text) &&
+	       a->cache == b->cache;
 }
 
 TEST(a_fault_record_is_the_record_of_its_line)
@@ -78,6 +79,40 @@ TEST(a_fault_record_is_the_record_of_its_line)
 	}
 }
 
+TEST(a_cache_record_is_the_record_of_its_line)
+{
+	unsigned long long x = 777;
+	unsigned char bin[PGFB_CACHE_BYTES + 64];
+	char line[200], copy[200], text[200];
+	struct pgft_rec a, b;
+	int n;
+
+	for (int i = 0; i < 100000; i++) {
+		unsigned long long t = i % 11 ? (rnd(&x) >> (rnd(&x) % 64)) %
+			PGFB_MAX_TIME : PGFB_MAX_TIME;
+		/* a page index: below 2^52 (2^64 bytes of 4 KiB pages) */
+		unsigned long long index = i % 13 ? rnd(&x) >> (12 + rnd(&x) % 52) :
+			~0ULL >> 12;
+		unsigned long long pages = i % 17 ? (rnd(&x) >> (rnd(&x) % 64)) %
+			UINT32_MAX + 1 : UINT32_MAX;
+		unsigned long long file = i % 19 ? (rnd(&x) >> (rnd(&x) % 64)) %
+			UINT32_MAX : UINT32_MAX;
+		int tid = i % 5 ? (int)(rnd(&x) % 0x7fffffff) + 1 : 0x7fffffff;
+
+		n = snprintf(line, sizeof(line), "cache %llu %d %llu %llu %llu %c %s",
+			     t, tid, file, index, pages, "rw"[rnd(&x) % 2],
+			     pgft_cache_names[rnd(&x) % PGFT_NCACHE]);
+		ASSERT_EQ(pgfb_encode(line, n, bin), PGFB_CACHE_BYTES);
+		ASSERT_EQ(bin[0], PGFB_CACHE);
+		ASSERT_TRUE(pgfb_get_fixed(bin, &b));
+		strcpy(copy, line);
+		ASSERT_EQ(pgft_parse(copy, &a), 0);
+		ASSERT_TRUE(same_rec(&a, &b));
+		ASSERT_EQ(pgfb_fixed_text(&b, text), (size_t)n);
+		ASSERT_EQ(strcmp(text, line), 0);
+	}
+}
+
 TEST(a_line_the_record_would_not_give_back_stays_a_line)
 {
 	static const char *const lines[] = {
@@ -87,6 +122,10 @@ TEST(a_line_the_record_would_not_give_back_stays_a_line)
 		"fault 10 2147483648 7f0000 r user minor 4000",	/* tid > 2^31 - 1 */
 		"fault 10 7 7f0000 r user minor",		/* malformed */
 		"fault 10 7 7f0000 q user minor 4000",
+		"cache 10 7 0 05 2 r hit",			/* leading 0 */
+		"cache 10 7 4294967296 5 2 r hit",		/* file > 2^32 - 1 */
+		"cache 10 7 0 5 4294967296 r hit",		/* pages > 2^32 - 1 */
+		"cache 10 7 0 5 2 x hit",			/* malformed */
 		"map 100 1 400000 401000 r-xp 0 08:01 1234 /bin/with space",
 		"pgfault_history 6 pid 7 page_size 4096",
 		"",
@@ -108,8 +147,8 @@ TEST(a_line_the_record_would_not_give_back_stays_a_line)
 }
 
 static const char every[] =
-	"pgfault_history 6 pid 7 page_size 4096\n"
-	"start 100 sample=50 inherit\n"
+	"pgfault_history 7 pid 7 page_size 4096\n"
+	"start 100 sample=50 inherit files\n"
 	"layout 100 2\n"
 	"map 100 1 400000 401000 r-xp 0 08:01 1234 /bin/with space\n"
 	"map 100 2 7f0000000000 7f0000004000 rw-p 1000 fd:1f 0\n"
@@ -120,9 +159,12 @@ static const char every[] =
 	"rearm 280 12 window\n"
 	"refs 300 7 400000+1 7f0000001000+3\n"
 	"sample 320 7 40 0 99 baseline incomplete stopped\n"
+	"file 330 0 08:01 1234 /bin/with space\n"
+	"cache 331 7 0 0 4 r miss\n"
+	"cache 332 8 0 4 12 w readahead\n"
 	"lost 3 4\n"
 	"unmap 340 1\n"
-	"exit 400 0 6 3 1\n";
+	"exit 400 0 6 3 1 cache 2 0\n";
 
 /* @text in the binary form, in @out; its length. */
 static size_t to_bin(const char *text, unsigned char *out)
@@ -171,7 +213,7 @@ TEST(both_forms_read_as_the_same_records)
 	FILE *fb = fmemopen(bin, n, "r");
 	int na = read_all(ft, a, 32, err), nb;
 
-	ASSERT_EQ(na, 14);
+	ASSERT_EQ(na, 17);
 	nb = read_all(fb, b, 32, err);
 	ktap_diag("%d records, %zu bytes binary for %zu of text", nb, n,
 		  strlen(every));
@@ -197,21 +239,26 @@ static const char *bin_error(unsigned char *bin, size_t n)
 TEST(a_malformed_binary_trace_is_an_error_naming_the_record)
 {
 	static unsigned char good[4096], bad[4096];
-	size_t n = to_bin(every, good), first_fault = 0, at;
+	size_t n = to_bin(every, good), first_fault = 0, first_cache = 0, at;
 
 	ASSERT_EQ(strcmp(bin_error(good, n), ""), 0);
-	/* the offset of the first fault record */
+	/* the offsets of the first fault record and the first cache record */
 	for (at = PGFB_HEADER; at < n; ) {
 		uint32_t len;
 
-		if (good[at] == PGFB_FAULT) {
-			first_fault = at;
-			break;
+		if (good[at] == PGFB_FAULT || good[at] == PGFB_CACHE) {
+			if (good[at] == PGFB_FAULT && !first_fault)
+				first_fault = at;
+			if (good[at] == PGFB_CACHE && !first_cache)
+				first_cache = at;
+			at += PGFB_FAULT_BYTES;
+			continue;
 		}
 		memcpy(&len, good + at + 4, 4);
 		at += pgfb_line_bytes(len);
 	}
 	ASSERT_GT(first_fault, 0);
+	ASSERT_GT(first_cache, 0);
 
 #define BAD(what, change, want) do {					\
 		memcpy(bad, good, n);					\
@@ -222,7 +269,15 @@ TEST(a_malformed_binary_trace_is_an_error_naming_the_record)
 	} while (0)
 
 	BAD("magic", bad[1] = 'X', "bad magic");
-	BAD("version", bad[8] = 2, "binary trace version 2");
+	BAD("version", bad[8] = 3, "binary trace version 3");
+	BAD("version 0", bad[8] = 0, "binary trace version 0");
+	/* version 1 has no cache records: the type is unknown there */
+	BAD("a cache record in version 1", bad[8] = 1, "record 14: malformed record");
+	BAD("cache access", bad[first_cache + 1] = 'x', "record 14: malformed cache");
+	BAD("cache state", bad[first_cache + 2] = PGFT_NCACHE, "record 14: malformed cache");
+	BAD("cache padding", bad[first_cache + 3] = 1, "record 14: malformed cache");
+	BAD("cache tid", bad[first_cache + 7] = 0x80, "record 14: malformed cache");
+	BAD("cache pages", memset(bad + first_cache + 24, 0, 4), "record 14: malformed cache");
 	BAD("type", bad[first_fault] = 9, "record 6: malformed record");
 	BAD("access", bad[first_fault + 1] = 'q', "record 6: malformed fault");
 	BAD("result", bad[first_fault + 2] = 6, "record 6: malformed fault");
@@ -234,7 +289,7 @@ TEST(a_malformed_binary_trace_is_an_error_naming_the_record)
 	BAD("NUL in a line", bad[PGFB_HEADER + 8 + 3] = 0, "record 1: malformed line");
 	BAD("length", bad[PGFB_HEADER + 6] = 0x7f, "record 1: malformed record");
 	BAD("a fault for the header", memcpy(bad + PGFB_HEADER, good + first_fault, 32),
-	    "a fault where a header was due");
+	    "a fault or cache record where a header was due");
 	/* Cut anywhere inside a record: an error, never a shorter trace. */
 	for (size_t cut = PGFB_HEADER + 1; cut < n; cut++) {
 		const char *e;
@@ -290,10 +345,10 @@ TEST(tracepgfaults_writer_makes_the_same_binary_form)
 	}
 	/* compressed, read as the plain one */
 	f = written(every, len, 100, true);
-	ASSERT_EQ(read_all(f, b, 32, err), 14);
+	ASSERT_EQ(read_all(f, b, 32, err), 17);
 	fclose(f);
 	f = fmemopen((void *)every, len, "r");
-	ASSERT_EQ(read_all(f, a, 32, err), 14);
+	ASSERT_EQ(read_all(f, a, 32, err), 17);
 	fclose(f);
 	for (int i = 0; i < 14; i++)
 		EXPECT_TRUE(same_rec(&a[i], &b[i]));

@@ -32,9 +32,9 @@ const char *pgfb_check_header(const unsigned char *h, size_t n)
 		return "not a binary pgfault_history trace (bad magic)";
 	memcpy(&v, h + 8, 4);
 	memcpy(&zero, h + 12, 4);
-	if (le32toh(v) != PGFB_VERSION || zero) {
+	if (le32toh(v) < 1 || le32toh(v) > PGFB_VERSION || zero) {
 		snprintf(msg, sizeof(msg),
-			 "binary trace version %u; this program reads version %d",
+			 "binary trace version %u; this program reads versions 1 to %d",
 			 le32toh(v), PGFB_VERSION);
 		return msg;
 	}
@@ -73,19 +73,83 @@ size_t pgfb_fault_text(const struct pgft_rec *r, char *out)
 		       results[r->result], r->ip);
 }
 
+bool pgfb_put_cache(const struct pgft_rec *r, unsigned char out[PGFB_CACHE_BYTES])
+{
+	uint32_t tid = htole32((uint32_t)r->tid), pages, file;
+
+	if (r->type != PGFT_CACHE || r->tid < 0 ||
+	    (r->access != 'r' && r->access != 'w') ||
+	    (unsigned int)r->cache >= PGFT_NCACHE || r->time > PGFB_MAX_TIME ||
+	    !r->n[0] || r->n[0] > UINT32_MAX || r->id > UINT32_MAX)
+		return false;
+	pages = htole32((uint32_t)r->n[0]);
+	file = htole32((uint32_t)r->id);
+	out[0] = PGFB_CACHE;
+	out[1] = r->access;
+	out[2] = r->cache;
+	out[3] = 0;
+	memcpy(out + 4, &tid, 4);
+	put64(out + 8, r->time);
+	put64(out + 16, r->start);
+	memcpy(out + 24, &pages, 4);
+	memcpy(out + 28, &file, 4);
+	return true;
+}
+
+bool pgfb_get_cache(const unsigned char *in, struct pgft_rec *r)
+{
+	uint32_t tid, pages, file;
+
+	memcpy(&tid, in + 4, 4);
+	memcpy(&pages, in + 24, 4);
+	memcpy(&file, in + 28, 4);
+	tid = le32toh(tid);
+	pages = le32toh(pages);
+	if (in[0] != PGFB_CACHE || (in[1] != 'r' && in[1] != 'w') ||
+	    in[2] >= PGFT_NCACHE || in[3] || tid > INT32_MAX || !pages)
+		return false;
+	memset(r, 0, sizeof(*r));
+	r->name = r->text = "";
+	r->type = PGFT_CACHE;
+	r->access = in[1];
+	r->cache = in[2];
+	r->tid = tid;
+	r->time = pgfb_get64(in + 8);
+	r->start = pgfb_get64(in + 16);
+	r->n[0] = pages;
+	r->id = le32toh(file);
+	return r->time <= PGFB_MAX_TIME;
+}
+
+size_t pgfb_cache_text(const struct pgft_rec *r, char *out)
+{
+	return sprintf(out, "cache %llu %d %llu %llu %llu %c %s", r->time, r->tid,
+		       r->id, r->start, r->n[0], r->access, pgft_cache_names[r->cache]);
+}
+
 size_t pgfb_encode(const char *line, size_t len, unsigned char *out)
 {
 	char copy[160], text[160];
 	struct pgft_rec r;
 	uint32_t n;
 
-	/* A fault line is at most 6+20+11+17+2+7+8+16 characters. */
+	/*
+	 * A fault line is at most 6+20+11+17+2+7+8+16 characters, a cache
+	 * line 6+20+11+11+21+11+2+9.
+	 */
 	if (len > 6 && len < sizeof(copy) && !memcmp(line, "fault ", 6)) {
 		memcpy(copy, line, len);
 		copy[len] = '\0';
 		if (!pgft_parse(copy, &r) && pgfb_put_fault(&r, out) &&
 		    pgfb_fault_text(&r, text) == len && !memcmp(text, line, len))
 			return PGFB_FAULT_BYTES;
+	}
+	if (len > 6 && len < sizeof(copy) && !memcmp(line, "cache ", 6)) {
+		memcpy(copy, line, len);
+		copy[len] = '\0';
+		if (!pgft_parse(copy, &r) && pgfb_put_cache(&r, out) &&
+		    pgfb_cache_text(&r, text) == len && !memcmp(text, line, len))
+			return PGFB_CACHE_BYTES;
 	}
 	n = htole32((uint32_t)len);
 	memset(out, 0, pgfb_line_bytes(len));

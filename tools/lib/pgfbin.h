@@ -1,24 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pgfbin - the binary form of a pgfault_history trace (version 1): the
- * same records as the text the kernel writes, a fault in 32 bytes instead
- * of about 50 characters to parse. Documented in
- * Documentation/admin-guide/mm/pgfault_history.rst ("Binary form").
+ * pgfbin - the binary form of a pgfault_history trace (version 2): the
+ * same records as the text the kernel writes, a fault or a run of file
+ * pages in 32 bytes instead of 40 to 50 characters to parse. Documented
+ * in Documentation/admin-guide/mm/pgfault_history.rst ("Binary form").
  *
  * A file is a 16-byte header, then records, each a multiple of 8 bytes,
  * little-endian:
  *
- *	header	"\x89PGFB\r\n\n", u32 version (1), u32 zero
+ *	header	"\x89PGFB\r\n\n", u32 version (2; 1 is read too: it has
+ *		no cache records), u32 zero
  *	fault	u8 type (1), u8 access ('r', 'w', 'x'), u8 result
  *		(enum pgft_result), u8 kernel (0, 1), u32 tid,
  *		u64 time (at most 19 digits, as in text), u64 addr, u64 ip
  *	line	u8 type (2), u8 zero[3], u32 length, then that many bytes
  *		of one text line (no newline), zero-padded to 8 bytes
+ *	cache	u8 type (3), u8 access ('r', 'w'), u8 how (enum
+ *		pgft_cache), u8 zero, u32 tid, u64 time, u64 index,
+ *		u32 pages (not 0), u32 file
  *
  * Every line of the text form is one record, in the same order: a fault
- * line the fault record's text reproduces byte for byte becomes a fault
- * record, every other line (headers, "pid N" of a tree file, regions,
- * refs, ...) a line record. So text -> binary -> text gives back the same
+ * (cache) line the fault (cache) record's text reproduces byte for byte
+ * becomes such a record, every other line (headers, "pid N" of a tree
+ * file, regions, refs, ...) a line record. So text -> binary -> text gives back the same
  * bytes, and the reader (pgftrace.h) parses line records with the text
  * parser: one meaning for every record, whichever the form.
  */
@@ -33,20 +37,22 @@
 #include "pgftrace.h"
 
 #define PGFB_MAGIC	"\x89PGFB\r\n\n"
-#define PGFB_VERSION	1
+#define PGFB_VERSION	2
 #define PGFB_HEADER	16
 #define PGFB_FAULT_BYTES 32
+#define PGFB_CACHE_BYTES 32
 
-enum { PGFB_FAULT = 1, PGFB_LINE = 2 };
+enum { PGFB_FAULT = 1, PGFB_LINE = 2, PGFB_CACHE = 3 };
 
 /* The latest time a record may have: 19 digits, as the text reader's. */
 #define PGFB_MAX_TIME	9999999999999999999ULL
 
-/* The 16-byte header of version 1. */
+/* The 16-byte header of version 2. */
 void pgfb_header(unsigned char out[PGFB_HEADER]);
 /*
  * Check a file's first @n bytes (at most 16) against the header:
- * 0 if good, else a message (the magic, or the version this code lacks).
+ * 0 if good (version 1 or 2), else a message (the magic, or the version
+ * this code lacks).
  */
 const char *pgfb_check_header(const unsigned char *h, size_t n);
 
@@ -55,6 +61,11 @@ const char *pgfb_check_header(const unsigned char *h, size_t n);
  * one (its tid, access or result out of range).
  */
 bool pgfb_put_fault(const struct pgft_rec *r, unsigned char out[PGFB_FAULT_BYTES]);
+/*
+ * The text line of fault @r into @out (at least 128 bytes), without the
+ * newline: its length.
+ */
+size_t pgfb_fault_text(const struct pgft_rec *r, char *out);
 static inline uint64_t pgfb_get64(const unsigned char *p)
 {
 	uint64_t v;
@@ -107,8 +118,31 @@ static inline bool pgfb_get_fault(const unsigned char *in, struct pgft_rec *r)
 	memset(r->perms, 0, sizeof(r->perms));
 	r->n[0] = r->n[1] = r->n[2] = r->n[3] = 0;
 	r->flags = 0;
+	r->cache = 0;
 	r->name = r->text = "";
 	return pgfb_fault_fields(in, r);
+}
+
+/*
+ * Encode a cache record @r as 32 bytes at @out; false if @r cannot be one
+ * (its tid, access, state, pages or file out of range).
+ */
+bool pgfb_put_cache(const struct pgft_rec *r, unsigned char out[PGFB_CACHE_BYTES]);
+/* Decode 32 bytes into @r (a cache record); false if they are malformed. */
+bool pgfb_get_cache(const unsigned char *in, struct pgft_rec *r);
+/* The text line of cache record @r into @out (at least 128 bytes). */
+size_t pgfb_cache_text(const struct pgft_rec *r, char *out);
+
+/* A record of 32 bytes (fault, cache) decoded into @r; false: malformed. */
+static inline bool pgfb_get_fixed(const unsigned char *in, struct pgft_rec *r)
+{
+	return in[0] == PGFB_FAULT ? pgfb_get_fault(in, r) : pgfb_get_cache(in, r);
+}
+
+/* The text of a record of 32 bytes @r (a fault or a cache record). */
+static inline size_t pgfb_fixed_text(const struct pgft_rec *r, char *out)
+{
+	return r->type == PGFT_FAULT ? pgfb_fault_text(r, out) : pgfb_cache_text(r, out);
 }
 
 /*
@@ -152,16 +186,10 @@ static inline int pgft_next_into(struct pgft_reader *rd, struct pgft_rec *r)
 }
 
 /*
- * The text line of fault @r into @out (at least 128 bytes), without the
- * newline: its length.
- */
-size_t pgfb_fault_text(const struct pgft_rec *r, char *out);
-
-/*
  * Encode text line @line of @len bytes (no newline) into @out, which
- * holds at least pgfb_line_bytes(@len): a fault record if it is a fault
- * line pgfb_fault_text() reproduces, else a line record. Returns the
- * bytes written.
+ * holds at least pgfb_line_bytes(@len): a fault (cache) record if it is
+ * a fault (cache) line pgfb_fault_text() (pgfb_cache_text()) reproduces,
+ * else a line record. Returns the bytes written.
  */
 size_t pgfb_encode(const char *line, size_t len, unsigned char *out);
 /* Bytes of the line record of a line of @len bytes. */

@@ -80,27 +80,30 @@ static int bin_fill(struct pgft_reader *rd, size_t need)
 
 /*
  * The next binary record: 1 and its text in *@line (a line record), 2
- * and @r filled (a fault record, where @r is not NULL), 0 at the end, -1
- * with rd->error set.
+ * and @r filled (a fault or cache record, where @r is not NULL), 0 at the
+ * end, -1 with rd->error set.
  */
 static int bin_next(struct pgft_reader *rd, char **line, struct pgft_rec *r)
 {
 	unsigned char *p;
 	uint32_t len;
 	size_t bytes;
+	bool fixed;
 	int ret = bin_fill(rd, 8);
 
 	if (ret <= 0)
 		return ret;
 	p = rd->bbuf + rd->bpos;
-	if (p[0] == PGFB_FAULT && r) {
+	fixed = p[0] == PGFB_FAULT || (p[0] == PGFB_CACHE && rd->bin_version >= 2);
+	if (fixed && r) {
 		if (bin_fill(rd, PGFB_FAULT_BYTES) < 0)
 			return -1;
 		p = rd->bbuf + rd->bpos;
-		if (!pgfb_get_fault(p, r)) {
+		if (!pgfb_get_fixed(p, r)) {
 			snprintf(rd->error, sizeof(rd->error),
-				 "%s: record %llu: malformed fault record",
-				 rd->fname, rd->line + 1);
+				 "%s: record %llu: malformed %s record",
+				 rd->fname, rd->line + 1,
+				 p[0] == PGFB_FAULT ? "fault" : "cache");
 			return -1;
 		}
 		rd->bpos += PGFB_FAULT_BYTES;
@@ -115,7 +118,7 @@ static int bin_next(struct pgft_reader *rd, char **line, struct pgft_rec *r)
 	    pgfb_line_bytes(len) > PGFB_BUF) {
 		snprintf(rd->error, sizeof(rd->error),
 			 "%s: record %llu: %s", rd->fname, rd->line + 1,
-			 p[0] == PGFB_FAULT ? "a fault where a header was due" :
+			 fixed ? "a fault or cache record where a header was due" :
 			 "malformed record (type, length)");
 		return -1;
 	}
@@ -340,6 +343,7 @@ static int open_bin(struct pgft_reader *rd)
 		snprintf(rd->error, sizeof(rd->error), "%s: %s", rd->fname, msg);
 		return -1;
 	}
+	rd->bin_version = rd->bbuf[8] | rd->bbuf[9] << 8;	/* checked: 1 or 2 */
 	rd->bpos = PGFB_HEADER;
 	return 0;
 }

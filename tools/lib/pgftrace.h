@@ -140,6 +140,7 @@ struct pgft_reader {
 	char *buf;
 	size_t cap;
 	bool bin;			/* the binary form (pgfbin.h) */
+	unsigned int bin_version;	/* its header's version */
 	unsigned char *bbuf;		/* binary: the bytes read ahead */
 	size_t bpos, blen;
 	bool beof;			/* binary: the file's end was met */

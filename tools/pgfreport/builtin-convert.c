@@ -65,9 +65,12 @@ static unsigned char *conv_room(struct conv *c, size_t n)
 	return c->buf + c->len;
 }
 
-/* Every record as the reader takes it in: the same in the other form. */
+/*
+ * Every record as the reader takes it in: the same in the other form.
+ * @fixed: a record of 32 bytes (a fault or a cache record).
+ */
 static void conv_tap(void *arg, const char *line, size_t len,
-		     const unsigned char *fault)
+		     const unsigned char *fixed)
 {
 	struct conv *c = arg;
 	struct pgft_rec r;
@@ -89,8 +92,8 @@ static void conv_tap(void *arg, const char *line, size_t len,
 	}
 	c->records++;
 	if (c->to_bin) {
-		if (fault) {
-			memcpy(conv_room(c, PGFB_FAULT_BYTES), fault, PGFB_FAULT_BYTES);
+		if (fixed) {
+			memcpy(conv_room(c, PGFB_FAULT_BYTES), fixed, PGFB_FAULT_BYTES);
 			c->len += PGFB_FAULT_BYTES;
 		} else {
 			c->len += pgfb_encode(line, len,
@@ -98,10 +101,10 @@ static void conv_tap(void *arg, const char *line, size_t len,
 		}
 		return;
 	}
-	if (fault) {
+	if (fixed) {
 		p = conv_room(c, 160);
-		pgfb_get_fault(fault, &r);
-		len = pgfb_fault_text(&r, (char *)p);
+		pgfb_get_fixed(fixed, &r);
+		len = pgfb_fixed_text(&r, (char *)p);
 	} else {
 		p = conv_room(c, len + 1);
 		memcpy(p, line, len);

@@ -40,7 +40,7 @@ __all__ = ['records', 'read_trace', 'dataframe', 'open_trace', 'TraceError',
 
 VERSION = 7          # the newest trace format this reads
 BINARY_MAGIC = b'\x89PGFB\r\n\n'   # the binary form (tools/lib/pgfbin.h)
-BINARY_VERSION = 1
+BINARY_VERSION = 2
 RESULTS = ('minor', 'major', 'reref', 'SIGSEGV', 'SIGBUS', 'OOM')
 SAMPLE_FLAGS = ('baseline', 'incomplete', 'stopped')
 CACHE = ('hit', 'miss', 'readahead', 'hole', 'direct')
@@ -106,10 +106,11 @@ class _Text(io.TextIOWrapper):
 
 
 class _Binary:
-    """The binary form of a trace (tools/lib/pgfbin.h) read as the lines
-    of its text form: a fault record becomes the fault line it stands
-    for, a line record its line, each ending in '\n'. A malformed or cut
-    record raises TraceError naming it (its number, from 1)."""
+    """The binary form of a trace (tools/lib/pgfbin.h, version 1 or 2)
+    read as the lines of its text form: a fault (cache) record becomes the
+    fault (cache) line it stands for, a line record its line, each ending
+    in '\n'. A malformed or cut record raises TraceError naming it (its
+    number, from 1)."""
 
     def __init__(self, raw, name, end=None):
         self._raw, self.name, self._end, self._n = raw, name, end, 0
@@ -120,9 +121,10 @@ class _Binary:
             raise TraceError(f'{name}: not a binary pgfault_history trace '
                              '(bad magic)')
         version, zero = struct.unpack('<II', head[8:])
-        if version != BINARY_VERSION or zero:
+        if not 1 <= version <= BINARY_VERSION or zero:
             raise TraceError(f'{name}: binary trace version {version}; this '
-                             f'reads version {BINARY_VERSION}')
+                             f'reads versions 1 to {BINARY_VERSION}')
+        self.version = version
 
     def _read(self, n):
         b = self._raw.read(n)
@@ -161,6 +163,17 @@ class _Binary:
                         'result': RESULTS[h[2]], 'ip': ip}
             return (f'fault {time} {tid} {addr:x} {chr(h[1])} '
                     f'{"kernel" if h[3] else "user"} {RESULTS[h[2]]} {ip:x}\n')
+        if h[0] == 3 and self.version >= 2:
+            rest = self._read(24)
+            if len(rest) < 24:
+                raise self._bad('truncated: the file ends inside it')
+            tid = int.from_bytes(h[4:8], 'little')
+            time, index, pages, file = struct.unpack('<QQII', rest)
+            if chr(h[1]) not in 'rw' or h[2] >= len(CACHE) or h[3] or \
+                    tid > 0x7fffffff or not pages or time > 9999999999999999999:
+                raise self._bad('malformed cache record')
+            return (f'cache {time} {tid} {file} {index} {pages} {chr(h[1])} '
+                    f'{CACHE[h[2]]}\n')
         n = int.from_bytes(h[4:8], 'little')
         padded = (n + 7) & ~7
         if h[0] != 2 or h[1:4] != b'\0\0\0' or 8 + padded > 1 << 20:
