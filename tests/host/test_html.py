@@ -96,6 +96,16 @@ def heat_pixel(b, x, y):
     }})()''')
 
 
+def hover(b, x, y, word):
+    """Hover heatmap cell (x, y): the tooltip's text, once it has @word."""
+    px = heat_pixel(b, x, y)
+    b.mouse('mouseMoved', px[0], px[1])
+    return b.wait(f'''(() => {{
+        const t = pgfReport.charts.heatmap.getDom().innerText;
+        return t.includes({word!r}) ? t : '';
+    }})()''', timeout=20)
+
+
 def shot(b, name):
     """A screenshot of the page (kept in build/html-report), read back."""
     os.makedirs(SHOTS, exist_ok=True)
@@ -133,22 +143,12 @@ def the_page_loads_without_errors_and_draws_the_cells_of_the_trace():
 @test
 def hovering_a_cell_shows_its_region_addresses_faults_and_times():
     with heatmap_of(html(TRACE)) as b:
-        px = heat_pixel(b, 0, 0)
-        b.mouse('mouseMoved', px[0], px[1])
-        text = b.wait('''(() => {
-            const t = pgfReport.charts.heatmap.getDom().innerText;
-            return t.includes('faults') ? t : '';
-        })()''', timeout=20)
+        text = hover(b, 0, 0, 'faults')
         for want in ('/usr/bin/prog', 'addresses 400000 - 401000',
                      '1 page: page 400', 'faults 3',
                      'first 0.000 ms, last 0.002 ms'):
             assert want in text, (want, text)
-        px = heat_pixel(b, 312, 63)
-        b.mouse('mouseMoved', px[0], px[1])
-        text = b.wait('''(() => {
-            const t = pgfReport.charts.heatmap.getDom().innerText;
-            return t.includes('[heap]') ? t : '';
-        })()''', timeout=20)
+        text = hover(b, 312, 63, '[heap]')
         assert 'addresses 1001f000 - 10020000' in text and 'faults 1' in text and \
             'first 10.230 ms' in text, text
         assert b.errors == [], b.errors
@@ -252,12 +252,7 @@ exit {T0 + 11000000} 0 1 0 1 cache 2 0
 def with_files_a_file_has_its_band_its_table_and_its_pages_on_hover():
     page = html(TRACE_FILES, '--files')
     with heatmap_of(page) as b:
-        px = heat_pixel(b, 305, 20)
-        b.mouse('mouseMoved', px[0], px[1])
-        text = b.wait('''(() => {
-            const t = pgfReport.charts.heatmap.getDom().innerText;
-            return t.includes('references') ? t : '';
-        })()''', timeout=20)
+        text = hover(b, 305, 20, 'references')
         for want in ('/data/db', 'file pages 40 - 41', 'offsets 28000 - 2a000',
                      'references 2', 'first 5.000 ms'):
             assert want in text, (want, text)

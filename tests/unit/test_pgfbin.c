@@ -43,15 +43,32 @@ static int same_rec(const struct pgft_rec *a, const struct pgft_rec *b)
 	       a->cache == b->cache;
 }
 
+/*
+ * Line @line of @n characters: a record of 32 bytes whose record is the
+ * line's, and whose text is the line again.
+ */
+static void round_trip(const char *line, int n)
+{
+	unsigned char bin[PGFB_FAULT_BYTES + 64];
+	char copy[200], text[200];
+	struct pgft_rec a, b;
+
+	ASSERT_EQ(pgfb_encode(line, n, bin), PGFB_FAULT_BYTES);
+	ASSERT_TRUE(pgfb_get_fixed(bin, &b));
+	strcpy(copy, line);
+	ASSERT_EQ(pgft_parse(copy, &a), 0);
+	ASSERT_TRUE(same_rec(&a, &b));
+	ASSERT_EQ(pgfb_fixed_text(&b, text), (size_t)n);
+	ASSERT_EQ(strcmp(text, line), 0);
+}
+
 TEST(a_fault_record_is_the_record_of_its_line)
 {
 	static const char *const results[] = {
 		"minor", "major", "reref", "SIGSEGV", "SIGBUS", "OOM",
 	};
 	unsigned long long x = 12345;
-	unsigned char bin[PGFB_FAULT_BYTES + 64];
-	char line[200], copy[200], text[200];
-	struct pgft_rec a, b;
+	char line[200];
 	int n;
 
 	for (int i = 0; i < 100000; i++) {
@@ -69,22 +86,14 @@ TEST(a_fault_record_is_the_record_of_its_line)
 			     t, tid, addr, "rwx"[rnd(&x) % 3],
 			     rnd(&x) & 1 ? "kernel" : "user",
 			     results[rnd(&x) % 6], ip);
-		ASSERT_EQ(pgfb_encode(line, n, bin), PGFB_FAULT_BYTES);
-		ASSERT_TRUE(pgfb_get_fault(bin, &b));
-		strcpy(copy, line);
-		ASSERT_EQ(pgft_parse(copy, &a), 0);
-		ASSERT_TRUE(same_rec(&a, &b));
-		ASSERT_EQ(pgfb_fault_text(&b, text), (size_t)n);
-		ASSERT_EQ(strcmp(text, line), 0);
+		round_trip(line, n);
 	}
 }
 
 TEST(a_cache_record_is_the_record_of_its_line)
 {
 	unsigned long long x = 777;
-	unsigned char bin[PGFB_CACHE_BYTES + 64];
-	char line[200], copy[200], text[200];
-	struct pgft_rec a, b;
+	char line[200];
 	int n;
 
 	for (int i = 0; i < 100000; i++) {
@@ -102,14 +111,7 @@ TEST(a_cache_record_is_the_record_of_its_line)
 		n = snprintf(line, sizeof(line), "cache %llu %d %llu %llu %llu %c %s",
 			     t, tid, file, index, pages, "rw"[rnd(&x) % 2],
 			     pgft_cache_names[rnd(&x) % PGFT_NCACHE]);
-		ASSERT_EQ(pgfb_encode(line, n, bin), PGFB_CACHE_BYTES);
-		ASSERT_EQ(bin[0], PGFB_CACHE);
-		ASSERT_TRUE(pgfb_get_fixed(bin, &b));
-		strcpy(copy, line);
-		ASSERT_EQ(pgft_parse(copy, &a), 0);
-		ASSERT_TRUE(same_rec(&a, &b));
-		ASSERT_EQ(pgfb_fixed_text(&b, text), (size_t)n);
-		ASSERT_EQ(strcmp(text, line), 0);
+		round_trip(line, n);
 	}
 }
 

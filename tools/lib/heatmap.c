@@ -44,6 +44,25 @@ void heat_free(struct heatmap *h)
 	memset(h, 0, sizeof(*h));
 }
 
+/* Cell @from of @b into cell @to: its faults, its first and last. */
+static void move_cell(struct heat_band *b, size_t from, size_t to)
+{
+	uint32_t v = b->cell[from];
+
+	if (from == to)
+		return;
+	b->cell[from] = 0;
+	b->cell[to] += v;
+	if (!b->first)
+		return;
+	if (b->first[from] && (!b->first[to] || b->first[from] < b->first[to]))
+		b->first[to] = b->first[from];
+	if (b->last[from] > b->last[to])
+		b->last[to] = b->last[from];
+	b->first[from] = 0;
+	b->last[from] = 0;
+}
+
 /* Columns in pairs: the binning halves. */
 static void merge(struct heatmap *h)
 {
@@ -53,22 +72,8 @@ static void merge(struct heatmap *h)
 		if (!b->cell)
 			continue;	/* made when there was no room */
 		for (size_t c = 0; c < HEAT_COLS; c++)
-			for (size_t r = 0; r < HEAT_ROWS; r++) {
-				size_t from = c * HEAT_ROWS + r, to = c / 2 * HEAT_ROWS + r;
-				uint32_t v = b->cell[from];
-
-				b->cell[from] = 0;
-				b->cell[to] += v;
-				if (!b->first || from == to)
-					continue;
-				if (b->first[from] && (!b->first[to] ||
-						       b->first[from] < b->first[to]))
-					b->first[to] = b->first[from];
-				if (b->last[from] > b->last[to])
-					b->last[to] = b->last[from];
-				b->first[from] = 0;
-				b->last[from] = 0;
-			}
+			for (size_t r = 0; r < HEAT_ROWS; r++)
+				move_cell(b, c * HEAT_ROWS + r, c / 2 * HEAT_ROWS + r);
 	}
 	h->per *= 2;
 }
@@ -111,20 +116,8 @@ static struct heat_band *band_of(struct heatmap *h, uint64_t key)
 static void fold(struct heat_band *b)
 {
 	for (size_t c = 0; c < HEAT_COLS; c++)
-		for (size_t r = 1; r < HEAT_ROWS; r++) {
-			size_t from = c * HEAT_ROWS + r, to = c * HEAT_ROWS + r / 2;
-
-			b->cell[to] += b->cell[from];
-			b->cell[from] = 0;
-			if (!b->first)
-				continue;
-			if (b->first[from] && (!b->first[to] || b->first[from] < b->first[to]))
-				b->first[to] = b->first[from];
-			if (b->last[from] > b->last[to])
-				b->last[to] = b->last[from];
-			b->first[from] = 0;
-			b->last[from] = 0;
-		}
+		for (size_t r = 1; r < HEAT_ROWS; r++)
+			move_cell(b, c * HEAT_ROWS + r, c * HEAT_ROWS + r / 2);
 	b->end *= 2;
 }
 

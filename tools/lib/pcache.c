@@ -11,14 +11,19 @@
 #define PCACHE_PAGE_BITS	40
 #define PCACHE_FILE_MAX		((1ULL << (64 - PCACHE_PAGE_BITS)) - 2)
 
-uint64_t pcache_used(const struct pcache_stats *s)
+uint64_t pcache_used_by(const struct pcache_stats *s, int w)
 {
 	uint64_t n = 0;
 
 	for (int k = 0; k < PGFT_NCACHE; k++)
 		if (k != PGFT_READAHEAD)
-			n += s->pages[k][0] + s->pages[k][1];
+			n += s->pages[k][w];
 	return n;
+}
+
+uint64_t pcache_used(const struct pcache_stats *s)
+{
+	return pcache_used_by(s, 0) + pcache_used_by(s, 1);
 }
 
 double pcache_hit_ratio(const struct pcache_stats *s)

@@ -72,6 +72,13 @@ struct pcache {
 
 /* The pages of @s used: every state but readahead. */
 uint64_t pcache_used(const struct pcache_stats *s);
+/* Of those, the pages reads (@w 0) or writes (1) used. */
+uint64_t pcache_used_by(const struct pcache_stats *s, int w);
+/* The pages of @s in state @k (enum pgft_cache), read or written. */
+static inline uint64_t pcache_pages(const struct pcache_stats *s, int k)
+{
+	return s->pages[k][0] + s->pages[k][1];
+}
 /* Of those that went through the cache (hit, miss): the share of hits. */
 double pcache_hit_ratio(const struct pcache_stats *s);
 

@@ -127,30 +127,36 @@ size_t pgfb_cache_text(const struct pgft_rec *r, char *out)
 		       r->id, r->start, r->n[0], r->access, pgft_cache_names[r->cache]);
 }
 
+/*
+ * Line @line of @len bytes as a record of 32 bytes at @out, if it starts
+ * with @type, @put encodes it and its text (@text) gives the line back.
+ * A fault line is at most 6+20+11+17+2+7+8+16 characters, a cache line
+ * 6+20+11+11+21+11+2+9: they fit in 160.
+ */
+static bool fixed(const char *line, size_t len, unsigned char *out,
+		  const char *type,
+		  bool (*put)(const struct pgft_rec *, unsigned char *),
+		  size_t (*text)(const struct pgft_rec *, char *))
+{
+	char copy[160], back[160];
+	struct pgft_rec r;
+
+	if (len <= 6 || len >= sizeof(copy) || memcmp(line, type, 6))
+		return false;
+	memcpy(copy, line, len);
+	copy[len] = '\0';
+	return !pgft_parse(copy, &r) && put(&r, out) && text(&r, back) == len &&
+	       !memcmp(back, line, len);
+}
+
 size_t pgfb_encode(const char *line, size_t len, unsigned char *out)
 {
-	char copy[160], text[160];
-	struct pgft_rec r;
 	uint32_t n;
 
-	/*
-	 * A fault line is at most 6+20+11+17+2+7+8+16 characters, a cache
-	 * line 6+20+11+11+21+11+2+9.
-	 */
-	if (len > 6 && len < sizeof(copy) && !memcmp(line, "fault ", 6)) {
-		memcpy(copy, line, len);
-		copy[len] = '\0';
-		if (!pgft_parse(copy, &r) && pgfb_put_fault(&r, out) &&
-		    pgfb_fault_text(&r, text) == len && !memcmp(text, line, len))
-			return PGFB_FAULT_BYTES;
-	}
-	if (len > 6 && len < sizeof(copy) && !memcmp(line, "cache ", 6)) {
-		memcpy(copy, line, len);
-		copy[len] = '\0';
-		if (!pgft_parse(copy, &r) && pgfb_put_cache(&r, out) &&
-		    pgfb_cache_text(&r, text) == len && !memcmp(text, line, len))
-			return PGFB_CACHE_BYTES;
-	}
+	if (fixed(line, len, out, "fault ", pgfb_put_fault, pgfb_fault_text))
+		return PGFB_FAULT_BYTES;
+	if (fixed(line, len, out, "cache ", pgfb_put_cache, pgfb_cache_text))
+		return PGFB_CACHE_BYTES;
 	n = htole32((uint32_t)len);
 	memset(out, 0, pgfb_line_bytes(len));
 	out[0] = PGFB_LINE;

@@ -101,21 +101,6 @@ static int by_used(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static uint64_t both(const struct pcache_stats *s, int k)
-{
-	return s->pages[k][0] + s->pages[k][1];
-}
-
-static uint64_t reads(const struct pcache_stats *s, int w)
-{
-	uint64_t n = 0;
-
-	for (int k = 0; k < PGFT_NCACHE; k++)
-		if (k != PGFT_READAHEAD)
-			n += s->pages[k][w];
-	return n;
-}
-
 static const char *const cols[] = {
 	"pid", "file", "path", "dev", "inode", "used", "distinct", "read",
 	"write", "hit", "miss", "hole", "direct", "readahead", "hit_ratio",
@@ -143,14 +128,14 @@ static void row(struct table *t, int pid, const struct pcache_file *f,
 	}
 	table_u64(t, pcache_used(s));
 	table_u64(t, s->distinct);
-	table_u64(t, reads(s, 0));
-	table_u64(t, reads(s, 1));
-	table_u64(t, both(s, PGFT_HIT));
-	table_u64(t, both(s, PGFT_MISS));
-	table_u64(t, both(s, PGFT_HOLE));
-	table_u64(t, both(s, PGFT_DIRECT));
-	table_u64(t, both(s, PGFT_READAHEAD));
-	if (both(s, PGFT_HIT) + both(s, PGFT_MISS))
+	table_u64(t, pcache_used_by(s, 0));
+	table_u64(t, pcache_used_by(s, 1));
+	table_u64(t, pcache_pages(s, PGFT_HIT));
+	table_u64(t, pcache_pages(s, PGFT_MISS));
+	table_u64(t, pcache_pages(s, PGFT_HOLE));
+	table_u64(t, pcache_pages(s, PGFT_DIRECT));
+	table_u64(t, pcache_pages(s, PGFT_READAHEAD));
+	if (pcache_pages(s, PGFT_HIT) + pcache_pages(s, PGFT_MISS))
 		table_num(t, pcache_hit_ratio(s));
 	else
 		table_none(t);
@@ -202,14 +187,14 @@ static void text(const struct pass *ps, const struct files_state *F,
 	       n == 1 ? "" : "s", (unsigned long long)pcache_used(s),
 	       (unsigned long long)s->distinct, (unsigned long long)s->runs,
 	       (unsigned long long)s->seq, (unsigned long long)s->random,
-	       (unsigned long long)reads(s, 0), (unsigned long long)reads(s, 1));
+	       (unsigned long long)pcache_used_by(s, 0), (unsigned long long)pcache_used_by(s, 1));
 	printf("# %llu hit, %llu miss (hit ratio %.1f%%), %llu hole, %llu direct; "
 	       "%llu pages of readahead unused by the calls that brought them in\n",
-	       (unsigned long long)both(s, PGFT_HIT),
-	       (unsigned long long)both(s, PGFT_MISS), 100 * pcache_hit_ratio(s),
-	       (unsigned long long)both(s, PGFT_HOLE),
-	       (unsigned long long)both(s, PGFT_DIRECT),
-	       (unsigned long long)both(s, PGFT_READAHEAD));
+	       (unsigned long long)pcache_pages(s, PGFT_HIT),
+	       (unsigned long long)pcache_pages(s, PGFT_MISS), 100 * pcache_hit_ratio(s),
+	       (unsigned long long)pcache_pages(s, PGFT_HOLE),
+	       (unsigned long long)pcache_pages(s, PGFT_DIRECT),
+	       (unsigned long long)pcache_pages(s, PGFT_READAHEAD));
 	if (!n)
 		return;
 	printf("%s%10s %9s %9s %9s %9s %9s %9s %6s %7s %7s  %s\n",
@@ -220,17 +205,17 @@ static void text(const struct pass *ps, const struct files_state *F,
 		const struct pcache_stats *t = &f->st;
 		char ratio[16] = "-";
 
-		if (both(t, PGFT_HIT) + both(t, PGFT_MISS))
+		if (pcache_pages(t, PGFT_HIT) + pcache_pages(t, PGFT_MISS))
 			snprintf(ratio, sizeof(ratio), "%.1f", 100 * pcache_hit_ratio(t));
 		if (tree)
 			printf("%7d ", f->pid);
 		printf("%10llu %9llu %9llu %9llu %9llu %9llu %9llu %6s %7llu %7llu  %s\n",
 		       (unsigned long long)pcache_used(t),
 		       (unsigned long long)t->distinct,
-		       (unsigned long long)reads(t, 0), (unsigned long long)reads(t, 1),
-		       (unsigned long long)both(t, PGFT_HIT),
-		       (unsigned long long)both(t, PGFT_MISS),
-		       (unsigned long long)both(t, PGFT_READAHEAD), ratio,
+		       (unsigned long long)pcache_used_by(t, 0), (unsigned long long)pcache_used_by(t, 1),
+		       (unsigned long long)pcache_pages(t, PGFT_HIT),
+		       (unsigned long long)pcache_pages(t, PGFT_MISS),
+		       (unsigned long long)pcache_pages(t, PGFT_READAHEAD), ratio,
 		       (unsigned long long)t->seq, (unsigned long long)t->random,
 		       *f->path ? f->path : "(no path)");
 	}
@@ -270,9 +255,9 @@ static int files_end(struct pass *ps, void *st, int status)
 			for (size_t i = 0; i < np; i++)
 				printf("%7d %10llu %9llu %9llu %9llu %6.1f\n", pids[i],
 				       (unsigned long long)pcache_used(&pstats[i]),
-				       (unsigned long long)both(&pstats[i], PGFT_HIT),
-				       (unsigned long long)both(&pstats[i], PGFT_MISS),
-				       (unsigned long long)both(&pstats[i], PGFT_READAHEAD),
+				       (unsigned long long)pcache_pages(&pstats[i], PGFT_HIT),
+				       (unsigned long long)pcache_pages(&pstats[i], PGFT_MISS),
+				       (unsigned long long)pcache_pages(&pstats[i], PGFT_READAHEAD),
 				       100 * pcache_hit_ratio(&pstats[i]));
 		}
 		goto out;

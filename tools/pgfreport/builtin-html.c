@@ -240,23 +240,6 @@ static void heat_json(FILE *f, struct html_state *H)
 	fputs("]}", f);
 }
 
-/* Pages of @s as @k (enum pgft_cache), read or written. */
-static uint64_t fared(const struct pcache_stats *s, int k)
-{
-	return s->pages[k][0] + s->pages[k][1];
-}
-
-/* Pages of @s used by reads (@w 0) or writes (1): all but readahead. */
-static uint64_t used_by(const struct pcache_stats *s, int w)
-{
-	uint64_t n = 0;
-
-	for (int k = 0; k < PGFT_NCACHE; k++)
-		if (k != PGFT_READAHEAD)
-			n += s->pages[k][w];
-	return n;
-}
-
 /*
  * --files: the kernel's own hits, misses and readahead of the file
  * references, and a row per file (pgfreport files' columns).
@@ -279,15 +262,15 @@ static void files_json(FILE *f, const struct pass *ps, struct html_state *H)
 			p->pid, p->id, p->major, p->minor, p->inode,
 			(unsigned long long)pcache_used(s),
 			(unsigned long long)s->distinct,
-			(unsigned long long)used_by(s, 0),
-			(unsigned long long)used_by(s, 1),
-			(unsigned long long)fared(s, PGFT_HIT),
-			(unsigned long long)fared(s, PGFT_MISS),
-			(unsigned long long)fared(s, PGFT_HOLE),
-			(unsigned long long)fared(s, PGFT_DIRECT),
-			(unsigned long long)fared(s, PGFT_READAHEAD),
+			(unsigned long long)pcache_used_by(s, 0),
+			(unsigned long long)pcache_used_by(s, 1),
+			(unsigned long long)pcache_pages(s, PGFT_HIT),
+			(unsigned long long)pcache_pages(s, PGFT_MISS),
+			(unsigned long long)pcache_pages(s, PGFT_HOLE),
+			(unsigned long long)pcache_pages(s, PGFT_DIRECT),
+			(unsigned long long)pcache_pages(s, PGFT_READAHEAD),
 			(unsigned long long)s->seq, (unsigned long long)s->random);
-		if (fared(s, PGFT_HIT) + fared(s, PGFT_MISS))
+		if (pcache_pages(s, PGFT_HIT) + pcache_pages(s, PGFT_MISS))
 			jnum(f, pcache_hit_ratio(s));
 		else
 			fputs("null", f);
