@@ -12,6 +12,7 @@
 #   sample    sampling accessed bits
 #   inherit   process trees: new processes traced too
 #   files     file I/O: the page cache pages of reads and writes
+#   phys      the physical side: the frame behind each fault
 #
 # A file of mm/ and include/ holds the code of every stage; what
 # a later stage adds is between "#ifdef PGF_STAGE_<NAME>" and "#endif" (or
@@ -28,7 +29,7 @@
 #   stage.sh --list            the stages, in order
 set -euo pipefail
 
-stages=(core proc regions rearm window sample inherit files)
+stages=(core proc regions rearm window sample inherit files phys)
 if [ "${1:-}" = --list ]; then
 	printf '%s\n' "${stages[@]}"
 	exit 0

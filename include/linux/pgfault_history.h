@@ -30,6 +30,9 @@ struct kiocb;
 #endif
 struct linux_binprm;
 struct pid;
+#ifdef PGF_STAGE_PHYS
+struct vm_fault;
+#endif
 #ifdef PGF_STAGE_PROC
 struct file;
 struct inode;
@@ -91,6 +94,10 @@ void pgf_io_shmem_page(struct address_space *mapping, pgoff_t index);
 void pgf_io_end(loff_t pos);
 void pgf_io_exit(struct task_struct *tsk);
 #endif
+#ifdef PGF_STAGE_PHYS
+void pgf_fault_mapped(struct vm_fault *vmf, unsigned long addr,
+		      unsigned long pfn, unsigned long nr, unsigned long size);
+#endif
 
 #ifdef PGF_STAGE_REGIONS
 /**
@@ -142,6 +149,34 @@ static inline void pgfault_history_fault(struct mm_struct *mm,
 		pgf_record_fault(mm, address, flags, ret, regs);
 }
 
+#ifdef PGF_STAGE_PHYS
+/**
+ * pgfault_history_mapped() - the frame a fault mapped, or found mapped
+ * @vmf: the fault, its page table lock held
+ * @addr: the user address of the first page mapped
+ * @pfn: its frame
+ * @nr: how many pages are mapped from @addr, in consecutive frames
+ * @size: what one entry maps: PAGE_SIZE, HPAGE_PMD_SIZE, a huge page's
+ *
+ * Called where a fault installs a page table entry (or finds one that
+ * needed only its accessed or dirty bit): do_anonymous_page(),
+ * set_pte_range(), do_set_pmd(), wp_page_reuse(), wp_page_copy(),
+ * do_swap_page(), do_numa_page(), handle_pte_fault(), the THP and
+ * hugetlb faults. If current's process is traced and its reader may see
+ * frames, the frame of the faulting page goes into the fault's record
+ * (see the DOC: in mm/pgfault_history/phys.c).
+ */
+static inline void pgfault_history_mapped(struct vm_fault *vmf,
+					  unsigned long addr,
+					  unsigned long pfn, unsigned long nr,
+					  unsigned long size)
+{
+	if (static_branch_unlikely(&pgf_tracing_key.key) &&
+	    unlikely(READ_ONCE(current->signal->pgf_trace)))
+		pgf_fault_mapped(vmf, addr, pfn, nr, size);
+}
+
+#endif
 #ifdef PGF_STAGE_REARM
 /**
  * pgfault_history_moved() - mremap() moved the pages of a range
@@ -378,6 +413,9 @@ static inline void pgfault_history_io_end(loff_t pos)
 static inline void pgfault_history_task_init(struct task_struct *p)
 {
 	p->pgf_io = NULL;
+#ifdef PGF_STAGE_PHYS
+	p->pgf_frame = 0;
+#endif
 }
 #endif
 
@@ -485,6 +523,12 @@ static inline void pgfault_history_fault(struct mm_struct *mm,
 					 unsigned long address,
 					 unsigned int flags, vm_fault_t ret,
 					 struct pt_regs *regs) { }
+#ifdef PGF_STAGE_PHYS
+static inline void pgfault_history_mapped(struct vm_fault *vmf,
+					  unsigned long addr,
+					  unsigned long pfn, unsigned long nr,
+					  unsigned long size) { }
+#endif
 #ifdef PGF_STAGE_REARM
 static inline void pgfault_history_moved(struct vm_area_struct *vma,
 					 unsigned long start,

@@ -407,12 +407,24 @@ void pgf_trace_hold_cred(struct pgf_trace *t, const struct cred *cred,
 {
 	const struct cred **slot = reader ? &t->reader_cred : &t->start_cred;
 	const struct cred *old;
+#ifdef PGF_STAGE_PHYS
+	bool frames = cred && pgf_cred_sees_frames(cred);
+#endif
 
 	if (cred)
 		get_cred(cred);
 	spin_lock(&t->lock);
 	old = *slot;
 	*slot = cred;
+#ifdef PGF_STAGE_PHYS
+	if (reader)
+		t->reader_frames = frames;
+	else
+		t->start_frames = frames;
+	/* Recorded while the credentials the trace is held to may see them. */
+	WRITE_ONCE(t->frames,
+		   t->reader_cred ? t->reader_frames : t->start_frames);
+#endif
 	spin_unlock(&t->lock);
 	if (old)
 		put_cred(old);
@@ -901,6 +913,11 @@ static int __pgf_start(struct task_struct *task, const struct cred *cred,
 		return -EINTR;
 #endif
 	mutex_lock(&t->mutex);
+#ifdef PGF_STAGE_PHYS
+	/* Held before the first fault: it says whether faults carry frames. */
+	if (!t->active)
+		pgf_trace_hold_cred(t, cred, false);
+#endif
 #if defined(PGF_STAGE_INHERIT)
 	err = __pgf_activate(t, task->signal, mm, mode, w, false);
 #elif defined(PGF_STAGE_WINDOW)
@@ -1293,9 +1310,20 @@ void pgf_record_fault(struct mm_struct *mm, unsigned long address,
 {
 	struct pgf_trace *t = pgf_trace_of(current->signal);
 	enum pgf_kind kind = PGF_KIND_FAULT;
-	struct pgf_rec rec __uninitialized;	/* pgf_rec_init() fills it */
+#ifdef PGF_STAGE_PHYS
+	struct pgf_fault_rec fr __uninitialized;	/* pgf_rec_init() fills it */
+	struct pgf_rec *rec = &fr.rec;
+	u64 frame = current->pgf_frame;
+#else
+	struct pgf_rec buf __uninitialized, *rec = &buf;
+#endif
 	u8 result;
 
+#ifdef PGF_STAGE_PHYS
+	/* What this fault mapped, if it got so far: taken once. */
+	if (frame)
+		current->pgf_frame = 0;
+#endif
 	/* Recorded once, when the retried fault completes. */
 	if ((ret & VM_FAULT_RETRY) || !t || !READ_ONCE(t->active))
 		return;
@@ -1333,29 +1361,35 @@ void pgf_record_fault(struct mm_struct *mm, unsigned long address,
 	 * recorded, without its address, which belongs to the other mm.
 	 */
 	if (mm != current->mm) {
-		pgf_rec_init(t, &rec, PGF_REC_REMOTE, sizeof(rec));
-		rec.flags = result << PGF_FAULT_RESULT_SHIFT;
+		pgf_rec_init(t, rec, PGF_REC_REMOTE, sizeof(*rec));
+		rec->flags = result << PGF_FAULT_RESULT_SHIFT;
 		if (flags & FAULT_FLAG_WRITE)
-			rec.flags |= PGF_ACCESS_WRITE;
-		pgf_emit_fault(t, &rec, kind);
+			rec->flags |= PGF_ACCESS_WRITE;
+		pgf_emit_fault(t, rec, kind);
 		return;
 	}
 
-	pgf_rec_init(t, &rec, PGF_REC_FAULT, sizeof(rec));
-	rec.flags = result << PGF_FAULT_RESULT_SHIFT;
+	pgf_rec_init(t, rec, PGF_REC_FAULT, sizeof(*rec));
+	rec->flags = result << PGF_FAULT_RESULT_SHIFT;
 	if (flags & FAULT_FLAG_INSTRUCTION)
-		rec.flags |= PGF_ACCESS_EXEC;
+		rec->flags |= PGF_ACCESS_EXEC;
 	else if (flags & FAULT_FLAG_WRITE)
-		rec.flags |= PGF_ACCESS_WRITE;
+		rec->flags |= PGF_ACCESS_WRITE;
 	if (pgf_kernel_mode(flags))
-		rec.flags |= PGF_FAULT_KERNEL;
-	rec.a = address;
+		rec->flags |= PGF_FAULT_KERNEL;
+	rec->a = address;
 	/* Never a kernel address: for kernel-mode faults, the syscall's IP. */
 	if (regs && user_mode(regs))
-		rec.b = instruction_pointer(regs);
+		rec->b = instruction_pointer(regs);
 	else
-		rec.b = instruction_pointer(task_pt_regs(current));
-	pgf_emit_fault(t, &rec, kind);
+		rec->b = instruction_pointer(task_pt_regs(current));
+#ifdef PGF_STAGE_PHYS
+	if (frame && kind == PGF_KIND_FAULT) {
+		fr.frame = frame;
+		rec->len = sizeof(fr);
+	}
+#endif
+	pgf_emit_fault(t, rec, kind);
 #ifdef PGF_STAGE_WINDOW
 	/* Window mode: the page is accessible now. */
 	if (kind == PGF_KIND_FAULT && rcu_access_pointer(t->window))

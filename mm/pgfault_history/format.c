@@ -5,6 +5,9 @@
  * /proc/<pid>/pgfault_history (proc.c) formats each record it takes with
  * pgf_format_rec().
  */
+#ifdef PGF_STAGE_PHYS
+#include <linux/bitfield.h>
+#endif
 #include <linux/bug.h>
 #include <linux/hex.h>
 #include <linux/kernel.h>
@@ -122,8 +125,41 @@ static char *pgf_put_str(char *p, const char *s)
 	return p;
 }
 
+#ifdef PGF_STAGE_PHYS
+static const char * const pgf_levels[] = {
+	[PGF_LEVEL_PTE]		= "pte",
+	[PGF_LEVEL_PMD]		= "pmd",
+	[PGF_LEVEL_PUD]		= "pud",
+};
+
+/* " PFN NODE ORDER LEVEL" of a fault's frame */
+static char *pgf_put_frame(char *p, u64 frame)
+{
+	u64 node = FIELD_GET(PGF_FRAME_NODE, frame);
+
+	*p++ = ' ';
+	p = pgf_put_hex(p, FIELD_GET(PGF_FRAME_PFN, frame));
+	*p++ = ' ';
+	if (node == PGF_FRAME_NO_NODE)
+		*p++ = '-';
+	else
+		p = pgf_put_dec(p, node);
+	*p++ = ' ';
+	p = pgf_put_dec(p, FIELD_GET(PGF_FRAME_ORDER, frame));
+	*p++ = ' ';
+	return pgf_put_str(p, pgf_name(pgf_levels, ARRAY_SIZE(pgf_levels),
+				       FIELD_GET(PGF_FRAME_LEVEL, frame)));
+}
+
+/*
+ * "fault TIME TID ADDR ACCESS MODE RESULT IP [PFN NODE ORDER LEVEL]\n",
+ * the frame if the record has one and @frames says the reader may see it
+ */
+static int pgf_format_fault(const struct pgf_rec *r, char *s, bool frames)
+#else
 /* "fault TIME TID ADDR ACCESS MODE RESULT IP\n" */
 static int pgf_format_fault(const struct pgf_rec *r, char *s)
+#endif
 {
 	char *p = pgf_put_str(s, "fault ");
 
@@ -139,6 +175,11 @@ static int pgf_format_fault(const struct pgf_rec *r, char *s)
 				    r->flags >> PGF_FAULT_RESULT_SHIFT));
 	*p++ = ' ';
 	p = pgf_put_hex(p, r->b);
+#ifdef PGF_STAGE_PHYS
+	if (frames && r->len == sizeof(struct pgf_fault_rec))
+		p = pgf_put_frame(p, container_of(r, struct pgf_fault_rec,
+						  rec)->frame);
+#endif
 	*p++ = '\n';
 	return p - s;
 }
@@ -244,6 +285,20 @@ static int pgf_format_start(const struct pgf_rec *r, char *s, size_t size)
 	return n + scnprintf(s + n, size - n, "\n");
 }
 
+#ifdef PGF_STAGE_PHYS
+/**
+ * pgf_format_rec() - format one record as a line of the trace
+ * @r: the record
+ * @s: where the line goes
+ * @size: the room at @s: %PGF_LINE_MAX holds the longest line
+ * @frames: the reader may see frames (pgf_cred_sees_frames())
+ *
+ * Return: the length of the line, its newline included, or 0 for a record
+ * of a type this kernel does not write.
+ */
+int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size,
+		   bool frames)
+#else
 /**
  * pgf_format_rec() - format one record as a line of the trace
  * @r: the record
@@ -254,12 +309,22 @@ static int pgf_format_start(const struct pgf_rec *r, char *s, size_t size)
  * of a type this kernel does not write.
  */
 int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
+#endif
 {
 	const struct pgf_exit_rec *ex;
+#ifdef PGF_STAGE_PHYS
+	char line[PGF_FAULT_LINE_MAX];
+#endif
 	int n;
 
 	switch (r->type) {
 	case PGF_REC_FAULT:
+#ifdef PGF_STAGE_PHYS
+		if (size >= PGF_FAULT_LINE_MAX)
+			return pgf_format_fault(r, s, frames);
+		n = pgf_format_fault(r, line, frames);
+		return scnprintf(s, size, "%.*s", n, line);
+#else
 		if (size >= PGF_FAULT_LINE_MAX)
 			return pgf_format_fault(r, s);
 		return scnprintf(s, size, "fault %llu %u %llx %s %s %s %llx\n",
@@ -269,6 +334,7 @@ int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
 				 pgf_name(pgf_results, ARRAY_SIZE(pgf_results),
 					  r->flags >> PGF_FAULT_RESULT_SHIFT),
 				 r->b);
+#endif
 	case PGF_REC_LOST:
 		return scnprintf(s, size, "lost %llu %llu\n", r->a, r->b);
 	case PGF_REC_START:

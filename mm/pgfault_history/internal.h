@@ -15,6 +15,9 @@
 #define _MM_PGFAULT_HISTORY_INTERNAL_H
 
 #include <linux/atomic.h>
+#ifdef PGF_STAGE_PHYS
+#include <linux/bits.h>
+#endif
 #include <linux/cleanup.h>
 #include <linux/jump_label_ratelimit.h>
 #include <linux/mm_types.h>
@@ -204,6 +207,34 @@ struct pgf_rec {
 /* No padding: pgf_rec_init() stores every byte. */
 static_assert(sizeof(struct pgf_rec) == 32);
 
+#ifdef PGF_STAGE_PHYS
+/*
+ * A fault record that carries the frame the fault mapped: rec.len says
+ * so. A frame packs the page frame number, the folio's node and order and
+ * the page table level it is mapped at (see mm/pgfault_history/phys.c);
+ * it is 0 for none. Frame numbers fit 40 bits: 52 bits of physical
+ * address, the most any architecture has.
+ */
+struct pgf_fault_rec {
+	struct pgf_rec rec;
+	u64 frame;
+};
+
+#define PGF_FRAME_PFN		GENMASK_ULL(39, 0)
+#define PGF_FRAME_NODE		GENMASK_ULL(50, 40)
+#define PGF_FRAME_ORDER		GENMASK_ULL(56, 51)
+#define PGF_FRAME_LEVEL		GENMASK_ULL(58, 57)
+#define PGF_FRAME_VALID		BIT_ULL(63)
+#define PGF_FRAME_NO_NODE	0x7ff	/* a frame without a struct page */
+
+/* PGF_FRAME_LEVEL: the page table level a page is mapped at. */
+enum pgf_level {
+	PGF_LEVEL_PTE,
+	PGF_LEVEL_PMD,
+	PGF_LEVEL_PUD,
+};
+
+#endif
 struct pgf_exit_rec {
 	struct pgf_rec rec;
 	u64 lost;		/* counted faults lost over the whole trace */
@@ -465,6 +496,11 @@ struct pgf_trace {
 	bool need_layout;		/* fault records wait for a layout */
 #endif
 	bool reader;			/* a file is reading */
+#ifdef PGF_STAGE_PHYS
+	bool frames;			/* fault records carry their frames */
+	bool start_frames;		/* start_cred may see frames */
+	bool reader_frames;		/* reader_cred may see frames */
+#endif
 	/*
 	 * Whose reading the trace is held to. Every exec checks the
 	 * reader's credentials against the new image, or, while no file
@@ -796,7 +832,17 @@ bool pgf_unread(struct pgf_trace *t, void *recs, size_t cap, size_t off,
 /* mm/pgfault_history/format.c, for proc.c: the trace as text */
 /* The longest line: an exec whose path is all escaped newlines. */
 #define PGF_LINE_MAX	(64 + 4 * PATH_MAX)
+#ifdef PGF_STAGE_PHYS
+int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size,
+		   bool frames);
+#else
 int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size);
+#endif
+#endif
+
+#ifdef PGF_STAGE_PHYS
+/* mm/pgfault_history/phys.c: frames */
+bool pgf_cred_sees_frames(const struct cred *cred);
 #endif
 
 /*

@@ -54,6 +54,9 @@ struct pgf_file {
 	struct pid *pid;		/* the process */
 	struct pid_namespace *ns;	/* of the /proc it was opened through */
 	u64 exec_gen;			/* credential generation at open */
+#ifdef PGF_STAGE_PHYS
+	bool frames;			/* the opener may see frames */
+#endif
 	struct pgf_trace *trace;	/* once attached as its reader */
 	struct mutex attach_lock;
 	struct mutex read_lock;		/* one read() at a time */
@@ -77,8 +80,14 @@ static void pgf_format(struct pgf_file *pf)
 	while (pf->raw_off < pf->raw_len &&
 	       PGF_TEXT_SIZE - pf->text_len >= PGF_LINE_MAX) {
 		r = pf->raw + pf->raw_off;
+#ifdef PGF_STAGE_PHYS
+		pf->text_len += pgf_format_rec(r, pf->text + pf->text_len,
+					       PGF_TEXT_SIZE - pf->text_len,
+					       pf->frames);
+#else
 		pf->text_len += pgf_format_rec(r, pf->text + pf->text_len,
 					       PGF_TEXT_SIZE - pf->text_len);
+#endif
 		pf->raw_off += r->len;
 	}
 }
@@ -98,7 +107,11 @@ static size_t pgf_unread_off(struct pgf_file *pf)
 
 	while (off < pf->raw_off) {
 		r = pf->raw + off;
+#ifdef PGF_STAGE_PHYS
+		done += pgf_format_rec(r, pf->text, PGF_TEXT_SIZE, pf->frames);
+#else
 		done += pgf_format_rec(r, pf->text, PGF_TEXT_SIZE);
+#endif
 		if (done > pf->text_off)
 			break;
 		off += r->len;
@@ -202,6 +215,10 @@ int pgfault_history_open(struct file *file, struct task_struct *task,
 	}
 	pf->pid = get_pid(pid);
 	pf->ns = ns;
+#ifdef PGF_STAGE_PHYS
+	/* As /proc/<pid>/pagemap shows frames: to the opener's capability. */
+	pf->frames = pgf_cred_sees_frames(file->f_cred);
+#endif
 	mutex_init(&pf->attach_lock);
 	mutex_init(&pf->read_lock);
 	file->private_data = pf;
@@ -601,6 +618,9 @@ static long pgf_ioctl_child(struct file *file, struct pgf_file *pf,
 	pgf_trace_hold_cred(c, file->f_cred, true);
 	cf->pid = get_pid(c->tgid);
 	cf->ns = c->pid_ns;
+#ifdef PGF_STAGE_PHYS
+	cf->frames = pf->frames;
+#endif
 	pgf_reader_start(cf, c);
 	fd_install(fd, cfile);
 	return fd;

@@ -595,6 +595,24 @@ bool __pgf_write(struct pgf_ring *r, const struct pgf_rec *src,
 		r->lost_other = 0;
 		rec++;
 	}
+#ifdef PGF_STAGE_PHYS
+	/*
+	 * Fault records, the bulk, are four word stores, five with a frame
+	 * (a struct assignment may be a "rep movs", slow to start, when
+	 * optimising for size).
+	 */
+	if (src->len <= sizeof(struct pgf_fault_rec)) {
+		const u64 *from = (const u64 *)src;
+		u64 *to = (u64 *)rec;
+
+		to[0] = from[0];
+		to[1] = from[1];
+		to[2] = from[2];
+		to[3] = from[3];
+		if (src->len > sizeof(*src))
+			to[4] = from[4];
+	} else {
+#else
 	/*
 	 * Fault records, the bulk, are four word stores (a struct assignment
 	 * may be a "rep movs", slow to start, when optimising for size).
@@ -608,6 +626,7 @@ bool __pgf_write(struct pgf_ring *r, const struct pgf_rec *src,
 		to[2] = from[2];
 		to[3] = from[3];
 	} else {
+#endif
 		memcpy(rec, src, src->len);
 	}
 	rec->time = time;

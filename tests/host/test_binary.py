@@ -34,13 +34,13 @@ def convert(src, dst, *opts):
 
 
 def walk(raw):
-    """The records of a binary trace: 'fault', 'cache', or a line
-    record's text."""
+    """The records of a binary trace: 'fault', 'cache', 'frame' (a fault
+    with its frame), or a line record's text."""
     out, at = [], 16
     while at < len(raw):
-        if raw[at] in (1, 3):
-            out.append('fault' if raw[at] == 1 else 'cache')
-            at += 32
+        if raw[at] in (1, 3, 4):
+            out.append({1: 'fault', 3: 'cache', 4: 'frame'}[raw[at]])
+            at += 40 if raw[at] == 4 else 32
         else:
             n = int.from_bytes(raw[at + 4:at + 8], 'little')
             out.append(raw[at + 8:at + 8 + n].decode())
@@ -83,12 +83,16 @@ def text_to_binary_and_back_gives_the_same_bytes():
         assert 'fault 200 7 40001A x user minor 400010' in kinds
         assert 'fault 0210 8 7f0000001000 w kernel major 400020' in kinds
         assert len(kinds) == EVERY.count('\n')
-        # and every cache line a cache record of 32 bytes (version 2)
+        # and every cache line a cache record of 32 bytes (version 2), in a
+        # file of version 3
         kinds = walk(read(os.path.join(d, 'every.trace.pgfb')))
         assert kinds.count('cache') == EVERY.count('\ncache ') > 0, kinds
         assert not [k for k in kinds if k.startswith('cache ')], kinds
+        # a fault line with its frame a frame record of 40 bytes (version 3)
+        assert kinds.count('frame') == EVERY.count(' pte\n') + \
+            EVERY.count(' pmd\n') > 0, kinds
         assert int.from_bytes(read(os.path.join(d, 'every.trace.pgfb'))[8:12],
-                              'little') == 2
+                              'little') == 3
         # a file of version 1 (before cache records) still reads
         old = read(os.path.join(d, 'old.trace.pgfb'))
         v1 = write(d, 'v1.pgfb', '')

@@ -185,7 +185,7 @@ def the_binary_form_reads_as_its_text():
             raw = f.read()
         for data, words in ((raw[:len(raw) // 2 + 3], 'truncated'),
                             (raw[:1] + b'X' + raw[2:], 'bad magic'),
-                            (raw[:8] + b'\x03' + raw[9:], 'version 3'),
+                            (raw[:8] + b'\x04' + raw[9:], 'version 4'),
                             (raw[:16 + 48] + b'\x09' + raw[16 + 49:],
                              'record 2: malformed record')):
             path = os.path.join(d, 'bad.pgfb')
@@ -221,10 +221,11 @@ def the_dataframe_holds_the_faults_and_their_regions():
         csv = subprocess.run([os.path.join(BIN, 'pgfreport'), 'export', 'csv',
                               path], capture_output=True, text=True, timeout=60)
         want = []
-        for line in csv.stdout.splitlines()[1:]:
-            t, tid, addr, _, _, result, _, region = line.split(',', 7)
-            want.append([int(t), int(tid), int(addr), result,
-                         '' if region == '' else region])
+        import csv as csvmod
+        import io
+        for row in list(csvmod.reader(io.StringIO(csv.stdout, newline='')))[1:]:
+            t, tid, addr, _, _, result, _, region = row[:8]
+            want.append([int(t), int(tid), int(addr), result, region])
         assert rows == want, (rows, want)
 
 
@@ -263,7 +264,9 @@ def read_trace_types_every_column():
             every, empty, tree))
     fault = {'type': 'category', 'time': 'int64', 'tid': 'int64',
              'address': 'uint64', 'access': 'category', 'mode': 'category',
-             'result': 'category', 'ip': 'uint64', 'region': 'category'}
+             'result': 'category', 'ip': 'uint64', 'pfn': 'UInt64',
+             'node': 'Int64', 'order': 'Int64', 'level': 'category',
+             'region': 'category'}
     assert out['f'] == fault, out['f']
     # an empty trace: the same columns, the same types
     assert out['e'] == fault and out['elen'] == 0, out['e']

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Small traces the host suites share: every record type of format
-version 7 with each field set (EVERY), a tree file (TREE), version 1
+version 8 with each field set (EVERY), a tree file (TREE), version 1
 (OLD); write() puts one in a file; gentrace() makes a generated one;
 on_terminal() runs a command on a pty."""
 import os
@@ -10,8 +10,8 @@ import subprocess
 TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..'))
 BIN = os.path.join(TOP, 'build', 'host', 'bin')
 
-# Every record type the format has (version 7), each field set.
-EVERY = '''pgfault_history 7 pid 7 page_size 4096
+# Every record type the format has (version 8), each field set.
+EVERY = '''pgfault_history 8 pid 7 page_size 4096
 start 100 sample=50 inherit files
 layout 100 2
 map 100 1 400000 401000 r-xp 0 08:01 1234 /bin/with space
@@ -39,13 +39,15 @@ cache 334 7 0 4 12 r readahead
 cache 335 8 1 3 2 w hit
 cache 336 7 1 9 1 r hole
 cache 337 7 1 20 8 w direct
+fault 338 7 7f0000003000 w user minor 400070 1a2b3 1 0 pte
+fault 339 8 7f0000002000 r kernel reref 400080 ffffffffff - 9 pmd
 lost 3 4
 unmap 340 1
 stop 350 exiting now
 exec 360 7 /usr/bin/next prog
 layout 370 1
 map 370 5 555555554000 555555556000 r--p 0 08:01 99 /usr/bin/next prog
-exit 400 0 5 3 1 cache 5 0
+exit 400 0 7 3 1 cache 5 0
 '''
 
 TREE = '''pgfault_history_tree 1 root 10

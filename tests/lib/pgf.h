@@ -246,6 +246,12 @@ struct pgf_rec {
 	unsigned int major, minor;
 	int cache;		/* enum pgft_cache */
 	unsigned int flags;	/* exit: PGFT_EXIT_CACHE */
+	/* fault: the frame it mapped, if has_frame (pgftrace.h's) */
+	bool has_frame;
+	unsigned long long pfn;
+	int node;		/* PGFT_NO_NODE for none */
+	unsigned int order;
+	int level;		/* enum pgft_level */
 };
 
 struct pgf_trace {
@@ -302,6 +308,11 @@ static inline int pgf_parse_line(const char *l, struct pgf_rec *r)
 	r->minor = x.minor;
 	r->cache = x.cache;
 	r->flags = x.flags;
+	r->has_frame = x.has_frame;
+	r->pfn = x.pfn;
+	r->node = x.node;
+	r->order = x.order;
+	r->level = x.level;
 	return 0;
 }
 

@@ -40,20 +40,25 @@ static int same_rec(const struct pgft_rec *a, const struct pgft_rec *b)
 	       a->minor == b->minor && !memcmp(a->perms, b->perms, 5) &&
 	       !strcmp(a->name, b->name) && !memcmp(a->n, b->n, sizeof(a->n)) &&
 	       a->flags == b->flags && !strcmp(a->text, b->text) &&
-	       a->cache == b->cache;
+	       a->cache == b->cache && a->has_frame == b->has_frame &&
+	       (!a->has_frame || (a->pfn == b->pfn && a->node == b->node &&
+				  a->order == b->order && a->level == b->level));
 }
 
 /*
- * Line @line of @n characters: a record of 32 bytes whose record is the
- * line's, and whose text is the line again.
+ * Line @line of @n characters: a fixed record (32 bytes, 40 for a fault
+ * with its frame) whose record is the line's, and whose text is the line
+ * again.
  */
 static void round_trip(const char *line, int n)
 {
-	unsigned char bin[PGFB_FAULT_BYTES + 64];
+	unsigned char bin[PGFB_FRAME_BYTES + 64];
 	char copy[200], text[200];
 	struct pgft_rec a, b;
 
-	ASSERT_EQ(pgfb_encode(line, n, bin), PGFB_FAULT_BYTES);
+	ASSERT_EQ(pgfb_encode(line, n, bin), pgfb_fixed_bytes(bin[0]));
+	ASSERT_TRUE(bin[0] == PGFB_FAULT || bin[0] == PGFB_CACHE ||
+		    bin[0] == PGFB_FRAME);
 	ASSERT_TRUE(pgfb_get_fixed(bin, &b));
 	strcpy(copy, line);
 	ASSERT_EQ(pgft_parse(copy, &a), 0);
@@ -115,6 +120,34 @@ TEST(a_cache_record_is_the_record_of_its_line)
 	}
 }
 
+TEST(a_frame_record_is_the_record_of_its_line)
+{
+	static const char * const results[] = { "minor", "major", "reref" };
+	unsigned long long x = 0x5eed;
+	char line[200], node[16];
+	int n;
+
+	for (int i = 0; i < 100000; i++) {
+		unsigned long long t = (rnd(&x) >> (rnd(&x) % 64)) % PGFB_MAX_TIME;
+		unsigned long long pfn = i % 7 ? rnd(&x) >> (24 + rnd(&x) % 40) :
+			(1ULL << 40) - 1;
+		int nd = (int)(rnd(&x) % 2048) - 1;
+
+		if (nd == 0x7ff - 1 || i % 11 == 0)
+			snprintf(node, sizeof(node), "-");
+		else
+			snprintf(node, sizeof(node), "%d", nd < 0 ? 0 : nd);
+		n = snprintf(line, sizeof(line),
+			     "fault %llu %d %llx %c %s %s %llx %llx %s %u %s",
+			     t, (int)(rnd(&x) % 0x7fffffff), rnd(&x) >> (rnd(&x) % 64),
+			     "rwx"[rnd(&x) % 3], rnd(&x) % 2 ? "user" : "kernel",
+			     results[rnd(&x) % 3], rnd(&x) >> (rnd(&x) % 64), pfn,
+			     node, (unsigned int)(i % 13 ? rnd(&x) % 10 : 63),
+			     pgft_level_names[rnd(&x) % PGFT_NLEVEL]);
+		round_trip(line, n);
+	}
+}
+
 TEST(a_line_the_record_would_not_give_back_stays_a_line)
 {
 	static const char *const lines[] = {
@@ -124,6 +157,14 @@ TEST(a_line_the_record_would_not_give_back_stays_a_line)
 		"fault 10 2147483648 7f0000 r user minor 4000",	/* tid > 2^31 - 1 */
 		"fault 10 7 7f0000 r user minor",		/* malformed */
 		"fault 10 7 7f0000 q user minor 4000",
+		"fault 10 7 7f0000 r user minor 4000 01a 0 0 pte",	/* leading 0 */
+		"fault 10 7 7f0000 r user minor 4000 1a 00 0 pte",
+		"fault 10 7 7f0000 r user SIGSEGV 4000 1a 0 0 pte",	/* malformed */
+		"fault 10 7 7f0000 r user minor 4000 1a 2047 0 pte",
+		"fault 10 7 7f0000 r user minor 4000 10000000000 0 0 pte",
+		"fault 10 7 7f0000 r user minor 4000 1a 0 64 pte",
+		"fault 10 7 7f0000 r user minor 4000 1a 0 0 p4d",
+		"fault 10 7 7f0000 r user minor 4000 1a 0 0",
 		"cache 10 7 0 05 2 r hit",			/* leading 0 */
 		"cache 10 7 4294967296 5 2 r hit",		/* file > 2^32 - 1 */
 		"cache 10 7 0 5 4294967296 r hit",		/* pages > 2^32 - 1 */
@@ -149,7 +190,7 @@ TEST(a_line_the_record_would_not_give_back_stays_a_line)
 }
 
 static const char every[] =
-	"pgfault_history 7 pid 7 page_size 4096\n"
+	"pgfault_history 8 pid 7 page_size 4096\n"
 	"start 100 sample=50 inherit files\n"
 	"layout 100 2\n"
 	"map 100 1 400000 401000 r-xp 0 08:01 1234 /bin/with space\n"
@@ -164,6 +205,8 @@ static const char every[] =
 	"file 330 0 08:01 1234 /bin/with space\n"
 	"cache 331 7 0 0 4 r miss\n"
 	"cache 332 8 0 4 12 w readahead\n"
+	"fault 333 7 7f0000003000 w user minor 400040 1a2b3 1 0 pte\n"
+	"fault 334 8 7f0000200000 r kernel major 400050 ffffffffff - 9 pmd\n"
 	"lost 3 4\n"
 	"unmap 340 1\n"
 	"exit 400 0 6 3 1 cache 2 0\n";
@@ -215,13 +258,16 @@ TEST(both_forms_read_as_the_same_records)
 	FILE *fb = fmemopen(bin, n, "r");
 	int na = read_all(ft, a, 32, err), nb;
 
-	ASSERT_EQ(na, 17);
+	ASSERT_EQ(na, 19);
 	nb = read_all(fb, b, 32, err);
 	ktap_diag("%d records, %zu bytes binary for %zu of text", nb, n,
 		  strlen(every));
 	ASSERT_EQ(nb, na);
-	for (int i = 0; i < na; i++)
+	for (int i = 0; i < na; i++) {
+		if (!same_rec(&a[i], &b[i]))
+			ktap_diag("record %d differs", i + 1);
 		EXPECT_TRUE(same_rec(&a[i], &b[i]));
+	}
 	fclose(ft);
 	fclose(fb);
 }
@@ -242,18 +288,22 @@ TEST(a_malformed_binary_trace_is_an_error_naming_the_record)
 {
 	static unsigned char good[4096], bad[4096];
 	size_t n = to_bin(every, good), first_fault = 0, first_cache = 0, at;
+	size_t first_frame = 0;
 
 	ASSERT_EQ(strcmp(bin_error(good, n), ""), 0);
 	/* the offsets of the first fault record and the first cache record */
 	for (at = PGFB_HEADER; at < n; ) {
 		uint32_t len;
 
-		if (good[at] == PGFB_FAULT || good[at] == PGFB_CACHE) {
+		if (good[at] == PGFB_FAULT || good[at] == PGFB_CACHE ||
+		    good[at] == PGFB_FRAME) {
 			if (good[at] == PGFB_FAULT && !first_fault)
 				first_fault = at;
 			if (good[at] == PGFB_CACHE && !first_cache)
 				first_cache = at;
-			at += PGFB_FAULT_BYTES;
+			if (good[at] == PGFB_FRAME && !first_frame)
+				first_frame = at;
+			at += pgfb_fixed_bytes(good[at]);
 			continue;
 		}
 		memcpy(&len, good + at + 4, 4);
@@ -261,6 +311,7 @@ TEST(a_malformed_binary_trace_is_an_error_naming_the_record)
 	}
 	ASSERT_GT(first_fault, 0);
 	ASSERT_GT(first_cache, 0);
+	ASSERT_GT(first_frame, 0);
 
 #define BAD(what, change, want) do {					\
 		memcpy(bad, good, n);					\
@@ -271,7 +322,13 @@ TEST(a_malformed_binary_trace_is_an_error_naming_the_record)
 	} while (0)
 
 	BAD("magic", bad[1] = 'X', "bad magic");
-	BAD("version", bad[8] = 3, "binary trace version 3");
+	BAD("version", bad[8] = 4, "binary trace version 4");
+	/* version 2 has no frame records */
+	BAD("a frame record in version 2", bad[8] = 2, "record 16: malformed record");
+	BAD("frame high bits", bad[first_frame + 39] = 0x08, "record 16: malformed frame");
+	BAD("frame level", bad[first_frame + 39] = 0x06, "record 16: malformed frame");
+	BAD("frame result", bad[first_frame + 2] = PGFT_SIGSEGV, "record 16: malformed frame");
+	BAD("frame access", bad[first_frame + 1] = 'q', "record 16: malformed frame");
 	BAD("version 0", bad[8] = 0, "binary trace version 0");
 	/* version 1 has no cache records: the type is unknown there */
 	BAD("a cache record in version 1", bad[8] = 1, "record 14: malformed record");
@@ -291,7 +348,7 @@ TEST(a_malformed_binary_trace_is_an_error_naming_the_record)
 	BAD("NUL in a line", bad[PGFB_HEADER + 8 + 3] = 0, "record 1: malformed line");
 	BAD("length", bad[PGFB_HEADER + 6] = 0x7f, "record 1: malformed record");
 	BAD("a fault for the header", memcpy(bad + PGFB_HEADER, good + first_fault, 32),
-	    "a fault or cache record where a header was due");
+	    "a fault, frame or cache record where a header was due");
 	/* Cut anywhere inside a record: an error, never a shorter trace. */
 	for (size_t cut = PGFB_HEADER + 1; cut < n; cut++) {
 		const char *e;
@@ -302,8 +359,9 @@ TEST(a_malformed_binary_trace_is_an_error_naming_the_record)
 
 			if (at == cut)
 				boundary = true;
-			if (good[at] == PGFB_FAULT) {
-				at += PGFB_FAULT_BYTES;
+			if (good[at] == PGFB_FAULT || good[at] == PGFB_CACHE ||
+			    good[at] == PGFB_FRAME) {
+				at += pgfb_fixed_bytes(good[at]);
 				continue;
 			}
 			memcpy(&len, good + at + 4, 4);
@@ -347,10 +405,10 @@ TEST(tracepgfaults_writer_makes_the_same_binary_form)
 	}
 	/* compressed, read as the plain one */
 	f = written(every, len, 100, true);
-	ASSERT_EQ(read_all(f, b, 32, err), 17);
+	ASSERT_EQ(read_all(f, b, 32, err), 19);
 	fclose(f);
 	f = fmemopen((void *)every, len, "r");
-	ASSERT_EQ(read_all(f, a, 32, err), 17);
+	ASSERT_EQ(read_all(f, a, 32, err), 19);
 	fclose(f);
 	for (int i = 0; i < 14; i++)
 		EXPECT_TRUE(same_rec(&a[i], &b[i]));

@@ -68,9 +68,60 @@ bool pgfb_put_fault(const struct pgft_rec *r, unsigned char out[PGFB_FAULT_BYTES
 
 size_t pgfb_fault_text(const struct pgft_rec *r, char *out)
 {
-	return sprintf(out, "fault %llu %d %llx %c %s %s %llx", r->time, r->tid,
-		       r->addr, r->access, r->kernel ? "kernel" : "user",
-		       results[r->result], r->ip);
+	int n = sprintf(out, "fault %llu %d %llx %c %s %s %llx", r->time,
+			r->tid, r->addr, r->access, r->kernel ? "kernel" : "user",
+			results[r->result], r->ip);
+
+	if (!r->has_frame)
+		return n;
+	n += sprintf(out + n, " %llx ", r->pfn);
+	n += r->node == PGFT_NO_NODE ? sprintf(out + n, "-") :
+	     sprintf(out + n, "%d", r->node);
+	return n + sprintf(out + n, " %u %s", r->order,
+			   pgft_level_names[r->level]);
+}
+
+/* The frame word of a frame record (pgfbin.h). */
+#define FRAME_PFN_BITS		40
+#define FRAME_NODE_SHIFT	40
+#define FRAME_NODE_NONE		0x7ffULL
+#define FRAME_ORDER_SHIFT	51
+#define FRAME_LEVEL_SHIFT	57
+
+bool pgfb_put_frame(const struct pgft_rec *r, unsigned char out[PGFB_FRAME_BYTES])
+{
+	uint64_t node = r->node == PGFT_NO_NODE ? FRAME_NODE_NONE :
+			(uint64_t)r->node;
+
+	if (!r->has_frame || !pgft_counted(r->result) ||
+	    r->pfn >> FRAME_PFN_BITS || r->node < PGFT_NO_NODE ||
+	    node > FRAME_NODE_NONE || r->order > 63 ||
+	    r->level >= PGFT_NLEVEL || !pgfb_put_fault(r, out))
+		return false;
+	out[0] = PGFB_FRAME;
+	put64(out + 32, r->pfn | node << FRAME_NODE_SHIFT |
+		       (uint64_t)r->order << FRAME_ORDER_SHIFT |
+		       (uint64_t)r->level << FRAME_LEVEL_SHIFT);
+	return true;
+}
+
+bool pgfb_get_frame(const unsigned char *in, struct pgft_rec *r)
+{
+	uint64_t f = pgfb_get64(in + 32), node;
+
+	if (in[0] != PGFB_FRAME)
+		return false;
+	memset(r, 0, sizeof(*r));
+	r->name = r->text = "";
+	if (!pgfb_fault_body(in, r) || !pgft_counted(r->result))
+		return false;
+	node = f >> FRAME_NODE_SHIFT & FRAME_NODE_NONE;
+	r->has_frame = true;
+	r->pfn = f & ((1ULL << FRAME_PFN_BITS) - 1);
+	r->node = node == FRAME_NODE_NONE ? PGFT_NO_NODE : (int)node;
+	r->order = f >> FRAME_ORDER_SHIFT & 63;
+	r->level = f >> FRAME_LEVEL_SHIFT & 3;
+	return r->level < PGFT_NLEVEL && !(f >> 59);
 }
 
 bool pgfb_put_cache(const struct pgft_rec *r, unsigned char out[PGFB_CACHE_BYTES])
@@ -133,30 +184,31 @@ size_t pgfb_cache_text(const struct pgft_rec *r, char *out)
  * A fault line is at most 6+20+11+17+2+7+8+16 characters, a cache line
  * 6+20+11+11+21+11+2+9: they fit in 160.
  */
-static bool fixed(const char *line, size_t len, unsigned char *out,
-		  const char *type,
-		  bool (*put)(const struct pgft_rec *, unsigned char *),
-		  size_t (*text)(const struct pgft_rec *, char *))
+/* @r as a fixed record at @out: its bytes, 0 if it cannot be one. */
+static size_t put_fixed(const struct pgft_rec *r, unsigned char *out)
 {
-	char copy[160], back[160];
-	struct pgft_rec r;
-
-	if (len <= 6 || len >= sizeof(copy) || memcmp(line, type, 6))
-		return false;
-	memcpy(copy, line, len);
-	copy[len] = '\0';
-	return !pgft_parse(copy, &r) && put(&r, out) && text(&r, back) == len &&
-	       !memcmp(back, line, len);
+	if (r->type == PGFT_CACHE)
+		return pgfb_put_cache(r, out) ? PGFB_CACHE_BYTES : 0;
+	if (r->has_frame)
+		return pgfb_put_frame(r, out) ? PGFB_FRAME_BYTES : 0;
+	return pgfb_put_fault(r, out) ? PGFB_FAULT_BYTES : 0;
 }
 
 size_t pgfb_encode(const char *line, size_t len, unsigned char *out)
 {
+	char copy[160], back[160];
+	struct pgft_rec r;
 	uint32_t n;
+	size_t bytes;
 
-	if (fixed(line, len, out, "fault ", pgfb_put_fault, pgfb_fault_text))
-		return PGFB_FAULT_BYTES;
-	if (fixed(line, len, out, "cache ", pgfb_put_cache, pgfb_cache_text))
-		return PGFB_CACHE_BYTES;
+	if (len > 6 && len < sizeof(copy) &&
+	    (!memcmp(line, "fault ", 6) || !memcmp(line, "cache ", 6))) {
+		memcpy(copy, line, len);
+		copy[len] = '\0';
+		if (!pgft_parse(copy, &r) && (bytes = put_fixed(&r, out)) &&
+		    pgfb_fixed_text(&r, back) == len && !memcmp(back, line, len))
+			return bytes;
+	}
 	n = htole32((uint32_t)len);
 	memset(out, 0, pgfb_line_bytes(len));
 	out[0] = PGFB_LINE;

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pgfbin - the binary form of a pgfault_history trace (version 2): the
+ * pgfbin - the binary form of a pgfault_history trace (version 3): the
  * same records as the text the kernel writes, a fault or a run of file
- * pages in 32 bytes instead of 40 to 50 characters to parse. Documented
+ * pages in 32 bytes instead of 40 to 50 characters to parse, a fault
+ * with its frame in 40. Documented
  * in Documentation/admin-guide/mm/pgfault_history.rst ("Binary form").
  *
  * A file is a 16-byte header, then records, each a multiple of 8 bytes,
  * little-endian:
  *
- *	header	"\x89PGFB\r\n\n", u32 version (2; 1 is read too: it has
- *		no cache records), u32 zero
+ *	header	"\x89PGFB\r\n\n", u32 version (3; 2 is read too: it has
+ *		no frame records, and 1: nor cache records), u32 zero
  *	fault	u8 type (1), u8 access ('r', 'w', 'x'), u8 result
  *		(enum pgft_result), u8 kernel (0, 1), u32 tid,
  *		u64 time (at most 19 digits, as in text), u64 addr, u64 ip
@@ -18,10 +19,14 @@
  *	cache	u8 type (3), u8 access ('r', 'w'), u8 how (enum
  *		pgft_cache), u8 zero, u32 tid, u64 time, u64 index,
  *		u32 pages (not 0), u32 file
+ *	frame	u8 type (4), then as a fault, then u64 frame: bits 0-39
+ *		the frame number, 40-50 the node (2047: none), 51-56 the
+ *		folio's order, 57-58 the level (enum pgft_level), 59-63
+ *		zero; its result is minor, major or reref
  *
  * Every line of the text form is one record, in the same order: a fault
- * (cache) line the fault (cache) record's text reproduces byte for byte
- * becomes such a record, every other line (headers, "pid N" of a tree
+ * (frame, cache) line the fault (frame, cache) record's text reproduces
+ * byte for byte becomes such a record, every other line (headers, "pid N" of a tree
  * file, regions, refs, ...) a line record. So text -> binary -> text gives back the same
  * bytes, and the reader (pgftrace.h) parses line records with the text
  * parser: one meaning for every record, whichever the form.
@@ -37,21 +42,28 @@
 #include "pgftrace.h"
 
 #define PGFB_MAGIC	"\x89PGFB\r\n\n"
-#define PGFB_VERSION	2
+#define PGFB_VERSION	3
 #define PGFB_HEADER	16
 #define PGFB_FAULT_BYTES 32
 #define PGFB_CACHE_BYTES 32
+#define PGFB_FRAME_BYTES 40
 
-enum { PGFB_FAULT = 1, PGFB_LINE = 2, PGFB_CACHE = 3 };
+enum { PGFB_FAULT = 1, PGFB_LINE = 2, PGFB_CACHE = 3, PGFB_FRAME = 4 };
+
+/* The bytes of a fixed record (fault, cache, frame) of type @type. */
+static inline size_t pgfb_fixed_bytes(unsigned char type)
+{
+	return type == PGFB_FRAME ? PGFB_FRAME_BYTES : PGFB_FAULT_BYTES;
+}
 
 /* The latest time a record may have: 19 digits, as the text reader's. */
 #define PGFB_MAX_TIME	9999999999999999999ULL
 
-/* The 16-byte header of version 2. */
+/* The 16-byte header of version 3. */
 void pgfb_header(unsigned char out[PGFB_HEADER]);
 /*
  * Check a file's first @n bytes (at most 16) against the header:
- * 0 if good (version 1 or 2), else a message (the magic, or the version
+ * 0 if good (version 1 to 3), else a message (the magic, or the version
  * this code lacks).
  */
 const char *pgfb_check_header(const unsigned char *h, size_t n);
@@ -62,8 +74,8 @@ const char *pgfb_check_header(const unsigned char *h, size_t n);
  */
 bool pgfb_put_fault(const struct pgft_rec *r, unsigned char out[PGFB_FAULT_BYTES]);
 /*
- * The text line of fault @r into @out (at least 128 bytes), without the
- * newline: its length.
+ * The text line of fault @r into @out (at least 160 bytes), its frame
+ * too if it has one, without the newline: its length.
  */
 size_t pgfb_fault_text(const struct pgft_rec *r, char *out);
 static inline uint64_t pgfb_get64(const unsigned char *p)
@@ -76,23 +88,24 @@ static inline uint64_t pgfb_get64(const unsigned char *p)
 
 /*
  * The fields of @r a fault has (type, access, result, kernel, tid, time,
- * addr, ip) from the 32 bytes at @in; false, with @r partly written, if
- * they are malformed.
+ * addr, ip; has_frame false) from the 32 bytes at @in, a fault record or
+ * the start of a frame record; false, with @r partly written, if they
+ * are malformed.
  */
-static inline bool pgfb_fault_fields(const unsigned char *in, struct pgft_rec *r)
+static inline bool pgfb_fault_body(const unsigned char *in, struct pgft_rec *r)
 {
 	uint32_t tid;
 
 	memcpy(&tid, in + 4, 4);
 	tid = le32toh(tid);
-	if (in[0] != PGFB_FAULT ||
-	    (in[1] != 'r' && in[1] != 'w' && in[1] != 'x') ||
+	if ((in[1] != 'r' && in[1] != 'w' && in[1] != 'x') ||
 	    in[2] > PGFT_OOM || in[3] > 1 || tid > INT32_MAX)
 		return false;
 	r->type = PGFT_FAULT;
 	r->access = in[1];
 	r->result = in[2];
 	r->kernel = in[3];
+	r->has_frame = false;
 	r->tid = tid;
 	r->time = pgfb_get64(in + 8);
 	if (r->time > PGFB_MAX_TIME)
@@ -100,6 +113,12 @@ static inline bool pgfb_fault_fields(const unsigned char *in, struct pgft_rec *r
 	r->addr = pgfb_get64(in + 16);
 	r->ip = pgfb_get64(in + 24);
 	return true;
+}
+
+/* The fields of a fault record, as pgfb_fault_body(), if it is one. */
+static inline bool pgfb_fault_fields(const unsigned char *in, struct pgft_rec *r)
+{
+	return in[0] == PGFB_FAULT && pgfb_fault_body(in, r);
 }
 
 /*
@@ -116,9 +135,12 @@ static inline bool pgfb_get_fault(const unsigned char *in, struct pgft_rec *r)
 	r->id = r->start = r->end = r->offset = r->inode = 0;
 	r->major = r->minor = 0;
 	memset(r->perms, 0, sizeof(r->perms));
-	r->n[0] = r->n[1] = r->n[2] = r->n[3] = 0;
+	memset(r->n, 0, sizeof(r->n));
 	r->flags = 0;
 	r->cache = 0;
+	r->pfn = 0;
+	r->node = 0;
+	r->order = r->level = 0;
 	r->name = r->text = "";
 	return pgfb_fault_fields(in, r);
 }
@@ -133,13 +155,26 @@ bool pgfb_get_cache(const unsigned char *in, struct pgft_rec *r);
 /* The text line of cache record @r into @out (at least 128 bytes). */
 size_t pgfb_cache_text(const struct pgft_rec *r, char *out);
 
-/* A record of 32 bytes (fault, cache) decoded into @r; false: malformed. */
+/*
+ * Encode a fault with its frame @r as 40 bytes at @out; false if @r
+ * cannot be one (no frame, or a field out of range).
+ */
+bool pgfb_put_frame(const struct pgft_rec *r, unsigned char out[PGFB_FRAME_BYTES]);
+/* Decode 40 bytes into @r (a fault with its frame); false if malformed. */
+bool pgfb_get_frame(const unsigned char *in, struct pgft_rec *r);
+
+/*
+ * A fixed record (fault, cache: 32 bytes; frame: 40) decoded into @r;
+ * false: malformed.
+ */
 static inline bool pgfb_get_fixed(const unsigned char *in, struct pgft_rec *r)
 {
-	return in[0] == PGFB_FAULT ? pgfb_get_fault(in, r) : pgfb_get_cache(in, r);
+	return in[0] == PGFB_FAULT ? pgfb_get_fault(in, r) :
+	       in[0] == PGFB_FRAME ? pgfb_get_frame(in, r) :
+	       pgfb_get_cache(in, r);
 }
 
-/* The text of a record of 32 bytes @r (a fault or a cache record). */
+/* The text of a fixed record @r (a fault, with its frame if it has one, or a cache record). */
 static inline size_t pgfb_fixed_text(const struct pgft_rec *r, char *out)
 {
 	return r->type == PGFT_FAULT ? pgfb_fault_text(r, out) : pgfb_cache_text(r, out);
@@ -187,9 +222,9 @@ static inline int pgft_next_into(struct pgft_reader *rd, struct pgft_rec *r)
 
 /*
  * Encode text line @line of @len bytes (no newline) into @out, which
- * holds at least pgfb_line_bytes(@len): a fault (cache) record if it is
- * a fault (cache) line pgfb_fault_text() (pgfb_cache_text()) reproduces,
- * else a line record. Returns the bytes written.
+ * holds at least pgfb_line_bytes(@len): a fault, frame or cache record if
+ * it is such a line that pgfb_fixed_text() reproduces, else a line
+ * record. Returns the bytes written.
  */
 size_t pgfb_encode(const char *line, size_t len, unsigned char *out);
 /* Bytes of the line record of a line of @len bytes. */

@@ -94,19 +94,23 @@ static int bin_next(struct pgft_reader *rd, char **line, struct pgft_rec *r)
 	if (ret <= 0)
 		return ret;
 	p = rd->bbuf + rd->bpos;
-	fixed = p[0] == PGFB_FAULT || (p[0] == PGFB_CACHE && rd->bin_version >= 2);
+	fixed = p[0] == PGFB_FAULT ||
+		(p[0] == PGFB_CACHE && rd->bin_version >= 2) ||
+		(p[0] == PGFB_FRAME && rd->bin_version >= 3);
 	if (fixed && r) {
-		if (bin_fill(rd, PGFB_FAULT_BYTES) < 0)
+		bytes = pgfb_fixed_bytes(p[0]);
+		if (bin_fill(rd, bytes) < 0)
 			return -1;
 		p = rd->bbuf + rd->bpos;
 		if (!pgfb_get_fixed(p, r)) {
 			snprintf(rd->error, sizeof(rd->error),
 				 "%s: record %llu: malformed %s record",
 				 rd->fname, rd->line + 1,
-				 p[0] == PGFB_FAULT ? "fault" : "cache");
+				 p[0] == PGFB_FAULT ? "fault" :
+				 p[0] == PGFB_FRAME ? "frame" : "cache");
 			return -1;
 		}
-		rd->bpos += PGFB_FAULT_BYTES;
+		rd->bpos += bytes;
 		rd->line++;
 		if (rd->tap)
 			rd->tap(rd->tap_arg, NULL, 0, p);
@@ -118,7 +122,7 @@ static int bin_next(struct pgft_reader *rd, char **line, struct pgft_rec *r)
 	    pgfb_line_bytes(len) > PGFB_BUF) {
 		snprintf(rd->error, sizeof(rd->error),
 			 "%s: record %llu: %s", rd->fname, rd->line + 1,
-			 fixed ? "a fault or cache record where a header was due" :
+			 fixed ? "a fault, frame or cache record where a header was due" :
 			 "malformed record (type, length)");
 		return -1;
 	}
@@ -555,6 +559,43 @@ static int name_index(const char *const *names, size_t n, const char *s)
 	return -1;
 }
 
+const char * const pgft_level_names[PGFT_NLEVEL] = {
+	[PGFT_PTE] = "pte", [PGFT_PMD] = "pmd", [PGFT_PUD] = "pud",
+};
+
+/*
+ * A fault's frame (version 8), after its IP: PFN NODE ORDER LEVEL; 0, or
+ * -1 if it is not that. Only a fault /proc/<pid>/stat counts has one.
+ */
+static int frame(char **p, struct pgft_rec *r)
+{
+	unsigned long long v;
+	char *s;
+	int k;
+
+	if (!pgft_counted(r->result) || num(p, 16, &r->pfn) ||
+	    r->pfn >= 1ULL << 40)
+		return -1;
+	if (*p && (*p)[0] == '-' && (*p)[1] == ' ') {
+		r->node = PGFT_NO_NODE;
+		*p += 2;
+	} else if (num(p, 10, &v) || v >= 0x7ff) {
+		return -1;
+	} else {
+		r->node = v;
+	}
+	if (num(p, 10, &v) || v > 63)
+		return -1;
+	r->order = v;
+	s = field(p);
+	k = s ? name_index(pgft_level_names, PGFT_NLEVEL, s) : -1;
+	if (k < 0 || *p)
+		return -1;
+	r->level = k;
+	r->has_frame = true;
+	return 0;
+}
+
 const char * const pgft_cache_names[PGFT_NCACHE] = {
 	[PGFT_HIT] = "hit", [PGFT_MISS] = "miss",
 	[PGFT_READAHEAD] = "readahead", [PGFT_HOLE] = "hole",
@@ -605,7 +646,9 @@ int pgft_parse(char *line, struct pgft_rec *r)
 				return -1;
 			r->result = k;
 		}
-		return num(&p, 16, &r->ip) || p ? -1 : 0;
+		if (num(&p, 16, &r->ip))
+			return -1;
+		return p ? frame(&p, r) : 0;
 	}
 	if (!strcmp(type, "map") || !strcmp(type, "change")) {
 		r->type = *type == 'm' ? PGFT_MAP : PGFT_CHANGE;

@@ -40,7 +40,7 @@
 extern const char *pgft_prog;
 
 /* The newest format version this code reads. */
-#define PGFT_VERSION 7
+#define PGFT_VERSION 8
 
 enum pgft_type {
 	PGFT_START, PGFT_FAULT, PGFT_LOST, PGFT_EXEC, PGFT_STOP, PGFT_EXIT,
@@ -78,6 +78,15 @@ static inline bool pgft_counted(enum pgft_result result)
 	return result <= PGFT_REREF;
 }
 
+/* The page table level a fault's frame is mapped at (version 8) */
+enum pgft_level { PGFT_PTE, PGFT_PMD, PGFT_PUD, PGFT_NLEVEL };
+
+/* Its name in the trace: "pte", "pmd", "pud". */
+extern const char * const pgft_level_names[PGFT_NLEVEL];
+
+/* pgft_rec.node of a frame without a struct page ("-" in the trace) */
+#define PGFT_NO_NODE	(-1)
+
 struct pgft_rec {
 	enum pgft_type type;
 	int pid;			/* the process whose record it is */
@@ -88,6 +97,15 @@ struct pgft_rec {
 	char access;			/* 'r', 'w', 'x' */
 	bool kernel;
 	enum pgft_result result;
+	/*
+	 * fault (version 8): the frame it mapped, if has_frame: its number,
+	 * node (or PGFT_NO_NODE), folio order, page table level
+	 */
+	bool has_frame;
+	unsigned char order;
+	unsigned char level;		/* enum pgft_level */
+	int node;
+	unsigned long long pfn;
 	/*
 	 * regions: map, change, unmap (id only); file (version 7): id,
 	 * major, minor, inode, name; cache (version 7): id the file's, start
@@ -118,7 +136,8 @@ struct pgft_rec {
 /*
  * Called with every record as it is read, headers and a tree's "pid N"
  * lines included: a text line (@len bytes, no newline) and NULL, or a
- * binary fault record (@fault, 32 bytes) and a NULL @line.
+ * binary fault, frame or cache record (@fault, pgfb_fixed_bytes() of its
+ * type) and a NULL @line.
  */
 typedef void (*pgft_tap_fn)(void *arg, const char *line, size_t len,
 			    const unsigned char *fault);

@@ -67,7 +67,7 @@ static unsigned char *conv_room(struct conv *c, size_t n)
 
 /*
  * Every record as the reader takes it in: the same in the other form.
- * @fixed: a record of 32 bytes (a fault or a cache record).
+ * @fixed: a fixed record (a fault, a fault with its frame, a cache record).
  */
 static void conv_tap(void *arg, const char *line, size_t len,
 		     const unsigned char *fixed)
@@ -93,8 +93,10 @@ static void conv_tap(void *arg, const char *line, size_t len,
 	c->records++;
 	if (c->to_bin) {
 		if (fixed) {
-			memcpy(conv_room(c, PGFB_FAULT_BYTES), fixed, PGFB_FAULT_BYTES);
-			c->len += PGFB_FAULT_BYTES;
+			size_t bytes = pgfb_fixed_bytes(fixed[0]);
+
+			memcpy(conv_room(c, bytes), fixed, bytes);
+			c->len += bytes;
 		} else {
 			c->len += pgfb_encode(line, len,
 					      conv_room(c, pgfb_line_bytes(len)));

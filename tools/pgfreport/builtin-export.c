@@ -22,10 +22,14 @@ static const char usage[] =
 "Write the trace as FORMAT, to standard output or -o FILE:\n"
 "\n"
 "  csv           every fault, after the header\n"
-"                time_ns,tid,address,access,mode,result,ip,region\n"
-"                (and pid, for a tree file read whole); numbers in\n"
-"                decimal, as in json; a region with a comma, a quote or\n"
-"                a line break in its name quoted as RFC 4180 says\n"
+"                time_ns,tid,address,access,mode,result,ip,region,\n"
+"                pfn,node,page_size,level (and pid, for a tree file\n"
+"                read whole); numbers in decimal, as in json; the frame\n"
+"                (pfn, node, page_size the bytes of its folio, level\n"
+"                pte, pmd or pud) where the trace has it (read with\n"
+"                CAP_SYS_ADMIN), else empty, as node is for a frame\n"
+"                without one; a region with a comma, a quote or a line\n"
+"                break in its name quoted as RFC 4180 says\n"
 "  json          every record as a JSON object, one per line (with its\n"
 "                \"pid\" in a tree file)\n"
 "  refs          the reference string: one page address per line (hex), as\n"
@@ -236,6 +240,17 @@ static int ex_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 			r->addr, r->access, r->kernel ? "kernel" : "user",
 			export_result_name(r->result), r->ip);
 		csv_field(E->out, g ? (*g->name ? g->name : "[anon]") : "");
+		/* the frame (format version 8): empty if the line has none */
+		if (!r->has_frame)
+			fputs(",,,,", E->out);
+		else if (r->node == PGFT_NO_NODE)
+			fprintf(E->out, ",%llu,,%llu,%s", r->pfn,
+				(unsigned long long)ps->trace.page_size << r->order,
+				pgft_level_names[r->level]);
+		else
+			fprintf(E->out, ",%llu,%d,%llu,%s", r->pfn, r->node,
+				(unsigned long long)ps->trace.page_size << r->order,
+				pgft_level_names[r->level]);
 		if (ps->replay.whole)
 			fprintf(E->out, ",%d", r->pid);
 		fputc('\n', E->out);
@@ -358,7 +373,8 @@ int cmd_export(int argc, char **argv)
 		fprintf(E->out, "time,tid,path,index,pages,access,cache,file,dev,inode%s\n",
 			ps.replay.whole ? ",pid" : "");
 	else if (E->format == CSV)
-		fprintf(E->out, "time_ns,tid,address,access,mode,result,ip,region%s\n",
+		fprintf(E->out, "time_ns,tid,address,access,mode,result,ip,region,"
+			"pfn,node,page_size,level%s\n",
 			ps.replay.whole ? ",pid" : "");
 	ps.rec = ex_rec;
 	ps.st = E;

@@ -48,6 +48,9 @@ void json_rec(FILE *out, const struct pgft_rec *r, bool tree)
 		fprintf(out, ",\"tid\":%d,\"address\":%llu,\"access\":\"%c\",\"mode\":\"%s\","
 		       "\"result\":\"%s\",\"ip\":%llu", r->tid, r->addr, r->access,
 		       r->kernel ? "kernel" : "user", export_result_name(r->result), r->ip);
+		if (r->has_frame)
+			fprintf(out, ",\"pfn\":%llu,\"node\":%d,\"order\":%u,\"level\":\"%s\"",
+				r->pfn, r->node, r->order, pgft_level_names[r->level]);
 		break;
 	case PGFT_REMOTE:
 		fprintf(out, ",\"tid\":%d,\"access\":\"%c\",\"result\":\"%s\"",

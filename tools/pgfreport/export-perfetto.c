@@ -460,6 +460,13 @@ int perfetto_fault(struct perfetto *p, int pid, const struct pgft_rec *r,
 	annotation_str(&p->b, "mode", r->kernel ? "kernel" : "user");
 	annotation_ptr(&p->b, "ip", r->ip);
 	annotation_str(&p->b, "region", g ? (*g->name ? g->name : "[anon]") : "-");
+	if (r->has_frame) {
+		annotation_uint(&p->b, "pfn", r->pfn);
+		if (r->node != PGFT_NO_NODE)
+			annotation_uint(&p->b, "node", r->node);
+		annotation_uint(&p->b, "page_size", (uint64_t)page_size << r->order);
+		annotation_str(&p->b, "level", pgft_level_names[r->level]);
+	}
 	pb_end(&p->b, e);
 	pb_end(&p->b, m);
 	p->last_t = r->time;

@@ -3,7 +3,7 @@
 library alone.
 
 A trace (tracepgfault's file, a tree file of tracepgfault -f, or
-/proc/PID/pgfault_history saved as is; any format version 1 to 7; text
+/proc/PID/pgfault_history saved as is; any format version 1 to 8; text
 or the binary form of pgfreport convert; plain, or compressed with gzip,
 xz, bzip2 or zstd (through the zstd command), told by its first bytes) is
 streamed as one dict per record, with the keys and values of
@@ -38,12 +38,16 @@ import threading
 __all__ = ['records', 'read_trace', 'dataframe', 'open_trace', 'TraceError',
            'VERSION']
 
-VERSION = 7          # the newest trace format this reads
+VERSION = 8          # the newest trace format this reads
 BINARY_MAGIC = b'\x89PGFB\r\n\n'   # the binary form (tools/lib/pgfbin.h)
-BINARY_VERSION = 2
+BINARY_VERSION = 3
 RESULTS = ('minor', 'major', 'reref', 'SIGSEGV', 'SIGBUS', 'OOM')
 SAMPLE_FLAGS = ('baseline', 'incomplete', 'stopped')
 CACHE = ('hit', 'miss', 'readahead', 'hole', 'direct')
+# The results /proc/<pid>/stat counts: only they may carry a frame.
+COUNTED = ('minor', 'major', 'reref')
+# The page table level a fault's frame is mapped at (version 8).
+LEVELS = ('pte', 'pmd', 'pud')
 _HEADER = re.compile(r'pgfault_history (\d+) pid (\d+) page_size (\d+)$')
 _TREE = re.compile(r'pgfault_history_tree (\d+) root (\d+)$')
 _DEC = re.compile(r'[0-9]{1,19}$')        # as the C reader: at most 19 digits
@@ -106,9 +110,9 @@ class _Text(io.TextIOWrapper):
 
 
 class _Binary:
-    """The binary form of a trace (tools/lib/pgfbin.h, version 1 or 2)
-    read as the lines of its text form: a fault (cache) record becomes the
-    fault (cache) line it stands for, a line record its line, each ending
+    """The binary form of a trace (tools/lib/pgfbin.h, version 1 to 3)
+    read as the lines of its text form: a fault (frame, cache) record
+    becomes the line it stands for, a line record its line, each ending
     in '\n'. A malformed or cut record raises TraceError naming it (its
     number, from 1)."""
 
@@ -147,22 +151,34 @@ class _Binary:
         self._n += 1
         if len(h) < 8:
             raise self._bad('truncated: the file ends inside it')
-        if h[0] == 1:
-            rest = self._read(24)
-            if len(rest) < 24:
+        if h[0] == 1 or (h[0] == 4 and self.version >= 3):
+            what = 'fault' if h[0] == 1 else 'frame'
+            rest = self._read(24 if h[0] == 1 else 32)
+            if len(rest) < (24 if h[0] == 1 else 32):
                 raise self._bad('truncated: the file ends inside it')
             tid = int.from_bytes(h[4:8], 'little')
-            time, addr, ip = struct.unpack('<QQQ', rest)
+            time, addr, ip = struct.unpack('<QQQ', rest[:24])
             if chr(h[1]) not in 'rwx' or h[2] >= len(RESULTS) or h[3] > 1 or \
                     tid > 0x7fffffff or time > 9999999999999999999:
-                raise self._bad('malformed fault record')
-            if self.dicts:
-                return {'type': 'fault', 'time': time, 'tid': tid,
-                        'address': addr, 'access': chr(h[1]),
-                        'mode': 'kernel' if h[3] else 'user',
-                        'result': RESULTS[h[2]], 'ip': ip}
-            return (f'fault {time} {tid} {addr:x} {chr(h[1])} '
-                    f'{"kernel" if h[3] else "user"} {RESULTS[h[2]]} {ip:x}\n')
+                raise self._bad(f'malformed {what} record')
+            r = {'type': 'fault', 'time': time, 'tid': tid,
+                 'address': addr, 'access': chr(h[1]),
+                 'mode': 'kernel' if h[3] else 'user',
+                 'result': RESULTS[h[2]], 'ip': ip}
+            line = (f'fault {time} {tid} {addr:x} {chr(h[1])} '
+                    f'{"kernel" if h[3] else "user"} {RESULTS[h[2]]} {ip:x}')
+            if h[0] == 4:
+                f = int.from_bytes(rest[24:], 'little')
+                node, level = f >> 40 & 0x7ff, f >> 57 & 3
+                if f >> 59 or level >= len(LEVELS) or \
+                        r['result'] not in COUNTED:
+                    raise self._bad('malformed frame record')
+                r.update(pfn=f & ((1 << 40) - 1),
+                         node=-1 if node == 0x7ff else node,
+                         order=f >> 51 & 63, level=LEVELS[level])
+                line += (f' {r["pfn"]:x} {"-" if node == 0x7ff else node} '
+                         f'{r["order"]} {r["level"]}')
+            return r if self.dicts else line + '\n'
         if h[0] == 3 and self.version >= 2:
             rest = self._read(24)
             if len(rest) < 24:
@@ -294,12 +310,22 @@ def parse(line):
         return parts[i] if len(parts) > i else ''
 
     if t == 'fault':
-        if len(w) != 8 or w[4] not in 'rwx' or len(w[4]) != 1 or \
+        if len(w) not in (8, 12) or w[4] not in 'rwx' or len(w[4]) != 1 or \
                 w[5] not in ('user', 'kernel') or w[6] not in RESULTS:
             raise ValueError
-        return {'type': 'fault', 'time': _dec(w[1]), 'tid': _dec(w[2]),
-                'address': _hex(w[3]), 'access': w[4], 'mode': w[5],
-                'result': w[6], 'ip': _hex(w[7])}
+        r = {'type': 'fault', 'time': _dec(w[1]), 'tid': _dec(w[2]),
+             'address': _hex(w[3]), 'access': w[4], 'mode': w[5],
+             'result': w[6], 'ip': _hex(w[7])}
+        if len(w) == 12:
+            # the frame (version 8): PFN NODE ORDER LEVEL; node -1: "-"
+            if w[6] not in COUNTED or w[11] not in LEVELS:
+                raise ValueError
+            r.update(pfn=_hex(w[8]), node=-1 if w[9] == '-' else _dec(w[9]),
+                     order=_dec(w[10]), level=w[11])
+            if r['pfn'] >= 1 << 40 or not -1 <= r['node'] < 0x7ff or \
+                    r['order'] > 63:
+                raise ValueError
+        return r
     if t in ('map', 'change'):
         return _region(t, w, rest)
     if t == 'unmap' and len(w) == 3:
@@ -508,10 +534,14 @@ _DTYPES = {
     'status': 'int64', 'lost': 'int64', 'regions': 'int64',
     'files': 'boolean', 'cache_kept': 'int64', 'cache_lost': 'int64',
     'file': 'int64', 'index': 'int64', 'cache': 'category',
+    'pfn': 'uint64', 'node': 'int64', 'order': 'int64', 'level': 'category',
 }
+# Keys a record of its type may lack: nullable columns, even when none does.
+_SOMETIMES = ('pfn', 'node', 'order')
 # Each record type's keys, as parse() gives them (and 'pid' in a tree).
 _KEYS = {
-    'fault': ('time', 'tid', 'address', 'access', 'mode', 'result', 'ip', 'region'),
+    'fault': ('time', 'tid', 'address', 'access', 'mode', 'result', 'ip',
+              'pfn', 'node', 'order', 'level', 'region'),
     'map': ('time', 'id', 'start', 'end', 'perms', 'offset', 'dev', 'inode', 'name'),
     'change': ('time', 'id', 'start', 'end', 'perms', 'offset', 'dev', 'inode', 'name'),
     'unmap': ('time', 'id'), 'layout': ('time', 'count'),
@@ -582,7 +612,8 @@ def _frame(pd, rows, cols):
     for c in cols:
         v = [r.get(c) for r in rows]
         dt = _DTYPES.get(c, 'object')
-        missing = any(x is None for x in v)
+        # a fault's frame (version 8) is missing from some faults, always
+        missing = c in _SOMETIMES or any(x is None for x in v)
         if dt in ('int64', 'uint64'):
             dt = dt.capitalize().replace('Uint', 'UInt') if missing else dt
         elif dt == 'boolean':

@@ -144,6 +144,27 @@
  * recorded file I/O.
  */
 #endif
+#ifdef PGF_STAGE_PHYS
+/*
+ * Frames:
+ *
+ *   fault TIME TID ADDR ACCESS MODE RESULT IP PFN NODE ORDER LEVEL
+ *
+ * A file opened by a holder of CAP_SYS_ADMIN (in the initial user
+ * namespace, as /proc/<pid>/pagemap asks for frame numbers) reads fault
+ * records of result minor, major or reref with four more fields: the
+ * frame the fault mapped at ADDR's page, PFN (hex, in pages of
+ * page_size); NODE, the NUMA node of its memory, "-" if the frame has no
+ * struct page; ORDER, the order of the folio it belongs to (0 a base
+ * page, more for a large folio: an mTHP, a THP, a huge page); and LEVEL,
+ * pte, pmd or pud, the page table level it is mapped at. A fault that
+ * installed nothing (it found the entry changed by another thread, or
+ * waited for a migration or for I/O and let the access retry, or
+ * migrated the page as a NUMA hinting fault), and a fault on a driver's
+ * raw frames, has none: its line ends at IP. Any other file reads every
+ * fault line without them.
+ */
+#endif
 /*
  * Version 2 added "remote" and the meaning of the lost counts above
  * (version 1 counted failed faults as FAULTS); version 3 the result reref,
@@ -153,6 +174,9 @@
 #ifdef PGF_STAGE_FILES
 /* Version 7 added "files", "file", "cache" and the end of "exit". */
 #endif
+#ifdef PGF_STAGE_PHYS
+/* Version 8 added the frame of a fault. */
+#endif
 #ifndef _UAPI_LINUX_PGFAULT_HISTORY_H
 #define _UAPI_LINUX_PGFAULT_HISTORY_H
 
@@ -160,7 +184,9 @@
 #include <linux/ioctl.h>
 #endif
 
-#ifdef PGF_STAGE_FILES
+#if defined(PGF_STAGE_PHYS)
+#define PGFAULT_HISTORY_VERSION		8
+#elif defined(PGF_STAGE_FILES)
 #define PGFAULT_HISTORY_VERSION		7
 #else
 #define PGFAULT_HISTORY_VERSION		6

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The physical side of a trace: the frame behind each fault.
+ */
+/**
+ * DOC: frames
+ *
+ * A fault record may carry the frame the fault mapped: its page frame
+ * number, the NUMA node of its folio, the folio's order, and the page
+ * table level it is mapped at (pte, pmd, pud). Frame numbers are what
+ * /proc/<pid>/pagemap shows only to CAP_SYS_ADMIN (they tell where the
+ * kernel put data, which Rowhammer-style attacks want), and the rule is
+ * the same: a file of pgfault_history shows them if its opener held
+ * CAP_SYS_ADMIN in the initial user namespace (pgf_cred_sees_frames());
+ * another file reading the same trace never sees them. A trace records
+ * them while the credentials it is held to (its reader's, else its
+ * starter's; see pgf_trace_hold_cred()) may see them, so that a trace
+ * nobody privileged reads costs nothing more.
+ *
+ * The fault path knows the frame where it installs the entry, not where
+ * handle_mm_fault() records the fault: the install sites call
+ * pgfault_history_mapped() under the page table lock with the frame they
+ * map, and pgf_fault_mapped() keeps the frame of the faulting page in
+ * &task_struct.pgf_frame, which the fault's record takes (and clears).
+ * No page table is walked for it. A fault of a traced thread on another
+ * mm (a remote fault) keeps none: its record shows no address either.
+ *
+ * A fault that installed nothing has no frame: one that found the entry
+ * changed under it by another thread (which recorded its own), one that
+ * waited for a migration or for a page under I/O and let the access
+ * retry, a NUMA hinting fault that migrated the page, and the faults of
+ * drivers that insert raw frames (VM_PFNMAP, VM_MIXEDMAP).
+ */
+#define pr_fmt(fmt) "pgfault: " fmt
+
+#include <linux/bitfield.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/mm.h>
+#include <linux/pgfault_history.h>
+#include <linux/security.h>
+#include <linux/user_namespace.h>
+
+#include "internal.h"
+
+/**
+ * pgf_cred_sees_frames() - may the holder of @cred see frame numbers?
+ * @cred: a file's opener's credentials
+ *
+ * Return: true if they hold CAP_SYS_ADMIN in the initial user namespace,
+ * as pagemap_read() asks of its file.
+ */
+bool pgf_cred_sees_frames(const struct cred *cred)
+{
+	return !security_capable(cred, &init_user_ns, CAP_SYS_ADMIN,
+				 CAP_OPT_NOAUDIT);
+}
+
+/* The frame of @pfn mapped at @level, as a fault record packs it. */
+static u64 pgf_frame(unsigned long pfn, enum pgf_level level)
+{
+	u64 frame = PGF_FRAME_VALID | FIELD_PREP(PGF_FRAME_PFN, pfn) |
+		    FIELD_PREP(PGF_FRAME_LEVEL, level);
+	struct folio *folio;
+
+	BUILD_BUG_ON(MAX_NUMNODES > PGF_FRAME_NO_NODE);
+	if (!pfn_valid(pfn))
+		return frame | FIELD_PREP(PGF_FRAME_NODE, PGF_FRAME_NO_NODE);
+	/*
+	 * Mapped under the page table lock held: the folio can be neither
+	 * freed nor split under us.
+	 */
+	folio = page_folio(pfn_to_page(pfn));
+	return frame | FIELD_PREP(PGF_FRAME_NODE, folio_nid(folio)) |
+	       FIELD_PREP(PGF_FRAME_ORDER, folio_order(folio));
+}
+
+/**
+ * pgf_fault_mapped() - keep the frame a traced fault mapped for its record
+ * @vmf: the fault
+ * @addr: the user address of the first page mapped
+ * @pfn: its frame
+ * @nr: pages mapped from @addr, in consecutive frames
+ * @size: what one entry maps
+ *
+ * The body of pgfault_history_mapped(). Fault-around maps pages around
+ * the faulting one in runs: only the run that holds it counts.
+ *
+ * Context: the fault's page table lock held.
+ */
+void pgf_fault_mapped(struct vm_fault *vmf, unsigned long addr,
+		      unsigned long pfn, unsigned long nr, unsigned long size)
+{
+	struct pgf_trace *t = pgf_trace_of(current->signal);
+	unsigned long at = vmf->real_address & PAGE_MASK;
+	enum pgf_level level = PGF_LEVEL_PTE;
+
+	if (!t || !READ_ONCE(t->frames) || vmf->vma->vm_mm != current->mm)
+		return;
+	if (at < addr || (at - addr) >> PAGE_SHIFT >= nr)
+		return;
+	pfn += (at - addr) >> PAGE_SHIFT;
+	if (pfn > FIELD_MAX(PGF_FRAME_PFN))
+		return;
+	if (size >= PUD_SIZE)
+		level = PGF_LEVEL_PUD;
+	else if (size >= PMD_SIZE)
+		level = PGF_LEVEL_PMD;
+	current->pgf_frame = pgf_frame(pfn, level);
+}
