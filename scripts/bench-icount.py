@@ -19,8 +19,10 @@ traced process's own cost, then; make bench's wall-clock figures keep
 the reader running.
 
 Boots the x86_64 benchmark kernel BOOTS times (default 2), runs faultbench
-(off and traced, anon and zero pages, P pages, R repetitions, its reader
-held back, -d, on CPU 0, -c 0), vmabench
+(off, traced - by root, whose fault records carry their frames - and
+noframes - traced through files opened without CAP_SYS_ADMIN, whose do
+not -, anon and zero pages, P pages, R repetitions, its reader held back,
+-d, on CPU 0, -c 0), vmabench
 (mmap+munmap pairs, splits and forks at 10 and 1,000 VMAs, R + 2
 repetitions, its reader held back until the timed loops are done, -d,
 and all of it on CPU 0, -c 0)
@@ -63,7 +65,7 @@ def main():
     os.makedirs(bench.OUT, exist_ok=True)
     kernel = os.path.join(guest.BUILD, bench.KERNELS[('x86_64', 'patched')])
     b = '/usr/lib/pgfault/bench'
-    cmd = (f'{b}/faultbench -d -c 0 -b 16384 -p {a.pages} -r {a.reps} -m off,traced -k anon,zero '
+    cmd = (f'{b}/faultbench -d -c 0 -b 16384 -p {a.pages} -r {a.reps} -m off,traced,noframes -k anon,zero '
            f'> /job/bench.out 2>&1 && {b}/vmabench -d -c 0 -v 10,1000 -r {a.reps + 2} >> /job/bench.out 2>&1 '
            f'&& {b}/recbench -r 3 >> /job/bench.out 2>&1 '
            f'&& {b}/readbench -d -c 0 -b 16384 -r {a.reps} -n {a.reads} >> /job/bench.out 2>&1; '
@@ -106,9 +108,9 @@ def main():
             # deferred static key's text patching) only adds some.
             if 'kind' in kv and 'mode' in kv:
                 by[(kv['kind'], kv['mode'])] = kv.get('min') or kv['ns']
-                if kv['mode'] == 'traced' and kv.get('lost'):
+                if kv['mode'] in ('traced', 'noframes') and kv.get('lost'):
                     losses.append(f'# boot {n + 1}: faultbench lost {kv["lost"]:.0f} '
-                                  f'{kv["kind"]} fault records (median of the reps): '
+                                  f'{kv["kind"]} fault records ({kv["mode"]}, median of the reps): '
                                   'its traced figure leaves out their cost')
             if name == 'vma' and kv.get('lost'):
                 losses.append(f'# boot {n + 1}: vmabench lost {kv["lost"]:.0f} records '
@@ -126,6 +128,11 @@ def main():
         for kind in ('anon', 'zero'):
             if (kind, 'off') in by and (kind, 'traced') in by:
                 got[kind] = by[(kind, 'traced')] / by[(kind, 'off')]
+            if (kind, 'off') in by and (kind, 'noframes') in by:
+                got[f'{kind}, without frames'] = by[(kind, 'noframes')] / by[(kind, 'off')]
+            if (kind, 'traced') in by and (kind, 'noframes') in by:
+                got[f'{kind}, with frames / without'] = \
+                    by[(kind, 'traced')] / by[(kind, 'noframes')]
         for kb in sorted({k for k, _ in reads}):
             size = f'{kb:.0f} KiB' if kb < 1024 else f'{kb / 1024:.0f} MiB'
             off = reads.get((kb, 'off'))
@@ -166,7 +173,9 @@ def main():
                     [f'{100 * (max(v) - min(v)) / min(v):.1f}%'])
     table = {'title': 'x86_64 benchmark kernel on QEMU TCG, -icount: traced ÷ '
                       'untraced of instructions executed (the fewest of '
-                      f'{a.reps} repetitions); the record path and an ftrace '
+                      f'{a.reps} repetitions; traced by root: fault records '
+                      'with their frames; without frames: traced through files '
+                      'opened without CAP_SYS_ADMIN); the record path and an ftrace '
                       'event in instructions a record; readbench: a pread() of '
                       'cached pages on a ramfs, untraced against the kernel '
                       'without the series, and key (another process traced), '

@@ -28,7 +28,12 @@
  *           fault records and the faults "lost" lines report;
  *   ftrace  a filter on common_pid keeps the child's threads, page_fault_user is
  *           enabled and a reader thread drains trace_pipe; lost is the
- *           ring buffer's overrun count.
+ *           ring buffer's overrun count;
+ *   noframes  as traced, but the trace is started and read through files
+ *           opened without CAP_SYS_ADMIN (dropped from the effective set
+ *           around the opens): its records carry no frames, where
+ *           traced's, root's, do. traced / noframes is what the frames
+ *           cost.
  * -d: the traced mode's reader starts once the touch loop is over, so
  * that its work is not in the loop's time (make bench-icount: guest time
  * there counts the instructions of every CPU). -c CPU: the benchmark,
@@ -49,7 +54,9 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <linux/capability.h>
 #include <time.h>
 #include "pgf.h"
 #include "bench.h"
@@ -63,10 +70,29 @@
 #define FAB_PATH	"/sys/kernel/debug/fault_around_bytes"
 
 enum { K_ANON, K_ZERO, K_FILE, NKINDS };
-enum { M_OFF, M_TRACED, M_FTRACE, NMODES };
+enum { M_OFF, M_TRACED, M_FTRACE, M_NOFRAMES, NMODES };
 
 static const char * const kind_names[NKINDS] = { "anon", "zero", "file" };
-static const char * const mode_names[NMODES] = { "off", "traced", "ftrace" };
+static const char * const mode_names[NMODES] = {
+	"off", "traced", "ftrace", "noframes",
+};
+
+/* CAP_SYS_ADMIN in or out of the effective set (permitted stays); 0 or -1. */
+static int sys_admin(int on)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	if (on)
+		d[0].effective |= 1U << CAP_SYS_ADMIN;
+	else
+		d[0].effective &= ~(1U << CAP_SYS_ADMIN);
+	return syscall(SYS_capset, &h, d) ? -1 : 0;
+}
 
 static long pages = 8192, psz;
 static int reps = 7;
@@ -575,13 +601,17 @@ static void measure(int kind, int nthr, int mode, struct sample *s)
 	if (read(res[0], &c, 1) != 1)
 		fail("the measuring child failed to set up");
 
-	if (mode == M_TRACED) {
+	if (mode == M_TRACED || mode == M_NOFRAMES) {
+		if (mode == M_NOFRAMES && sys_admin(0))
+			die("faultbench: drop CAP_SYS_ADMIN");
 		errno = -pgf_start(pid);
 		if (errno)
 			die("faultbench: write 1 to /proc/<child>/pgfault_history");
 		rd.fd = pgf_open(pid, 0);
 		if (rd.fd < 0)
 			die("faultbench: open /proc/<child>/pgfault_history");
+		if (mode == M_NOFRAMES && sys_admin(1))
+			die("faultbench: take CAP_SYS_ADMIN back");
 		err = defer ? 0 : pthread_create(&rd.th, NULL, read_pgf, &rd);
 	} else if (mode == M_FTRACE) {
 		ftrace_set_pids(pid);
@@ -607,7 +637,7 @@ static void measure(int kind, int nthr, int mode, struct sample *s)
 	if (write(go[1], "g", 1) != 1)
 		die("faultbench: write to child");
 	n = read(res[0], &cr, sizeof(cr));
-	if (mode == M_TRACED && defer) {
+	if ((mode == M_TRACED || mode == M_NOFRAMES) && defer) {
 		/* The loop is over: the records wait in the trace. */
 		err = pthread_create(&rd.th, NULL, read_pgf, &rd);
 		if (err) {
@@ -722,7 +752,7 @@ static int parse_ints(char *arg, int *out)
 
 static void usage(const char *argv0, FILE *f)
 {
-	fprintf(f, "usage: %s [-p pages] [-r reps] [-m off,traced,ftrace] [-k anon,zero,file] [-t threads,...] [-d] [-c cpu] [-b buffer_kb]\n",
+	fprintf(f, "usage: %s [-p pages] [-r reps] [-m off,traced,ftrace,noframes] [-k anon,zero,file] [-t threads,...] [-d] [-c cpu] [-b buffer_kb]\n",
 		argv0);
 }
 
@@ -731,7 +761,7 @@ int main(int argc, char **argv)
 	int kinds[MAXLIST] = { K_ANON, K_ZERO, K_FILE }, nk = 3;
 	int modes[MAXLIST] = { M_OFF, M_TRACED, M_FTRACE }, nm = 3;
 	int threads[MAXLIST] = { 1 }, nt = 1;
-	int avail[NMODES] = { 1, 1, 1 }, want[NMODES] = { 0 }, want_file = 0;
+	int avail[NMODES] = { 1, 1, 1, 1 }, want[NMODES] = { 0 }, want_file = 0;
 	struct sample *samples;
 	struct stat_line *stats;
 	unsigned char *warned;
@@ -789,12 +819,13 @@ int main(int argc, char **argv)
 	if (pin_cpu >= 0)
 		printf("# faultbench: on CPU %ld only\n", pin_cpu);
 	thp_never();
-	if (want[M_TRACED]) {
+	if (want[M_TRACED] || want[M_NOFRAMES]) {
 		char kb[32];
 
 		if (access("/proc/self/pgfault_history", F_OK)) {
 			printf("skip traced: kernel without pgfault_history\n");
 			avail[M_TRACED] = 0;
+			avail[M_NOFRAMES] = 0;
 		} else if (!get(BUF_PATH, kb, sizeof(kb))) {
 			if (buffer_kb) {
 				char want[24];

@@ -8,7 +8,8 @@
  * Oracles, read by the workload itself right after each touch:
  * /proc/self/pagemap for the frame (what the page table holds),
  * /proc/kpageflags for the zero page and for large folios, move_pages(2)
- * for the node. The tests touch anonymous pages (new, the zero page,
+ * for the node (for the zero page, which move_pages() does not place:
+ * the node of the zone that spans it in /proc/zoneinfo). The tests touch anonymous pages (new, the zero page,
  * copy-on-write after a fork), the pages of a mapped shmem file, a
  * transparent huge page (x86_64) and, in a guest with two nodes, pages
  * bound to each node with mbind(2).
@@ -47,6 +48,31 @@ struct seen {
 static struct seen *seen;
 static int kind, bind_node;
 
+/*
+ * The node whose zone spans frame @pfn, from /proc/zoneinfo ("Node N,
+ * zone Z", then its spanned pages and start_pfn); -1 if none does.
+ */
+static int zone_node(uint64_t pfn)
+{
+	unsigned long long spanned = 0, start;
+	FILE *f = fopen("/proc/zoneinfo", "r");
+	int node = -1, at = -1;
+	char line[256];
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d,", &at) == 1)
+			spanned = 0;
+		else if (sscanf(line, " spanned %llu", &spanned) == 1)
+			continue;
+		else if (sscanf(line, " start_pfn: %llu", &start) == 1 &&
+			 pfn >= start && pfn < start + spanned)
+			node = at;
+	}
+	if (f)
+		fclose(f);
+	return node;
+}
+
 /* Frame and flags of the page at @addr, and its node, into seen[@i]. */
 static void look(unsigned long addr, unsigned long i)
 {
@@ -62,8 +88,12 @@ static void look(unsigned long addr, unsigned long i)
 	if (kf >= 0 && seen->pfn[i])
 		if (pread(kf, &seen->kflags[i], 8, seen->pfn[i] * 8) != 8)
 			seen->kflags[i] = 0;
+	seen->node[i] = -1;
 	if (!syscall(SYS_move_pages, 0, 1UL, &page, NULL, &status, 0))
 		seen->node[i] = status;
+	/* The zero page: no node for move_pages(); its zone's node. */
+	if (seen->node[i] < 0 && seen->pfn[i])
+		seen->node[i] = zone_node(seen->pfn[i]);
 	if (pm >= 0)
 		close(pm);
 	if (kf >= 0)

@@ -253,7 +253,7 @@ static uint64_t cell(const struct drawn *d, size_t c, unsigned int r)
 }
 
 static void band(FILE *f, const struct drawn *d, const struct svg_plot *p,
-		 size_t used, uint64_t n, uint64_t max)
+		 size_t used, uint64_t n, uint64_t max, unsigned long phys)
 {
 	const struct heat_band *b = d->b;
 	double colw = p->w / used, rowh = d->h / d->rows;
@@ -293,7 +293,12 @@ static void band(FILE *f, const struct drawn *d, const struct svg_plot *p,
 	if (d->h >= 30) {
 		svg_text(f, p->x - 8, d->y + d->h / 2 - 2, NULL, "%.40s  %s", b->name,
 			 buf);
-		if (b->file)
+		if (b->file && phys)
+			svg_text(f, p->x - 8, d->y + d->h / 2 + 12, "fill=\"#666\"",
+				 "0-%llx (used: up to %llx)",
+				 (unsigned long long)b->end * phys - 1,
+				 (unsigned long long)b->top * phys - 1);
+		else if (b->file)
 			svg_text(f, p->x - 8, d->y + d->h / 2 + 12, "fill=\"#666\"",
 				 "file pages 0-%llu (used: up to %llu)",
 				 (unsigned long long)b->end - 1,
@@ -395,7 +400,13 @@ void heat_write(struct heatmap *h, FILE *f, const char *title,
 		svg_frame(f, &p, h->files ? "references in order (virtual time)" :
 			  "faults in order (virtual time)", SVG_PLAIN, "", SVG_NONE, 0);
 	}
-	if (h->files)
+	if (h->phys)
+		svg_text(f, 20, y + 62, "class=\"note\" fill=\"#555\"",
+			 "%llu faults at the frames they mapped, physical addresses "
+			 "from 0 up; a cell: %s across, 1/%u of the physical range "
+			 "down, which doubles as the frames reach further",
+			 (unsigned long long)h->n, buf, HEAT_ROWS);
+	else if (h->files)
 		svg_text(f, 20, y + 62, "class=\"note\" fill=\"#555\"",
 			 "%llu references: %llu faults in %zu regions, %llu to the "
 			 "pages of %zu file%s (the page cache's, and faults in their "
@@ -413,7 +424,7 @@ void heat_write(struct heatmap *h, FILE *f, const char *title,
 			 "share of the faults", (unsigned long long)h->n, nb, buf,
 			 HEAT_ROWS);
 	for (size_t i = 0; i < nb; i++)
-		band(f, &d[i], &p, used, h->n, max);
+		band(f, &d[i], &p, used, h->n, max, h->phys);
 	legend(f, LEFT + PLOT_W + 24, top + 24, max, h->files);
 	svg_end(f);
 	free(d);

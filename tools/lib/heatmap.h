@@ -18,7 +18,9 @@
  * have bands of their own, below the regions', one per file: its pages
  * from 0 up, over a range that starts at HEAT_ROWS pages and doubles
  * (its rows merging in pairs) when a page falls past it, for a trace
- * does not say how long a file is.
+ * does not say how long a file is. heat_phys() makes a heatmap of frames
+ * instead (a trace read with CAP_SYS_ADMIN): one band, physical memory,
+ * its frames from 0 up over a range that doubles alike.
  *
  *	struct heatmap h;
  *
@@ -64,6 +66,7 @@ struct heatmap {
 	uint64_t n;		/* faults, and pages of files */
 	uint64_t file_refs;	/* of them: pages of files */
 	size_t files;		/* file bands */
+	unsigned long phys;	/* heat_phys(): the page size, bands of frames */
 	struct pgid_map keys;	/* region key -> band */
 	struct heat_band *b;
 	size_t cap;
@@ -94,6 +97,18 @@ int heat_file(struct heatmap *h, uint64_t key, const char *path, uint64_t t,
 	      uint64_t index);
 /* A key for file @n that no region's key is: the top of the key space. */
 #define HEAT_FILE_KEY(n)	(PGID_PAGE_MAX - (uint64_t)(n))
+
+/* Before the first fault: draw frames (pages of @page_size bytes). */
+static inline void heat_phys(struct heatmap *h, unsigned long page_size)
+{
+	h->phys = page_size;
+}
+
+/* A fault that mapped frame @pfn, @t ns after the trace's start. */
+static inline int heat_frame(struct heatmap *h, uint64_t t, uint64_t pfn)
+{
+	return heat_file(h, HEAT_FILE_KEY(0), "physical memory", t, pfn);
+}
 
 /* Draw it, with @title and @nnotes note lines under it. */
 void heat_write(struct heatmap *h, FILE *f, const char *title,

@@ -22,7 +22,9 @@ static const char usage[] =
 "plot. A fault counts for the region that held its address then. With\n"
 "--files, each file has a band below the regions': its pages from 0 up\n"
 "(the range doubles as the trace reaches further into it), the pages the\n"
-"page cache served and the faults in its mappings.\n"
+"page cache served and the faults in its mappings. With --phys, one band:\n"
+"physical memory, the frames the faults mapped from 0 up, as memref's\n"
+"spatial plots draw it (pgfreport frames gives it in blocks as text).\n"
 "\n"
 "Options:\n"
 "  -o, --output FILE  the SVG file to write (needed)\n"
@@ -38,6 +40,12 @@ static int heat_fault_cb(struct pass *ps, void *st, const struct pgft_rec *r,
 
 	if (!pgft_counted(r->result))
 		return 0;
+	if (sp < 0 && pass_phys_page(ps, pass_page(ps, addr), &index)) {
+		if (heat_frame(st, r->time > ps->replay.t0 ? r->time - ps->replay.t0 : 0,
+			       index))
+			return pass_oom(ps);
+		return 0;
+	}
 	if (sp < 0 && pass_file_page(ps, pass_page(ps, addr), &path, &index)) {
 		if (heat_file(st, HEAT_FILE_KEY(pass_page(ps, addr) >> 32 & PASS_FILE_MAX),
 			      path, r->time > ps->replay.t0 ? r->time - ps->replay.t0 : 0,
@@ -60,7 +68,7 @@ int cmd_heatmap(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pass ps = { .cmd = "heatmap", .usage = usage,
-			   .takes = TAKES_PID | TAKES_FILTERS | TAKES_FILES };
+			   .takes = TAKES_PID | TAKES_FILTERS | TAKES_FILES | TAKES_PHYS };
 	const char *out = NULL;
 	struct heatmap heat;
 	bool by_order = false;
@@ -89,6 +97,8 @@ int cmd_heatmap(int argc, char **argv)
 	if (status)
 		return status;
 	heat_init(&heat, !by_order);
+	if (ps.phys)
+		heat_phys(&heat, ps.trace.page_size);
 	ps.fault = heat_fault_cb;
 	ps.st = &heat;
 	status = pass_run(&ps);
@@ -96,7 +106,9 @@ int cmd_heatmap(int argc, char **argv)
 		f = svg_open(out);
 		if (f) {
 			kind_notes(&ps.replay.kind, &notes, AN_MAP);
-			heat_write(&heat, f, plot_title(ps.files ?
+			heat_write(&heat, f, plot_title(ps.phys ?
+							"Page faults, time x physical address" :
+							ps.files ?
 							"Page faults and file pages, time x address" :
 							"Page faults, time x address",
 							ps.trace.fname),

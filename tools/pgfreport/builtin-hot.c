@@ -96,6 +96,8 @@ struct hot_row {
 	uint64_t tag;			/* the region credited, 0: none */
 	unsigned long long offset;	/* in its file, or ~0ULL */
 	const char *file;		/* --files: a file's page, of this file */
+	bool phys;			/* --phys: a frame, at physical address addr */
+	unsigned long long addr;	/* the page's address, or the frame's */
 };
 
 static struct hot_row row_of(const struct pass *ps, struct hot_state *h,
@@ -103,10 +105,15 @@ static struct hot_row row_of(const struct pass *ps, struct hot_state *h,
 {
 	/* the address itself: a whole tree's has the process in bits 56 up */
 	unsigned long long addr = (e->page * ps->trace.page_size) & ((1ULL << 56) - 1);
-	struct hot_row w = { .offset = ~0ULL };
+	struct hot_row w = { .offset = ~0ULL, .addr = addr };
 	unsigned long long index;
 	const struct regtag *t;
 
+	if (pass_phys_page(ps, e->page, &index)) {
+		w.phys = true;
+		w.addr = index * ps->trace.page_size;
+		return w;
+	}
 	if (pass_file_page(ps, e->page, &w.file, &index)) {
 		w.offset = index * ps->trace.page_size;
 		return w;
@@ -156,7 +163,7 @@ static void report_table(const struct pass *ps, struct hot_state *h,
 		if (w.file)
 			table_none(&t);		/* a file's page has no address */
 		else
-			table_u64(&t, e->page * ps->trace.page_size);
+			table_u64(&t, w.phys ? w.addr : e->page * ps->trace.page_size);
 		table_u64(&t, e->refs);
 		table_num(&t, (double)e->refs / h->hot.refs);
 		table_num(&t, (double)cum / h->hot.refs);
@@ -174,7 +181,7 @@ static void report_table(const struct pass *ps, struct hot_state *h,
 			table_none(&t);
 			table_none(&t);
 		}
-		if (w.file)
+		if (w.file || w.phys)
 			table_none(&t);
 		else
 			table_u64(&t, credit_execs(&h->credits, e->tag));
@@ -209,11 +216,18 @@ static int report(const struct pass *ps, struct hot_state *h)
 		free(top);
 		return 0;
 	}
-	printf("# %llu references to %zu pages (a page of two address spaces "
-	       "is two); the %ld most referenced, each with the region credited "
-	       "with its references (as pgfreport summary credits them); "
-	       "file_offset: the page's offset in the region's file\n",
-	       (unsigned long long)h->hot.refs, h->hot.nr, n);
+	if (ps->phys)
+		printf("# %llu references to %zu frames (--phys: a page is the "
+		       "frame a fault mapped, at its physical address); the %ld "
+		       "most referenced\n", (unsigned long long)h->hot.refs,
+		       h->hot.nr, n);
+	else
+		printf("# %llu references to %zu pages (a page of two address "
+		       "spaces is two); the %ld most referenced, each with the "
+		       "region credited with its references (as pgfreport summary "
+		       "credits them); file_offset: the page's offset in the "
+		       "region's file\n", (unsigned long long)h->hot.refs,
+		       h->hot.nr, n);
 	printf("# %4s %16s %10s %7s %10s %12s  %s%s\n", "rank", "page", "refs",
 	       "share", "cumulative", "file_offset", h->syms ? "symbol  " : "",
 	       "region");
@@ -231,11 +245,16 @@ static int report(const struct pass *ps, struct hot_state *h)
 			       (double)cum / h->hot.refs, off);
 		else
 			printf("%6ld %16llx %10llu %7.4f %10.4f %12s  ", i + 1,
-			       (unsigned long long)e->page * ps->trace.page_size,
+			       w.phys ? w.addr : (unsigned long long)e->page * ps->trace.page_size,
 			       (unsigned long long)e->refs, (double)e->refs / h->hot.refs,
 			       (double)cum / h->hot.refs, off);
 		if (h->syms)
-			printf("%s  ", !w.file && row_sym(h, &w, sym, sizeof(sym)) ? sym : "-");
+			printf("%s  ", !w.file && !w.phys && row_sym(h, &w, sym, sizeof(sym)) ?
+			       sym : "-");
+		if (w.phys) {
+			printf("(physical)\n");
+			continue;
+		}
 		if (w.file) {
 			printf("%s\n", *w.file ? w.file : "(a file)");
 			continue;
@@ -294,7 +313,7 @@ static int hot_end(struct pass *ps, void *st, int status)
 
 const struct report hot_report = {
 	.name = "hot", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT |
-		 TAKES_FILES,
+		 TAKES_FILES | TAKES_PHYS,
 	.size = sizeof(struct hot_state), .init = hot_init,
 	.longopts = hot_opts, .shorts = "n:", .option = hot_option,
 	.begin = hot_begin, .rec = hot_rec, .fault = hot_fault, .end = hot_end,

@@ -600,7 +600,7 @@ static int mrc_finish(struct pass *ps, void *st, int status)
 
 const struct report mrc_report = {
 	.name = "mrc", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT |
-		 TAKES_FILES,
+		 TAKES_FILES | TAKES_PHYS,
 	.size = sizeof(struct mrc_state),
 	.longopts = mrc_opts, .option = mrc_option, .begin = mrc_begin,
 	.fault = mrc_fault, .ids = true, .end = mrc_finish,

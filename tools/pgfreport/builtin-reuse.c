@@ -248,7 +248,7 @@ static const char *const reuse_tables[] = { "histogram", "regions", NULL };
 const struct report reuse_report = {
 	.name = "reuse", .usage = usage, .tables = reuse_tables,
 	.size = sizeof(struct reuse_state),
-	.takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT | TAKES_FILES,
+	.takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT | TAKES_FILES | TAKES_PHYS,
 	.longopts = reuse_opts, .option = reuse_option, .begin = reuse_begin,
 	.fault = reuse_fault, .end = reuse_end,
 };

@@ -152,7 +152,7 @@ static int tl_end_report(struct pass *ps, void *st, int status)
 
 const struct report timeline_report = {
 	.name = "timeline", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT |
-		 TAKES_FILES,
+		 TAKES_FILES | TAKES_PHYS,
 	.size = sizeof(struct tl_state), .init = tl_state_init,
 	.longopts = tl_opts, .option = tl_option, .begin = tl_begin,
 	.fault = tl_fault_cb, .end = tl_end_report,

@@ -171,7 +171,7 @@ static int wss_end_report(struct pass *ps, void *st, int status)
 
 const struct report wss_report = {
 	.name = "wss", .usage = usage, .takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT |
-		 TAKES_FILES,
+		 TAKES_FILES | TAKES_PHYS,
 	.size = sizeof(struct wss_state),
 	.longopts = wss_opts, .option = wss_option, .begin = wss_begin,
 	.fault = wss_fault, .end = wss_end_report,

@@ -24,11 +24,12 @@ int cmd_symbols(int argc, char **argv);
 int cmd_html(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_files(int argc, char **argv);
+int cmd_frames(int argc, char **argv);
 
 /* The commands that report on one pass, and can share it (report.h). */
 struct report;
 extern const struct report map_report, summary_report, timeline_report,
 	mrc_report, reuse_report, tlb_report, hot_report, symbols_report,
-	wss_report, prefetch_report, files_report;
+	wss_report, prefetch_report, files_report, frames_report;
 
 #endif

@@ -16,7 +16,7 @@
 
 enum {
 	OPT_PID = 0x1000, OPT_TID, OPT_TIME, OPT_ADDR, OPT_REGION, OPT_FORMAT,
-	OPT_TABLE, OPT_FILES,
+	OPT_TABLE, OPT_FILES, OPT_PHYS,
 };
 
 static const struct option common[] = {
@@ -28,6 +28,7 @@ static const struct option common[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "table", required_argument, NULL, OPT_TABLE },
 	{ "files", no_argument, NULL, OPT_FILES },
+	{ "phys", no_argument, NULL, OPT_PHYS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -44,6 +45,11 @@ static const char help_files[] =
 "                whether read() or a mapping touched it. mrc and html\n"
 "                give the kernel's own hit ratio over those references\n"
 "                beside the curves; heatmap and html draw a band per file\n";
+static const char help_phys[] =
+"  --phys        the frames the faults mapped are the pages (a trace read\n"
+"                with CAP_SYS_ADMIN, format version 8: pgfreport frames):\n"
+"                a frame is one page whichever process or address it was\n"
+"                mapped at; faults without a frame are left out, counted\n";
 static const char help_pid[] =
 "  --pid PID     of a tree file (tracepgfault -f), process PID alone\n";
 static const char help_filters[] =
@@ -142,6 +148,8 @@ static void help(const struct pass *ps)
 		fputs(help_filters, stdout);
 	if (ps->takes & TAKES_FILES)
 		fputs(help_files, stdout);
+	if (ps->takes & TAKES_PHYS)
+		fputs(help_phys, stdout);
 	if (ps->takes & TAKES_FORMAT)
 		fputs(help_format, stdout);
 	if ((ps->takes & TAKES_FORMAT) && ps->tables) {
@@ -184,7 +192,16 @@ static int common_opt(struct pass *ps, int code, const char *name,
 			return pass_usage(ps, "%s does not apply (pgfreport --help "
 					  "lists the commands that take it)", name);
 		ps->files = true;
-		return 0;
+		return ps->phys ? pass_usage(ps, "--files and --phys: file pages "
+					     "have no frames") : 0;
+	}
+	if (code == OPT_PHYS) {
+		if (!(ps->takes & TAKES_PHYS))
+			return pass_usage(ps, "%s does not apply (pgfreport --help "
+					  "lists the commands that take it)", name);
+		ps->phys = true;
+		return ps->files ? pass_usage(ps, "--files and --phys: file pages "
+					      "have no frames") : 0;
 	}
 	if (code == OPT_TABLE) {
 		if (!(ps->takes & TAKES_FORMAT) || !ps->tables)
@@ -282,7 +299,7 @@ int pass_getopt(struct pass *ps, int argc, char **argv, const char *shorts,
 						argv[optind - 1], ps->cmd);
 		return PASS_QUIT;
 	}
-	if (opt >= OPT_PID && opt <= OPT_FILES) {
+	if (opt >= OPT_PID && opt <= OPT_PHYS) {
 		char name[32];
 
 		snprintf(name, sizeof(name), "--%s", all[idx].name);
@@ -634,6 +651,9 @@ int pass_run(struct pass *ps)
 	if (ps->files && ps->trace.page_shift < 0)
 		return pass_bad_trace(ps, "%s: page size %lu: --files takes a power "
 				      "of two", ps->trace.fname, ps->trace.page_size);
+	if (ps->phys && ps->trace.page_shift < 0)
+		return pass_bad_trace(ps, "%s: page size %lu: --phys takes a power "
+				      "of two", ps->trace.fname, ps->trace.page_size);
 	while ((ret = pgft_next_into(&ps->trace.rd, &rec)) > 0) {
 		const struct pgft_region *g;
 		unsigned long long addr;
@@ -700,6 +720,19 @@ int pass_run(struct pass *ps)
 		sp = pass_space_key(ps);
 		addr = ps->replay.whole ? rec.addr | (unsigned long long)ps->replay.P->index << 56 :
 				   rec.addr;
+		if (ps->phys) {
+			/* the frame, one physical memory: no space's, no region's */
+			if (!pgft_counted(rec.result))
+				continue;
+			ps->replay.phys_faults++;
+			if (!rec.has_frame) {
+				ps->replay.phys_none++;
+				continue;
+			}
+			addr = (PASS_PHYS_PAGE | rec.pfn) << ps->trace.page_shift;
+			sp = -1;
+			g = NULL;
+		}
 		if (ps->files) {
 			unsigned long long was = addr;
 
@@ -719,6 +752,14 @@ int pass_run(struct pass *ps)
 		return status;
 	if (ret < 0)
 		return reader_error(ps, &ps->trace.rd);
+	if (ps->phys && ps->replay.phys_none)
+		fprintf(stderr, "pgfreport %s: --phys: %llu of %llu faults carry no "
+			"frame and are left out%s\n", ps->cmd, ps->replay.phys_none,
+			ps->replay.phys_faults,
+			ps->replay.phys_none == ps->replay.phys_faults ?
+			" (the trace was read without CAP_SYS_ADMIN: trace as root)" :
+			" (faults that installed nothing, or recorded while no "
+			"reader with CAP_SYS_ADMIN held the trace)");
 	if (ps->pid && ps->trace.rd.tree && !ps->replay.pid_seen)
 		return pass_usage(ps, "%s has no process %ld (pgfreport tree lists "
 				  "them)", ps->trace.fname, ps->pid);

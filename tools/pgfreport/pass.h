@@ -53,6 +53,7 @@
 #define TREE_ONLY	0x8	/* reads tree files only (tree) */
 #define TAKES_FORMAT	0x10	/* --format text|csv|json (table.h) */
 #define TAKES_FILES	0x20	/* --files: file references are references */
+#define TAKES_PHYS	0x40	/* --phys: the frames are the pages */
 
 /*
  * --files: a page of a file, as the address handed to pass.fault: bit 63
@@ -63,6 +64,14 @@
 #define PASS_FILE_PAGE		(1ULL << 51)
 #define PASS_FILE_MAX		((1ULL << 19) - 1)	/* numbers */
 #define PASS_FILE_INDEX_MAX	((1ULL << 32) - 1)
+
+/*
+ * --phys: the frame a fault mapped (format version 8), as the address
+ * handed to pass.fault: bit 62 set, the frame number from bit 12. Frames
+ * are one physical memory: a frame of two processes of a tree, or of two
+ * address spaces, is one page. pass_page() of it is PASS_PHYS_PAGE | pfn.
+ */
+#define PASS_PHYS_PAGE		(1ULL << 50)
 
 /* pass_getopt(): --help was printed, or a bad option was told */
 #define PASS_QUIT	(-2)
@@ -143,6 +152,8 @@ struct pass_replay {
 	unsigned long long file_hits, file_misses, file_readahead;
 	char **file_paths;		/* by number: a file's path, or NULL */
 	size_t nfile_paths;
+	/* --phys: the counted faults taken, and those without a frame */
+	unsigned long long phys_faults, phys_none;
 };
 
 /*
@@ -157,6 +168,7 @@ struct pass {
 	int status;			/* after PASS_QUIT: the exit status */
 	long pid;			/* --pid, or 0 */
 	bool files;			/* --files */
+	bool phys;			/* --phys */
 	struct pgft_filter filt;
 	enum table_format format;	/* --format */
 	/*
@@ -299,6 +311,16 @@ static inline const struct pgft_region *pass_region(struct pass *ps,
 static inline long pass_space_key(const struct pass *ps)
 {
 	return ps->replay.whole ? (long)ps->replay.P->index << 20 | ps->replay.P->space : ps->replay.index;
+}
+
+/* --phys: whether @page (pass_page()'s) is a frame, and then its number. */
+static inline bool pass_phys_page(const struct pass *ps, uint64_t page,
+				  unsigned long long *pfn)
+{
+	if (!ps->phys || !(page & PASS_PHYS_PAGE))
+		return false;
+	*pfn = page & (PASS_PHYS_PAGE - 1);
+	return true;
 }
 
 /*

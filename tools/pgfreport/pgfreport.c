@@ -35,6 +35,7 @@ static const struct cmd cmds[] = {
 	{ "prefetch", cmd_prefetch, "sequential runs, and what prefetching saves" },
 	{ "samples", cmd_samples, "the intervals of a sampled trace (-s MS)" },
 	{ "files", cmd_files, "file I/O (-c): pages, hits, misses per file" },
+	{ "frames", cmd_frames, "frames per node and page size, blocks x time" },
 	{ "compare", cmd_compare, "a sampled trace against an interval trace" },
 	{ "export", cmd_export, "csv, json, refs, lcs, lcs-csv, perfetto" },
 	{ "html", cmd_html, "an interactive page: tree, regions, heatmap, charts" },
@@ -47,7 +48,7 @@ static const struct cmd cmds[] = {
 static const struct report *const shared[] = {
 	&map_report, &summary_report, &timeline_report, &mrc_report,
 	&reuse_report, &tlb_report, &hot_report, &symbols_report, &wss_report,
-	&prefetch_report, &files_report,
+	&prefetch_report, &files_report, &frames_report,
 };
 
 #define NSHARED (sizeof(shared) / sizeof(shared[0]))
@@ -112,9 +113,9 @@ static void usage(FILE *out)
 "\n"
 "pgfreport COMMAND --help tells what a command prints and its options.\n"
 "Several of map, summary, timeline, mrc, reuse, tlb, hot, symbols, wss,\n"
-"prefetch and files share one pass over the trace when joined by '+', as in\n"
-"pgfreport mrc+reuse+hot TRACE: each report in turn, under a line\n"
-"\"# ==== COMMAND\"; an option goes to each of them that has it.\n"
+"prefetch, files and frames share one pass over the trace when joined by\n"
+"'+', as in pgfreport mrc+reuse+hot TRACE: each report in turn, under a\n"
+"line \"# ==== COMMAND\"; an option goes to each of them that has it.\n"
 "In a tree file (tracepgfault -f), --pid PID chooses one process; a\n"
 "command that reports on one process needs it when the tree has several\n"
 "(it names them) and takes the only one otherwise. The commands that\n"

@@ -139,7 +139,8 @@ int reports_main(const struct report *const *r, size_t n, int argc,
 			r[i]->init(st[i]);
 	}
 	/* the common options all of them take; one process if one needs it */
-	ps.takes = TAKES_PID | TAKES_FILTERS | TAKES_FILES | (n == 1 ? TAKES_FORMAT : 0);
+	ps.takes = TAKES_PID | TAKES_FILTERS | TAKES_FILES | TAKES_PHYS |
+		   (n == 1 ? TAKES_FORMAT : 0);
 	for (size_t i = 0; i < n; i++)
 		ps.takes = (ps.takes & (r[i]->takes | ONE_PROCESS | TREE_ONLY)) |
 			   (r[i]->takes & ONE_PROCESS);
