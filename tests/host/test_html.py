@@ -9,7 +9,9 @@ and last fault; every view draws, and its screenshot is kept in
 build/html-report/. A generated trace of 10^5 faults loads too (its size
 and load time are printed; make bench-report measures 10^5 to 10^7).
 With --files, a file's band and its files table show, and hovering its
-cell names the file's pages."""
+cell names the file's pages. A trace with frames (format version 8) has
+a Frames view: its tables are pgfreport frames' and its chart draws each
+fault in the cell of its block and time."""
 import contextlib
 import os
 import subprocess
@@ -271,6 +273,55 @@ def with_files_a_file_has_its_band_its_table_and_its_pages_on_hover():
         b.js('location.hash = "overview"')
         b.wait('pgfReport.view === "overview"')
         assert b.js('document.getElementById("pgf-files-view").hidden') is True
+        assert b.errors == [], b.errors
+
+
+# Three faults with frames: block 0 (0x0, node 0) at 0 and 10.23 ms, block
+# 16 (0x40000000, node 1, a THP mapped by the pmd) at 5 ms; 1 ms columns.
+TRACE_FRAMES = TRACE.replace('pgfault_history 6', 'pgfault_history 8').replace(
+    'r user minor 400100\n', 'r user minor 400100 1000 0 0 pte\n', 1).replace(
+    '405000 r user minor 400200', '405000 r user minor 400200 40000 1 9 pmd').replace(
+    '1001f000 w user minor 400300', '1001f000 w user minor 400300 1001 0 0 pte')
+
+
+@test
+def with_frames_the_frames_view_draws_its_blocks_and_tables():
+    page = html(TRACE_FRAMES)
+    b = browser()
+    try:
+        b.load('file://' + page + '#frames')
+        b.wait('!!(window.pgfReport && pgfReport.charts.frames)')
+        assert b.js('document.getElementById("pgf-frames-link").hidden') is False
+        F = b.js('pgfReport.data.frames')
+        assert (F['faults'], F['with'], F['distinct']) == (6, 3, 3), F
+        cells = {(x, y): v for y, blk in enumerate(F['blocks'])
+                 for x, v in enumerate(blk['cells']) if v}
+        assert cells == {(0, 0): 1, (10, 0): 1, (5, 1): 1}, cells
+        assert [blk['start'] for blk in F['blocks']] == ['0', '40000000']
+        nodes = b.js('document.getElementById("pgf-frames-nodes").innerText')
+        sizes = b.js('document.getElementById("pgf-frames-sizes").innerText')
+        assert '2.0 MiB\tpmd\t1\t1' in sizes and '4.0 KiB\tpte\t2\t2' in sizes, sizes
+        assert '1\t1\t1' in nodes, nodes
+        c = b.js('''(() => {
+            const c = pgfReport.charts.frames;
+            const [px, py] = c.convertToPixel({ seriesIndex: 0 }, [5, 1]);
+            const r = c.getDom().getBoundingClientRect();
+            return [r.left + px, r.top + py];
+        })()''')
+        b.mouse('mouseMoved', c[0], c[1])
+        text = b.wait('''(() => {
+            const t = pgfReport.charts.frames.getDom().innerText;
+            return t.includes('faults') ? t : '';
+        })()''', timeout=20)
+        for want in ('0x40000000 (node 1)', '5.000 - 6.000 ms', 'faults 1'):
+            assert want in text, (want, text)
+        assert b.errors == [], b.errors
+        shot(b, 'frames.png')
+    finally:
+        b.close()
+    # a trace without frames: no Frames view to go to
+    with heatmap_of(html(TRACE)) as b:
+        assert b.js('document.getElementById("pgf-frames-link").hidden') is True
         assert b.errors == [], b.errors
 
 

@@ -95,7 +95,7 @@ int frames_fault(struct frames *f, const struct pgft_rec *r)
 	uint32_t nr;
 	uint64_t dt;
 
-	if (!pgft_counted(r->result))
+	if (r->type != PGFT_FAULT || !pgft_counted(r->result))
 		return 0;
 	f->faults++;
 	if (!r->has_frame)

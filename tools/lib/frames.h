@@ -67,7 +67,10 @@ struct frames {
 int frames_init(struct frames *f, unsigned long page_size,
 		uint64_t block_bytes, unsigned int width);
 
-/* A fault /proc/<pid>/stat counts; 0, or -1 with errno (ENOMEM). */
+/*
+ * A record: a fault that /proc/<pid>/stat counts is taken, anything else
+ * left. 0, or -1 with errno (ENOMEM).
+ */
 int frames_fault(struct frames *f, const struct pgft_rec *r);
 
 /* Distinct frames seen. */

@@ -17,6 +17,7 @@
 #include "pass.h"
 #include "space.h"
 #include "timeline.h"
+#include "../lib/frames.h"
 #include "../lib/heatmap.h"
 #include "../lib/pcache.h"
 #include "../lib/wss.h"
@@ -35,7 +36,10 @@ static const char usage[] =
 "does not grow with the trace's length. With --files (a trace of\n"
 "tracepgfault -c): a table of the files, a heatmap band per file (its\n"
 "pages from 0 up), and the charts of the faults and the pages the page\n"
-"cache served, with the kernel's own hits and misses beside the MRC.\n"
+"cache served, with the kernel's own hits and misses beside the MRC. A\n"
+"trace whose faults carry their frames (read with CAP_SYS_ADMIN) gets a\n"
+"Frames view: pgfreport frames' tables per node and per page size, and\n"
+"physical memory in 64 MiB blocks over time as a chart.\n"
 "\n"
 "Options:\n"
 "  -o, --output FILE  the HTML file to write (needed)\n"
@@ -54,6 +58,7 @@ struct html_state {
 	struct ptree own;	/* a single process's, as a tree */
 	struct space *shown;	/* the address space the region table shows */
 	struct pcache files;	/* --files: the table of the files */
+	struct frames frames;	/* the frames of the faults, if they have any */
 };
 
 static int html_rec(struct pass *ps, void *st, const struct pgft_rec *r)
@@ -97,6 +102,8 @@ static int html_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 		return PGF_EXIT_FAIL;	/* said */
 	if (!pgft_counted(r->result))
 		return 0;
+	if (frames_fault(&H->frames, r))
+		return pass_oom(ps);
 	cache_ref(&H->cache, ps, 0);
 	tl_fault(&H->tl, r->time, page);
 	if (H->tl.nomem)
@@ -235,6 +242,59 @@ static void heat_json(FILE *f, struct html_state *H)
 				jnum(f, (b->last[k] - 1) / 1e6);
 				first = false;
 			}
+		fputs("]}", f);
+	}
+	fputs("]}", f);
+}
+
+/*
+ * The frames of the faults (pgfreport frames' tables): on if any fault has
+ * one; per node, per size, and the blocks of 64 MiB over 128 columns.
+ */
+static void frames_json(FILE *f, struct html_state *H)
+{
+	struct frames *F = &H->frames;
+	unsigned int cols = frames_cols(F);
+	const char *sep = "";
+
+	frames_sort_rows(F);
+	fprintf(f, "\"frames\":{\"on\":%s,\"faults\":%llu,\"with\":%llu,"
+		"\"distinct\":%llu,\"block\":%llu,\"interval_ns\":%llu,"
+		"\"cols\":%u,\"nodes\":[", F->with_frame ? "true" : "false",
+		(unsigned long long)F->faults, (unsigned long long)F->with_frame,
+		(unsigned long long)frames_distinct(F),
+		(unsigned long long)F->block_bytes,
+		(unsigned long long)F->interval, cols);
+	for (size_t i = 0; i < F->nnode; i++) {
+		if (!F->node[i].faults)
+			continue;
+		fprintf(f, "%s{\"node\":%d,\"faults\":%llu,\"frames\":%llu}", sep,
+			(int)i - 1, (unsigned long long)F->node[i].faults,
+			(unsigned long long)F->node[i].frames);
+		sep = ",";
+	}
+	fputs("],\"sizes\":[", f);
+	sep = "";
+	for (int o = 0; o < FRAMES_ORDERS; o++)
+		for (int l = 0; l < PGFT_NLEVEL; l++) {
+			if (!F->size[o][l].faults)
+				continue;
+			fprintf(f, "%s{\"order\":%d,\"page_size\":%llu,\"level\":\"%s\","
+				"\"faults\":%llu,\"frames\":%llu}", sep, o,
+				(unsigned long long)F->page_size << o,
+				pgft_level_names[l],
+				(unsigned long long)F->size[o][l].faults,
+				(unsigned long long)F->size[o][l].frames);
+			sep = ",";
+		}
+	fputs("],\"blocks\":[", f);
+	for (size_t r = 0; r < F->nrows; r++) {
+		fprintf(f, "%s{\"start\":\"%llx\",\"node\":%d,\"cells\":[", r ? "," : "",
+			(unsigned long long)(F->rows[r].block * F->block_bytes),
+			F->rows[r].node);
+		for (unsigned int c = 0; c < cols; c++)
+			fprintf(f, "%s%llu", c ? "," : "",
+				(unsigned long long)F->rows[r].cells[c]);
 		fputs("]}", f);
 	}
 	fputs("]}", f);
@@ -395,6 +455,8 @@ static void data_json(FILE *f, const struct pass *ps, struct html_state *H)
 	fputc(',', f);
 	files_json(f, ps, H);
 	fputc(',', f);
+	frames_json(f, H);
+	fputc(',', f);
 	mrc_json(f, ps, H);
 	fputc(',', f);
 	reuse_json(f, H);
@@ -481,6 +543,9 @@ int cmd_html(int argc, char **argv)
 	heat_init(&H->heat, true);
 	heat_times(&H->heat);
 	pcache_init(&H->files);
+	if (frames_init(&H->frames, ps.trace.page_size, 64ULL << 20, 128))
+		return pass_bad_trace(&ps, "%s: page size %lu: above 64 MiB, or not "
+				      "a power of two", ps.trace.fname, ps.trace.page_size);
 	wss_init(&H->wss);
 	tl_init(&H->tl, interval_ms, window);
 	ps.rec = html_rec;
@@ -500,6 +565,7 @@ int cmd_html(int argc, char **argv)
 	tl_free(&H->tl);
 	spaces_free(&H->spaces);
 	pcache_free(&H->files);
+	frames_free(&H->frames);
 	ptree_free(&H->own);
 	pass_close(&ps);
 	return status;

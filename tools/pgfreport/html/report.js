@@ -6,7 +6,8 @@
 	'use strict';
 	const D = JSON.parse(document.getElementById('pgf-data').textContent);
 	const charts = {};
-	const views = ['overview', 'heatmap', 'mrc', 'reuse', 'wss', 'timeline'];
+	const views = ['overview', 'heatmap', 'mrc', 'reuse', 'wss', 'timeline',
+		       'frames'];
 	const $ = (id) => document.getElementById(id);
 
 	function fmt(v) {
@@ -321,10 +322,74 @@
 		});
 	}
 
+	/* ---- the frames (a trace read with CAP_SYS_ADMIN) ---- */
+
+	function frameTables() {
+		const F = D.frames;
+		$('pgf-frames-link').hidden = !F.on;
+		if (!F.on)
+			return;
+		$('pgf-frames-note').textContent = `${F.with} of ${F.faults} faults ` +
+			`carry the frame they mapped; ${F.distinct} distinct frames ` +
+			`(${bytes(F.distinct * D.page_size)}) (pgfreport frames).`;
+		table($('pgf-frames-nodes'), [
+			{ h: 'node', v: (n) => n.node < 0 ? '-' : n.node },
+			{ h: 'faults', v: (n) => n.faults },
+			{ h: 'frames', v: (n) => n.frames },
+			{ h: 'size', v: (n) => bytes(n.frames * D.page_size) },
+		], F.nodes);
+		table($('pgf-frames-sizes'), [
+			{ h: 'page size', l: true, v: (s) => bytes(s.page_size) },
+			{ h: 'level', l: true, v: (s) => s.level },
+			{ h: 'faults', v: (s) => s.faults },
+			{ h: 'frames', v: (s) => s.frames },
+		], F.sizes);
+	}
+
+	function frames(el) {
+		const F = D.frames;
+		const chart = echarts.init(el);
+		const data = [];
+		let max = 1;
+		F.blocks.forEach((b, y) => b.cells.forEach((v, x) => {
+			if (v) {
+				data.push([x, y, Math.log10(v + 1), v]);
+				max = Math.max(max, v);
+			}
+		}));
+		const label = (b) => '0x' + b.start + (b.node < 0 ? '' : ` (node ${b.node})`);
+		chart.setOption({
+			animation: false,
+			tooltip: {
+				formatter: (p) => {
+					const b = F.blocks[p.value[1]];
+					const t = p.value[0] * F.interval_ns / 1e6;
+					return `${label(b)} - ${bytes(F.block)}<br>` +
+						`${t.toFixed(3)} - ${(t + F.interval_ns / 1e6).toFixed(3)} ms` +
+						`<br>faults ${p.value[3]}`;
+				},
+			},
+			grid: { left: 200, right: 80, top: 30, bottom: 80 },
+			xAxis: { type: 'category', name: 'ms from the first fault',
+				 nameLocation: 'middle', nameGap: 30,
+				 data: Array.from({ length: F.cols }, (_, i) =>
+					 (i * F.interval_ns / 1e6).toFixed(1)) },
+			yAxis: { type: 'category', data: F.blocks.map(label) },
+			visualMap: { min: 0, max: Math.log10(max + 1), dimension: 2,
+				     calculable: false, orient: 'vertical', right: 10,
+				     top: 'center', text: [`${max}`, '1'],
+				     inRange: { color: ['#fde0c5', '#e34a33', '#7f0000'] } },
+			dataZoom: [{ type: 'inside', xAxisIndex: 0 },
+				   { type: 'slider', xAxisIndex: 0, bottom: 10 }],
+			series: [{ type: 'heatmap', data: data }],
+		});
+		return chart;
+	}
+
 	const draw = { heatmap: heatmap, mrc: mrc, reuse: reuse, wss: wss,
-		       timeline: timeline };
+		       timeline: timeline, frames: frames };
 	const holder = { heatmap: 'pgf-heat', mrc: 'pgf-mrc', reuse: 'pgf-reuse',
-			 wss: 'pgf-wss', timeline: 'pgf-timeline' };
+			 wss: 'pgf-wss', timeline: 'pgf-timeline', frames: 'pgf-frames' };
 
 	function show(v) {
 		if (views.indexOf(v) < 0)
@@ -351,6 +416,7 @@
 		.map((n) => `<li>${esc(n)}</li>`).join('');
 	window.pgfReport = { data: D, charts: charts, show: show, bytes: bytes };
 	overview();
+	frameTables();
 	window.addEventListener('hashchange', () => show(location.hash.slice(1)));
 	window.addEventListener('resize', () =>
 		Object.values(charts).forEach((c) => c.resize()));
