@@ -91,9 +91,11 @@ def named(rows, dso):
                if (f == dso or f.startswith(dso + '.')) and not s.startswith('0x'))
 
 
-def trace_counts(path):
-    """(fault records counted, the exit record's FAULTS and LOST, execs)."""
-    faults, exit_rec, execs = 0, None, []
+def trace_counts(path, framed=None):
+    """(fault records counted, the exit record's FAULTS and LOST, execs);
+    with @framed (a list), the counted 'fault' records (not 'remote') and
+    how many of them carry their frame appended to it."""
+    faults, exit_rec, execs, frames, own = 0, None, [], 0, 0
     with open(path) as f:
         for line in f:
             w = line.split()
@@ -101,10 +103,14 @@ def trace_counts(path):
                 continue
             if counted(w):
                 faults += 1
+                own += w[0] == 'fault'
+                frames += w[0] == 'fault' and len(w) == 12
             elif w[0] == 'exit':
                 exit_rec = (int(w[3]), int(w[4]))
             elif w[0] == 'exec':
                 execs.append(w[-1])
+    if framed is not None:
+        framed += [own, frames]
     return faults, exit_rec, execs
 
 
@@ -118,11 +124,18 @@ def a_python_script_is_traced_and_its_faults_are_the_kernels_count():
         r = run(['python3', '-c', prog, str(n)], d)
         assert r.returncode == 0, r
         assert r.stdout == f'{want}\n'.encode(), (r.stdout, want)
-        faults, exit_rec, execs = trace_counts(os.path.join(d, 'pgfault.trace'))
-        print(f'# python3: {faults} faults in the trace, exit record {exit_rec}')
+        framed = []
+        faults, exit_rec, execs = trace_counts(os.path.join(d, 'pgfault.trace'),
+                                               framed)
+        print(f'# python3: {faults} faults in the trace, exit record {exit_rec}; '
+              f'{framed[1]} of its {framed[0]} fault records with their frame')
         assert exit_rec is not None, 'no exit record'
         assert exit_rec == (faults, 0), (faults, exit_rec)
         assert faults > 100, faults
+        # the guest's root reads the trace: the faults carry their frames,
+        # all but one that installed nothing (a wait for a migration or for
+        # I/O that kcompactd or writeback could make, however rare)
+        assert framed[1] >= framed[0] - framed[0] // 100, framed
         assert execs and execs[0].endswith('/python3'), execs
         # which functions fault: the interpreter's (its dynamic symbols) and
         # libc's, as binutils reads the same files
