@@ -595,29 +595,15 @@ bool __pgf_write(struct pgf_ring *r, const struct pgf_rec *src,
 		r->lost_other = 0;
 		rec++;
 	}
-#ifdef PGF_STAGE_PHYS
-	/*
-	 * Fault records, the bulk, are four word stores, five with a frame
-	 * (a struct assignment may be a "rep movs", slow to start, when
-	 * optimising for size).
-	 */
-	if (src->len <= sizeof(struct pgf_fault_rec)) {
-		const u64 *from = (const u64 *)src;
-		u64 *to = (u64 *)rec;
-
-		to[0] = from[0];
-		to[1] = from[1];
-		to[2] = from[2];
-		to[3] = from[3];
-		if (src->len > sizeof(*src))
-			to[4] = from[4];
-	} else {
-#else
 	/*
 	 * Fault records, the bulk, are four word stores (a struct assignment
 	 * may be a "rep movs", slow to start, when optimising for size).
 	 */
+#ifdef PGF_STAGE_PHYS
+	if (src->len <= sizeof(struct pgf_fault_rec)) {
+#else
 	if (src->len == sizeof(*src)) {
+#endif
 		const u64 *from = (const u64 *)src;
 		u64 *to = (u64 *)rec;
 
@@ -625,8 +611,12 @@ bool __pgf_write(struct pgf_ring *r, const struct pgf_rec *src,
 		to[1] = from[1];
 		to[2] = from[2];
 		to[3] = from[3];
-	} else {
+#ifdef PGF_STAGE_PHYS
+		/* a fault's frame, a page cache record's pages */
+		if (src->len > sizeof(*src))
+			to[4] = from[4];
 #endif
+	} else {
 		memcpy(rec, src, src->len);
 	}
 	rec->time = time;

@@ -56,7 +56,6 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
-#include <linux/capability.h>
 #include <time.h>
 #include "pgf.h"
 #include "bench.h"
@@ -76,23 +75,6 @@ static const char * const kind_names[NKINDS] = { "anon", "zero", "file" };
 static const char * const mode_names[NMODES] = {
 	"off", "traced", "ftrace", "noframes",
 };
-
-/* CAP_SYS_ADMIN in or out of the effective set (permitted stays); 0 or -1. */
-static int sys_admin(int on)
-{
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d))
-		return -1;
-	if (on)
-		d[0].effective |= 1U << CAP_SYS_ADMIN;
-	else
-		d[0].effective &= ~(1U << CAP_SYS_ADMIN);
-	return syscall(SYS_capset, &h, d) ? -1 : 0;
-}
 
 static long pages = 8192, psz;
 static int reps = 7;
@@ -602,7 +584,7 @@ static void measure(int kind, int nthr, int mode, struct sample *s)
 		fail("the measuring child failed to set up");
 
 	if (mode == M_TRACED || mode == M_NOFRAMES) {
-		if (mode == M_NOFRAMES && sys_admin(0))
+		if (mode == M_NOFRAMES && pgf_sys_admin(false))
 			die("faultbench: drop CAP_SYS_ADMIN");
 		errno = -pgf_start(pid);
 		if (errno)
@@ -610,7 +592,7 @@ static void measure(int kind, int nthr, int mode, struct sample *s)
 		rd.fd = pgf_open(pid, 0);
 		if (rd.fd < 0)
 			die("faultbench: open /proc/<child>/pgfault_history");
-		if (mode == M_NOFRAMES && sys_admin(1))
+		if (mode == M_NOFRAMES && pgf_sys_admin(true))
 			die("faultbench: take CAP_SYS_ADMIN back");
 		err = defer ? 0 : pthread_create(&rd.th, NULL, read_pgf, &rd);
 	} else if (mode == M_FTRACE) {

@@ -18,7 +18,6 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <linux/capability.h>
 #include <linux/mempolicy.h>
 #include "ktap.h"
 #include "util.h"
@@ -180,32 +179,15 @@ static void steps(int step, int out)
 	}
 }
 
-/* Put CAP_SYS_ADMIN in or out of the effective set (permitted stays). */
-static int sys_admin(bool on)
-{
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d))
-		return -1;
-	if (on)
-		d[0].effective |= 1U << CAP_SYS_ADMIN;
-	else
-		d[0].effective &= ~(1U << CAP_SYS_ADMIN);
-	return syscall(SYS_capset, &h, d) ? -1 : 0;
-}
-
 /* Open the trace of @pid for reading with or without CAP_SYS_ADMIN. */
 static int open_as(pid_t pid, bool admin)
 {
 	int fd;
 
-	if (!admin && sys_admin(false))
+	if (!admin && pgf_sys_admin(false))
 		return -1;
 	fd = pgf_open(pid, 0);
-	if (!admin && sys_admin(true)) {
+	if (!admin && pgf_sys_admin(true)) {
 		close(fd);
 		return -1;
 	}
@@ -217,10 +199,10 @@ static int start_as(pid_t pid, bool admin)
 {
 	int ret;
 
-	if (!admin && sys_admin(false))
+	if (!admin && pgf_sys_admin(false))
 		return -1;
 	ret = pgf_start(pid);
-	if (!admin && sys_admin(true))
+	if (!admin && pgf_sys_admin(true))
 		return -1;
 	return ret;
 }
@@ -413,6 +395,16 @@ TEST(node_of_each_fault)
 	}
 }
 
+/* A puppet of 32 anonymous pages, its region mapped (step 1). */
+static void anon_puppet(struct puppet *p)
+{
+	setup();
+	kind = ANON;
+	seen->pages = 32;
+	ASSERT_SYS(puppet_spawn(p, steps));
+	ASSERT_EQ(puppet_step(p, 1), 0);
+}
+
 /* How many fault lines of @t have a frame, and how many in all. */
 static size_t with_frames(const struct pgf_trace *t, size_t *faults)
 {
@@ -440,11 +432,7 @@ TEST(reader_without_cap_sees_no_frame)
 	size_t faults, framed;
 	int fd;
 
-	setup();
-	kind = ANON;
-	seen->pages = 32;
-	ASSERT_SYS(puppet_spawn(&p, steps));
-	ASSERT_EQ(puppet_step(&p, 1), 0);
+	anon_puppet(&p);
 	ASSERT_EQ(start_as(p.pid, true), 0);
 	fd = ASSERT_SYS(open_as(p.pid, false));
 	ASSERT_EQ(puppet_step(&p, 2), 0);
@@ -490,11 +478,7 @@ TEST(frames_follow_the_credentials_held)
 	size_t n;
 	int fd;
 
-	setup();
-	kind = ANON;
-	seen->pages = 32;
-	ASSERT_SYS(puppet_spawn(&p, steps));
-	ASSERT_EQ(puppet_step(&p, 1), 0);
+	anon_puppet(&p);
 	ASSERT_EQ(start_as(p.pid, false), 0);
 	ASSERT_EQ(puppet_step(&p, 2), 0);
 	first = seen->base;

@@ -3,11 +3,15 @@
 #ifndef PGF_TEST_UTIL_H
 #define PGF_TEST_UTIL_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
+#include <linux/capability.h>
 
 /* CLOCK_MONOTONIC in nanoseconds, and in seconds: waits bounded by it. */
 static inline unsigned long long pgf_now_ns(void)
@@ -21,6 +25,27 @@ static inline unsigned long long pgf_now_ns(void)
 static inline double pgf_now_s(void)
 {
 	return pgf_now_ns() / 1e9;
+}
+
+/*
+ * CAP_SYS_ADMIN in or out of the effective set, the permitted set left as
+ * it is, so that it can come back: a file opened between reads without
+ * it (pagemap's frame numbers, pgfault_history's frames). 0, or -1.
+ */
+static inline int pgf_sys_admin(bool on)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	if (on)
+		d[0].effective |= 1U << CAP_SYS_ADMIN;
+	else
+		d[0].effective &= ~(1U << CAP_SYS_ADMIN);
+	return syscall(SYS_capset, &h, d) ? -1 : 0;
 }
 
 /* The guest's second, unprivileged user (uml-rootfs/etc/passwd). */
