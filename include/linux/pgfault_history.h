@@ -32,6 +32,21 @@ struct linux_binprm;
 struct pid;
 #ifdef PGF_STAGE_PHYS
 struct vm_fault;
+
+/*
+ * The start of every struct pgf_trace: what the inline hooks read of a
+ * trace themselves, so that a hook whose trace does not want its work
+ * costs no call.
+ */
+struct pgf_trace_hooks {
+	bool frames;		/* fault records carry frames (phys.c) */
+};
+
+/* Does the trace @t (a &signal_struct.pgf_trace) record frames? */
+static inline bool pgf_trace_frames(const struct pgf_trace *t)
+{
+	return READ_ONCE(((const struct pgf_trace_hooks *)t)->frames);
+}
 #endif
 #ifdef PGF_STAGE_PROC
 struct file;
@@ -164,15 +179,20 @@ static inline void pgfault_history_fault(struct mm_struct *mm,
  * do_swap_page(), do_numa_page(), handle_pte_fault(), the THP and
  * hugetlb faults. If current's process is traced and its reader may see
  * frames, the frame of the faulting page goes into the fault's record
- * (see the DOC: in mm/pgfault_history/phys.c).
+ * (see the DOC: in mm/pgfault_history/phys.c); if it is traced without
+ * them, that costs a load of the trace's flag, no call.
  */
 static inline void pgfault_history_mapped(struct vm_fault *vmf,
 					  unsigned long addr,
 					  unsigned long pfn, unsigned long nr,
 					  unsigned long size)
 {
-	if (static_branch_unlikely(&pgf_tracing_key.key) &&
-	    unlikely(READ_ONCE(current->signal->pgf_trace)))
+	const struct pgf_trace *t;
+
+	if (!static_branch_unlikely(&pgf_tracing_key.key))
+		return;
+	t = READ_ONCE(current->signal->pgf_trace);
+	if (unlikely(t) && pgf_trace_frames(t))
 		pgf_fault_mapped(vmf, addr, pfn, nr, size);
 }
 

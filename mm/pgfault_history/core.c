@@ -422,7 +422,7 @@ void pgf_trace_hold_cred(struct pgf_trace *t, const struct cred *cred,
 	else
 		t->start_frames = frames;
 	/* Recorded while the credentials the trace is held to may see them. */
-	WRITE_ONCE(t->frames,
+	WRITE_ONCE(t->hooks.frames,
 		   t->reader_cred ? t->reader_frames : t->start_frames);
 #endif
 	spin_unlock(&t->lock);

@@ -118,8 +118,8 @@ void pgf_fork(struct task_struct *p, struct pid *pid, u64 clone_flags)
 	t->start_cred = pgf_trace_get_cred(pt);
 #ifdef PGF_STAGE_PHYS
 	/* And may see frames as they do. */
-	t->start_frames = READ_ONCE(pt->frames);
-	t->frames = t->start_frames;
+	t->start_frames = READ_ONCE(pt->hooks.frames);
+	t->hooks.frames = t->start_frames;
 #endif
 	/* The child's cgroups are set up later: the creator's memcg. */
 	t->memcg = get_mem_cgroup_from_current();

@@ -475,6 +475,9 @@ struct pgf_budget {
 };
 
 struct pgf_trace {
+#ifdef PGF_STAGE_PHYS
+	struct pgf_trace_hooks hooks;	/* first: the inline hooks read it */
+#endif
 	spinlock_t lock;		/* ctl and the state below, to ref */
 #ifdef PGF_STAGE_REGIONS
 	struct pgf_ring ctl;		/* control and region records */
@@ -497,7 +500,7 @@ struct pgf_trace {
 #endif
 	bool reader;			/* a file is reading */
 #ifdef PGF_STAGE_PHYS
-	bool frames;			/* fault records carry their frames */
+	/* hooks.frames: fault records carry their frames */
 	bool start_frames;		/* start_cred may see frames */
 	bool reader_frames;		/* reader_cred may see frames */
 #endif

@@ -91,11 +91,11 @@ static u64 pgf_frame(unsigned long pfn, enum pgf_level level)
 void pgf_fault_mapped(struct vm_fault *vmf, unsigned long addr,
 		      unsigned long pfn, unsigned long nr, unsigned long size)
 {
-	struct pgf_trace *t = pgf_trace_of(current->signal);
 	unsigned long at = vmf->real_address & PAGE_MASK;
 	enum pgf_level level = PGF_LEVEL_PTE;
 
-	if (!t || !READ_ONCE(t->frames) || vmf->vma->vm_mm != current->mm)
+	/* A fault on another mm (a remote fault) is recorded without it. */
+	if (vmf->vma->vm_mm != current->mm)
 		return;
 	if (at < addr || (at - addr) >> PAGE_SHIFT >= nr)
 		return;

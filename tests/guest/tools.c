@@ -634,7 +634,7 @@ TEST(dash_writes_the_trace_to_stdout)
 
 	RUN(&r, "tracepgfault", "-q", "-o", "-", "true");
 	EXPECT_EQ(r.status, 0);
-	EXPECT_EQ(strncmp(r.out, "pgfault_history 7 pid ", 22), 0);
+	EXPECT_TRUE(pgf_header_ok(r.out));
 	EXPECT_TRUE(strstr(r.out, "\nexit ") != NULL);
 }
 

@@ -556,7 +556,7 @@ static void read_session(int s, unsigned int *seed)
 			line[linelen] = '\0';
 			linelen = 0;
 			if (!lines++) {
-				if (strncmp(line, "pgfault_history 7 pid ", 22))
+				if (!pgf_header_ok(line))
 					fail("reader: header \"%.80s\"", line);
 				continue;
 			}

@@ -15,8 +15,22 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/pgfault_history.h>
 #include "util.h"
 #include "../../tools/lib/pgftrace.h"
+
+/*
+ * @line starts as a trace's header line of this kernel does: the format
+ * version is the uapi header's, the kernel's and the tools' own.
+ */
+static inline bool pgf_header_ok(const char *line)
+{
+	char want[64];
+	int n = snprintf(want, sizeof(want), PGFAULT_HISTORY_MAGIC " %d pid ",
+			 PGFAULT_HISTORY_VERSION);
+
+	return !strncmp(line, want, n);
+}
 
 /* ---- control ------------------------------------------------------- */
 
