@@ -131,6 +131,24 @@ void pgf_fault_mapped(struct vm_fault *vmf, unsigned long addr,
  *
  * Return: 0, or VM_FAULT_RETRY, as pgf_fault_begin() says.
  */
+#ifdef PGF_STAGE_PHYS
+static inline vm_fault_t pgfault_history_fault_begin(struct vm_area_struct *vma,
+						     unsigned int flags)
+{
+	if (!static_branch_unlikely(&pgf_tracing_key.key) ||
+	    likely(!READ_ONCE(current->signal->pgf_trace)))
+		return 0;
+	/*
+	 * The frame a traced fault maps is its own record's: one left by a
+	 * fault that went unrecorded (the static key went off meanwhile)
+	 * is dropped, not given to this one.
+	 */
+	current->pgf_frame = 0;
+	if (unlikely(READ_ONCE(vma->vm_mm->pgf.nr)))
+		return pgf_fault_begin(vma, flags);
+	return 0;
+}
+#else
 static inline vm_fault_t pgfault_history_fault_begin(struct vm_area_struct *vma,
 						     unsigned int flags)
 {
@@ -140,6 +158,7 @@ static inline vm_fault_t pgfault_history_fault_begin(struct vm_area_struct *vma,
 		return pgf_fault_begin(vma, flags);
 	return 0;
 }
+#endif
 #endif
 
 /**

@@ -1136,6 +1136,10 @@ static bool __pgf_deactivate(struct pgf_trace *t, u8 reason)
 	}
 	/* A restart sends a new layout. */
 	__pgf_release(t, false);
+#ifdef PGF_STAGE_PHYS
+	/* Its hooks have nothing to keep until a start holds credentials. */
+	WRITE_ONCE(t->hooks.frames, false);
+#endif
 	if (was)
 		pgf_wake(t, EPOLLIN | EPOLLRDNORM);
 	return was;
@@ -1384,7 +1388,7 @@ void pgf_record_fault(struct mm_struct *mm, unsigned long address,
 	else
 		rec->b = instruction_pointer(task_pt_regs(current));
 #ifdef PGF_STAGE_PHYS
-	if (frame && kind == PGF_KIND_FAULT) {
+	if (frame && kind == PGF_KIND_FAULT && pgf_trace_frames(t)) {
 		fr.frame = frame;
 		rec->len = sizeof(fr);
 	}

@@ -28,8 +28,14 @@
  * A fault that installed nothing has no frame: one that found the entry
  * changed under it by another thread (which recorded its own), one that
  * waited for a migration or for a page under I/O and let the access
- * retry, a NUMA hinting fault that migrated the page, and the faults of
- * drivers that insert raw frames (VM_PFNMAP, VM_MIXEDMAP).
+ * retry, a NUMA hinting fault that migrated the page. Nor do the faults
+ * completed elsewhere than the sites above: by a driver or fsdax
+ * inserting frames (vmf_insert_pfn(), vmf_insert_mixed()), a device
+ * private page's migrate_to_ram(), a device exclusive entry restored, a
+ * pud's accessed bit, an unshare fault that found the page exclusive. A
+ * frame without a struct page (a driver's, met at the sites above) has
+ * no node. pgfault_history_fault_begin() clears the thread's frame as a
+ * traced fault starts, so that a frame is only ever its own fault's.
  */
 #define pr_fmt(fmt) "pgfault: " fmt
 
@@ -102,7 +108,8 @@ void pgf_fault_mapped(struct vm_fault *vmf, unsigned long addr,
 	pfn += (at - addr) >> PAGE_SHIFT;
 	if (pfn > FIELD_MAX(PGF_FRAME_PFN))
 		return;
-	if (size >= PUD_SIZE)
+	/* Where the pmd is folded into the pud, a pmd's size is the pud's. */
+	if (size >= PUD_SIZE && PUD_SHIFT > PMD_SHIFT)
 		level = PGF_LEVEL_PUD;
 	else if (size >= PMD_SIZE)
 		level = PGF_LEVEL_PMD;

@@ -160,9 +160,9 @@
  * pte, pmd or pud, the page table level it is mapped at. A fault that
  * installed nothing (it found the entry changed by another thread, or
  * waited for a migration or for I/O and let the access retry, or
- * migrated the page as a NUMA hinting fault), and a fault on a driver's
- * raw frames, has none: its line ends at IP. Any other file reads every
- * fault line without them.
+ * migrated the page as a NUMA hinting fault), and a fault that a driver
+ * or DAX completes by inserting frames itself, has none: its line ends
+ * at IP. Any other file reads every fault line without them.
  */
 #endif
 /*
