@@ -98,6 +98,18 @@ mkdir -p "$out/base"
 	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' | sort -u |
 	while read -r f; do [ -f "$f" ] && echo "$f"; done) "$out/base/")
 
+# Does CONFIG compile the C file @2? Its directory's Makefile names its
+# object on a line whose first CONFIG_ symbol, if it has one, must be set
+# (mm/Makefile: obj-$(CONFIG_TRANSPARENT_HUGEPAGE) += huge_memory.o).
+configured() {	# configured CONFIG FILE
+	local mk=$src/$(dirname "$2")/Makefile o sym
+	o=$(basename "${2%.c}").o
+	[ -f "$mk" ] || return 0
+	sym=$(grep -E "(^|[[:space:]=])${o//./[.]}([[:space:]]|\\\\|$)" "$mk" |
+	      grep -o 'CONFIG_[A-Z0-9_]*' | head -1 || true)
+	[ -z "$sym" ] || grep -q "^$sym=[ym]" "$out/obj-$1/.config"
+}
+
 # targets CONFIG: what to build: vmlinux, or (--quick) the objects of the
 # C files the series touched so far that this config compiles, and the
 # feature's directories.
@@ -122,6 +134,7 @@ targets() {
 		x86-*:arch/x86/*) ;;
 		*:arch/*) continue ;;
 		esac
+		configured "$1" "$f" || continue
 		echo "$o"
 	done
 	if grep -q '^CONFIG_PGFAULT_HISTORY=y' "$out/obj-$1/.config" 2>/dev/null; then
