@@ -679,7 +679,7 @@ TEST(window_mode_traces_the_misses_of_a_command)
 	EXPECT_EQ(r.status, 0);
 	f = fopen("/tmp/w.trace", "r");
 	ASSERT_TRUE(f != NULL);
-	ASSERT_EQ(pgf_read_all(fileno(f), &t), 0);
+	ASSERT_EQ(pgf_read_file(fileno(f), &t), 0);
 	fclose(f);
 	unlink("/tmp/w.trace");
 	ASSERT_GT(t.nr, 0);

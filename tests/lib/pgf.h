@@ -419,6 +419,24 @@ static inline int pgf_read_all(int fd, struct pgf_trace *t)
 	return n < 0 ? -errno : 0;
 }
 
+/*
+ * Read a trace saved in a file (tracepgfault's) from @fd into @t: a
+ * read() of a file ends wherever its buffer does, not at a line's end as
+ * one of /proc/<pid>/pgfault_history does (pgf_read_all() checks that).
+ */
+static inline int pgf_read_file(int fd, struct pgf_trace *t)
+{
+	static char buf[65536], line[4096];
+	size_t linelen = 0, lineno = 0;
+	ssize_t n;
+
+	memset(t, 0, sizeof(*t));
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		if (pgf_trace_feed(t, buf, n, line, &linelen, &lineno))
+			return -1;
+	return n < 0 ? -errno : linelen ? -2 : 0;
+}
+
 /* Counting helpers. */
 static inline size_t pgf_count(const struct pgf_trace *t, const char *type)
 {
