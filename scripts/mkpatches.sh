@@ -14,7 +14,7 @@
 # the files the series touches, with the series reverted. Then one commit
 # per kernel-patches/series entry, the UML fixes first, else in order.
 # The feature's new files (mm/, include/) come in stages (scripts/stage.sh:
-# core, proc, regions, rearm, window, sample, inherit, files, phys), and the series
+# core, proc, regions, rearm, window, sample, inherit, files, phys, changes), and the series
 # says where, in comment lines the other readers skip:
 #   #@add FILE...        the next commit adds these files of the project
 #   #@local MSG FILE...  the local part (scripts/stage.sh: the PGF_LOCAL

@@ -32,7 +32,7 @@ def host_suites():
 
 
 # Suites that need a guest with two NUMA nodes (x86_64 only: UML has one).
-TWO_NODE_SUITES = ('numa', 'frames')
+TWO_NODE_SUITES = ('numa', 'frames', 'changes')
 
 
 def boots(arch, suites):

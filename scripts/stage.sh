@@ -13,6 +13,7 @@
 #   inherit   process trees: new processes traced too
 #   files     file I/O: the page cache pages of reads and writes
 #   phys      the physical side: the frame behind each fault
+#   changes   the frames the kernel changes behind the process's back
 #
 # A file of mm/ and include/ holds the code of every stage; what
 # a later stage adds is between "#ifdef PGF_STAGE_<NAME>" and "#endif" (or
@@ -29,7 +30,7 @@
 #   stage.sh --list            the stages, in order
 set -euo pipefail
 
-stages=(core proc regions rearm window sample inherit files phys)
+stages=(core proc regions rearm window sample inherit files phys changes)
 if [ "${1:-}" = --list ]; then
 	printf '%s\n' "${stages[@]}"
 	exit 0

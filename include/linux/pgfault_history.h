@@ -48,6 +48,27 @@ static inline bool pgf_trace_frames(const struct pgf_trace *t)
 	return READ_ONCE(((const struct pgf_trace_hooks *)t)->frames);
 }
 #endif
+#ifdef PGF_STAGE_CHANGES
+
+/*
+ * What pgfault_history_changed() says changed under a traced mm's pages,
+ * and why (see the DOC: in mm/pgfault_history/changes.c).
+ */
+enum pgf_change_kind {
+	PGF_CHANGE_MOVE,	/* to other frames; cause below */
+	PGF_CHANGE_EVICT,	/* unmapped; cause: the unmap's ttu_flags */
+	PGF_CHANGE_SPLIT,	/* a huge entry became base entries */
+	PGF_CHANGE_COLLAPSE,	/* base entries became a new huge page's */
+};
+
+/* The cause of a move: enum migrate_reason, or one of these. */
+#define PGF_MOVE_KSM		16	/* merged into a KSM page */
+#define PGF_MOVE_ZERO		17	/* a split THP's unused page: zero page */
+
+/* The cause of a collapse */
+#define PGF_COLLAPSE_KHUGEPAGED	0
+#define PGF_COLLAPSE_MADVISE	1	/* MADV_COLLAPSE */
+#endif
 #ifdef PGF_STAGE_PROC
 struct file;
 struct inode;
@@ -112,6 +133,11 @@ void pgf_io_exit(struct task_struct *tsk);
 #ifdef PGF_STAGE_PHYS
 void pgf_fault_mapped(struct vm_fault *vmf, unsigned long addr,
 		      unsigned long pfn, unsigned long nr, unsigned long size);
+#endif
+#ifdef PGF_STAGE_CHANGES
+void pgf_page_changed(struct vm_area_struct *vma, unsigned long addr,
+		      unsigned long nr, unsigned long old, unsigned long new,
+		      unsigned int kind, unsigned int cause);
 #endif
 
 #ifdef PGF_STAGE_REGIONS
@@ -213,6 +239,38 @@ static inline void pgfault_history_mapped(struct vm_fault *vmf,
 	t = READ_ONCE(current->signal->pgf_trace);
 	if (unlikely(t) && pgf_trace_frames(t))
 		pgf_fault_mapped(vmf, addr, pfn, nr, size);
+}
+
+#endif
+#ifdef PGF_STAGE_CHANGES
+/**
+ * pgfault_history_changed() - the kernel changed the frames under pages
+ * @vma: their VMA
+ * @addr: the first page's address
+ * @nr: how many pages, mapped from consecutive frames before and after
+ * @old: the first frame they were mapped to, 0 for none
+ * @new: the first frame they are mapped to now, 0 for none
+ * @kind: enum pgf_change_kind
+ * @cause: why, as enum pgf_change_kind says
+ *
+ * Called where the rmap, migration, THP and KSM paths change an entry
+ * that the process did not fault on: remove_migration_pte(),
+ * try_to_unmap_one(), __split_huge_pmd_locked(), collapse_huge_page(),
+ * replace_page(). If a trace follows the mm, each of its readers gets a
+ * record. Costs a static branch, and while anything is traced a load of
+ * the mm's count of traces.
+ *
+ * Context: the entry's page table lock or the folio's rmap lock held.
+ */
+static inline void pgfault_history_changed(struct vm_area_struct *vma,
+					   unsigned long addr,
+					   unsigned long nr, unsigned long old,
+					   unsigned long new, unsigned int kind,
+					   unsigned int cause)
+{
+	if (static_branch_unlikely(&pgf_tracing_key.key) &&
+	    unlikely(atomic_read(&vma->vm_mm->pgf.traces)))
+		pgf_page_changed(vma, addr, nr, old, new, kind, cause);
 }
 
 #endif
@@ -567,6 +625,13 @@ static inline void pgfault_history_mapped(struct vm_fault *vmf,
 					  unsigned long addr,
 					  unsigned long pfn, unsigned long nr,
 					  unsigned long size) { }
+#endif
+#ifdef PGF_STAGE_CHANGES
+static inline void pgfault_history_changed(struct vm_area_struct *vma,
+					   unsigned long addr,
+					   unsigned long nr, unsigned long old,
+					   unsigned long new, unsigned int kind,
+					   unsigned int cause) { }
 #endif
 #ifdef PGF_STAGE_REARM
 static inline void pgfault_history_moved(struct vm_area_struct *vma,

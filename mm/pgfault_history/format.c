@@ -11,6 +11,9 @@
 #include <linux/bug.h>
 #include <linux/hex.h>
 #include <linux/kernel.h>
+#ifdef PGF_STAGE_CHANGES
+#include <linux/migrate_mode.h>
+#endif
 #include <linux/sprintf.h>
 #include <linux/string.h>
 #include <uapi/linux/pgfault_history.h>
@@ -183,6 +186,108 @@ static int pgf_format_fault(const struct pgf_rec *r, char *s)
 	*p++ = '\n';
 	return p - s;
 }
+
+#ifdef PGF_STAGE_CHANGES
+static const char * const pgf_change_kinds[] = {
+	[PGF_CHANGE_MOVE]	= "move",
+	[PGF_CHANGE_EVICT]	= "evict",
+	[PGF_CHANGE_SPLIT]	= "split",
+	[PGF_CHANGE_COLLAPSE]	= "collapse",
+};
+
+static const char * const pgf_move_causes[] = {
+	[MR_COMPACTION]		= "compaction",
+	[MR_MEMORY_FAILURE]	= "memory_failure",
+	[MR_MEMORY_HOTPLUG]	= "hotplug",
+	[MR_SYSCALL]		= "syscall",
+	[MR_MEMPOLICY_MBIND]	= "mbind",
+	[MR_NUMA_MISPLACED]	= "numa",
+	[MR_CONTIG_RANGE]	= "contig",
+	[MR_LONGTERM_PIN]	= "longterm_pin",
+	[MR_DEMOTION]		= "demotion",
+	[MR_DAMON]		= "damon",
+	[PGF_MOVE_KSM]		= "ksm",
+	[PGF_MOVE_ZERO]		= "zero",
+};
+
+static const char * const pgf_evict_causes[] = {
+	[PGF_EVICT_KSWAPD]	= "kswapd",
+	[PGF_EVICT_DIRECT]	= "direct",
+	[PGF_EVICT_PAGEOUT]	= "pageout",
+	[PGF_EVICT_SPLIT]	= "split",
+	[PGF_EVICT_COLLAPSE]	= "collapse",
+	[PGF_EVICT_TRUNCATE]	= "truncate",
+	[PGF_EVICT_HWPOISON]	= "hwpoison",
+};
+
+static const char * const pgf_collapse_causes[] = {
+	[PGF_COLLAPSE_KHUGEPAGED]	= "khugepaged",
+	[PGF_COLLAPSE_MADVISE]		= "madvise",
+};
+
+static const char *pgf_change_cause(unsigned int kind, unsigned int cause)
+{
+	switch (kind) {
+	case PGF_CHANGE_MOVE:
+		return pgf_name(pgf_move_causes, ARRAY_SIZE(pgf_move_causes),
+				cause);
+	case PGF_CHANGE_EVICT:
+		return pgf_name(pgf_evict_causes, ARRAY_SIZE(pgf_evict_causes),
+				cause);
+	case PGF_CHANGE_COLLAPSE:
+		return pgf_name(pgf_collapse_causes,
+				ARRAY_SIZE(pgf_collapse_causes), cause);
+	default:
+		return "-";
+	}
+}
+
+/* A change record's frame field: its node, or its frame number. */
+static int pgf_put_frame_field(char *s, size_t size, u64 frame, bool pfn)
+{
+	u64 node = FIELD_GET(PGF_FRAME_NODE, frame);
+
+	if (!frame || (!pfn && node == PGF_FRAME_NO_NODE))
+		return scnprintf(s, size, " -");
+	if (!pfn)
+		return scnprintf(s, size, " %llu", node);
+	return scnprintf(s, size, " %llx", FIELD_GET(PGF_FRAME_PFN, frame));
+}
+
+/*
+ * "KIND TIME TID ADDR PAGES CAUSE NODE NEWNODE [PFN NEWPFN ORDER LEVEL]":
+ * the frame numbers, and the order and level of the new mapping (the old
+ * one's for an eviction), if the record has them and @frames says the
+ * reader may see them.
+ */
+static int pgf_format_change(const struct pgf_rec *r, char *s, size_t size,
+			     bool frames)
+{
+	const struct pgf_change_rec *cr =
+		container_of(r, struct pgf_change_rec, rec);
+	unsigned int kind = FIELD_GET(PGF_CHANGE_KIND, r->flags);
+	u64 last = cr->new ?: cr->old;
+	int n;
+
+	n = scnprintf(s, size, "%s %llu %u %llx %llu %s",
+		      pgf_name(pgf_change_kinds, ARRAY_SIZE(pgf_change_kinds),
+			       kind),
+		      r->time, r->tid, r->a, r->b,
+		      pgf_change_cause(kind,
+				       FIELD_GET(PGF_CHANGE_CAUSE, r->flags)));
+	n += pgf_put_frame_field(s + n, size - n, cr->old, false);
+	n += pgf_put_frame_field(s + n, size - n, cr->new, false);
+	if (frames && !((cr->old | cr->new) & PGF_FRAME_HIDDEN)) {
+		n += pgf_put_frame_field(s + n, size - n, cr->old, true);
+		n += pgf_put_frame_field(s + n, size - n, cr->new, true);
+		n += scnprintf(s + n, size - n, " %llu %s",
+			       FIELD_GET(PGF_FRAME_ORDER, last),
+			       pgf_name(pgf_levels, ARRAY_SIZE(pgf_levels),
+					FIELD_GET(PGF_FRAME_LEVEL, last)));
+	}
+	return n + scnprintf(s + n, size - n, "\n");
+}
+#endif
 
 #ifdef PGF_STAGE_SAMPLE
 /* "refs TIME TID START+PAGES..." */
@@ -396,6 +501,10 @@ int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size)
 		return pgf_format_file(r, s, size);
 	case PGF_REC_CACHE:
 		return pgf_format_cache(r, s, size);
+#endif
+#ifdef PGF_STAGE_CHANGES
+	case PGF_REC_PAGES:
+		return pgf_format_change(r, s, size, frames);
 #endif
 	default:
 		WARN_ONCE(1, "unknown record type %u\n", r->type);

@@ -81,6 +81,9 @@ enum pgf_rec_type {
 	PGF_REC_FILE,		/* &pgf_file_rec: a file's id and name */
 	PGF_REC_CACHE,		/* &pgf_cache_rec: a run of page cache pages */
 #endif
+#ifdef PGF_STAGE_CHANGES
+	PGF_REC_PAGES,		/* &pgf_change_rec: frames changed under pages */
+#endif
 };
 
 #ifdef PGF_STAGE_SAMPLE
@@ -226,12 +229,45 @@ struct pgf_fault_rec {
 #define PGF_FRAME_LEVEL		GENMASK_ULL(58, 57)
 #define PGF_FRAME_VALID		BIT_ULL(63)
 #define PGF_FRAME_NO_NODE	0x7ff	/* a frame without a struct page */
+#ifdef PGF_STAGE_CHANGES
+#define PGF_FRAME_HIDDEN	BIT_ULL(62)	/* the trace records no PFN */
+#endif
 
 /* PGF_FRAME_LEVEL: the page table level a page is mapped at. */
 enum pgf_level {
 	PGF_LEVEL_PTE,
 	PGF_LEVEL_PMD,
 	PGF_LEVEL_PUD,
+};
+
+#endif
+#ifdef PGF_STAGE_CHANGES
+/*
+ * Frames changed under a run of pages (mm/pgfault_history/changes.c):
+ * rec.a the first page's address, rec.b how many pages, rec.flags the
+ * kind and cause; the frames before and after, packed as a fault's (with
+ * PGF_FRAME_HIDDEN for a trace that records no frame numbers), 0 for
+ * none.
+ */
+struct pgf_change_rec {
+	struct pgf_rec rec;
+	u64 old;
+	u64 new;
+};
+
+/* pgf_rec.flags of a change record */
+#define PGF_CHANGE_KIND		GENMASK(1, 0)	/* enum pgf_change_kind */
+#define PGF_CHANGE_CAUSE	GENMASK(7, 2)
+
+/* The cause of a PGF_CHANGE_EVICT, from what unmapped the page. */
+enum pgf_evict_cause {
+	PGF_EVICT_KSWAPD,	/* kswapd's reclaim */
+	PGF_EVICT_DIRECT,	/* direct reclaim: an allocation, a memcg */
+	PGF_EVICT_PAGEOUT,	/* reclaim_pages(): MADV_PAGEOUT, DAMON */
+	PGF_EVICT_SPLIT,	/* a file THP's split (refaults as base pages) */
+	PGF_EVICT_COLLAPSE,	/* a file range collapsed into a THP */
+	PGF_EVICT_TRUNCATE,	/* a folio truncated that could not be split */
+	PGF_EVICT_HWPOISON,	/* a memory error */
 };
 
 #endif
@@ -568,6 +604,10 @@ struct pgf_trace {
 	struct mm_struct *mm;		/* followed for VMA changes (mmgrab) */
 	struct pgf_shadow shadow;	/* see &struct pgf_shadow */
 #endif
+#ifdef PGF_STAGE_CHANGES
+	struct hlist_node mm_node;	/* in changes.c's hash, by mm */
+	struct mm_struct *hashed;	/* its key there, or NULL */
+#endif
 #ifdef PGF_STAGE_FILES
 	bool files;			/* file I/O is traced. Under mutex */
 	bool files_seen;		/* it was in some start: exit says so */
@@ -846,6 +886,11 @@ int pgf_format_rec(const struct pgf_rec *r, char *s, size_t size);
 #ifdef PGF_STAGE_PHYS
 /* mm/pgfault_history/phys.c: frames */
 bool pgf_cred_sees_frames(const struct cred *cred);
+#endif
+
+#ifdef PGF_STAGE_CHANGES
+/* mm/pgfault_history/changes.c: changes behind the process's back */
+void pgf_changes_bind(struct pgf_trace *t, struct mm_struct *mm);
 #endif
 
 /*

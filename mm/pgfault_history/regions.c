@@ -1113,6 +1113,9 @@ void pgf_regions_bind(struct pgf_trace *t, struct mm_struct *mm, bool all)
 		mmdrop(old);
 	}
 	t->mm = mm;
+#ifdef PGF_STAGE_CHANGES
+	pgf_changes_bind(t, mm);
+#endif
 #ifdef PGF_STAGE_REARM
 	t->reref_bound = false;
 #endif
@@ -1178,6 +1181,9 @@ void pgf_regions_free(struct pgf_trace *t)
 	kvfree(t->shadow.batch);
 	kfree(t->shadow.path);
 	if (t->mm) {
+#ifdef PGF_STAGE_CHANGES
+		pgf_changes_bind(t, NULL);
+#endif
 		atomic_dec(&t->mm->pgf.traces);
 		atomic_inc(&t->mm->pgf.epoch);
 		mmdrop(t->mm);

@@ -23,15 +23,12 @@
 #include "util.h"
 #include "pgf.h"
 #include "oracle.h"
+#include "pagemap.h"
 
 #define PAGE		4096UL
 #define HPAGE		(2UL << 20)
 #define MAXPAGES	512
 #define THP		"/sys/kernel/mm/transparent_hugepage/"
-
-#define KPF_COMPOUND_HEAD	15
-#define KPF_COMPOUND_TAIL	16
-#define KPF_ZERO_PAGE		24
 
 enum { ANON, ZERO, COW, FILEMAP, PMD, NODE };
 
@@ -47,56 +44,12 @@ struct seen {
 static struct seen *seen;
 static int kind, bind_node;
 
-/*
- * The node whose zone spans frame @pfn, from /proc/zoneinfo ("Node N,
- * zone Z", then its spanned pages and start_pfn); -1 if none does.
- */
-static int zone_node(uint64_t pfn)
-{
-	unsigned long long spanned = 0, start;
-	FILE *f = fopen("/proc/zoneinfo", "r");
-	int node = -1, at = -1;
-	char line[256];
-
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Node %d,", &at) == 1)
-			spanned = 0;
-		else if (sscanf(line, " spanned %llu", &spanned) == 1)
-			continue;
-		else if (sscanf(line, " start_pfn: %llu", &start) == 1 &&
-			 pfn >= start && pfn < start + spanned)
-			node = at;
-	}
-	if (f)
-		fclose(f);
-	return node;
-}
-
 /* Frame and flags of the page at @addr, and its node, into seen[@i]. */
 static void look(unsigned long addr, unsigned long i)
 {
-	int pm = open("/proc/self/pagemap", O_RDONLY);
-	int kf = open("/proc/kpageflags", O_RDONLY);
-	void *page = (void *)addr;
-	uint64_t e = 0;
-	int status = -1;
-
-	if (pm >= 0 && pread(pm, &e, 8, addr / PAGE * 8) == 8 &&
-	    (e & (1ULL << 63)))
-		seen->pfn[i] = e & ((1ULL << 55) - 1);
-	if (kf >= 0 && seen->pfn[i])
-		if (pread(kf, &seen->kflags[i], 8, seen->pfn[i] * 8) != 8)
-			seen->kflags[i] = 0;
-	seen->node[i] = -1;
-	if (!syscall(SYS_move_pages, 0, 1UL, &page, NULL, &status, 0))
-		seen->node[i] = status;
-	/* The zero page: no node for move_pages(); its zone's node. */
-	if (seen->node[i] < 0 && seen->pfn[i])
-		seen->node[i] = zone_node(seen->pfn[i]);
-	if (pm >= 0)
-		close(pm);
-	if (kf >= 0)
-		close(kf);
+	seen->pfn[i] = pgf_pagemap_pfn(addr);
+	seen->kflags[i] = seen->pfn[i] ? pgf_kpageflags(seen->pfn[i]) : 0;
+	seen->node[i] = pgf_page_node(addr);
 }
 
 static void bind_to(char *p, size_t len, int node)
@@ -374,14 +327,7 @@ TEST(thp_pmd)
 /* Pages bound to each node (two nodes): each fault says which. */
 TEST(node_of_each_fault)
 {
-	int nodes = 0;
-	char path[64];
-
-	for (int i = 0; i < 8; i++) {
-		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d", i);
-		nodes += !access(path, F_OK);
-	}
-	if (nodes < 2)
+	if (pgf_nodes() < 2)
 		SKIP("one NUMA node");
 	setup();
 	for (bind_node = 0; bind_node < 2; bind_node++) {

@@ -634,6 +634,11 @@ def proc_page_has_every_record_type():
     kinds = set(re.findall(r'\[PGFT_\w+\]\s*=\s*"(\w+)"', m.group(1)))
     parser = read('tools/lib/pgftrace.c')
     kinds |= set(re.findall(r'strcmp\(type, "(\w+)"\)', parser))
+    # the change records, named by their kind (version 9)
+    m = re.search(r'pgft_change_names\[PGFT_NCHANGE\]\s*=\s*\{(.*?)\};',
+                  parser, flags=re.S)
+    assert m, 'no pgft_change_names[] in tools/lib/pgftrace.c'
+    kinds |= set(re.findall(r'\[PGFT_\w+\]\s*=\s*"(\w+)"', m.group(1)))
     assert {'fault', 'map', 'sample'} <= kinds, kinds
     _, ss = sections(open(page('proc')).read())
     assert 'Records' in ss, 'proc_pid_pgfault_history.5 has no Records subsection'

@@ -144,11 +144,11 @@ def csv_has_every_fault_with_its_region():
     rc, out, _ = run('export', 'csv', SEED)
     lines = out.splitlines()
     assert lines[0] == ('time_ns,tid,address,access,mode,result,ip,region,'
-                        'pfn,node,page_size,level')
+                        'pfn,node,page_size,level,change,pages,cause,new_pfn,new_node')
     assert len(lines) == 21
-    assert lines[1] == f'2000,100,{0x8048000},x,user,minor,{0x8048000},/bin/ps,,,,', lines[1]
-    assert lines[19] == f'3800,100,{0xbfb9d000},w,kernel,minor,{0x8048020},[stack],,,,', lines[19]
-    assert lines[20].endswith(',[anon],,,,'), lines[20]
+    assert lines[1] == f'2000,100,{0x8048000},x,user,minor,{0x8048000},/bin/ps,,,,,,,,,', lines[1]
+    assert lines[19] == f'3800,100,{0xbfb9d000},w,kernel,minor,{0x8048020},[stack],,,,,,,,,', lines[19]
+    assert lines[20].endswith(',[anon],,,,,,,,,'), lines[20]
 
 
 @test
@@ -169,10 +169,11 @@ def csv_quotes_names_and_agrees_with_json():
     import io
     rows = list(csv.reader(io.StringIO(out, newline='')))
     assert rows[0] == ['time_ns', 'tid', 'address', 'access', 'mode', 'result',
-                       'ip', 'region', 'pfn', 'node', 'page_size', 'level'], rows
+                       'ip', 'region', 'pfn', 'node', 'page_size', 'level',
+                       'change', 'pages', 'cause', 'new_pfn', 'new_node'], rows
     assert rows[1] == ['2', '1', str(0x7f0000001000), 'r', 'user', 'minor',
                        str(0x7f0000001234), '/tmp/a,b "quoted"\\012x.so',
-                       '', '', '', ''], rows
+                       '', '', '', '', '', '', '', '', ''], rows
     assert rows[2][7] == '[anon]' and len(rows) == 3, rows
     rc, js, err = run('export', 'json', path)
     faults = [json.loads(l) for l in js.splitlines() if '"fault"' in l]
@@ -274,10 +275,10 @@ def truncated_trace_is_reported():
 
 @test
 def newer_version_is_refused_naming_both():
-    path = trace_file('pgfault_history 9 pid 1 page_size 4096\nstart 1\n')
+    path = trace_file('pgfault_history 10 pid 1 page_size 4096\nstart 1\n')
     rc, out, err = run('map', path)
     os.unlink(path)
-    assert rc == 1 and 'version 9' in err and 'versions 1 to 8' in err, err
+    assert rc == 1 and 'version 10' in err and 'versions 1 to 9' in err, err
     assert out == ''
 
 

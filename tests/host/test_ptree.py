@@ -132,8 +132,9 @@ def whole_tree_keeps_each_process_apart():
     assert refs.count('1000') == 2 and refs.count('100000000001000') == 1, refs
     assert '200000000004000' in refs and len(refs) == 7, refs
     rc, out, err = run('export', 'csv', path)
-    assert rc == 0 and out.splitlines()[0].endswith(',region,pfn,node,page_size,level,pid'), out
-    assert out.splitlines()[1] == f'1100000,10,{0x1000},w,user,minor,0,[anon],,,,,10', out
+    assert rc == 0 and out.splitlines()[0].endswith(',region,pfn,node,page_size,level,change,pages,cause,'
+                                                    'new_pfn,new_node,pid'), out
+    assert out.splitlines()[1] == f'1100000,10,{0x1000},w,user,minor,0,[anon],,,,,,,,,,10', out
     rc, out, err = run('export', 'json', path)
     assert rc == 0 and '"type":"child","pid":10,' in out, out
     rc, out, err = run('mrc', '--sizes', '1,8', path)
@@ -158,8 +159,8 @@ def bad_trees_are_refused_naming_the_line():
         (tree([(10, split(ROOT)),
                (12, [GRAND.splitlines(keepends=True)[0].replace('4096', '8192')])]),
          'page size 8192'),
-        (tree([(10, split(ROOT)), (12, [GRAND.splitlines(keepends=True)[0].replace(' 5 ', ' 9 ')])]),
-         'version 9'),
+        (tree([(10, split(ROOT)), (12, [GRAND.splitlines(keepends=True)[0].replace(' 5 ', ' 10 ')])]),
+         'version 10'),
         ('pgfault_history_tree 2 root 10\n', 'tree format version 2'),
         (tree([(10, split(ROOT))]) + 'pid x\n', ':13: malformed block: "pid x"'),
     ]

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Small traces the host suites share: every record type of format
-version 8 with each field set (EVERY), a tree file (TREE), version 1
+version 9 with each field set (EVERY), a tree file (TREE), version 1
 (OLD); write() puts one in a file; gentrace() makes a generated one;
 on_terminal() runs a command on a pty."""
 import os
@@ -10,8 +10,8 @@ import subprocess
 TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..'))
 BIN = os.path.join(TOP, 'build', 'host', 'bin')
 
-# Every record type the format has (version 8), each field set.
-EVERY = '''pgfault_history 8 pid 7 page_size 4096
+# Every record type the format has (version 9), each field set.
+EVERY = '''pgfault_history 9 pid 7 page_size 4096
 start 100 sample=50 inherit files
 layout 100 2
 map 100 1 400000 401000 r-xp 0 08:01 1234 /bin/with space
@@ -41,6 +41,10 @@ cache 336 7 1 9 1 r hole
 cache 337 7 1 20 8 w direct
 fault 338 7 7f0000003000 w user minor 400070 1a2b3 1 0 pte
 fault 339 8 7f0000002000 r kernel reref 400080 ffffffffff - 9 pmd
+move 339 55 7f0000001000 1 numa 0 1 1a2b3 2c3d4 0 pte
+evict 339 0 7f0000002000 1 kswapd 1 - 2c3d4 - 0 pte
+split 339 0 7f0000000000 4 - 0 0
+collapse 339 77 7f0000000000 4 madvise - 1 - 3e000 9 pmd
 lost 3 4
 unmap 340 1
 stop 350 exiting now

@@ -240,7 +240,7 @@ static inline int puppet_end(struct puppet *p)
 /* ---- the trace --------------------------------------------------------- */
 
 struct pgf_rec {
-	char type[8];
+	char type[12];		/* a change record's: its kind, "move" ... */
 	unsigned long long time;
 	int tid;
 	unsigned long addr, ip;
@@ -266,6 +266,13 @@ struct pgf_rec {
 	int node;		/* PGFT_NO_NODE for none */
 	unsigned int order;
 	int level;		/* enum pgft_level */
+	/*
+	 * move, evict, split, collapse: addr, a the pages, text the cause,
+	 * node and new_node always; pfn and new_pfn (PGFT_NO_PFN: none),
+	 * order and level with has_frame
+	 */
+	int new_node;
+	unsigned long long new_pfn;
 };
 
 struct pgf_trace {
@@ -301,7 +308,9 @@ static inline int pgf_parse_line(const char *l, struct pgf_rec *r)
 	memset(r, 0, sizeof(*r));
 	if (pgft_parse(line, &x))
 		return -1;
-	snprintf(r->type, sizeof(r->type), "%s", types[x.type]);
+	/* A change record is named by its kind: "move" ... */
+	snprintf(r->type, sizeof(r->type), "%s", x.type == PGFT_PAGES ?
+		 pgft_change_names[x.change] : types[x.type]);
 	snprintf(r->result, sizeof(r->result), "%s", results[x.result]);
 	/* the path of a file, or a region's name */
 	snprintf(r->text, sizeof(r->text), "%s",
@@ -309,7 +318,8 @@ static inline int pgf_parse_line(const char *l, struct pgf_rec *r)
 		 x.type == PGFT_CHANGE ? x.name : x.text);
 	r->time = x.time;
 	r->tid = x.tid;
-	r->addr = x.type == PGFT_FAULT ? x.addr : x.start;
+	r->addr = x.type == PGFT_FAULT || x.type == PGFT_PAGES ? x.addr :
+		  x.start;
 	r->ip = x.ip;
 	r->access = x.access;
 	r->kernel = x.kernel;
@@ -327,6 +337,8 @@ static inline int pgf_parse_line(const char *l, struct pgf_rec *r)
 	r->node = x.node;
 	r->order = x.order;
 	r->level = x.level;
+	r->new_node = x.new_node;
+	r->new_pfn = x.new_pfn;
 	return 0;
 }
 
@@ -471,6 +483,17 @@ static inline unsigned long long pgf_lost_faults(const struct pgf_trace *t)
 	for (size_t i = 0; i < t->nr; i++)
 		if (!strcmp(t->rec[i].type, "lost"))
 			n += t->rec[i].a;
+	return n;
+}
+
+/* The other records @t says were lost (lost OTHER). */
+static inline unsigned long long pgf_lost_other(const struct pgf_trace *t)
+{
+	unsigned long long n = 0;
+
+	for (size_t i = 0; i < t->nr; i++)
+		if (!strcmp(t->rec[i].type, "lost"))
+			n += t->rec[i].b;
 	return n;
 }
 

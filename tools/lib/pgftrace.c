@@ -596,6 +596,72 @@ static int frame(char **p, struct pgft_rec *r)
 	return 0;
 }
 
+const char * const pgft_change_names[PGFT_NCHANGE] = {
+	[PGFT_MOVE] = "move", [PGFT_EVICT] = "evict", [PGFT_SPLIT] = "split",
+	[PGFT_COLLAPSE] = "collapse",
+};
+
+/* A node field: a number below 0x7ff, or "-" for none. */
+static int node_field(char **p, int *node)
+{
+	unsigned long long v;
+
+	if (*p && (*p)[0] == '-' && ((*p)[1] == ' ' || !(*p)[1])) {
+		*node = PGFT_NO_NODE;
+		*p = (*p)[1] ? *p + 2 : NULL;
+		return 0;
+	}
+	if (num(p, 10, &v) || v >= 0x7ff)
+		return -1;
+	*node = v;
+	return 0;
+}
+
+/* A frame number field: below 2^40, or "-" for none. */
+static int pfn_field(char **p, unsigned long long *pfn)
+{
+	if (*p && (*p)[0] == '-' && (*p)[1] == ' ') {
+		*pfn = PGFT_NO_PFN;
+		*p += 2;
+		return 0;
+	}
+	return num(p, 16, pfn) || *pfn >= 1ULL << 40 ? -1 : 0;
+}
+
+/*
+ * KIND T TID ADDR PAGES CAUSE NODE NEWNODE [PFN NEWPFN ORDER LEVEL]
+ * (version 9), KIND read.
+ */
+static int change(char **p, struct pgft_rec *r)
+{
+	unsigned long long v;
+	char *s;
+	int k;
+
+	if (num(p, 10, &r->time) || num(p, 10, &v) || num(p, 16, &r->addr) ||
+	    num(p, 10, &r->n[0]) || !r->n[0])
+		return -1;
+	r->tid = v;
+	s = field(p);
+	if (!s || node_field(p, &r->node) || node_field(p, &r->new_node))
+		return -1;
+	r->text = s;
+	r->pfn = r->new_pfn = PGFT_NO_PFN;
+	if (!*p)
+		return 0;
+	if (pfn_field(p, &r->pfn) || pfn_field(p, &r->new_pfn) ||
+	    num(p, 10, &v) || v > 63)
+		return -1;
+	r->order = v;
+	s = field(p);
+	k = s ? name_index(pgft_level_names, PGFT_NLEVEL, s) : -1;
+	if (k < 0 || *p)
+		return -1;
+	r->level = k;
+	r->has_frame = true;
+	return 0;
+}
+
 const char * const pgft_cache_names[PGFT_NCACHE] = {
 	[PGFT_HIT] = "hit", [PGFT_MISS] = "miss",
 	[PGFT_READAHEAD] = "readahead", [PGFT_HOLE] = "hole",
@@ -806,6 +872,12 @@ int pgft_parse(char *line, struct pgft_rec *r)
 			return -1;
 		r->cache = k;
 		return 0;
+	}
+	k = name_index(pgft_change_names, PGFT_NCHANGE, type);
+	if (k >= 0) {
+		r->type = PGFT_PAGES;
+		r->change = k;
+		return change(&p, r);
 	}
 	if (!strcmp(type, "file")) {
 		/* file T ID MAJ:MIN INODE [PATH] (version 7) */

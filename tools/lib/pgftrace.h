@@ -40,13 +40,26 @@
 extern const char *pgft_prog;
 
 /* The newest format version this code reads. */
-#define PGFT_VERSION 8
+#define PGFT_VERSION 9
 
 enum pgft_type {
 	PGFT_START, PGFT_FAULT, PGFT_LOST, PGFT_EXEC, PGFT_STOP, PGFT_EXIT,
 	PGFT_LAYOUT, PGFT_MAP, PGFT_CHANGE, PGFT_UNMAP, PGFT_REMOTE,
 	PGFT_REARM, PGFT_CHILD, PGFT_REFS, PGFT_SAMPLE, PGFT_FILE, PGFT_CACHE,
+	PGFT_PAGES,
 };
+
+/*
+ * What a change record (version 9: PGFT_PAGES) says the kernel did to
+ * the frames under a run of pages: "move", "evict", "split", "collapse"
+ */
+enum pgft_change { PGFT_MOVE, PGFT_EVICT, PGFT_SPLIT, PGFT_COLLAPSE, PGFT_NCHANGE };
+
+/* Its name in the trace. */
+extern const char * const pgft_change_names[PGFT_NCHANGE];
+
+/* pgft_rec.pfn or new_pfn of a change record without that frame ("-") */
+#define PGFT_NO_PFN	(~0ULL)
 
 /* How a "cache" record's pages fared (version 7) */
 enum pgft_cache {
@@ -107,6 +120,15 @@ struct pgft_rec {
 	int node;
 	unsigned long long pfn;
 	/*
+	 * change (version 9): change, addr, n[0] pages, text the cause; node
+	 * and new_node (PGFT_NO_NODE: none) always; with has_frame, pfn and
+	 * new_pfn (PGFT_NO_PFN: none), the order and level after (before,
+	 * for an eviction)
+	 */
+	enum pgft_change change;
+	int new_node;
+	unsigned long long new_pfn;
+	/*
 	 * regions: map, change, unmap (id only); file (version 7): id,
 	 * major, minor, inode, name; cache (version 7): id the file's, start
 	 * the first page's index, n[0] the pages, access 'r' or 'w', cache
@@ -122,13 +144,14 @@ struct pgft_rec {
 	 * layout: count; rearm: pages; start: 1 if "inherit" (version 5),
 	 * the sampling interval in ms for "sample=MS" (version 6), 1 if
 	 * "files" (version 7); child: its pid, 1 if "untraced"; refs: runs;
-	 * sample: pages scanned, referenced, nanoseconds; cache: pages
+	 * sample: pages scanned, referenced, nanoseconds; cache: pages;
+	 * change: pages
 	 */
 	unsigned long long n[6];
 	unsigned int flags;		/* sample: PGFT_SAMPLE_*; exit: PGFT_EXIT_* */
 	/*
 	 * exec path, stop reason, rearm how, start mode ("" before v3); refs:
-	 * the runs, read with pgft_run()
+	 * the runs, read with pgft_run(); change: its cause
 	 */
 	const char *text;
 };

@@ -29,7 +29,13 @@ static const char usage[] =
 "                pte, pmd or pud) where the trace has it (read with\n"
 "                CAP_SYS_ADMIN), else empty, as node is for a frame\n"
 "                without one; a region with a comma, a quote or a line\n"
-"                break in its name quoted as RFC 4180 says\n"
+"                break in its name quoted as RFC 4180 says. Then the\n"
+"                columns change,pages,cause,new_pfn,new_node, empty for a\n"
+"                fault: a row per change the kernel made to the frames\n"
+"                (move, evict, split, collapse; version 9) has its time,\n"
+"                tid, address and region, the frame before in pfn and\n"
+"                node (pfn where the trace has it), page_size and level\n"
+"                after, and these\n"
 "  json          every record as a JSON object, one per line (with its\n"
 "                \"pid\" in a tree file)\n"
 "  refs          the reference string: one page address per line (hex), as\n"
@@ -202,9 +208,56 @@ static int file_refs(struct pass *ps, struct ex_state *E, const struct pgft_rec 
 	return 0;
 }
 
+/* ",PFN,NODE,PAGE_SIZE,LEVEL", each empty where there is none */
+static void csv_frame(FILE *f, unsigned long long pfn, int node,
+		      unsigned long long page_size, const char *level)
+{
+	fputc(',', f);
+	if (pfn != PGFT_NO_PFN)
+		fprintf(f, "%llu", pfn);
+	fputc(',', f);
+	if (node != PGFT_NO_NODE)
+		fprintf(f, "%d", node);
+	if (page_size)
+		fprintf(f, ",%llu,%s", page_size, level);
+	else
+		fputs(",,", f);
+}
+
+/*
+ * A row of a change record (format version 9): its address and region,
+ * the frame before (pfn, node) with the page size and level after, what
+ * changed, the pages, the cause and the frame after
+ */
+static void change_row(struct pass *ps, struct ex_state *E,
+		       const struct pgft_rec *r)
+{
+	const struct pgft_region *g = pass_region(ps, r->addr);
+
+	fprintf(E->out, "%llu,%d,%llu,,,,,", r->time, r->tid, r->addr);
+	csv_field(E->out, g ? (*g->name ? g->name : "[anon]") : "");
+	csv_frame(E->out, r->has_frame ? r->pfn : PGFT_NO_PFN, r->node,
+		  r->has_frame ? (unsigned long long)ps->trace.page_size << r->order : 0,
+		  pgft_level_names[r->level]);
+	fprintf(E->out, ",%s,%llu,", pgft_change_names[r->change], r->n[0]);
+	csv_field(E->out, r->text);
+	fputc(',', E->out);
+	if (r->has_frame && r->new_pfn != PGFT_NO_PFN)
+		fprintf(E->out, "%llu", r->new_pfn);
+	fputc(',', E->out);
+	if (r->new_node != PGFT_NO_NODE)
+		fprintf(E->out, "%d", r->new_node);
+	if (ps->replay.whole)
+		fprintf(E->out, ",%d", r->pid);
+	fputc('\n', E->out);
+}
+
 static int ex_rec(struct pass *ps, void *st, const struct pgft_rec *r)
 {
 	struct ex_state *E = st;
+
+	if (E->format == CSV && !E->files && r->type == PGFT_PAGES)
+		change_row(ps, E, r);
 
 	if (E->format == JSON && r->type != PGFT_FAULT)
 		json_rec(E->out, r, ps->trace.rd.tree);
@@ -243,14 +296,12 @@ static int ex_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 		/* the frame (format version 8): empty if the line has none */
 		if (!r->has_frame)
 			fputs(",,,,", E->out);
-		else if (r->node == PGFT_NO_NODE)
-			fprintf(E->out, ",%llu,,%llu,%s", r->pfn,
-				(unsigned long long)ps->trace.page_size << r->order,
-				pgft_level_names[r->level]);
 		else
-			fprintf(E->out, ",%llu,%d,%llu,%s", r->pfn, r->node,
-				(unsigned long long)ps->trace.page_size << r->order,
-				pgft_level_names[r->level]);
+			csv_frame(E->out, r->pfn, r->node,
+				  (unsigned long long)ps->trace.page_size << r->order,
+				  pgft_level_names[r->level]);
+		/* the columns of a change record */
+		fputs(",,,,,", E->out);
 		if (ps->replay.whole)
 			fprintf(E->out, ",%d", r->pid);
 		fputc('\n', E->out);
@@ -374,8 +425,8 @@ int cmd_export(int argc, char **argv)
 			ps.replay.whole ? ",pid" : "");
 	else if (E->format == CSV)
 		fprintf(E->out, "time_ns,tid,address,access,mode,result,ip,region,"
-			"pfn,node,page_size,level%s\n",
-			ps.replay.whole ? ",pid" : "");
+			"pfn,node,page_size,level,change,pages,cause,new_pfn,"
+			"new_node%s\n", ps.replay.whole ? ",pid" : "");
 	ps.rec = ex_rec;
 	ps.st = E;
 	ps.streams = true;

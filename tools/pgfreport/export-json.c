@@ -34,11 +34,12 @@ void json_rec(FILE *out, const struct pgft_rec *r, bool tree)
 	static const char * const types[] = {
 		"start", "fault", "lost", "exec", "stop", "exit", "layout", "map",
 		"change", "unmap", "remote", "rearm", "child", "refs", "sample",
-		"file", "cache",
+		"file", "cache", "pages",
 	};
 	const char *p;
 
-	fprintf(out, "{\"type\":\"%s\"", types[r->type]);
+	fprintf(out, "{\"type\":\"%s\"", r->type == PGFT_PAGES ?
+		pgft_change_names[r->change] : types[r->type]);
 	if (tree)
 		fprintf(out, ",\"pid\":%d", r->pid);
 	if (r->type != PGFT_LOST)
@@ -115,6 +116,25 @@ void json_rec(FILE *out, const struct pgft_rec *r, bool tree)
 		fprintf(out, ",\"tid\":%d,\"file\":%llu,\"index\":%llu,\"pages\":%llu,"
 			"\"access\":\"%c\",\"cache\":\"%s\"", r->tid, r->id, r->start,
 			r->n[0], r->access, pgft_cache_names[r->cache]);
+		break;
+	case PGFT_PAGES:
+		/* a change (version 9): a frame "-" is -1 (node) or null (pfn) */
+		fprintf(out, ",\"tid\":%d,\"address\":%llu,\"pages\":%llu,\"cause\":",
+			r->tid, r->addr, r->n[0]);
+		json_str(out, r->text);
+		fprintf(out, ",\"node\":%d,\"new_node\":%d", r->node, r->new_node);
+		if (!r->has_frame)
+			break;
+		if (r->pfn == PGFT_NO_PFN)
+			fprintf(out, ",\"pfn\":null");
+		else
+			fprintf(out, ",\"pfn\":%llu", r->pfn);
+		if (r->new_pfn == PGFT_NO_PFN)
+			fprintf(out, ",\"new_pfn\":null");
+		else
+			fprintf(out, ",\"new_pfn\":%llu", r->new_pfn);
+		fprintf(out, ",\"order\":%u,\"level\":\"%s\"", r->order,
+			pgft_level_names[r->level]);
 		break;
 	case PGFT_REFS: {
 		unsigned long long a, n;

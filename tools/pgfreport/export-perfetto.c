@@ -77,7 +77,8 @@
 
 /* uuids: a kind in the top byte, then the pid or an index */
 #define UUID(kind, n)	((uint64_t)(kind) << 56 | (uint64_t)(n))
-enum { U_PROCESS = 1, U_THREAD, U_REGION, U_FAULTS, U_WS, U_LOST, U_FILE };
+enum { U_PROCESS = 1, U_THREAD, U_REGION, U_FAULTS, U_WS, U_LOST, U_FILE,
+       U_FRAMES };
 
 struct region {
 	int pid;
@@ -92,6 +93,7 @@ struct perfetto {
 	struct pb b;
 	struct pgid_map pids, tids, regs;	/* seen: pid, (pid, tid), (pid, id) */
 	struct pgid_map files;		/* (pid, file id) */
+	struct pgid_map changed;	/* pids with a "frame changes" track */
 	struct region *reg;
 	size_t capreg;
 	int first_pid;
@@ -365,6 +367,47 @@ static void file_run(struct perfetto *p, int pid, const struct pgft_rec *r)
 	pb_end(&p->b, m);
 }
 
+static void annotation_ptr(struct pb *b, const char *name, uint64_t v);
+
+/*
+ * A change the kernel made to the frames under pages (version 9): an
+ * instant on its process's "frame changes" track, named by what changed
+ * and why ("move numa"); address, pages, nodes, frames, tid as arguments.
+ */
+static void frame_change(struct perfetto *p, int pid, const struct pgft_rec *r)
+{
+	uint32_t had = p->changed.nr;
+	char name[64];
+	size_t m, e;
+
+	if (pgid_get(&p->changed, (uint32_t)pid) < 0) {
+		oom(p);
+		return;
+	}
+	if (p->changed.nr != had)
+		track(p, UUID(U_FRAMES, pid), UUID(U_PROCESS, pid), "frame changes");
+	snprintf(name, sizeof(name), "%s %s", pgft_change_names[r->change], r->text);
+	m = packet(p, 1, r->time);
+	e = pb_begin(&p->b, TP_TRACK_EVENT);
+	pb_uint(&p->b, TE_TYPE, TYPE_INSTANT);
+	pb_uint(&p->b, TE_TRACK, UUID(U_FRAMES, pid));
+	pb_str(&p->b, TE_CATEGORIES, "frames");
+	pb_str(&p->b, TE_NAME, name);
+	annotation_ptr(&p->b, "address", r->addr);
+	annotation_uint(&p->b, "pages", r->n[0]);
+	if (r->node != PGFT_NO_NODE)
+		annotation_uint(&p->b, "node", r->node);
+	if (r->new_node != PGFT_NO_NODE)
+		annotation_uint(&p->b, "new_node", r->new_node);
+	if (r->has_frame && r->pfn != PGFT_NO_PFN)
+		annotation_uint(&p->b, "pfn", r->pfn);
+	if (r->has_frame && r->new_pfn != PGFT_NO_PFN)
+		annotation_uint(&p->b, "new_pfn", r->new_pfn);
+	annotation_uint(&p->b, "tid", r->tid);
+	pb_end(&p->b, e);
+	pb_end(&p->b, m);
+}
+
 int perfetto_rec(struct perfetto *p, int pid, const struct pgft_rec *r)
 {
 	char name[96];
@@ -379,6 +422,9 @@ int perfetto_rec(struct perfetto *p, int pid, const struct pgft_rec *r)
 		break;
 	case PGFT_CACHE:
 		file_run(p, pid, r);
+		break;
+	case PGFT_PAGES:
+		frame_change(p, pid, r);
 		break;
 	case PGFT_MAP:
 	case PGFT_CHANGE:
@@ -534,6 +580,7 @@ void perfetto_free(struct perfetto *p)
 	pgid_free(&p->tids);
 	pgid_free(&p->regs);
 	pgid_free(&p->files);
+	pgid_free(&p->changed);
 	free(p->reg);
 	tl_free(&p->tl);
 	free(p);

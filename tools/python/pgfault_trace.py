@@ -3,7 +3,7 @@
 library alone.
 
 A trace (tracepgfault's file, a tree file of tracepgfault -f, or
-/proc/PID/pgfault_history saved as is; any format version 1 to 8; text
+/proc/PID/pgfault_history saved as is; any format version 1 to 9; text
 or the binary form of pgfreport convert; plain, or compressed with gzip,
 xz, bzip2 or zstd (through the zstd command), told by its first bytes) is
 streamed as one dict per record, with the keys and values of
@@ -38,7 +38,7 @@ import threading
 __all__ = ['records', 'read_trace', 'dataframe', 'open_trace', 'TraceError',
            'VERSION']
 
-VERSION = 8          # the newest trace format this reads
+VERSION = 9          # the newest trace format this reads
 BINARY_MAGIC = b'\x89PGFB\r\n\n'   # the binary form (tools/lib/pgfbin.h)
 BINARY_VERSION = 3
 RESULTS = ('minor', 'major', 'reref', 'SIGSEGV', 'SIGBUS', 'OOM')
@@ -48,6 +48,8 @@ CACHE = ('hit', 'miss', 'readahead', 'hole', 'direct')
 COUNTED = ('minor', 'major', 'reref')
 # The page table level a fault's frame is mapped at (version 8).
 LEVELS = ('pte', 'pmd', 'pud')
+# What the kernel did to the frames under pages (version 9).
+CHANGES = ('move', 'evict', 'split', 'collapse')
 _HEADER = re.compile(r'pgfault_history (\d+) pid (\d+) page_size (\d+)$')
 _TREE = re.compile(r'pgfault_history_tree (\d+) root (\d+)$')
 _DEC = re.compile(r'[0-9]{1,19}$')        # as the C reader: at most 19 digits
@@ -401,6 +403,34 @@ def parse(line):
         return {'type': 'file', 'time': _dec(w[1]), 'id': _dec(w[2]),
                 'dev': '%02x:%02x' % (int(maj, 16), int(mn, 16)),
                 'inode': _dec(w[4]), 'path': rest(5)}
+    if t in CHANGES and len(w) in (8, 12):
+        # KIND T TID ADDR PAGES CAUSE NODE NEWNODE [PFN NEWPFN ORDER LEVEL]
+        # (version 9): a node "-" is -1, a frame "-" None
+        def node(x):
+            v = -1 if x == '-' else _dec(x)
+            if not -1 <= v < 0x7ff:
+                raise ValueError
+            return v
+
+        def pfn(x):
+            v = None if x == '-' else _hex(x)
+            if v is not None and v >= 1 << 40:
+                raise ValueError
+            return v
+
+        r = {'type': t, 'time': _dec(w[1]), 'tid': _dec(w[2]),
+             'address': _hex(w[3]), 'pages': _dec(w[4]), 'cause': w[5],
+             'node': node(w[6]), 'new_node': node(w[7])}
+        if not r['pages'] or not w[5]:
+            raise ValueError
+        if len(w) == 12:
+            if w[11] not in LEVELS:
+                raise ValueError
+            r.update(pfn=pfn(w[8]), new_pfn=pfn(w[9]), order=_dec(w[10]),
+                     level=w[11])
+            if r['order'] > 63:
+                raise ValueError
+        return r
     if t == 'cache' and len(w) == 8:
         # cache T TID FILE INDEX PAGES r|w HOW (version 7)
         if w[6] not in ('r', 'w') or w[7] not in CACHE:
@@ -535,9 +565,10 @@ _DTYPES = {
     'files': 'boolean', 'cache_kept': 'int64', 'cache_lost': 'int64',
     'file': 'int64', 'index': 'int64', 'cache': 'category',
     'pfn': 'uint64', 'node': 'int64', 'order': 'int64', 'level': 'category',
+    'cause': 'category', 'new_node': 'int64', 'new_pfn': 'uint64',
 }
 # Keys a record of its type may lack: nullable columns, even when none does.
-_SOMETIMES = ('pfn', 'node', 'order')
+_SOMETIMES = ('pfn', 'node', 'order', 'new_pfn')
 # Each record type's keys, as parse() gives them (and 'pid' in a tree).
 _KEYS = {
     'fault': ('time', 'tid', 'address', 'access', 'mode', 'result', 'ip',
@@ -560,6 +591,9 @@ _KEYS = {
     'cache': ('time', 'tid', 'file', 'index', 'pages', 'access', 'cache',
               'path'),
 }
+for _t in CHANGES:
+    _KEYS[_t] = ('time', 'tid', 'address', 'pages', 'cause', 'node',
+                 'new_node', 'pfn', 'new_pfn', 'order', 'level', 'region')
 
 
 class _Space:
@@ -663,7 +697,7 @@ def _rows(it, types):
             paths[pid, r['id']] = r['path']
         if types is not None and r['type'] not in types:
             continue
-        if r['type'] == 'fault':
+        if r['type'] == 'fault' or r['type'] in CHANGES:
             r['region'] = space.name_at(r['address'])
         elif r['type'] == 'cache':
             r['path'] = paths.get((pid, r['file']), '')

@@ -165,6 +165,39 @@
  * at IP. Any other file reads every fault line without them.
  */
 #endif
+#ifdef PGF_STAGE_CHANGES
+/*
+ * Changes behind the process's back:
+ *
+ *   KIND TIME TID ADDR PAGES CAUSE NODE NEWNODE [PFN NEWPFN ORDER LEVEL]
+ *
+ * The kernel changed the frames under PAGES pages from ADDR without the
+ * process faulting: KIND is "move" (the pages now live in other frames),
+ * "evict" (they are no longer mapped: swapped out, or a file's page left
+ * to be read again), "split" (a huge mapping became base pages, same
+ * frames) or "collapse" (base pages copied into a new huge page). TID is
+ * the thread that made the change, in any process (kswapd, kcompactd,
+ * khugepaged, ksmd, a thread calling move_pages()), 0 if not seen in the
+ * trace's pid namespace. CAUSE: for "move", numa (NUMA balancing),
+ * syscall (move_pages(), migrate_pages(), a cpuset), mbind, compaction,
+ * demotion, hotplug, memory_failure, contig, longterm_pin, damon, ksm
+ * (merged into a KSM page), zero (an unused page of a split THP now maps
+ * the zero page); for "evict", kswapd, direct (reclaim by an allocation
+ * or a memory cgroup), pageout (MADV_PAGEOUT, DAMON), split (a file THP
+ * split: its pages fault back in), collapse (a file range collapsed into
+ * a THP), truncate, hwpoison; for "collapse", khugepaged or madvise
+ * (MADV_COLLAPSE); "-" for "split". NODE and NEWNODE are the NUMA nodes
+ * of the frames before and after, "-" for none (no frame, or one without
+ * a struct page). The pages are mapped from consecutive frames, before
+ * from the first frame and after from the new one, but for "split" of
+ * the huge zero page, where every page maps the zero page NEWPFN, and
+ * "collapse", whose pages had frames of their own (the faults or moves
+ * before say which). A file read by a holder of CAP_SYS_ADMIN, of a trace
+ * that records frames, has four more fields: PFN and NEWPFN (hex, "-"
+ * for none), ORDER and LEVEL of the mapping after (before, for "evict"),
+ * as a fault's. A lost change counts in OTHER.
+ */
+#endif
 /*
  * Version 2 added "remote" and the meaning of the lost counts above
  * (version 1 counted failed faults as FAULTS); version 3 the result reref,
@@ -177,6 +210,9 @@
 #ifdef PGF_STAGE_PHYS
 /* Version 8 added the frame of a fault. */
 #endif
+#ifdef PGF_STAGE_CHANGES
+/* Version 9 added move, evict, split and collapse. */
+#endif
 #ifndef _UAPI_LINUX_PGFAULT_HISTORY_H
 #define _UAPI_LINUX_PGFAULT_HISTORY_H
 
@@ -184,7 +220,9 @@
 #include <linux/ioctl.h>
 #endif
 
-#if defined(PGF_STAGE_PHYS)
+#if defined(PGF_STAGE_CHANGES)
+#define PGFAULT_HISTORY_VERSION		9
+#elif defined(PGF_STAGE_PHYS)
 #define PGFAULT_HISTORY_VERSION		8
 #elif defined(PGF_STAGE_FILES)
 #define PGFAULT_HISTORY_VERSION		7

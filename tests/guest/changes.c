@@ -1,0 +1,587 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * changes - what the kernel changes behind a traced process's back: the
+ * "move", "evict", "split" and "collapse" records, and the frame map
+ * they rebuild.
+ *
+ * The oracle is the page table itself: at checkpoints, the workload reads
+ * /proc/self/pagemap for every page of its region (and move_pages(2) for
+ * the node), then the time (CLOCK_MONOTONIC, the trace's clock). The
+ * test replays the trace's records up to each checkpoint's time into a
+ * map from page to frame (a fault maps its frame; a move, a split or a
+ * collapse maps the new frames; an eviction leaves the page without one)
+ * and checks it against the checkpoint, page by page. Each record is
+ * checked on its own too: its old frame is the one the page had, its
+ * node the node move_pages() gave, its cause the one the workload
+ * brought about.
+ *
+ * The changes: pages evicted by MADV_PAGEOUT (anonymous ones to a swap
+ * file on the scratch disk, and a file's pages) and read back;
+ * move_pages(2) and mbind(2) with MPOL_MF_MOVE between two nodes; KSM
+ * merging identical pages; a THP collapsed by MADV_COLLAPSE, then split.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/swap.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <linux/mempolicy.h>
+#include "ktap.h"
+#include "util.h"
+#include "pgf.h"
+#include "oracle.h"
+#include "pagemap.h"
+
+#define PAGE		4096UL
+#define HPAGE		(2UL << 20)
+#define MAXPAGES	512
+#define CHECKPOINTS	4
+#define SWAPFILE	"/scratch/pgf-swap"
+#define SWAP_PAGES	4096
+#define KSM		"/sys/kernel/mm/ksm/"
+#define THP		"/sys/kernel/mm/transparent_hugepage/"
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT	21
+#endif
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE	25
+#endif
+
+enum { ANON_PAGEOUT, FILE_PAGEOUT, MIGRATE, KSM_MERGE, COLLAPSE };
+
+/* The page table at one moment, as the workload read it. */
+struct checkpoint {
+	unsigned long long time;	/* CLOCK_MONOTONIC, after the reads */
+	uint64_t pfn[MAXPAGES];		/* 0: not present */
+	int node[MAXPAGES];
+	bool swapped[MAXPAGES];
+};
+
+/* What the workload saw, shared with the test. */
+struct seen {
+	unsigned long base;		/* the region */
+	unsigned long pages;
+	int nr;				/* checkpoints taken */
+	struct checkpoint cp[CHECKPOINTS];
+	int failed;			/* a call the workload made failed: errno */
+};
+
+static struct seen *seen;
+static int kind;
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Read every page's entry, then the time. */
+static void checkpoint(void)
+{
+	struct checkpoint *cp = &seen->cp[seen->nr];
+
+	if (seen->nr == CHECKPOINTS)
+		_exit(4);
+	for (unsigned long i = 0; i < seen->pages; i++) {
+		unsigned long addr = seen->base + i * PAGE;
+		uint64_t e = pgf_pagemap(addr);
+
+		cp->pfn[i] = e & PM_PRESENT ? e & PM_PFN_MASK : 0;
+		cp->swapped[i] = !(e & PM_PRESENT) && (e & PM_SWAP);
+		cp->node[i] = cp->pfn[i] ? pgf_page_node(addr) : -1;
+	}
+	cp->time = now_ns();
+	seen->nr++;
+}
+
+static void fail(int err)
+{
+	if (!seen->failed)
+		seen->failed = err ? err : -1;
+}
+
+static void move_to(char *reg, unsigned long from, unsigned long to, int node)
+{
+	void *pages[MAXPAGES];
+	int nodes[MAXPAGES], status[MAXPAGES];
+
+	for (unsigned long i = from; i < to; i++) {
+		pages[i - from] = reg + i * PAGE;
+		nodes[i - from] = node;
+	}
+	if (syscall(SYS_move_pages, 0, to - from, pages, nodes, status,
+		    MPOL_MF_MOVE))
+		fail(errno);
+}
+
+static void bind_to(char *reg, unsigned long from, unsigned long to,
+		    int node, unsigned int flags)
+{
+	unsigned long mask = 1UL << node;
+
+	if (syscall(SYS_mbind, reg + from * PAGE, (to - from) * PAGE,
+		    MPOL_BIND, &mask, 64UL, flags))
+		fail(errno);
+}
+
+/*
+ * 1: map the region; 2: touch every page (a fault each), checkpoint;
+ * 3: the change the kind is about, checkpoint; 4: touch them again
+ * (what was evicted faults back in), checkpoint.
+ */
+static void steps(int step, int out)
+{
+	static char *reg;
+	size_t len = seen->pages * PAGE;
+	volatile char sink;
+	int fd;
+
+	(void)out;
+	switch (step) {
+	case 1:
+		if (kind == COLLAPSE) {
+			char *raw = mmap(NULL, 2 * HPAGE, PROT_READ | PROT_WRITE,
+					 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			reg = (char *)(((unsigned long)raw + HPAGE - 1) &
+				       ~(HPAGE - 1));
+			/* A page a fault first: no THP until the collapse. */
+			madvise(reg, HPAGE, MADV_NOHUGEPAGE);
+		} else if (kind == FILE_PAGEOUT) {
+			fd = open("/scratch/pgf-changes", O_RDWR | O_CREAT |
+				  O_TRUNC, 0600);
+			if (fd < 0 || ftruncate(fd, len))
+				_exit(2);
+			reg = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, fd, 0);
+			close(fd);
+		} else {
+			reg = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		}
+		if (reg == MAP_FAILED)
+			_exit(2);
+		if (kind == MIGRATE)
+			bind_to(reg, 0, seen->pages, 0, 0);
+		seen->base = (unsigned long)reg;
+		break;
+	case 2:
+		/*
+		 * Writes: one fault per page (no fault-around), and for KSM
+		 * the same bytes in every page.
+		 */
+		for (size_t i = 0; i < seen->pages; i++)
+			reg[i * PAGE] = kind == KSM_MERGE ? 7 : (char)(i + 1);
+		if (kind == FILE_PAGEOUT && msync(reg, len, MS_SYNC))
+			fail(errno);
+		checkpoint();
+		break;
+	case 3:
+		switch (kind) {
+		case ANON_PAGEOUT:
+		case FILE_PAGEOUT:
+			if (madvise(reg, len, MADV_PAGEOUT))
+				fail(errno);
+			break;
+		case MIGRATE:
+			/* The first half by move_pages(), the rest by mbind(). */
+			bind_to(reg, 0, seen->pages, 1, 0);
+			move_to(reg, 0, seen->pages / 2, 1);
+			bind_to(reg, seen->pages / 2, seen->pages, 1,
+				MPOL_MF_MOVE);
+			break;
+		case KSM_MERGE:
+			if (madvise(reg, len, MADV_MERGEABLE))
+				fail(errno);
+			/* The test runs ksmd until they are merged. */
+			break;
+		case COLLAPSE:
+			madvise(reg, HPAGE, MADV_HUGEPAGE);
+			if (madvise(reg, HPAGE, MADV_COLLAPSE))
+				fail(errno);
+			break;
+		}
+		checkpoint();
+		break;
+	case 4:
+		if (kind == COLLAPSE) {
+			/* Split the pmd: one page of it made read-only. */
+			if (mprotect(reg + PAGE, PAGE, PROT_READ))
+				fail(errno);
+		} else if (kind == FILE_PAGEOUT) {
+			/* Writes: a read would map its neighbours too. */
+			for (size_t i = 0; i < seen->pages; i++)
+				reg[i * PAGE] = (char)(i + 2);
+		} else {
+			for (size_t i = 0; i < seen->pages; i++)
+				sink = reg[i * PAGE];
+		}
+		(void)sink;
+		checkpoint();
+		break;
+	case 5:
+		checkpoint();
+		break;
+	}
+}
+
+/* The index of the page at @addr in the region, or -1. */
+static long page_of(unsigned long addr)
+{
+	if (addr < seen->base || addr >= seen->base + seen->pages * PAGE)
+		return -1;
+	return (addr - seen->base) / PAGE;
+}
+
+/* The records of changes in the region, of @type ("move", ...). */
+static size_t changes(const struct pgf_trace *t, const char *type,
+		      const char *cause)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nr; i++)
+		if (!strcmp(t->rec[i].type, type) &&
+		    page_of(t->rec[i].addr) >= 0 &&
+		    (!cause || !strcmp(t->rec[i].text, cause)))
+			n += t->rec[i].a;
+	return n;
+}
+
+static bool is_change(const struct pgf_rec *r)
+{
+	return !strcmp(r->type, "move") || !strcmp(r->type, "evict") ||
+	       !strcmp(r->type, "split") || !strcmp(r->type, "collapse");
+}
+
+/*
+ * Replay the records of @t up to checkpoint @c into a frame per page and
+ * check it against the checkpoint, and every change's old frame against
+ * the replayed one; returns the pages that differ.
+ */
+static size_t replay_check(const struct pgf_trace *t, int c)
+{
+	const struct checkpoint *cp = &seen->cp[c];
+	static uint64_t pfn[MAXPAGES];
+	size_t wrong = 0, stale = 0;
+
+	memset(pfn, 0, sizeof(pfn));
+	for (size_t k = 0; k < t->nr; k++) {
+		const struct pgf_rec *r = &t->rec[k];
+		long i = page_of(r->addr);
+
+		if (r->time > cp->time || i < 0)
+			continue;
+		if (!strcmp(r->type, "fault")) {
+			if (r->has_frame)
+				pfn[i] = r->pfn;
+			continue;
+		}
+		if (!is_change(r))
+			continue;
+		if (!r->has_frame) {
+			ktap_diag("%s at %lx without frames", r->type, r->addr);
+			wrong++;
+			continue;
+		}
+		for (unsigned long j = 0; j < r->a && i + j < seen->pages; j++) {
+			uint64_t old = r->pfn == PGFT_NO_PFN ? 0 : r->pfn + j;
+			uint64_t new = r->new_pfn == PGFT_NO_PFN ? 0 :
+				       r->new_pfn + j;
+
+			/* A collapse's pages had frames of their own. */
+			if (strcmp(r->type, "collapse") && pfn[i + j] != old &&
+			    stale++ < 4)
+				ktap_diag("%s at page %lu: old frame %llx, replayed %llx",
+					  r->type, i + j,
+					  (unsigned long long)old,
+					  (unsigned long long)pfn[i + j]);
+			/* The huge zero page split: the zero page everywhere. */
+			if (!strcmp(r->type, "split") && r->new_pfn != r->pfn)
+				new = r->new_pfn;
+			pfn[i + j] = new;
+		}
+	}
+	for (unsigned long i = 0; i < seen->pages; i++)
+		if (pfn[i] != cp->pfn[i] && wrong++ < 4)
+			ktap_diag("checkpoint %d page %lu: replayed %llx, pagemap %llx%s",
+				  c, i, (unsigned long long)pfn[i],
+				  (unsigned long long)cp->pfn[i],
+				  cp->swapped[i] ? " (swapped)" : "");
+	ktap_diag("checkpoint %d: %lu pages, %zu replayed wrong, %zu changes from a frame the replay did not have",
+		  c, seen->pages, wrong, stale);
+	return wrong + stale;
+}
+
+/* Every checkpoint the workload took against the replay. */
+static void expect_replay(const struct pgf_trace *t)
+{
+	for (int c = 0; c < seen->nr; c++)
+		EXPECT_EQ(replay_check(t, c), 0);
+}
+
+/*
+ * Every change record of @type in the region: its nodes those
+ * move_pages() gave at checkpoints @before and @after (-1: none).
+ */
+static void expect_nodes(const struct pgf_trace *t, const char *type,
+			 int before, int after)
+{
+	size_t wrong = 0, n = 0;
+
+	for (size_t k = 0; k < t->nr; k++) {
+		const struct pgf_rec *r = &t->rec[k];
+		long i = page_of(r->addr);
+		int old, new;
+
+		if (strcmp(r->type, type) || i < 0)
+			continue;
+		n++;
+		old = seen->cp[before].node[i];
+		new = after >= 0 ? seen->cp[after].node[i] : -1;
+		if ((r->node != old || r->new_node != new) && wrong++ < 4)
+			ktap_diag("%s at page %ld: nodes %d -> %d, move_pages %d -> %d",
+				  type, i, r->node, r->new_node, old, new);
+	}
+	ktap_diag("%zu %s records, %zu with wrong nodes", n, type, wrong);
+	EXPECT_EQ(wrong, 0);
+}
+
+/*
+ * Trace a puppet of @k over @pages pages through steps 1 to @last, read
+ * by a CAP_SYS_ADMIN file; @between runs after step 3 (ksmd).
+ */
+static void run(int k, unsigned long pages, int last, struct pgf_trace *t,
+		void (*between)(void))
+{
+	struct pgf_live live;
+	struct puppet p;
+	long before;
+	int fd;
+
+	kind = k;
+	seen->pages = pages;
+	seen->nr = 0;
+	seen->failed = 0;
+	ASSERT_SYS(puppet_spawn(&p, steps));
+	ASSERT_EQ(puppet_step(&p, 1), 0);
+	before = pgf_faults_of(p.pid);
+	ASSERT_EQ(pgf_start(p.pid), 0);
+	fd = ASSERT_SYS(pgf_open(p.pid, 0));
+	ASSERT_EQ(pgf_live_start(&live, fd, t), 0);
+	for (int s = 2; s <= last; s++) {
+		ASSERT_EQ(puppet_step(&p, s), 0);
+		if (s == 3 && between)
+			between();
+	}
+	pgf_stop_and_read(&p, fd, before, t, &live);
+	EXPECT_EQ(pgf_lost_other(t), 0);
+	if (seen->failed)
+		ktap_diag("a call of the workload failed: %s",
+			  seen->failed > 0 ? strerror(seen->failed) : "?");
+	EXPECT_EQ(seen->failed, 0);
+}
+
+static void setup(void)
+{
+	seen = mmap(NULL, sizeof(*seen), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(seen != MAP_FAILED);
+}
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n = fd >= 0 ? write(fd, s, strlen(s)) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+static long read_long(const char *path)
+{
+	char buf[64] = "";
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+/*
+ * A swap file on the scratch disk, made by hand (the swap header of
+ * mkswap(8): version 1, its last page, "SWAPSPACE2" at the end of the
+ * first page); 0, or -1 if this kernel swaps nowhere.
+ */
+static int swap_on(void)
+{
+	static char page[PAGE];
+	uint32_t *h = (uint32_t *)(page + 1024);
+	int fd = open(SWAPFILE, O_RDWR | O_CREAT | O_TRUNC, 0600);
+
+	if (fd < 0)
+		return -1;
+	memset(page, 0, sizeof(page));
+	for (int i = 0; i < SWAP_PAGES; i++)
+		if (write(fd, page, PAGE) != PAGE) {
+			close(fd);
+			return -1;
+		}
+	h[0] = 1;			/* version */
+	h[1] = SWAP_PAGES - 1;		/* last_page */
+	memcpy(page + PAGE - 10, "SWAPSPACE2", 10);
+	if (pwrite(fd, page, PAGE, 0) != PAGE || fsync(fd)) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return swapon(SWAPFILE, 0);
+}
+
+static void swap_off(void)
+{
+	swapoff(SWAPFILE);
+	unlink(SWAPFILE);
+}
+
+/*
+ * Anonymous pages paged out to swap (MADV_PAGEOUT): an "evict pageout"
+ * each, from the frame its fault mapped; read again, each faults back in
+ * to a new frame.
+ */
+TEST(anon_pageout)
+{
+	struct pgf_trace t = { 0 };
+
+	if (access("/scratch", W_OK))
+		SKIP("no scratch disk");
+	if (swap_on())
+		SKIP("no swap here: %s", strerror(errno));
+	setup();
+	run(ANON_PAGEOUT, 32, 4, &t, NULL);
+	swap_off();
+	for (unsigned long i = 0; i < 32; i++)
+		EXPECT_TRUE(seen->cp[1].swapped[i]);
+	EXPECT_EQ(changes(&t, "evict", "pageout"), 32);
+	EXPECT_EQ(changes(&t, "evict", NULL), 32);
+	expect_nodes(&t, "evict", 0, -1);
+	expect_replay(&t);
+	pgf_trace_free(&t);
+}
+
+/*
+ * A file's pages, written and synced, paged out: dropped from the page
+ * cache, an "evict pageout" each; read again from the disk.
+ */
+TEST(file_pageout)
+{
+	struct pgf_trace t = { 0 };
+
+	if (access("/scratch", W_OK))
+		SKIP("no scratch disk");
+	setup();
+	run(FILE_PAGEOUT, 32, 4, &t, NULL);
+	unlink("/scratch/pgf-changes");
+	for (unsigned long i = 0; i < 32; i++)
+		EXPECT_EQ(seen->cp[1].pfn[i], 0);
+	EXPECT_EQ(changes(&t, "evict", "pageout"), 32);
+	expect_replay(&t);
+	pgf_trace_free(&t);
+}
+
+/*
+ * Pages on node 0 moved to node 1: half by move_pages(2) ("move
+ * syscall"), half by mbind(2) with MPOL_MF_MOVE ("move mbind").
+ */
+TEST(migrate_between_nodes)
+{
+	struct pgf_trace t = { 0 };
+
+	if (pgf_nodes() < 2)
+		SKIP("one NUMA node");
+	setup();
+	run(MIGRATE, 64, 3, &t, NULL);
+	for (unsigned long i = 0; i < 64; i++) {
+		EXPECT_EQ(seen->cp[0].node[i], 0);
+		EXPECT_EQ(seen->cp[1].node[i], 1);
+	}
+	EXPECT_EQ(changes(&t, "move", "syscall"), 32);
+	EXPECT_EQ(changes(&t, "move", "mbind"), 32);
+	expect_nodes(&t, "move", 0, 1);
+	expect_replay(&t);
+	pgf_trace_free(&t);
+}
+
+/* ksmd scans until every page of the region is merged (10 s at most). */
+static void run_ksmd(void)
+{
+	write_str(KSM "pages_to_scan", "10000");
+	write_str(KSM "sleep_millisecs", "0");
+	write_str(KSM "run", "1");
+	/* The workload's pages are not ours to look at: the counter. */
+	for (int i = 0; i < 1000; i++) {
+		if (read_long(KSM "pages_sharing") >= (long)seen->pages - 1)
+			break;
+		usleep(10000);
+	}
+	write_str(KSM "run", "0");
+}
+
+/*
+ * 32 pages of the same bytes merged by KSM: one becomes the KSM page in
+ * place, every other one a "move ksm" onto it.
+ */
+TEST(ksm_merge)
+{
+	struct pgf_trace t = { 0 };
+
+	if (access(KSM "run", W_OK))
+		SKIP("no KSM here");
+	setup();
+	run(KSM_MERGE, 32, 5, &t, run_ksmd);
+	EXPECT_EQ(changes(&t, "move", "ksm"), 31);
+	for (unsigned long i = 1; i < 32; i++)
+		EXPECT_EQ(seen->cp[2].pfn[i], seen->cp[2].pfn[0]);
+	expect_replay(&t);
+	write_str(KSM "run", "2");	/* unmerge everything */
+	pgf_trace_free(&t);
+}
+
+/*
+ * 512 base pages collapsed into a THP by MADV_COLLAPSE ("collapse
+ * madvise", the new huge page's frames), then its pmd split by an
+ * mprotect() of one page ("split", the same frames).
+ */
+TEST(thp_collapse_and_split)
+{
+	struct pgf_trace t = { 0 };
+	char mode[64] = "";
+	int fd = open(THP "enabled", O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, mode, sizeof(mode) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0 || strstr(mode, "[never]"))
+		SKIP("no transparent huge pages here");
+	setup();
+	run(COLLAPSE, HPAGE / PAGE, 4, &t, NULL);
+	if (seen->failed == EINVAL || seen->failed == EAGAIN ||
+	    seen->failed == ENOMEM)
+		SKIP("MADV_COLLAPSE could not collapse: %s",
+		     strerror(seen->failed));
+	for (unsigned long i = 1; i < HPAGE / PAGE; i++)
+		EXPECT_EQ(seen->cp[1].pfn[i], seen->cp[1].pfn[0] + i);
+	EXPECT_EQ(changes(&t, "collapse", "madvise"), HPAGE / PAGE);
+	EXPECT_EQ(changes(&t, "split", NULL), HPAGE / PAGE);
+	expect_replay(&t);
+	pgf_trace_free(&t);
+}
+
+KTAP_MAIN()
