@@ -36,7 +36,6 @@
 
 #include <linux/bitfield.h>
 #include <linux/hashtable.h>
-#include <linux/huge_mm.h>
 #include <linux/migrate_mode.h>
 #include <linux/mm.h>
 #include <linux/pgfault_history.h>

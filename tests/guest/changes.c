@@ -352,9 +352,13 @@ static void expect_nodes(const struct pgf_trace *t, const char *type,
 	EXPECT_EQ(wrong, 0);
 }
 
+/* Whether the reader opens its file with CAP_SYS_ADMIN (run()). */
+static bool reader_admin = true;
+
 /*
  * Trace a puppet of @k over @pages pages through steps 1 to @last, read
- * by a CAP_SYS_ADMIN file; @between runs after step 3 (ksmd).
+ * by a CAP_SYS_ADMIN file (unless reader_admin says otherwise); @between
+ * runs after step 3 (ksmd).
  */
 static void run(int k, unsigned long pages, int last, struct pgf_trace *t,
 		void (*between)(void))
@@ -372,7 +376,11 @@ static void run(int k, unsigned long pages, int last, struct pgf_trace *t,
 	ASSERT_EQ(puppet_step(&p, 1), 0);
 	before = pgf_faults_of(p.pid);
 	ASSERT_EQ(pgf_start(p.pid), 0);
+	if (!reader_admin)
+		ASSERT_EQ(pgf_sys_admin(false), 0);
 	fd = ASSERT_SYS(pgf_open(p.pid, 0));
+	if (!reader_admin)
+		ASSERT_EQ(pgf_sys_admin(true), 0);
 	ASSERT_EQ(pgf_live_start(&live, fd, t), 0);
 	for (int s = 2; s <= last; s++) {
 		ASSERT_EQ(puppet_step(&p, s), 0);
@@ -493,6 +501,41 @@ TEST(file_pageout)
 		EXPECT_EQ(seen->cp[1].pfn[i], 0);
 	EXPECT_EQ(changes(&t, "evict", "pageout"), 32);
 	expect_replay(&t);
+	pgf_trace_free(&t);
+}
+
+/*
+ * The same pageout read through a file opened without CAP_SYS_ADMIN (of
+ * a trace started by root, which records frames): every "evict" with the
+ * node of the page, and no frame number, as the faults have none.
+ */
+TEST(reader_without_cap_sees_nodes_only)
+{
+	struct pgf_trace t = { 0 };
+	size_t evicts = 0, framed = 0, nodes = 0;
+
+	if (access("/scratch", W_OK))
+		SKIP("no scratch disk");
+	setup();
+	reader_admin = false;
+	run(FILE_PAGEOUT, 32, 3, &t, NULL);
+	reader_admin = true;
+	unlink("/scratch/pgf-changes");
+	for (size_t k = 0; k < t.nr; k++) {
+		const struct pgf_rec *r = &t.rec[k];
+		long i = page_of(r->addr);
+
+		framed += r->has_frame;
+		if (strcmp(r->type, "evict") || i < 0)
+			continue;
+		evicts += r->a;
+		nodes += r->node == seen->cp[0].node[i] && r->new_node == -1;
+	}
+	ktap_diag("%zu pages evicted, %zu records with their node, %zu lines with a frame",
+		  evicts, nodes, framed);
+	EXPECT_EQ(evicts, 32);
+	EXPECT_EQ(nodes, 32);
+	EXPECT_EQ(framed, 0);
 	pgf_trace_free(&t);
 }
 
