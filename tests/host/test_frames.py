@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The frames of format version 8 (a fault's PFN NODE ORDER LEVEL) through
-the tools: pgfreport frames (its three tables, csv and json, and the text)
-against a brute force over the Python reader's records
-(tools/python/pgfault_trace.py) on random traces, read as text and in the
-binary form; export csv's frame columns against the records; a trace
-without frames says so; bad options are refused."""
+"""The frames of format version 8 (a fault's PFN NODE ORDER LEVEL) and the
+changes of version 9 (move, evict, split, collapse) through the tools:
+pgfreport frames (its tables, csv and json, and the text) against a brute
+force over the Python reader's records (tools/python/pgfault_trace.py) on
+random traces, read as text and in the binary form; export csv's frame
+and change columns against the records; a trace without frames says so;
+bad options are refused."""
 import csv
 import io
 import json
@@ -122,6 +123,135 @@ def frames_against_brute_force():
                 assert sum(l.split('|')[1].count('#') for l in view) == len(cells)
         print(f'# 6000 faults: {len(framed)} with a frame, {len(seen)} frames, '
               f'{len(cells)} cells referenced')
+
+
+CAUSES = {'move': ('numa', 'syscall', 'mbind', 'compaction', 'ksm'),
+          'evict': ('kswapd', 'direct', 'pageout'), 'split': ('-',),
+          'collapse': ('khugepaged', 'madvise')}
+
+
+def change_trace(rng, n, frames):
+    """A trace of @n change records (and some faults) in four regions and
+    outside them, with their frames if @frames."""
+    regions = [(1, 0x10000, 0x90000), (2, 0x100000, 0x500000),
+               (3, 0x7f0000000000, 0x7f0000400000), (4, 0x7f1000000000, 0x7f1000001000)]
+    lines = ['pgfault_history 9 pid 7 page_size 4096', 'start 1000 first',
+             f'layout 1000 {len(regions)}']
+    lines += [f'map 1000 {i} {a:x} {b:x} rw-p 0 00:00 0' for i, a, b in regions]
+    t, faults = 1000, 0
+    for i in range(n):
+        t += rng.randrange(0, 2000000 if i > n // 2 else 30000)
+        if rng.random() < 0.1:
+            lines.append(f'fault {t} 7 {regions[0][1]:x} w user minor 401000')
+            faults += 1
+            continue
+        kind = rng.choice(list(CAUSES))
+        cause = rng.choice(CAUSES[kind])
+        _, a, b = rng.choice(regions)
+        addr = rng.randrange(a, b + 0x40000) & ~0xfff     # some outside
+        pages = 512 if kind in ('split', 'collapse') else rng.choice((1, 1, 16))
+        node = rng.choice(('0', '1', '2', '-'))
+        new = '-' if kind == 'evict' else rng.choice(('0', '1', '2'))
+        if kind == 'split':
+            new = node
+        if kind == 'collapse':
+            node = '-'
+        line = f'{kind} {t} {rng.choice((0, 55, 7))} {addr:x} {pages} {cause} {node} {new}'
+        if frames:
+            pfn = '-' if kind == 'collapse' else f'{rng.randrange(1 << 30):x}'
+            npfn = '-' if kind == 'evict' else f'{rng.randrange(1 << 30):x}'
+            order = 9 if pages == 512 else rng.choice((0, 4))
+            level = 'pte' if kind == 'split' or pages < 512 else 'pmd'
+            line += f' {pfn} {npfn} {order} {level}'
+        lines.append(line)
+    lines.append(f'exit {t + 1} 0 {faults} 0 {len(regions)}')
+    return '\n'.join(lines) + '\n', regions
+
+
+def change_brute(path, regions, width):
+    """What pgfreport frames should say of the changes, from the Python
+    reader's records: the causes, the nodes, the timeline's cells."""
+    recs = [r for r in pt.records(path) if r['type'] in CAUSES]
+    causes, nodes, cells = {}, {}, {}
+    for r in recs:
+        key = (r['type'], r['cause'], r.get('order'), r.get('level'))
+        c, p = causes.get(key, (0, 0))
+        causes[key] = (c + 1, p + r['pages'])
+        def add(node, col, n):
+            v = nodes.setdefault(node, [0, 0, 0, 0])
+            v[col] += n
+        if r['type'] == 'move' and r['node'] != r['new_node']:
+            add(r['new_node'], 0, r['pages'])
+            add(r['node'], 1, r['pages'])
+        elif r['type'] == 'evict':
+            add(r['node'], 2, r['pages'])
+        elif r['type'] == 'collapse':
+            add(r['new_node'], 3, r['pages'])
+    inside = [(r, i) for r in recs for i, a, b in regions if a <= r['address'] < b]
+    t0 = inside[0][0]['time']
+    interval = 1000000
+    while (max(r['time'] for r, _ in inside) - t0) // interval >= width:
+        interval *= 2
+    for r, i in inside:
+        key = (i, (r['time'] - t0) // interval, r['type'])
+        cells[key] = cells.get(key, 0) + r['pages']
+    return len(recs), causes, nodes, cells
+
+
+@test
+def changes_against_the_python_reader():
+    """The change tables of pgfreport frames (changes, nodes' columns,
+    timeline), read as text and binary, with and without frames, against
+    sums over the Python reader's records; export csv's change rows
+    against the same records."""
+    rng = random.Random(9)
+    kinds = ('moved', 'evicted', 'split', 'collapsed')
+    with tempfile.TemporaryDirectory() as d:
+        for frames in (True, False):
+            text, regions = change_trace(rng, 3000, frames)
+            path = write(d, f't{frames}.trace', text)
+            rc, _, err = pgfreport('convert', '-o', path + '.pgfb', path)
+            assert rc == 0, err
+            for p in (path, path + '.pgfb'):
+                for width in (64, 5):
+                    opts = ('--width', str(width))
+                    n, causes, nodes, cells = change_brute(p, regions, width)
+                    got = {(r['change'], r['cause'],
+                            int(r['order']) if r['order'] else None,
+                            r['level'] or None): (int(r['records']), int(r['pages']))
+                           for r in table(p, 'changes', 'csv', *opts)}
+                    assert got == causes, (got, causes)
+                    got = {(-1 if r['node'] == '' else int(r['node'])):
+                           [int(r[k]) for k in ('moved_in', 'moved_out', 'evicted',
+                                                'collapsed')]
+                           for r in table(p, 'nodes', 'csv', *opts)}
+                    got = {k: v for k, v in got.items() if any(v)}
+                    assert got == nodes, (got, nodes)
+                    got = {}
+                    for r in table(p, 'timeline', 'json', *opts):
+                        for k, name in zip(CAUSES, kinds):
+                            if r[name]:
+                                got[(r['region'], r['column'], k)] = r[name]
+                    assert got == cells, 'timeline'
+                    rc, out, err = pgfreport('frames', *opts, p)
+                    assert rc == 0, err
+                    assert f'# {n} changes the kernel made' in out, out
+            rc, out, err = pgfreport('export', 'csv', path)
+            assert rc == 0, err
+            rows = [r for r in csv.DictReader(io.StringIO(out)) if r['change']]
+            recs = [r for r in pt.records(path) if r['type'] in CAUSES]
+            assert len(rows) == len(recs) == n
+            for row, r in zip(rows, recs):
+                want = (r['time'], r['address'], r['type'], r['pages'], r['cause'],
+                        r['node'], r['new_node'], r.get('pfn'), r.get('new_pfn'))
+                got = (int(row['time_ns']), int(row['address']), row['change'],
+                       int(row['pages']), row['cause'],
+                       int(row['node']) if row['node'] else -1,
+                       int(row['new_node']) if row['new_node'] else -1,
+                       int(row['pfn']) if row['pfn'] else None,
+                       int(row['new_pfn']) if row['new_pfn'] else None)
+                assert got == want, (got, want)
+        print(f'# {n} change records, {len(causes)} causes, {len(cells)} cells')
 
 
 @test

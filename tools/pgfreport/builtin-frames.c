@@ -11,6 +11,7 @@
 #include "builtin.h"
 #include "pass.h"
 #include "report.h"
+#include "../lib/changes.h"
 #include "../lib/frames.h"
 
 static const char usage[] =
@@ -29,24 +30,39 @@ static const char usage[] =
 "failed are left out; so are, with their count said, those without a\n"
 "frame (read without the capability, or a fault that installed nothing).\n"
 "\n"
+"Then what the kernel did to the frames without the process faulting\n"
+"(format version 9, a trace read by anyone): pages moved (migration by\n"
+"NUMA balancing, move_pages, mbind, compaction, demotion; KSM merges),\n"
+"evicted (reclaim, MADV_PAGEOUT), split and collapsed, by cause and page\n"
+"size; per node, the pages moved in and out, evicted and collapsed into\n"
+"it; and a timeline per region over --width columns: 'M' pages moved in\n"
+"that interval, 'E' evicted, 'S' split, 'C' collapsed, '*' more than one\n"
+"of them, '.' none.\n"
+"\n"
 "Options:\n"
 "  --block MIB   the blocks' size in MiB, a power of two (default 64)\n"
 "  --width N     columns of the blocks' view (default 64)\n"
 "\n"
 "Tables (--format csv|json, --table NAME): nodes (node, faults, frames,\n"
-"mib: the frames' size), sizes (order, page_size in bytes, level, faults,\n"
-"frames), blocks (start, end: the block's physical addresses, node,\n"
-"column, start_ns, faults: a row per block and column, 0 included).\n"
+"mib: the frames' size, moved_in, moved_out, evicted, collapsed: pages),\n"
+"sizes (order, page_size in bytes, level, faults, frames), blocks (start,\n"
+"end: the block's physical addresses, node, column, start_ns, faults: a\n"
+"row per block and column, 0 included), changes (change, cause, order,\n"
+"page_size, level: empty without frames, records, pages), timeline (pid,\n"
+"region: its id, start, end, name, column, start_ns, moved, evicted,\n"
+"split, collapsed: a row per region and column, 0 included).\n"
 "\n"
 "Examples:\n"
 "  sudo tracepgfault -o app.trace ./app\n"
 "  pgfreport frames app.trace\n"
 "  pgfreport frames --block 2 --table blocks --format csv app.trace\n";
 
-static const char *const tables[] = { "nodes", "sizes", "blocks", NULL };
+static const char *const tables[] = { "nodes", "sizes", "blocks", "changes",
+				      "timeline", NULL };
 
 struct frames_state {
 	struct frames f;
+	struct changes ch;
 	long block_mib, width;
 };
 
@@ -88,7 +104,21 @@ static int frames_begin(struct pass *ps, void *st)
 		return pass_bad_trace(ps, "%s: page size %lu: above the blocks' "
 				      "%ld MiB, or not a power of two", ps->trace.fname,
 				      ps->trace.page_size, F->block_mib);
+	if (changes_init(&F->ch, (unsigned int)F->width))
+		return pass_oom(ps);
 	return 0;
+}
+
+/* A change record: in the region that holds its address now. */
+static int frames_rec_cb(struct pass *ps, void *st, const struct pgft_rec *r)
+{
+	struct frames_state *F = st;
+	int pid = ps->trace.rd.tree && r->pid ? r->pid : ps->trace.rd.pid;
+
+	if (r->type != PGFT_PAGES)
+		return 0;
+	return changes_rec(&F->ch, r, pass_region(ps, r->addr), pid) ?
+	       pass_oom(ps) : 0;
 }
 
 static int frames_fault_cb(struct pass *ps, void *st, const struct pgft_rec *r,
@@ -122,6 +152,90 @@ static double mib(const struct frames *f, uint64_t frames)
 	return (double)frames * f->page_size / (1 << 20);
 }
 
+/* A node's number, or "-" */
+static void node_name(int node, char *buf, size_t n)
+{
+	if (node == PGFT_NO_NODE)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%d", node);
+}
+
+/* The timeline's letter for a cell: its one kind, '*' several, '.' none. */
+static char cell_char(const struct changes *c, size_t row, unsigned int col)
+{
+	static const char letter[PGFT_NCHANGE] = {
+		[PGFT_MOVE] = 'M', [PGFT_EVICT] = 'E', [PGFT_SPLIT] = 'S',
+		[PGFT_COLLAPSE] = 'C',
+	};
+	char ch = '.';
+
+	for (int k = 0; k < PGFT_NCHANGE; k++)
+		if (changes_cell(c, row, col, k))
+			ch = ch == '.' ? letter[k] : '*';
+	return ch;
+}
+
+static const char *size_name(uint64_t bytes, char *buf, size_t n);
+
+/* What the kernel changed: the text part, after the frames' */
+static void changes_text(const struct frames_state *F, unsigned long page_size)
+{
+	const struct changes *c = &F->ch;
+	unsigned int cols = changes_cols(c);
+	char a[32], b[32];
+
+	printf("\n# %llu changes the kernel made to the frames of %llu pages: "
+	       "%llu moved, %llu evicted, %llu split, %llu collapsed\n",
+	       (unsigned long long)c->records, (unsigned long long)c->pages,
+	       (unsigned long long)c->by_kind[PGFT_MOVE],
+	       (unsigned long long)c->by_kind[PGFT_EVICT],
+	       (unsigned long long)c->by_kind[PGFT_SPLIT],
+	       (unsigned long long)c->by_kind[PGFT_COLLAPSE]);
+	if (!c->records)
+		return;
+	printf("\n%-9s %-15s %-10s %-6s %10s %10s\n", "change", "cause",
+	       "page size", "level", "records", "pages");
+	for (size_t i = 0; i < c->ncauses; i++) {
+		const struct changes_cause *k = &c->causes[i];
+
+		printf("%-9s %-15s %-10s %-6s %10llu %10llu\n",
+		       pgft_change_names[k->change], k->cause,
+		       k->sized ? size_name((uint64_t)page_size << k->order, a,
+					    sizeof(a)) : "-",
+		       k->sized ? pgft_level_names[k->level] : "-",
+		       (unsigned long long)k->records, (unsigned long long)k->pages);
+	}
+	printf("\n%-6s %12s %12s %12s %12s\n", "node", "moved in", "moved out",
+	       "evicted", "collapsed");
+	for (size_t i = 0; i < c->nnode; i++) {
+		const struct changes_node *n = &c->node[i];
+
+		if (!n->moved_in && !n->moved_out && !n->evicted && !n->collapsed)
+			continue;
+		node_name((int)i - 1, b, sizeof(b));
+		printf("%-6s %12llu %12llu %12llu %12llu\n", b,
+		       (unsigned long long)n->moved_in,
+		       (unsigned long long)n->moved_out,
+		       (unsigned long long)n->evicted,
+		       (unsigned long long)n->collapsed);
+	}
+	printf("\n# per region, over %u columns of %.3f ms from the first change: "
+	       "'M' moved, 'E' evicted, 'S' split, 'C' collapsed, '*' several, '.' none\n",
+	       cols, c->interval / 1e6);
+	for (size_t r = 0; r < c->nrows; r++) {
+		const struct changes_row *w = &c->rows[r];
+
+		printf("%12llx-%-12llx |", w->start, w->end);
+		for (unsigned int col = 0; col < cols; col++)
+			putchar(cell_char(c, r, col));
+		printf("| %s\n", *w->name ? w->name : "[anon]");
+	}
+	if (c->outside)
+		printf("# %llu pages changed outside any region the trace knew\n",
+		       (unsigned long long)c->outside);
+}
+
 static void text(const struct frames_state *F)
 {
 	const struct frames *f = &F->f;
@@ -137,6 +251,7 @@ static void text(const struct frames_state *F)
 		printf("# no fault carries a frame: the trace was read without "
 		       "CAP_SYS_ADMIN (trace as root), or by a kernel without them "
 		       "(format version 8)\n");
+		changes_text(F, f->page_size);
 		return;
 	}
 	printf("# %llu distinct frames, %.1f MiB\n",
@@ -179,9 +294,19 @@ static void text(const struct frames_state *F)
 			putchar(w->cells[c] ? '#' : '.');
 		printf("|\n");
 	}
+	changes_text(F, f->page_size);
 }
 
-static const char *const node_cols[] = { "node", "faults", "frames", "mib" };
+static const char *const node_cols[] = { "node", "faults", "frames", "mib",
+					  "moved_in", "moved_out", "evicted",
+					  "collapsed" };
+static const char *const change_cols[] = { "change", "cause", "order",
+					    "page_size", "level", "records",
+					    "pages" };
+static const char *const timeline_cols[] = { "pid", "region", "start", "end",
+					      "name", "column", "start_ns",
+					      "moved", "evicted", "split",
+					      "collapsed" };
 static const char *const size_cols[] = { "order", "page_size", "level", "faults",
 					  "frames" };
 static const char *const block_cols[] = { "start", "end", "node", "column",
@@ -200,16 +325,69 @@ static void tables_out(const struct pass *ps, const struct frames_state *F)
 	const struct frames *f = &F->f;
 	struct table t;
 
+	const struct changes *c = &F->ch;
+
 	if (ps->table == 0) {
-		table_begin(&t, stdout, ps->format, node_cols, 4);
-		for (size_t i = 0; i < f->nnode; i++) {
-			if (!f->node[i].faults)
+		size_t nn = f->nnode > c->nnode ? f->nnode : c->nnode;
+
+		table_begin(&t, stdout, ps->format, node_cols, 8);
+		for (size_t i = 0; i < nn; i++) {
+			struct frames_group g = { 0 };
+			struct changes_node n = { 0 };
+
+			if (i < f->nnode)
+				g = f->node[i];
+			if (i < c->nnode)
+				n = c->node[i];
+			if (!g.faults && !n.moved_in && !n.moved_out &&
+			    !n.evicted && !n.collapsed)
 				continue;
 			node_cell(&t, (int)i - 1);
-			table_u64(&t, f->node[i].faults);
-			table_u64(&t, f->node[i].frames);
-			table_num(&t, mib(f, f->node[i].frames));
+			table_u64(&t, g.faults);
+			table_u64(&t, g.frames);
+			table_num(&t, mib(f, g.frames));
+			table_u64(&t, n.moved_in);
+			table_u64(&t, n.moved_out);
+			table_u64(&t, n.evicted);
+			table_u64(&t, n.collapsed);
 		}
+	} else if (ps->table == 3) {
+		table_begin(&t, stdout, ps->format, change_cols, 7);
+		for (size_t i = 0; i < c->ncauses; i++) {
+			const struct changes_cause *k = &c->causes[i];
+
+			table_str(&t, pgft_change_names[k->change]);
+			table_str(&t, k->cause);
+			if (k->sized) {
+				table_u64(&t, k->order);
+				table_u64(&t, (uint64_t)f->page_size << k->order);
+				table_str(&t, pgft_level_names[k->level]);
+			} else {
+				table_none(&t);
+				table_none(&t);
+				table_none(&t);
+			}
+			table_u64(&t, k->records);
+			table_u64(&t, k->pages);
+		}
+	} else if (ps->table == 4) {
+		unsigned int cols = changes_cols(c);
+
+		table_begin(&t, stdout, ps->format, timeline_cols, 11);
+		for (size_t r = 0; r < c->nrows; r++)
+			for (unsigned int col = 0; col < cols; col++) {
+				const struct changes_row *w = &c->rows[r];
+
+				table_u64(&t, w->pid);
+				table_u64(&t, w->id);
+				table_u64(&t, w->start);
+				table_u64(&t, w->end);
+				table_str(&t, w->name);
+				table_u64(&t, col);
+				table_u64(&t, c->t0 + (uint64_t)col * c->interval);
+				for (int k = 0; k < PGFT_NCHANGE; k++)
+					table_u64(&t, changes_cell(c, r, col, k));
+			}
 	} else if (ps->table == 1) {
 		table_begin(&t, stdout, ps->format, size_cols, 5);
 		for (int o = 0; o < FRAMES_ORDERS; o++)
@@ -251,6 +429,7 @@ static int frames_end(struct pass *ps, void *st, int status)
 			tables_out(ps, F);
 	}
 	frames_free(&F->f);
+	changes_free(&F->ch);
 	return status;
 }
 
@@ -265,7 +444,8 @@ const struct report frames_report = {
 	.takes = TAKES_PID | TAKES_FILTERS | TAKES_FORMAT,
 	.tables = tables, .size = sizeof(struct frames_state),
 	.init = frames_init_st, .longopts = frames_opts, .option = frames_option,
-	.begin = frames_begin, .fault = frames_fault_cb, .end = frames_end,
+	.begin = frames_begin, .rec = frames_rec_cb, .fault = frames_fault_cb,
+	.end = frames_end,
 };
 
 int cmd_frames(int argc, char **argv)
