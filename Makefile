@@ -356,8 +356,9 @@ $(GUEST)/selftests/%: tests/selftest/%.c | $(ST)/host-deps $(UAPI)
 $(GUEST)/bench/%: tests/bench/%.c | $(ST)/host-deps $(UAPI)
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< -o $@ $(GUEST_LDFLAGS)
-# growbench replays its traces with the tools' own reader.
-$(GUEST)/bench/growbench: tests/bench/growbench.c $(TOOLLIB) | $(ST)/host-deps $(UAPI)
+# growbench replays its traces with the tools' own reader; migbench reads
+# its with it.
+$(GUEST)/bench/growbench $(GUEST)/bench/migbench: $(GUEST)/bench/%: tests/bench/%.c $(TOOLLIB) | $(ST)/host-deps $(UAPI)
 	@mkdir -p $(@D)
 	gcc $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB) -o $@ $(GUEST_LDFLAGS) $(TOOL_LIBS)
 

@@ -33,6 +33,9 @@ the static key on, traced without and with "files", its reader held
 back, -d: 600 reads of 4 KiB, whose records a CPU's first ring holds)
 in each, readbench untraced in a boot of the benchmark kernel
 built without the series (compiled in and not used against not there),
+migbench (P pages moved to node 1 and back by move_pages(2), untraced
+and traced by root, whose "move" records carry frames; reader held
+back, -d) in a boot of the benchmark kernel with two NUMA nodes,
 and prints each boot's ratios
 traced / untraced, of the fewest instructions of the repetitions (under
 icount a disturbance - an interrupt, the reader running, a deferred
@@ -71,6 +74,8 @@ def main():
            f'&& {b}/readbench -d -c 0 -b 16384 -r {a.reps} -n {a.reads} >> /job/bench.out 2>&1; '
            's=$?; cat /job/bench.out; exit $s')
     vcmd = (f'{b}/readbench -d -c 0 -r {a.reps} -n {a.reads} -m off > /job/bench.out 2>&1; '
+            's=$?; cat /job/bench.out; exit $s')
+    mcmd = (f'{b}/migbench -d -c 0 -b 16384 -p {a.pages} -r {a.reps} > /job/bench.out 2>&1; '
             's=$?; cat /job/bench.out; exit $s')
     vkernel = os.path.join(guest.BUILD, bench.KERNELS[('x86_64', 'vanilla')])
     ratios, lines, losses = [], [], []
@@ -143,6 +148,29 @@ def main():
                     got[f'read {size}, {m} / untraced'] = reads[(kb, m)] / off
             if (kb, 'files') in reads:
                 got[f'read {size} traced with files (instructions)'] = reads[(kb, 'files')]
+        # migbench in a boot with two nodes: a page migrated, traced
+        # (move records, with frames) / untraced
+        mjob = guest.new_job('run', cmd=mcmd + '\n')
+        guest.NODES = 2
+        try:
+            mres = guest.boot(mjob, share=None, timeout=a.timeout, echo='job',
+                              quiet=True, arch='x86_64', kernel=kernel, mem='1536M',
+                              log_name=f'bench-icount-migrate-{n}')
+        finally:
+            guest.NODES = 1
+        mtext = mres.read('bench.out') or ''
+        with open(os.path.join(bench.OUT, f'icount-migrate-{n}.out'), 'w') as f:
+            f.write(f'# {mres.where}, {mres.elapsed:.0f}s\n' + mtext)
+        if mres.timed_out or mres.status != 0 or 'icount' not in mres.where:
+            sys.exit(f'bench-icount: boot {n} (two nodes): status {mres.status} in '
+                     f'{mres.where}; log {mres.log}')
+        mig = {kv['mode']: kv['min'] for name, kv in bench.results(mtext)
+               if kv.get('kind') == 'migrate'}
+        for kv in (kv for name, kv in bench.results(mtext) if kv.get('lost')):
+            losses.append(f'# boot {n + 1}: migbench lost {kv["lost"]:.0f} records')
+        if mig.get('off') and mig.get('traced'):
+            got['migration of a page'] = mig['traced'] / mig['off']
+            got['migration of a page, untraced (instructions)'] = mig['off']
         ratios.append(got)
         lines.append(f'boot {n + 1} ({res.where}, {res.elapsed:.0f} s): ' +
                      ', '.join(f'{k} {v:.3f}' for k, v in got.items()))
@@ -179,7 +207,9 @@ def main():
                       'event in instructions a record; readbench: a pread() of '
                       'cached pages on a ramfs, untraced against the kernel '
                       'without the series, and key (another process traced), '
-                      'faults ("1") and files ("1 files") against untraced',
+                      'faults ("1") and files ("1 files") against untraced; '
+                      'migbench: a page migrated by move_pages(2), traced '
+                      '(move records) / untraced, in a boot with two nodes',
              'head': ['figure'] + [f'boot {i + 1}' for i in range(len(ratios))] +
                      ['spread'],
              'rows': rows,

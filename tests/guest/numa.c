@@ -26,6 +26,7 @@
 #include "util.h"
 #include "pgf.h"
 #include "pgfstats.h"
+#include "pagemap.h"
 
 #define PAGES 2048
 #define SCHED "/sys/kernel/debug/sched/numa_balancing/"
@@ -318,14 +319,41 @@ static void balancing_restore(const struct balancing *old)
 	pgf_write_long(SCHED "scan_period_min_ms", old->min);
 }
 
+/* What moved_pages() saw besides the trace. */
+struct moved {
+	unsigned long addr;		/* the pages */
+	long migrated;			/* /proc/vmstat's numa_pages_migrated */
+	uint64_t pfn[NP];		/* the child's pagemap at the end */
+};
+
+/* The frames of the child's pages, from its pagemap (we are root). */
+static void child_frames(pid_t pid, struct moved *mo)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
+	fd = open(path, O_RDONLY);
+	for (int i = 0; i < NP; i++) {
+		uint64_t e = 0;
+
+		if (fd < 0 || pread(fd, &e, 8, (mo->addr / 4096 + i) * 8) != 8)
+			e = 0;
+		mo->pfn[i] = e & PM_PRESENT ? e & PM_PFN_MASK : 0;
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
 /*
  * Pages made on node 1, then used from node 0 with balancing @mode, traced
  * as @how. Returns how many of them ended on node 0 (within a bound when
  * balancing is on; after one pass over re-armed pages when it is off), and
- * the trace in @t.
+ * the trace in @t; in @mo (if not NULL) the pages' address, the pages
+ * migrated by NUMA balancing meanwhile, and their frames at the end.
  */
 static int moved_pages(enum trace_how how, long mode, struct pgf_trace *t,
-		       int *status)
+		       int *status, struct moved *mo)
 {
 	int cpu0 = node_cpu(0), cpu1 = node_cpu(1), on0 = -1, fd = -1;
 	struct balancing old;
@@ -361,6 +389,8 @@ static int moved_pages(enum trace_how how, long mode, struct pgf_trace *t,
 		if (fd < 0 || (how == REARMED && pgf_rearm(pid)))
 			goto out_restore;
 	}
+	if (mo)
+		mo->migrated = vmstat("numa_pages_migrated");
 	mv->go = mode ? 1 : 2;
 	for (int i = 0; i < 120000; i++) {
 		if (mode && pages_on(pid, mv->addr, NP, 0) >= NP * 9 / 10)
@@ -374,6 +404,11 @@ static int moved_pages(enum trace_how how, long mode, struct pgf_trace *t,
 		  on0, NP, mv->reads);
 out_restore:
 	balancing_restore(&old);
+	if (mo && on0 >= 0) {
+		mo->migrated = vmstat("numa_pages_migrated") - mo->migrated;
+		mo->addr = mv->addr;
+		child_frames(pid, mo);
+	}
 out:
 	mv->stop = 1;
 	waitpid(pid, status, 0);
@@ -396,14 +431,65 @@ static size_t faults_with(const struct pgf_trace *t, const char *result)
 	return n;
 }
 
+/*
+ * The "move numa" records of the pages (format version 9): each page that
+ * NUMA balancing moved to node 0 has one, from node 1, from the frame it
+ * had to the frame the child's pagemap shows at the end; their pages are
+ * at most the pages /proc/vmstat says balancing migrated in the guest
+ * meanwhile. A timeline of the moves, per 100 ms, in the diagnostics.
+ */
+static void expect_numa_moves(const struct pgf_trace *t, const struct moved *mo,
+			      int on0)
+{
+	static int moves[NP];
+	size_t pages = 0, wrong = 0, buckets[16] = { 0 };
+	unsigned long long t0 = 0;
+	char line[128];
+	int n = 0, moved = 0;
+
+	memset(moves, 0, sizeof(moves));
+	for (size_t k = 0; k < t->nr; k++) {
+		const struct pgf_rec *r = &t->rec[k];
+		long i = ((long)r->addr - (long)mo->addr) / 4096;
+
+		if (strcmp(r->type, "move") || r->addr < mo->addr || i >= NP)
+			continue;
+		if (!t0)
+			t0 = r->time;
+		buckets[(r->time - t0) / 100000000 < 15 ?
+			(r->time - t0) / 100000000 : 15] += r->a;
+		pages += r->a;
+		moves[i]++;
+		if ((strcmp(r->text, "numa") || r->node != 1 || r->new_node != 0 ||
+		     !r->has_frame || r->new_pfn != mo->pfn[i]) && wrong++ < 4)
+			ktap_diag("page %ld: move %s %d -> %d, frame %llx; pagemap %llx",
+				  i, r->text, r->node, r->new_node, r->new_pfn,
+				  (unsigned long long)mo->pfn[i]);
+	}
+	for (int i = 0; i < NP; i++) {
+		moved += moves[i] > 0;
+		wrong += moves[i] > 1;
+	}
+	for (int b = 0; b < 16; b++)
+		n += snprintf(line + n, sizeof(line) - n, " %zu", buckets[b]);
+	ktap_diag("%zu pages in \"move numa\" records, %d pages moved, %d on node 0; "
+		  "/proc/vmstat: %ld pages migrated by balancing; %zu wrong",
+		  pages, moved, on0, mo->migrated, wrong);
+	ktap_diag("pages moved to node 0 per 100 ms:%s", line);
+	EXPECT_EQ(wrong, 0);
+	EXPECT_EQ(moved, on0);
+	EXPECT_LE((long)pages, mo->migrated);
+}
+
 static void pages_follow(enum trace_how how)
 {
+	static struct moved mo;
 	struct pgf_trace t;
 	int on0, status = -1;
 
 	if (pgf_read_long("/proc/sys/kernel/numa_balancing") < 0)
 		SKIP("no NUMA balancing");
-	on0 = moved_pages(how, 1, &t, &status);
+	on0 = moved_pages(how, 1, &t, &status, &mo);
 	if (on0 == -2)
 		SKIP("needs two NUMA nodes with CPUs (run-tests.py boots them)");
 	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -411,8 +497,10 @@ static void pages_follow(enum trace_how how)
 	if (how != UNTRACED)
 		ktap_diag("trace: %zu minor, %zu reref faults",
 			  faults_with(&t, "minor"), faults_with(&t, "reref"));
-	if (how == FIRST)
+	if (how == FIRST) {
 		EXPECT_EQ(faults_with(&t, "reref"), 0);
+		expect_numa_moves(&t, &mo, on0);
+	}
 	if (how == REARMED)
 		EXPECT_GE(faults_with(&t, "reref"), 1);
 	pgf_trace_free(&t);
@@ -440,7 +528,7 @@ TEST(re_armed_pages_stay_on_their_node_with_balancing_off)
 
 	if (pgf_read_long("/proc/sys/kernel/numa_balancing") < 0)
 		SKIP("no NUMA balancing");
-	on0 = moved_pages(REARMED, 0, &t, &status);
+	on0 = moved_pages(REARMED, 0, &t, &status, NULL);
 	if (on0 == -2)
 		SKIP("needs two NUMA nodes with CPUs (run-tests.py boots them)");
 	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
