@@ -325,4 +325,54 @@ def with_frames_the_frames_view_draws_its_blocks_and_tables():
         assert b.errors == [], b.errors
 
 
+TRACE_CHANGES = TRACE.replace('pgfault_history 6', 'pgfault_history 9').replace(
+    f'exit {T0 + 11000000}',
+    f'move {T0 + 8000000} 61 10001000 1 numa 0 1\n'
+    f'evict {T0 + 10000000} 33 10002000 2 kswapd 1 -\n'
+    f'exit {T0 + 11000000}')
+
+
+@test
+def changes_show_in_the_frames_view_without_frames():
+    """A trace read without CAP_SYS_ADMIN: no frames, but the kernel's
+    changes to them (nodes only): the Frames view has their tables and
+    their chart per region, and not the frames' part."""
+    page = html(TRACE_CHANGES)
+    b = browser()
+    try:
+        b.load('file://' + page + '#frames')
+        b.wait('!!(window.pgfReport && pgfReport.charts.frames)')
+        assert b.js('document.getElementById("pgf-frames-link").hidden') is False
+        assert b.js('document.getElementById("pgf-frames-part").hidden') is True
+        assert b.js('document.getElementById("pgf-changes-view").hidden') is False
+        C = b.js('pgfReport.data.changes')
+        assert (C['records'], C['pages']) == (2, 3), C
+        cells = {(x, y): v for y, r in enumerate(C['rows'])
+                 for x, v in enumerate(r['cells']) if any(v)}
+        assert cells == {(0, 0): [1, 0, 0, 0], (2, 0): [0, 2, 0, 0]}, cells
+        assert C['rows'][0]['name'] == '[heap]', C['rows']
+        causes = b.js('document.getElementById("pgf-changes-causes").innerText')
+        nodes = b.js('document.getElementById("pgf-changes-nodes").innerText')
+        assert 'move\tnuma\t-\t-\t1\t1' in causes, causes
+        assert 'evict\tkswapd\t-\t-\t1\t2' in causes, causes
+        assert '0\t0\t1\t0\t0' in nodes and '1\t1\t0\t2\t0' in nodes, nodes
+        c = b.js('''(() => {
+            const c = pgfReport.charts.frames;
+            const [px, py] = c.convertToPixel({ seriesIndex: 0 }, [2, 0]);
+            const r = c.getDom().getBoundingClientRect();
+            return [r.left + px, r.top + py];
+        })()''')
+        b.mouse('mouseMoved', c[0], c[1])
+        text = b.wait('''(() => {
+            const t = pgfReport.charts.frames.getDom().innerText;
+            return t.includes('evicted') ? t : '';
+        })()''', timeout=20)
+        for want in ('10000000-10020000 [heap]', '2.000 - 3.000 ms', 'evicted 2'):
+            assert want in text, (want, text)
+        assert b.errors == [], b.errors
+        shot(b, 'changes.png')
+    finally:
+        b.close()
+
+
 main()

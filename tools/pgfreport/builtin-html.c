@@ -17,6 +17,7 @@
 #include "pass.h"
 #include "space.h"
 #include "timeline.h"
+#include "../lib/changes.h"
 #include "../lib/frames.h"
 #include "../lib/heatmap.h"
 #include "../lib/pcache.h"
@@ -39,7 +40,10 @@ static const char usage[] =
 "cache served, with the kernel's own hits and misses beside the MRC. A\n"
 "trace whose faults carry their frames (read with CAP_SYS_ADMIN) gets a\n"
 "Frames view: pgfreport frames' tables per node and per page size, and\n"
-"physical memory in 64 MiB blocks over time as a chart.\n"
+"physical memory in 64 MiB blocks over time as a chart; a trace with\n"
+"changes the kernel made to its frames (format version 9: moves,\n"
+"evictions, splits, collapses) gets them there too, by cause and per\n"
+"node, and a chart of them per region over time.\n"
 "\n"
 "Options:\n"
 "  -o, --output FILE  the HTML file to write (needed)\n"
@@ -59,6 +63,7 @@ struct html_state {
 	struct space *shown;	/* the address space the region table shows */
 	struct pcache files;	/* --files: the table of the files */
 	struct frames frames;	/* the frames of the faults, if they have any */
+	struct changes changes;	/* the kernel's changes to them, if any */
 };
 
 static int html_rec(struct pass *ps, void *st, const struct pgft_rec *r)
@@ -69,6 +74,10 @@ static int html_rec(struct pass *ps, void *st, const struct pgft_rec *r)
 		return PGF_EXIT_FAIL;	/* said */
 	if (!ps->trace.rd.tree && !ptree_rec(&H->own, r, ps->trace.page_size))
 		return pass_error(ps, "out of memory");
+	if (r->type == PGFT_PAGES &&
+	    changes_rec(&H->changes, r, pass_region(ps, r->addr),
+			ps->trace.rd.tree && r->pid ? r->pid : ps->trace.rd.pid))
+		return pass_oom(ps);
 	if (ps->files && (r->type == PGFT_FILE || r->type == PGFT_CACHE)) {
 		int pid = ps->trace.rd.tree && r->pid ? r->pid : ps->trace.rd.pid;
 
@@ -301,6 +310,70 @@ static void frames_json(FILE *f, struct html_state *H)
 }
 
 /*
+ * The kernel's changes to the frames (pgfreport frames' changes, nodes
+ * and timeline): on if the trace has any; the timeline's cells are
+ * [moved, evicted, split, collapsed] pages over 128 columns.
+ */
+static void changes_json(FILE *f, struct html_state *H)
+{
+	const struct changes *c = &H->changes;
+	unsigned int cols = changes_cols(c);
+	const char *sep = "";
+
+	fprintf(f, ",\"changes\":{\"on\":%s,\"records\":%llu,\"pages\":%llu,"
+		"\"interval_ns\":%llu,\"cols\":%u,\"causes\":[",
+		c->records ? "true" : "false", (unsigned long long)c->records,
+		(unsigned long long)c->pages, (unsigned long long)c->interval, cols);
+	for (size_t i = 0; i < c->ncauses; i++) {
+		const struct changes_cause *k = &c->causes[i];
+
+		fprintf(f, "%s{\"change\":\"%s\",\"cause\":", sep,
+			pgft_change_names[k->change]);
+		jstr(f, k->cause);
+		if (k->sized)
+			fprintf(f, ",\"page_size\":%llu,\"level\":\"%s\"",
+				(unsigned long long)H->frames.page_size << k->order,
+				pgft_level_names[k->level]);
+		fprintf(f, ",\"records\":%llu,\"pages\":%llu}",
+			(unsigned long long)k->records, (unsigned long long)k->pages);
+		sep = ",";
+	}
+	fputs("],\"nodes\":[", f);
+	sep = "";
+	for (size_t i = 0; i < c->nnode; i++) {
+		const struct changes_node *n = &c->node[i];
+
+		if (!n->moved_in && !n->moved_out && !n->evicted && !n->collapsed)
+			continue;
+		fprintf(f, "%s{\"node\":%d,\"moved_in\":%llu,\"moved_out\":%llu,"
+			"\"evicted\":%llu,\"collapsed\":%llu}", sep, (int)i - 1,
+			(unsigned long long)n->moved_in,
+			(unsigned long long)n->moved_out,
+			(unsigned long long)n->evicted,
+			(unsigned long long)n->collapsed);
+		sep = ",";
+	}
+	fputs("],\"rows\":[", f);
+	for (size_t r = 0; r < c->nrows; r++) {
+		const struct changes_row *w = &c->rows[r];
+
+		fprintf(f, "%s{\"start\":\"%llx\",\"end\":\"%llx\",\"name\":",
+			r ? "," : "", w->start, w->end);
+		jstr(f, *w->name ? w->name : "[anon]");
+		fputs(",\"cells\":[", f);
+		for (unsigned int col = 0; col < cols; col++) {
+			fprintf(f, "%s[", col ? "," : "");
+			for (int k = 0; k < PGFT_NCHANGE; k++)
+				fprintf(f, "%s%llu", k ? "," : "",
+					(unsigned long long)changes_cell(c, r, col, k));
+			fputc(']', f);
+		}
+		fputs("]}", f);
+	}
+	fputs("]}", f);
+}
+
+/*
  * --files: the kernel's own hits, misses and readahead of the file
  * references, and a row per file (pgfreport files' columns).
  */
@@ -456,6 +529,7 @@ static void data_json(FILE *f, const struct pass *ps, struct html_state *H)
 	files_json(f, ps, H);
 	fputc(',', f);
 	frames_json(f, H);
+	changes_json(f, H);
 	fputc(',', f);
 	mrc_json(f, ps, H);
 	fputc(',', f);
@@ -546,6 +620,8 @@ int cmd_html(int argc, char **argv)
 	if (frames_init(&H->frames, ps.trace.page_size, 64ULL << 20, 128))
 		return pass_bad_trace(&ps, "%s: page size %lu: above 64 MiB, or not "
 				      "a power of two", ps.trace.fname, ps.trace.page_size);
+	if (changes_init(&H->changes, 128))
+		return pass_oom(&ps);
 	wss_init(&H->wss);
 	tl_init(&H->tl, interval_ms, window);
 	ps.rec = html_rec;
@@ -566,6 +642,7 @@ int cmd_html(int argc, char **argv)
 	spaces_free(&H->spaces);
 	pcache_free(&H->files);
 	frames_free(&H->frames);
+	changes_free(&H->changes);
 	ptree_free(&H->own);
 	pass_close(&ps);
 	return status;

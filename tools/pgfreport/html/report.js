@@ -326,7 +326,10 @@
 
 	function frameTables() {
 		const F = D.frames;
-		$('pgf-frames-link').hidden = !F.on;
+		const C = D.changes;
+		$('pgf-frames-link').hidden = !F.on && !C.on;
+		if (C.on)
+			changeTables();
 		if (!F.on)
 			return;
 		$('pgf-frames-note').textContent = `${F.with} of ${F.faults} faults ` +
@@ -346,8 +349,83 @@
 		], F.sizes);
 	}
 
+	/* ---- the kernel's changes to the frames (format version 9) ---- */
+
+	const kinds = ['moved', 'evicted', 'split', 'collapsed'];
+
+	function changeTables() {
+		const C = D.changes;
+		$('pgf-changes-view').hidden = false;
+		$('pgf-changes-note').textContent = `${C.records} changes the kernel ` +
+			`made to the frames of ${C.pages} pages without the process ` +
+			'faulting (pgfreport frames).';
+		table($('pgf-changes-causes'), [
+			{ h: 'change', l: true, v: (k) => k.change },
+			{ h: 'cause', l: true, v: (k) => k.cause },
+			{ h: 'page size', l: true, v: (k) => k.page_size ? bytes(k.page_size) : '-' },
+			{ h: 'level', l: true, v: (k) => k.level || '-' },
+			{ h: 'records', v: (k) => k.records },
+			{ h: 'pages', v: (k) => k.pages },
+		], C.causes);
+		table($('pgf-changes-nodes'), [
+			{ h: 'node', v: (n) => n.node < 0 ? '-' : n.node },
+			{ h: 'moved in', v: (n) => n.moved_in },
+			{ h: 'moved out', v: (n) => n.moved_out },
+			{ h: 'evicted', v: (n) => n.evicted },
+			{ h: 'collapsed', v: (n) => n.collapsed },
+		], C.nodes);
+	}
+
+	function changes(el) {
+		const C = D.changes;
+		const chart = echarts.init(el);
+		const data = [];
+		let max = 1;
+		C.rows.forEach((r, y) => r.cells.forEach((c, x) => {
+			const v = c.reduce((a, b) => a + b, 0);
+			if (v) {
+				data.push([x, y, Math.log10(v + 1), v]);
+				max = Math.max(max, v);
+			}
+		}));
+		const label = (r) => `${r.start}-${r.end} ${r.name}`;
+		chart.setOption({
+			animation: false,
+			tooltip: {
+				formatter: (p) => {
+					const r = C.rows[p.value[1]];
+					const c = r.cells[p.value[0]];
+					const t = p.value[0] * C.interval_ns / 1e6;
+					return `${esc(label(r))}<br>` +
+						`${t.toFixed(3)} - ${(t + C.interval_ns / 1e6).toFixed(3)} ms<br>` +
+						kinds.map((k, i) => c[i] ? `${k} ${c[i]}` : '')
+							.filter((x) => x).join(', ');
+				},
+			},
+			grid: { left: 260, right: 80, top: 30, bottom: 80 },
+			xAxis: { type: 'category', name: 'ms from the first change',
+				 nameLocation: 'middle', nameGap: 30,
+				 data: Array.from({ length: C.cols }, (_, i) =>
+					 (i * C.interval_ns / 1e6).toFixed(1)) },
+			yAxis: { type: 'category', data: C.rows.map(label) },
+			visualMap: { min: 0, max: Math.log10(max + 1), dimension: 2,
+				     calculable: false, orient: 'vertical', right: 10,
+				     top: 'center', text: [`${max}`, '1'],
+				     inRange: { color: ['#d0e1f2', '#4a98c9', '#08306b'] } },
+			dataZoom: [{ type: 'inside', xAxisIndex: 0 },
+				   { type: 'slider', xAxisIndex: 0, bottom: 10 }],
+			series: [{ type: 'heatmap', data: data }],
+		});
+		return chart;
+	}
+
 	function frames(el) {
 		const F = D.frames;
+		if (D.changes.on && !charts.changes)
+			charts.changes = changes($('pgf-changes'));
+		$('pgf-frames-part').hidden = !F.on;
+		if (!F.on)
+			return charts.changes;
 		const chart = echarts.init(el);
 		const data = [];
 		let max = 1;
