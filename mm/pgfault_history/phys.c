@@ -62,6 +62,14 @@ bool pgf_cred_sees_frames(const struct cred *cred)
 				 CAP_OPT_NOAUDIT);
 }
 
+/*
+ * The node and order of the zero page's folio, packed with
+ * PGF_FRAME_VALID once zero_pfn is known (0 before): a read of untouched
+ * anonymous memory, the cheapest fault there is, maps it, and looking up
+ * its struct page would cost more than the rest of its record.
+ */
+static u64 pgf_zero_bits __ro_after_init;
+
 /* The frame of @pfn mapped at @level, as a fault record packs it. */
 static u64 pgf_frame(unsigned long pfn, enum pgf_level level)
 {
@@ -70,6 +78,8 @@ static u64 pgf_frame(unsigned long pfn, enum pgf_level level)
 	struct folio *folio;
 
 	BUILD_BUG_ON(MAX_NUMNODES > PGF_FRAME_NO_NODE);
+	if (is_zero_pfn(pfn) && pgf_zero_bits)
+		return frame | pgf_zero_bits;
 	if (!pfn_valid(pfn))
 		return frame | FIELD_PREP(PGF_FRAME_NODE, PGF_FRAME_NO_NODE);
 	/*
@@ -80,6 +90,17 @@ static u64 pgf_frame(unsigned long pfn, enum pgf_level level)
 	return frame | FIELD_PREP(PGF_FRAME_NODE, folio_nid(folio)) |
 	       FIELD_PREP(PGF_FRAME_ORDER, folio_order(folio));
 }
+
+static int __init pgf_phys_init(void)
+{
+	struct folio *folio = page_folio(pfn_to_page(my_zero_pfn(0)));
+
+	pgf_zero_bits = PGF_FRAME_VALID |
+			FIELD_PREP(PGF_FRAME_NODE, folio_nid(folio)) |
+			FIELD_PREP(PGF_FRAME_ORDER, folio_order(folio));
+	return 0;
+}
+late_initcall(pgf_phys_init);
 
 /**
  * pgf_fault_mapped() - keep the frame a traced fault mapped for its record
