@@ -33,9 +33,11 @@ the static key on, traced without and with "files", its reader held
 back, -d: 600 reads of 4 KiB, whose records a CPU's first ring holds)
 in each, readbench untraced in a boot of the benchmark kernel
 built without the series (compiled in and not used against not there),
-migbench (P pages moved to node 1 and back by move_pages(2), untraced
+migbench (200 pages moved to node 1 and back by move_pages(2), untraced
 and traced by root, whose "move" records carry frames; reader held
-back, -d) in a boot of the benchmark kernel with two NUMA nodes,
+back, -d, and the trace's first ring holds their 400 records) in a boot
+of the benchmark kernel with two NUMA nodes, and untraced in a two-node
+boot of the kernel without the series,
 and prints each boot's ratios
 traced / untraced, of the fewest instructions of the repetitions (under
 icount a disturbance - an interrupt, the reader running, a deferred
@@ -75,7 +77,7 @@ def main():
            's=$?; cat /job/bench.out; exit $s')
     vcmd = (f'{b}/readbench -d -c 0 -r {a.reps} -n {a.reads} -m off > /job/bench.out 2>&1; '
             's=$?; cat /job/bench.out; exit $s')
-    mcmd = (f'{b}/migbench -d -c 0 -b 16384 -p {a.pages} -r {a.reps} > /job/bench.out 2>&1; '
+    mcmd = (f'{b}/migbench -d -c 0 -b 16384 -p 200 -r {a.reps} > /job/bench.out 2>&1; '
             's=$?; cat /job/bench.out; exit $s')
     vkernel = os.path.join(guest.BUILD, bench.KERNELS[('x86_64', 'vanilla')])
     ratios, lines, losses = [], [], []
@@ -166,11 +168,31 @@ def main():
                      f'{mres.where}; log {mres.log}')
         mig = {kv['mode']: kv['min'] for name, kv in bench.results(mtext)
                if kv.get('kind') == 'migrate'}
+        # and untraced in the kernel without the series, two nodes too
+        vmjob = guest.new_job('run', cmd=mcmd.replace(' -b 16384 -p 200 ', ' -m off -p 200 ') + '\n')
+        guest.NODES = 2
+        try:
+            vmres = guest.boot(vmjob, share=None, timeout=a.timeout, echo='job',
+                               quiet=True, arch='x86_64', kernel=vkernel, mem='1536M',
+                               log_name=f'bench-icount-migrate-vanilla-{n}')
+        finally:
+            guest.NODES = 1
+        vmtext = vmres.read('bench.out') or ''
+        with open(os.path.join(bench.OUT, f'icount-migrate-vanilla-{n}.out'), 'w') as f:
+            f.write(f'# {vmres.where}, {vmres.elapsed:.0f}s\n' + vmtext)
+        if vmres.timed_out or vmres.status != 0 or 'icount' not in vmres.where:
+            sys.exit(f'bench-icount: boot {n} (two nodes, vanilla): status '
+                     f'{vmres.status} in {vmres.where}; log {vmres.log}')
+        vmig = [kv['min'] for name, kv in bench.results(vmtext)
+                if kv.get('kind') == 'migrate' and kv.get('mode') == 'off']
         for kv in (kv for name, kv in bench.results(mtext) if kv.get('lost')):
             losses.append(f'# boot {n + 1}: migbench lost {kv["lost"]:.0f} records')
         if mig.get('off') and mig.get('traced'):
             got['migration of a page'] = mig['traced'] / mig['off']
             got['migration of a page, untraced (instructions)'] = mig['off']
+        if mig.get('off') and vmig:
+            got['migration of a page, untraced / without the series'] = \
+                mig['off'] / vmig[0]
         ratios.append(got)
         lines.append(f'boot {n + 1} ({res.where}, {res.elapsed:.0f} s): ' +
                      ', '.join(f'{k} {v:.3f}' for k, v in got.items()))
@@ -209,7 +231,8 @@ def main():
                       'without the series, and key (another process traced), '
                       'faults ("1") and files ("1 files") against untraced; '
                       'migbench: a page migrated by move_pages(2), traced '
-                      '(move records) / untraced, in a boot with two nodes',
+                      '(move records) / untraced, and untraced against the '
+                      'kernel without the series, in boots with two nodes',
              'head': ['figure'] + [f'boot {i + 1}' for i in range(len(ratios))] +
                      ['spread'],
              'rows': rows,

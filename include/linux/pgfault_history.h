@@ -133,6 +133,7 @@ void pgf_io_exit(struct task_struct *tsk);
 #ifdef PGF_STAGE_PHYS
 void pgf_fault_mapped(struct vm_fault *vmf, unsigned long addr,
 		      unsigned long pfn, unsigned long nr, unsigned long size);
+extern u64 pgf_zero_frame;
 #endif
 #ifdef PGF_STAGE_CHANGES
 void pgf_page_changed(struct vm_area_struct *vma, unsigned long addr,
@@ -239,6 +240,27 @@ static inline void pgfault_history_mapped(struct vm_fault *vmf,
 	t = READ_ONCE(current->signal->pgf_trace);
 	if (unlikely(t) && pgf_trace_frames(t))
 		pgf_fault_mapped(vmf, addr, pfn, nr, size);
+}
+
+/**
+ * pgfault_history_mapped_zero() - a fault mapped the zero page
+ * @addr: the faulting address, its page table lock held
+ *
+ * As pgfault_history_mapped() for the zero page, which a read of
+ * untouched anonymous memory maps: the cheapest fault there is, and the
+ * commonest after anonymous writes. Its frame is the same for every such
+ * fault but for its number (architectures with several zero pages), so
+ * it is packed here, with no call: pgf_zero_frame (phys.c) holds the rest.
+ */
+static inline void pgfault_history_mapped_zero(unsigned long addr)
+{
+	const struct pgf_trace *t;
+
+	if (!static_branch_unlikely(&pgf_tracing_key.key))
+		return;
+	t = READ_ONCE(current->signal->pgf_trace);
+	if (unlikely(t) && pgf_trace_frames(t))
+		current->pgf_frame = pgf_zero_frame | my_zero_pfn(addr);
 }
 
 #endif
@@ -625,6 +647,7 @@ static inline void pgfault_history_mapped(struct vm_fault *vmf,
 					  unsigned long addr,
 					  unsigned long pfn, unsigned long nr,
 					  unsigned long size) { }
+static inline void pgfault_history_mapped_zero(unsigned long addr) { }
 #endif
 #ifdef PGF_STAGE_CHANGES
 static inline void pgfault_history_changed(struct vm_area_struct *vma,

@@ -63,12 +63,15 @@ bool pgf_cred_sees_frames(const struct cred *cred)
 }
 
 /*
- * The node and order of the zero page's folio, packed with
- * PGF_FRAME_VALID once zero_pfn is known (0 before): a read of untouched
- * anonymous memory, the cheapest fault there is, maps it, and looking up
- * its struct page would cost more than the rest of its record.
+ * The zero page's frame but its number: valid, the node and order of its
+ * folio, mapped by a pte; packed once zero_pfn is known (0 before, when
+ * no traced fault can have mapped it). A read of untouched anonymous
+ * memory, the cheapest fault there is, maps the zero page, and looking
+ * up its struct page would cost more than the rest of its record:
+ * pgfault_history_mapped_zero() ORs its frame number in, inline (the
+ * low bits, PGF_FRAME_PFN).
  */
-static u64 pgf_zero_bits __ro_after_init;
+u64 pgf_zero_frame __ro_after_init;
 
 /* The frame of @pfn mapped at @level, as a fault record packs it. */
 static u64 pgf_frame(unsigned long pfn, enum pgf_level level)
@@ -78,8 +81,8 @@ static u64 pgf_frame(unsigned long pfn, enum pgf_level level)
 	struct folio *folio;
 
 	BUILD_BUG_ON(MAX_NUMNODES > PGF_FRAME_NO_NODE);
-	if (is_zero_pfn(pfn) && pgf_zero_bits)
-		return frame | pgf_zero_bits;
+	if (is_zero_pfn(pfn) && pgf_zero_frame)
+		return frame | pgf_zero_frame;
 	if (!pfn_valid(pfn))
 		return frame | FIELD_PREP(PGF_FRAME_NODE, PGF_FRAME_NO_NODE);
 	/*
@@ -95,9 +98,10 @@ static int __init pgf_phys_init(void)
 {
 	struct folio *folio = page_folio(pfn_to_page(my_zero_pfn(0)));
 
-	pgf_zero_bits = PGF_FRAME_VALID |
-			FIELD_PREP(PGF_FRAME_NODE, folio_nid(folio)) |
-			FIELD_PREP(PGF_FRAME_ORDER, folio_order(folio));
+	pgf_zero_frame = PGF_FRAME_VALID |
+			 FIELD_PREP(PGF_FRAME_NODE, folio_nid(folio)) |
+			 FIELD_PREP(PGF_FRAME_ORDER, folio_order(folio)) |
+			 FIELD_PREP(PGF_FRAME_LEVEL, PGF_LEVEL_PTE);
 	return 0;
 }
 late_initcall(pgf_phys_init);

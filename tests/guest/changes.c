@@ -18,7 +18,8 @@
  * The changes: pages evicted by MADV_PAGEOUT (anonymous ones to a swap
  * file on the scratch disk, and a file's pages) and read back;
  * move_pages(2) and mbind(2) with MPOL_MF_MOVE between two nodes; KSM
- * merging identical pages; a THP collapsed by MADV_COLLAPSE, then split.
+ * merging identical pages; compaction; a THP collapsed by MADV_COLLAPSE,
+ * then split.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,7 +52,10 @@
 #define MADV_COLLAPSE	25
 #endif
 
-enum { ANON_PAGEOUT, FILE_PAGEOUT, MIGRATE, KSM_MERGE, COLLAPSE };
+enum { ANON_PAGEOUT, FILE_PAGEOUT, MIGRATE, KSM_MERGE, COLLAPSE, COMPACT };
+
+/* COMPACT: the pages freed around the region's, to make holes. */
+#define FILLER		4
 
 /* The page table at one moment, as the workload read it. */
 struct checkpoint {
@@ -137,7 +141,7 @@ static void bind_to(char *reg, unsigned long from, unsigned long to,
  */
 static void steps(int step, int out)
 {
-	static char *reg;
+	static char *reg, *filler;
 	size_t len = seen->pages * PAGE;
 	volatile char sink;
 	int fd;
@@ -169,6 +173,12 @@ static void steps(int step, int out)
 			_exit(2);
 		if (kind == MIGRATE)
 			bind_to(reg, 0, seen->pages, 0, 0);
+		if (kind == COMPACT) {
+			filler = mmap(NULL, len * FILLER, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (filler == MAP_FAILED)
+				_exit(2);
+		}
 		seen->base = (unsigned long)reg;
 		break;
 	case 2:
@@ -176,8 +186,12 @@ static void steps(int step, int out)
 		 * Writes: one fault per page (no fault-around), and for KSM
 		 * the same bytes in every page.
 		 */
-		for (size_t i = 0; i < seen->pages; i++)
+		for (size_t i = 0; i < seen->pages; i++) {
+			/* COMPACT: the region's frames among the filler's */
+			for (size_t j = 0; kind == COMPACT && j < FILLER; j++)
+				filler[(i * FILLER + j) * PAGE] = 1;
 			reg[i * PAGE] = kind == KSM_MERGE ? 7 : (char)(i + 1);
+		}
 		if (kind == FILE_PAGEOUT && msync(reg, len, MS_SYNC))
 			fail(errno);
 		checkpoint();
@@ -186,8 +200,23 @@ static void steps(int step, int out)
 		switch (kind) {
 		case ANON_PAGEOUT:
 		case FILE_PAGEOUT:
-			if (madvise(reg, len, MADV_PAGEOUT))
-				fail(errno);
+			/*
+			 * MADV_PAGEOUT skips a page still in a CPU's batch
+			 * of pages on their way to the LRU: again, until all
+			 * are out (or ten tries).
+			 */
+			for (int k = 0; k < 10 && !seen->failed; k++) {
+				size_t in = 0;
+
+				if (madvise(reg, len, MADV_PAGEOUT))
+					fail(errno);
+				for (size_t i = 0; i < seen->pages; i++)
+					in += !!(pgf_pagemap(seen->base + i * PAGE) &
+						 PM_PRESENT);
+				if (!in)
+					break;
+				usleep(10000);
+			}
 			break;
 		case MIGRATE:
 			/* The first half by move_pages(), the rest by mbind(). */
@@ -205,6 +234,15 @@ static void steps(int step, int out)
 			madvise(reg, HPAGE, MADV_HUGEPAGE);
 			if (madvise(reg, HPAGE, MADV_COLLAPSE))
 				fail(errno);
+			break;
+		case COMPACT:
+			/* Holes between the region's frames, then compaction. */
+			munmap(filler, len * FILLER);
+			fd = open("/proc/sys/vm/compact_memory", O_WRONLY);
+			if (fd < 0 || write(fd, "1", 1) != 1)
+				fail(errno);
+			if (fd >= 0)
+				close(fd);
 			break;
 		}
 		checkpoint();
@@ -594,6 +632,50 @@ TEST(ksm_merge)
 		EXPECT_EQ(seen->cp[2].pfn[i], seen->cp[2].pfn[0]);
 	expect_replay(&t);
 	write_str(KSM "run", "2");	/* unmerge everything */
+	pgf_trace_free(&t);
+}
+
+/*
+ * Compaction (/proc/sys/vm/compact_memory) after the frames around the
+ * region's were freed: whatever it moves, every page whose frame changed
+ * has one "move compaction" record, and no other page has one; the
+ * replay holds.
+ */
+TEST(compaction_moves_are_each_recorded)
+{
+	struct pgf_trace t = { 0 };
+	size_t changed = 0, moved = 0, wrong = 0;
+	static int moves[MAXPAGES];
+
+	if (access("/proc/sys/vm/compact_memory", W_OK))
+		SKIP("no compaction here");
+	setup();
+	run(COMPACT, 256, 3, &t, NULL);
+	memset(moves, 0, sizeof(moves));
+	for (size_t k = 0; k < t.nr; k++) {
+		const struct pgf_rec *r = &t.rec[k];
+		long i = page_of(r->addr);
+
+		if (strcmp(r->type, "move") || i < 0)
+			continue;
+		moves[i]++;
+		moved++;
+		if (strcmp(r->text, "compaction") && wrong++ < 4)
+			ktap_diag("page %ld: move %s", i, r->text);
+	}
+	for (unsigned long i = 0; i < seen->pages; i++) {
+		bool diff = seen->cp[0].pfn[i] != seen->cp[1].pfn[i];
+
+		changed += diff;
+		if (moves[i] != diff && wrong++ < 4)
+			ktap_diag("page %lu: frame %llx then %llx, %d moves", i,
+				  (unsigned long long)seen->cp[0].pfn[i],
+				  (unsigned long long)seen->cp[1].pfn[i], moves[i]);
+	}
+	ktap_diag("compaction moved %zu of %lu pages (%zu move records), %zu wrong",
+		  changed, seen->pages, moved, wrong);
+	EXPECT_EQ(wrong, 0);
+	expect_replay(&t);
 	pgf_trace_free(&t);
 }
 
