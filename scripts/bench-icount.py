@@ -59,6 +59,26 @@ import bench  # noqa: E402
 import benchjson  # noqa: E402
 
 
+def two_nodes(a, cmd, kernel, name):
+    """Run @cmd in a boot of @kernel with two NUMA nodes; its output
+    (kept in build/bench/icount-NAME.out). Exits if the boot fails."""
+    job = guest.new_job('run', cmd=cmd + '\n')
+    guest.NODES = 2
+    try:
+        res = guest.boot(job, share=None, timeout=a.timeout, echo='job',
+                         quiet=True, arch='x86_64', kernel=kernel, mem='1536M',
+                         log_name=f'bench-icount-{name}')
+    finally:
+        guest.NODES = 1
+    text = res.read('bench.out') or ''
+    with open(os.path.join(bench.OUT, f'icount-{name}.out'), 'w') as f:
+        f.write(f'# {res.where}, {res.elapsed:.0f}s\n' + text)
+    if res.timed_out or res.status != 0 or 'icount' not in res.where:
+        sys.exit(f'bench-icount: {name} (two nodes): status {res.status} in '
+                 f'{res.where}; log {res.log}')
+    return text
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--boots', type=int, default=2)
@@ -150,39 +170,14 @@ def main():
                     got[f'read {size}, {m} / untraced'] = reads[(kb, m)] / off
             if (kb, 'files') in reads:
                 got[f'read {size} traced with files (instructions)'] = reads[(kb, 'files')]
-        # migbench in a boot with two nodes: a page migrated, traced
-        # (move records, with frames) / untraced
-        mjob = guest.new_job('run', cmd=mcmd + '\n')
-        guest.NODES = 2
-        try:
-            mres = guest.boot(mjob, share=None, timeout=a.timeout, echo='job',
-                              quiet=True, arch='x86_64', kernel=kernel, mem='1536M',
-                              log_name=f'bench-icount-migrate-{n}')
-        finally:
-            guest.NODES = 1
-        mtext = mres.read('bench.out') or ''
-        with open(os.path.join(bench.OUT, f'icount-migrate-{n}.out'), 'w') as f:
-            f.write(f'# {mres.where}, {mres.elapsed:.0f}s\n' + mtext)
-        if mres.timed_out or mres.status != 0 or 'icount' not in mres.where:
-            sys.exit(f'bench-icount: boot {n} (two nodes): status {mres.status} in '
-                     f'{mres.where}; log {mres.log}')
+        # migbench in boots with two nodes: a page migrated, traced (move
+        # records, with frames) / untraced, and untraced in the kernel
+        # without the series
+        mtext = two_nodes(a, mcmd, kernel, f'migrate-{n}')
         mig = {kv['mode']: kv['min'] for name, kv in bench.results(mtext)
                if kv.get('kind') == 'migrate'}
-        # and untraced in the kernel without the series, two nodes too
-        vmjob = guest.new_job('run', cmd=mcmd.replace(' -b 16384 -p 200 ', ' -m off -p 200 ') + '\n')
-        guest.NODES = 2
-        try:
-            vmres = guest.boot(vmjob, share=None, timeout=a.timeout, echo='job',
-                               quiet=True, arch='x86_64', kernel=vkernel, mem='1536M',
-                               log_name=f'bench-icount-migrate-vanilla-{n}')
-        finally:
-            guest.NODES = 1
-        vmtext = vmres.read('bench.out') or ''
-        with open(os.path.join(bench.OUT, f'icount-migrate-vanilla-{n}.out'), 'w') as f:
-            f.write(f'# {vmres.where}, {vmres.elapsed:.0f}s\n' + vmtext)
-        if vmres.timed_out or vmres.status != 0 or 'icount' not in vmres.where:
-            sys.exit(f'bench-icount: boot {n} (two nodes, vanilla): status '
-                     f'{vmres.status} in {vmres.where}; log {vmres.log}')
+        vmtext = two_nodes(a, mcmd.replace(' -b 16384 -p 200 ', ' -m off -p 200 '),
+                           vkernel, f'migrate-vanilla-{n}')
         vmig = [kv['min'] for name, kv in bench.results(vmtext)
                 if kv.get('kind') == 'migrate' and kv.get('mode') == 'off']
         for kv in (kv for name, kv in bench.results(mtext) if kv.get('lost')):

@@ -211,6 +211,20 @@ static inline void pgfault_history_fault(struct mm_struct *mm,
 }
 
 #ifdef PGF_STAGE_PHYS
+/*
+ * Does current's process have a trace that records frames? A static
+ * branch, then a load of the trace pointer and of the trace's flag.
+ */
+static inline bool pgf_records_frames(void)
+{
+	const struct pgf_trace *t;
+
+	if (!static_branch_unlikely(&pgf_tracing_key.key))
+		return false;
+	t = READ_ONCE(current->signal->pgf_trace);
+	return unlikely(t) && pgf_trace_frames(t);
+}
+
 /**
  * pgfault_history_mapped() - the frame a fault mapped, or found mapped
  * @vmf: the fault, its page table lock held
@@ -233,12 +247,7 @@ static inline void pgfault_history_mapped(struct vm_fault *vmf,
 					  unsigned long pfn, unsigned long nr,
 					  unsigned long size)
 {
-	const struct pgf_trace *t;
-
-	if (!static_branch_unlikely(&pgf_tracing_key.key))
-		return;
-	t = READ_ONCE(current->signal->pgf_trace);
-	if (unlikely(t) && pgf_trace_frames(t))
+	if (pgf_records_frames())
 		pgf_fault_mapped(vmf, addr, pfn, nr, size);
 }
 
@@ -254,12 +263,7 @@ static inline void pgfault_history_mapped(struct vm_fault *vmf,
  */
 static inline void pgfault_history_mapped_zero(unsigned long addr)
 {
-	const struct pgf_trace *t;
-
-	if (!static_branch_unlikely(&pgf_tracing_key.key))
-		return;
-	t = READ_ONCE(current->signal->pgf_trace);
-	if (unlikely(t) && pgf_trace_frames(t))
+	if (pgf_records_frames())
 		current->pgf_frame = pgf_zero_frame | my_zero_pfn(addr);
 }
 

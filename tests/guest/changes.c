@@ -43,7 +43,6 @@
 #define SWAPFILE	"/scratch/pgf-swap"
 #define SWAP_PAGES	4096
 #define KSM		"/sys/kernel/mm/ksm/"
-#define THP		"/sys/kernel/mm/transparent_hugepage/"
 
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT	21
@@ -440,27 +439,6 @@ static void setup(void)
 	ASSERT_TRUE(seen != MAP_FAILED);
 }
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n = fd >= 0 ? write(fd, s, strlen(s)) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
-
-static long read_long(const char *path)
-{
-	char buf[64] = "";
-	int fd = open(path, O_RDONLY);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	return n > 0 ? strtol(buf, NULL, 10) : -1;
-}
-
 /*
  * A swap file on the scratch disk, made by hand (the swap header of
  * mkswap(8): version 1, its last page, "SWAPSPACE2" at the end of the
@@ -603,16 +581,16 @@ TEST(migrate_between_nodes)
 /* ksmd scans until every page of the region is merged (10 s at most). */
 static void run_ksmd(void)
 {
-	write_str(KSM "pages_to_scan", "10000");
-	write_str(KSM "sleep_millisecs", "0");
-	write_str(KSM "run", "1");
+	pgf_write_long(KSM "pages_to_scan", 10000);
+	pgf_write_long(KSM "sleep_millisecs", 0);
+	pgf_write_long(KSM "run", 1);
 	/* The workload's pages are not ours to look at: the counter. */
 	for (int i = 0; i < 1000; i++) {
-		if (read_long(KSM "pages_sharing") >= (long)seen->pages - 1)
+		if (pgf_read_long(KSM "pages_sharing") >= (long)seen->pages - 1)
 			break;
 		usleep(10000);
 	}
-	write_str(KSM "run", "0");
+	pgf_write_long(KSM "run", 0);
 }
 
 /*
@@ -631,7 +609,7 @@ TEST(ksm_merge)
 	for (unsigned long i = 1; i < 32; i++)
 		EXPECT_EQ(seen->cp[2].pfn[i], seen->cp[2].pfn[0]);
 	expect_replay(&t);
-	write_str(KSM "run", "2");	/* unmerge everything */
+	pgf_write_long(KSM "run", 2);	/* unmerge everything */
 	pgf_trace_free(&t);
 }
 
@@ -687,13 +665,8 @@ TEST(compaction_moves_are_each_recorded)
 TEST(thp_collapse_and_split)
 {
 	struct pgf_trace t = { 0 };
-	char mode[64] = "";
-	int fd = open(THP "enabled", O_RDONLY);
-	ssize_t n = fd >= 0 ? read(fd, mode, sizeof(mode) - 1) : -1;
 
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0 || strstr(mode, "[never]"))
+	if (!pgf_thp_on())
 		SKIP("no transparent huge pages here");
 	setup();
 	run(COLLAPSE, HPAGE / PAGE, 4, &t, NULL);

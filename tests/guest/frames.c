@@ -28,7 +28,6 @@
 #define PAGE		4096UL
 #define HPAGE		(2UL << 20)
 #define MAXPAGES	512
-#define THP		"/sys/kernel/mm/transparent_hugepage/"
 
 enum { ANON, ZERO, COW, FILEMAP, PMD, NODE };
 
@@ -305,13 +304,8 @@ TEST(file_pages)
 TEST(thp_pmd)
 {
 	struct pgf_trace t = { 0 };
-	char mode[64] = "";
-	int fd = open(THP "enabled", O_RDONLY);
-	ssize_t n = fd >= 0 ? read(fd, mode, sizeof(mode) - 1) : -1;
 
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0 || strstr(mode, "[never]"))
+	if (!pgf_thp_on())
 		SKIP("no transparent huge pages here");
 	setup();
 	run(PMD, HPAGE / PAGE, &t);

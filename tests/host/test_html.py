@@ -88,22 +88,24 @@ def heatmap_of(page):
         b.close()
 
 
-def heat_pixel(b, x, y):
-    """The page's pixel (x, y) of the centre of heatmap cell (x, y)."""
+def heat_pixel(b, x, y, chart='heatmap'):
+    """The page's pixel (x, y) of the centre of cell (x, y) of a heatmap
+    chart (the heatmap, frames)."""
     return b.js(f'''(() => {{
-        const c = pgfReport.charts.heatmap;
+        const c = pgfReport.charts.{chart};
         const [px, py] = c.convertToPixel({{ seriesIndex: 0 }}, [{x}, {y}]);
         const r = c.getDom().getBoundingClientRect();
         return [r.left + px, r.top + py];
     }})()''')
 
 
-def hover(b, x, y, word):
-    """Hover heatmap cell (x, y): the tooltip's text, once it has @word."""
-    px = heat_pixel(b, x, y)
+def hover(b, x, y, word, chart='heatmap'):
+    """Hover cell (x, y) of a heatmap chart: the tooltip's text, once it
+    has @word."""
+    px = heat_pixel(b, x, y, chart)
     b.mouse('mouseMoved', px[0], px[1])
     return b.wait(f'''(() => {{
-        const t = pgfReport.charts.heatmap.getDom().innerText;
+        const t = pgfReport.charts.{chart}.getDom().innerText;
         return t.includes({word!r}) ? t : '';
     }})()''', timeout=20)
 
@@ -302,17 +304,7 @@ def with_frames_the_frames_view_draws_its_blocks_and_tables():
         sizes = b.js('document.getElementById("pgf-frames-sizes").innerText')
         assert '2.0 MiB\tpmd\t1\t1' in sizes and '4.0 KiB\tpte\t2\t2' in sizes, sizes
         assert '1\t1\t1' in nodes, nodes
-        c = b.js('''(() => {
-            const c = pgfReport.charts.frames;
-            const [px, py] = c.convertToPixel({ seriesIndex: 0 }, [5, 1]);
-            const r = c.getDom().getBoundingClientRect();
-            return [r.left + px, r.top + py];
-        })()''')
-        b.mouse('mouseMoved', c[0], c[1])
-        text = b.wait('''(() => {
-            const t = pgfReport.charts.frames.getDom().innerText;
-            return t.includes('faults') ? t : '';
-        })()''', timeout=20)
+        text = hover(b, 5, 1, 'faults', 'frames')
         for want in ('0x40000000 (node 1)', '5.000 - 6.000 ms', 'faults 1'):
             assert want in text, (want, text)
         assert b.errors == [], b.errors
@@ -356,17 +348,7 @@ def changes_show_in_the_frames_view_without_frames():
         assert 'move\tnuma\t-\t-\t1\t1' in causes, causes
         assert 'evict\tkswapd\t-\t-\t1\t2' in causes, causes
         assert '0\t0\t1\t0\t0' in nodes and '1\t1\t0\t2\t0' in nodes, nodes
-        c = b.js('''(() => {
-            const c = pgfReport.charts.frames;
-            const [px, py] = c.convertToPixel({ seriesIndex: 0 }, [2, 0]);
-            const r = c.getDom().getBoundingClientRect();
-            return [r.left + px, r.top + py];
-        })()''')
-        b.mouse('mouseMoved', c[0], c[1])
-        text = b.wait('''(() => {
-            const t = pgfReport.charts.frames.getDom().innerText;
-            return t.includes('evicted') ? t : '';
-        })()''', timeout=20)
+        text = hover(b, 2, 0, 'evicted', 'frames')
         for want in ('10000000-10020000 [heap]', '2.000 - 3.000 ms', 'evicted 2'):
             assert want in text, (want, text)
         assert b.errors == [], b.errors

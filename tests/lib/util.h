@@ -127,6 +127,18 @@ static inline char *map_guarded(size_t pages)
 	return g + 4096UL;
 }
 
+/* Transparent huge pages on ("always" or "madvise"), in this kernel. */
+static inline bool pgf_thp_on(void)
+{
+	char mode[64] = "";
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+	bool on = f && fgets(mode, sizeof(mode), f) && !strstr(mode, "[never]");
+
+	if (f)
+		fclose(f);
+	return on;
+}
+
 /* The number a file (a sysctl, a sysfs knob) holds; -1 if none. */
 static inline long pgf_read_long(const char *path)
 {

@@ -563,6 +563,25 @@ const char * const pgft_level_names[PGFT_NLEVEL] = {
 	[PGFT_PTE] = "pte", [PGFT_PMD] = "pmd", [PGFT_PUD] = "pud",
 };
 
+/* The end of a frame: ORDER LEVEL, the line's last fields; 0 or -1. */
+static int order_level(char **p, struct pgft_rec *r)
+{
+	unsigned long long v;
+	char *s;
+	int k;
+
+	if (num(p, 10, &v) || v > 63)
+		return -1;
+	r->order = v;
+	s = field(p);
+	k = s ? name_index(pgft_level_names, PGFT_NLEVEL, s) : -1;
+	if (k < 0 || *p)
+		return -1;
+	r->level = k;
+	r->has_frame = true;
+	return 0;
+}
+
 /*
  * A fault's frame (version 8), after its IP: PFN NODE ORDER LEVEL; 0, or
  * -1 if it is not that. Only a fault /proc/<pid>/stat counts has one.
@@ -570,8 +589,6 @@ const char * const pgft_level_names[PGFT_NLEVEL] = {
 static int frame(char **p, struct pgft_rec *r)
 {
 	unsigned long long v;
-	char *s;
-	int k;
 
 	if (!pgft_counted(r->result) || num(p, 16, &r->pfn) ||
 	    r->pfn >= 1ULL << 40)
@@ -584,16 +601,7 @@ static int frame(char **p, struct pgft_rec *r)
 	} else {
 		r->node = v;
 	}
-	if (num(p, 10, &v) || v > 63)
-		return -1;
-	r->order = v;
-	s = field(p);
-	k = s ? name_index(pgft_level_names, PGFT_NLEVEL, s) : -1;
-	if (k < 0 || *p)
-		return -1;
-	r->level = k;
-	r->has_frame = true;
-	return 0;
+	return order_level(p, r);
 }
 
 const char * const pgft_change_names[PGFT_NCHANGE] = {
@@ -636,7 +644,6 @@ static int change(char **p, struct pgft_rec *r)
 {
 	unsigned long long v;
 	char *s;
-	int k;
 
 	if (num(p, 10, &r->time) || num(p, 10, &v) || num(p, 16, &r->addr) ||
 	    num(p, 10, &r->n[0]) || !r->n[0])
@@ -649,17 +656,9 @@ static int change(char **p, struct pgft_rec *r)
 	r->pfn = r->new_pfn = PGFT_NO_PFN;
 	if (!*p)
 		return 0;
-	if (pfn_field(p, &r->pfn) || pfn_field(p, &r->new_pfn) ||
-	    num(p, 10, &v) || v > 63)
+	if (pfn_field(p, &r->pfn) || pfn_field(p, &r->new_pfn))
 		return -1;
-	r->order = v;
-	s = field(p);
-	k = s ? name_index(pgft_level_names, PGFT_NLEVEL, s) : -1;
-	if (k < 0 || *p)
-		return -1;
-	r->level = k;
-	r->has_frame = true;
-	return 0;
+	return order_level(p, r);
 }
 
 const char * const pgft_cache_names[PGFT_NCACHE] = {
