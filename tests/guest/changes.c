@@ -16,7 +16,8 @@
  * brought about.
  *
  * The changes: pages evicted by MADV_PAGEOUT (anonymous ones to a swap
- * file on the scratch disk, and a file's pages) and read back;
+ * file on the scratch disk, and a file's pages) and read back, and by a
+ * memory cgroup's reclaim;
  * move_pages(2) and mbind(2) with MPOL_MF_MOVE between two nodes; KSM
  * merging identical pages; compaction; a THP collapsed by MADV_COLLAPSE,
  * then split.
@@ -25,6 +26,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/syscall.h>
@@ -43,6 +45,8 @@
 #define SWAPFILE	"/scratch/pgf-swap"
 #define SWAP_PAGES	4096
 #define KSM		"/sys/kernel/mm/ksm/"
+#define CG		"/sys/fs/cgroup"
+#define CGDIR		CG "/pgf-changes"
 
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT	21
@@ -51,7 +55,8 @@
 #define MADV_COLLAPSE	25
 #endif
 
-enum { ANON_PAGEOUT, FILE_PAGEOUT, MIGRATE, KSM_MERGE, COLLAPSE, COMPACT };
+enum { ANON_PAGEOUT, FILE_PAGEOUT, MIGRATE, KSM_MERGE, COLLAPSE, COMPACT,
+       DIRECT };
 
 /* COMPACT: the pages freed around the region's, to make holes. */
 #define FILLER		4
@@ -172,6 +177,9 @@ static void steps(int step, int out)
 			_exit(2);
 		if (kind == MIGRATE)
 			bind_to(reg, 0, seen->pages, 0, 0);
+		/* DIRECT: into the small memory cgroup the test made */
+		if (kind == DIRECT && pgf_write_long(CGDIR "/cgroup.procs", 0))
+			_exit(2);
 		if (kind == COMPACT) {
 			filler = mmap(NULL, len * FILLER, PROT_READ | PROT_WRITE,
 				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -610,6 +618,52 @@ TEST(ksm_merge)
 		EXPECT_EQ(seen->cp[2].pfn[i], seen->cp[2].pfn[0]);
 	expect_replay(&t);
 	pgf_write_long(KSM "run", 2);	/* unmerge everything */
+	pgf_trace_free(&t);
+}
+
+/*
+ * 2048 pages (8 MiB) written in a memory cgroup of 6 MiB, with a swap
+ * file: the cgroup's direct reclaim swaps the oldest out as the newest
+ * come in: an "evict direct" for each page pagemap shows swapped, none
+ * for any other; the replay holds.
+ */
+TEST(direct_reclaim_in_a_memory_cgroup)
+{
+	struct pgf_trace t = { 0 };
+	size_t swapped = 0, evicted = 0, wrong = 0;
+
+	if (access("/scratch", W_OK))
+		SKIP("no scratch disk");
+	mkdir(CG, 0755);
+	if (mount("cgroup2", CG, "cgroup2", 0, NULL) && errno != EBUSY)
+		SKIP("no cgroup2: %s", strerror(errno));
+	if (pgf_write_str(CG "/cgroup.subtree_control", "+memory"))
+		SKIP("no memory controller");
+	if (swap_on())
+		SKIP("no swap here: %s", strerror(errno));
+	mkdir(CGDIR, 0755);
+	ASSERT_EQ(pgf_write_str(CGDIR "/memory.max", "6M"), 0);
+	setup();
+	run(DIRECT, 2048, 2, &t, NULL);
+	swap_off();
+	rmdir(CGDIR);
+	for (size_t k = 0; k < t.nr; k++) {
+		const struct pgf_rec *r = &t.rec[k];
+
+		if (strcmp(r->type, "evict") || page_of(r->addr) < 0)
+			continue;
+		evicted += r->a;
+		if (strcmp(r->text, "direct") && wrong++ < 4)
+			ktap_diag("evict %s at %lx", r->text, r->addr);
+	}
+	for (unsigned long i = 0; i < seen->pages; i++)
+		swapped += seen->cp[0].swapped[i];
+	ktap_diag("%zu of %lu pages swapped out by the cgroup's reclaim, %zu evicted by the trace, %zu not direct",
+		  swapped, seen->pages, evicted, wrong);
+	EXPECT_GT(swapped, 0);
+	EXPECT_EQ(evicted, swapped);
+	EXPECT_EQ(wrong, 0);
+	expect_replay(&t);
 	pgf_trace_free(&t);
 }
 

@@ -152,6 +152,18 @@ static inline long pgf_read_long(const char *path)
 	return v;
 }
 
+/* Write a string to a file (a cgroup's knob): 0 or -1. */
+static inline int pgf_write_str(const char *path, const char *v)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fputs(v, f) < 0;
+	return fclose(f) || ret ? -1 : 0;
+}
+
 /* Write a number to a file (a sysctl, a sysfs knob): 0 or -1. */
 static inline int pgf_write_long(const char *path, long v)
 {
