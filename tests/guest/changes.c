@@ -40,7 +40,7 @@
 
 #define PAGE		4096UL
 #define HPAGE		(2UL << 20)
-#define MAXPAGES	512
+#define MAXPAGES	2048
 #define CHECKPOINTS	4
 #define SWAPFILE	"/scratch/pgf-swap"
 #define SWAP_PAGES	4096
@@ -323,8 +323,17 @@ static size_t replay_check(const struct pgf_trace *t, int c)
 		if (r->time > cp->time || i < 0)
 			continue;
 		if (!strcmp(r->type, "fault")) {
-			if (r->has_frame)
-				pfn[i] = r->pfn;
+			/* A pmd maps its huge page's every page. */
+			unsigned long first = r->level == PGFT_PMD ?
+				(r->addr & ~(HPAGE - 1)) : r->addr & ~(PAGE - 1);
+			unsigned long n = r->level == PGFT_PMD ? HPAGE / PAGE : 1;
+
+			for (unsigned long j = 0; r->has_frame && j < n; j++) {
+				long k = page_of(first + j * PAGE);
+
+				if (k >= 0)
+					pfn[k] = r->pfn - (r->addr - first) / PAGE + j;
+			}
 			continue;
 		}
 		if (!is_change(r))
@@ -413,6 +422,7 @@ static void run(int k, unsigned long pages, int last, struct pgf_trace *t,
 	long before;
 	int fd;
 
+	ASSERT_LE(pages, MAXPAGES);
 	kind = k;
 	seen->pages = pages;
 	seen->nr = 0;
@@ -624,8 +634,9 @@ TEST(ksm_merge)
 /*
  * 2048 pages (8 MiB) written in a memory cgroup of 6 MiB, with a swap
  * file: the cgroup's direct reclaim swaps the oldest out as the newest
- * come in: an "evict direct" for each page pagemap shows swapped, none
- * for any other; the replay holds.
+ * come in (THPs split first, where the guest makes them); every eviction
+ * is "evict direct", and the replay holds: each page pagemap shows
+ * swapped was evicted last, each present one has its frame.
  */
 TEST(direct_reclaim_in_a_memory_cgroup)
 {
@@ -660,8 +671,9 @@ TEST(direct_reclaim_in_a_memory_cgroup)
 		swapped += seen->cp[0].swapped[i];
 	ktap_diag("%zu of %lu pages swapped out by the cgroup's reclaim, %zu evicted by the trace, %zu not direct",
 		  swapped, seen->pages, evicted, wrong);
+	/* A page evicted before the loop wrote it came back in. */
 	EXPECT_GT(swapped, 0);
-	EXPECT_EQ(evicted, swapped);
+	EXPECT_GE(evicted, swapped);
 	EXPECT_EQ(wrong, 0);
 	expect_replay(&t);
 	pgf_trace_free(&t);
