@@ -14,6 +14,9 @@
 #define _LINUX_PGFAULT_HISTORY_H
 
 #include <linux/atomic.h>
+#ifdef PGF_STAGE_CHANGES
+#include <linux/bits.h>
+#endif
 #include <linux/jump_label_ratelimit.h>
 #include <linux/mm_types.h>
 #ifdef PGF_STAGE_REGIONS
@@ -59,11 +62,26 @@ enum pgf_change_kind {
 	PGF_CHANGE_EVICT,	/* unmapped; cause: the unmap's ttu_flags */
 	PGF_CHANGE_SPLIT,	/* a huge entry became base entries */
 	PGF_CHANGE_COLLAPSE,	/* base entries became a new huge page's */
+	PGF_CHANGE_MAPPED,	/* another task's fault mapped them */
 };
+
+/* With a kind: a run of PMD size mapped by ptes, not by a pmd. */
+#define PGF_CHANGE_PTES		0x8
+
+/* The cause of a PGF_CHANGE_MAPPED */
+#define PGF_MAPPED_REMOTE	0	/* GUP, ptrace, KSM's unmerging */
+
+/*
+ * &task_struct.pgf_frame while a task's fault is on another mm that a
+ * trace follows: what the fault maps is a change to that mm's frames.
+ * Not a frame's bit (mm/pgfault_history/internal.h).
+ */
+#define PGF_REMOTE_FAULT	BIT_ULL(61)
 
 /* The cause of a move: enum migrate_reason, or one of these. */
 #define PGF_MOVE_KSM		16	/* merged into a KSM page */
 #define PGF_MOVE_ZERO		17	/* a split THP's unused page: zero page */
+#define PGF_MOVE_DEVICE		18	/* a device's migration (migrate_device.c) */
 
 /* The cause of a collapse */
 #define PGF_COLLAPSE_KHUGEPAGED	0
@@ -139,6 +157,8 @@ extern u64 pgf_zero_frame;
 void pgf_page_changed(struct vm_area_struct *vma, unsigned long addr,
 		      unsigned long nr, unsigned long old, unsigned long new,
 		      unsigned int kind, unsigned int cause);
+void pgf_remote_mapped(struct vm_fault *vmf, unsigned long addr,
+		       unsigned long pfn, unsigned long nr, unsigned long size);
 #endif
 
 #ifdef PGF_STAGE_REGIONS
@@ -158,7 +178,40 @@ void pgf_page_changed(struct vm_area_struct *vma, unsigned long addr,
  *
  * Return: 0, or VM_FAULT_RETRY, as pgf_fault_begin() says.
  */
-#ifdef PGF_STAGE_PHYS
+#if defined(PGF_STAGE_CHANGES)
+static inline vm_fault_t pgfault_history_fault_begin(struct vm_area_struct *vma,
+						     unsigned int flags)
+{
+	u64 frame = 0;
+
+	if (!static_branch_unlikely(&pgf_tracing_key.key))
+		return 0;
+	/*
+	 * A fault on another mm a trace follows (GUP, ptrace,
+	 * process_vm_writev(), KSM's unmerging, by any task): what it maps
+	 * goes into that trace as a change (pgfault_history_mapped()). A
+	 * flag an untraced task keeps after such a fault costs its next
+	 * fault one call, which clears it.
+	 */
+	if (unlikely(vma->vm_mm != current->mm) &&
+	    atomic_read(&vma->vm_mm->pgf.traces))
+		frame = PGF_REMOTE_FAULT;
+	if (likely(!READ_ONCE(current->signal->pgf_trace))) {
+		if (unlikely(frame))
+			current->pgf_frame = frame;
+		return 0;
+	}
+	/*
+	 * The frame a traced fault maps is its own record's: one left by a
+	 * fault that went unrecorded (the static key went off meanwhile)
+	 * is dropped, not given to this one.
+	 */
+	current->pgf_frame = frame;
+	if (unlikely(READ_ONCE(vma->vm_mm->pgf.nr)))
+		return pgf_fault_begin(vma, flags);
+	return 0;
+}
+#elif defined(PGF_STAGE_PHYS)
 static inline vm_fault_t pgfault_history_fault_begin(struct vm_area_struct *vma,
 						     unsigned int flags)
 {
@@ -242,6 +295,15 @@ static inline bool pgf_records_frames(void)
  * (see the DOC: in mm/pgfault_history/phys.c); if it is traced without
  * them, that costs a load of the trace's flag, no call.
  */
+#ifdef PGF_STAGE_CHANGES
+/* Is current's fault one on another mm that a trace follows? */
+static inline bool pgf_remote_fault(void)
+{
+	return static_branch_unlikely(&pgf_tracing_key.key) &&
+	       unlikely(current->pgf_frame & PGF_REMOTE_FAULT);
+}
+
+#endif
 static inline void pgfault_history_mapped(struct vm_fault *vmf,
 					  unsigned long addr,
 					  unsigned long pfn, unsigned long nr,
@@ -249,11 +311,16 @@ static inline void pgfault_history_mapped(struct vm_fault *vmf,
 {
 	if (pgf_records_frames())
 		pgf_fault_mapped(vmf, addr, pfn, nr, size);
+#ifdef PGF_STAGE_CHANGES
+	else if (pgf_remote_fault())
+		pgf_remote_mapped(vmf, addr, pfn, nr, size);
+#endif
 }
 
 /**
  * pgfault_history_mapped_zero() - a fault mapped the zero page
- * @addr: the faulting address, its page table lock held
+ * @vma: the fault's VMA, its page table lock held
+ * @addr: the faulting address
  *
  * As pgfault_history_mapped() for the zero page, which a read of
  * untouched anonymous memory maps: the cheapest fault there is, and the
@@ -261,8 +328,18 @@ static inline void pgfault_history_mapped(struct vm_fault *vmf,
  * fault but for its number (architectures with several zero pages), so
  * it is packed here, with no call: pgf_zero_frame (phys.c) holds the rest.
  */
-static inline void pgfault_history_mapped_zero(unsigned long addr)
+static inline void pgfault_history_mapped_zero(struct vm_area_struct *vma,
+					       unsigned long addr)
 {
+#ifdef PGF_STAGE_CHANGES
+	if (pgf_remote_fault()) {
+		if (vma->vm_mm != current->mm)
+			pgf_page_changed(vma, addr, 1, 0, my_zero_pfn(addr),
+					 PGF_CHANGE_MAPPED, PGF_MAPPED_REMOTE);
+		else
+			current->pgf_frame = 0;	/* a stale flag */
+	}
+#endif
 	if (pgf_records_frames())
 		current->pgf_frame = pgf_zero_frame | my_zero_pfn(addr);
 }
@@ -276,7 +353,8 @@ static inline void pgfault_history_mapped_zero(unsigned long addr)
  * @nr: how many pages, mapped from consecutive frames before and after
  * @old: the first frame they were mapped to, 0 for none
  * @new: the first frame they are mapped to now, 0 for none
- * @kind: enum pgf_change_kind
+ * @kind: enum pgf_change_kind, with PGF_CHANGE_PTES for a run of PMD size
+ *	  that ptes map
  * @cause: why, as enum pgf_change_kind says
  *
  * Called where the rmap, migration, THP and KSM paths change an entry
@@ -651,7 +729,8 @@ static inline void pgfault_history_mapped(struct vm_fault *vmf,
 					  unsigned long addr,
 					  unsigned long pfn, unsigned long nr,
 					  unsigned long size) { }
-static inline void pgfault_history_mapped_zero(unsigned long addr) { }
+static inline void pgfault_history_mapped_zero(struct vm_area_struct *vma,
+					       unsigned long addr) { }
 #endif
 #ifdef PGF_STAGE_CHANGES
 static inline void pgfault_history_changed(struct vm_area_struct *vma,

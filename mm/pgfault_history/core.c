@@ -1409,6 +1409,10 @@ static void pgf_exec_record(struct pgf_trace *t, struct linux_binprm *bprm)
 	size_t n, len;
 
 	mutex_lock(&t->mutex);
+#ifdef PGF_STAGE_CHANGES
+	/* No change to the old mm may come after the exec record. */
+	pgf_changes_bind(t, NULL);
+#endif
 	if (!READ_ONCE(t->active))
 		goto out_reset;
 	n = strnlen(path, PATH_MAX - 1);

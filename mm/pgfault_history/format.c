@@ -193,6 +193,7 @@ static const char * const pgf_change_kinds[] = {
 	[PGF_CHANGE_EVICT]	= "evict",
 	[PGF_CHANGE_SPLIT]	= "split",
 	[PGF_CHANGE_COLLAPSE]	= "collapse",
+	[PGF_CHANGE_MAPPED]	= "mapped",
 };
 
 static const char * const pgf_move_causes[] = {
@@ -208,6 +209,7 @@ static const char * const pgf_move_causes[] = {
 	[MR_DAMON]		= "damon",
 	[PGF_MOVE_KSM]		= "ksm",
 	[PGF_MOVE_ZERO]		= "zero",
+	[PGF_MOVE_DEVICE]	= "device",
 };
 
 static const char * const pgf_evict_causes[] = {
@@ -237,6 +239,8 @@ static const char *pgf_change_cause(unsigned int kind, unsigned int cause)
 	case PGF_CHANGE_COLLAPSE:
 		return pgf_name(pgf_collapse_causes,
 				ARRAY_SIZE(pgf_collapse_causes), cause);
+	case PGF_CHANGE_MAPPED:
+		return cause == PGF_MAPPED_REMOTE ? "remote" : "?";
 	default:
 		return "-";
 	}

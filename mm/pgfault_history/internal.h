@@ -256,8 +256,13 @@ struct pgf_change_rec {
 };
 
 /* pgf_rec.flags of a change record */
-#define PGF_CHANGE_KIND		GENMASK(1, 0)	/* enum pgf_change_kind */
-#define PGF_CHANGE_CAUSE	GENMASK(7, 2)
+#define PGF_CHANGE_KIND		GENMASK(2, 0)	/* enum pgf_change_kind */
+#define PGF_CHANGE_CAUSE	GENMASK(7, 3)
+
+/* A task's frame never looks like a fault on another traced mm. */
+static_assert(!(PGF_REMOTE_FAULT & (PGF_FRAME_PFN | PGF_FRAME_NODE |
+				    PGF_FRAME_ORDER | PGF_FRAME_LEVEL |
+				    PGF_FRAME_HIDDEN | PGF_FRAME_VALID)));
 
 /* The cause of a PGF_CHANGE_EVICT, from what unmapped the page. */
 enum pgf_evict_cause {
@@ -607,6 +612,8 @@ struct pgf_trace {
 #ifdef PGF_STAGE_CHANGES
 	struct hlist_node mm_node;	/* in changes.c's hash, by mm */
 	struct mm_struct *hashed;	/* its key there, or NULL */
+	unsigned long unhashed;		/* when it left: an RCU cookie */
+	bool was_hashed;		/* it was in the hash once */
 #endif
 #ifdef PGF_STAGE_FILES
 	bool files;			/* file I/O is traced. Under mutex */

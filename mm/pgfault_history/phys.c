@@ -125,9 +125,17 @@ void pgf_fault_mapped(struct vm_fault *vmf, unsigned long addr,
 	unsigned long at = vmf->real_address & PAGE_MASK;
 	enum pgf_level level = PGF_LEVEL_PTE;
 
-	/* A fault on another mm (a remote fault) is recorded without it. */
-	if (vmf->vma->vm_mm != current->mm)
+	/*
+	 * A fault on another mm (a remote fault) is recorded without it, and
+	 * is a change to that mm if a trace follows it.
+	 */
+	if (vmf->vma->vm_mm != current->mm) {
+#ifdef PGF_STAGE_CHANGES
+		if (current->pgf_frame & PGF_REMOTE_FAULT)
+			pgf_remote_mapped(vmf, addr, pfn, nr, size);
+#endif
 		return;
+	}
 	if (at < addr || (at - addr) >> PAGE_SHIFT >= nr)
 		return;
 	pfn += (at - addr) >> PAGE_SHIFT;

@@ -19,8 +19,9 @@
  * file on the scratch disk, and a file's pages) and read back, and by a
  * memory cgroup's reclaim;
  * move_pages(2) and mbind(2) with MPOL_MF_MOVE between two nodes; KSM
- * merging identical pages; compaction; a THP collapsed by MADV_COLLAPSE,
- * then split.
+ * merging identical pages, and ksmd unmerging them; another process's
+ * process_vm_writev(2); compaction; a THP collapsed by MADV_COLLAPSE, then
+ * split.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,7 @@
 #include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <linux/mempolicy.h>
 #include "ktap.h"
@@ -56,7 +58,7 @@
 #endif
 
 enum { ANON_PAGEOUT, FILE_PAGEOUT, MIGRATE, KSM_MERGE, COLLAPSE, COMPACT,
-       DIRECT };
+       DIRECT, REMOTE };
 
 /* COMPACT: the pages freed around the region's, to make holes. */
 #define FILLER		4
@@ -191,9 +193,12 @@ static void steps(int step, int out)
 	case 2:
 		/*
 		 * Writes: one fault per page (no fault-around), and for KSM
-		 * the same bytes in every page.
+		 * the same bytes in every page; REMOTE: the first half only,
+		 * the test writes the rest from outside.
 		 */
 		for (size_t i = 0; i < seen->pages; i++) {
+			if (kind == REMOTE && i >= seen->pages / 2)
+				break;
 			/* COMPACT: the region's frames among the filler's */
 			for (size_t j = 0; kind == COMPACT && j < FILLER; j++)
 				filler[(i * FILLER + j) * PAGE] = 1;
@@ -428,6 +433,7 @@ static void run(int k, unsigned long pages, int last, struct pgf_trace *t,
 	seen->nr = 0;
 	seen->failed = 0;
 	ASSERT_SYS(puppet_spawn(&p, steps));
+	remote_pid = p.pid;
 	ASSERT_EQ(puppet_step(&p, 1), 0);
 	before = pgf_faults_of(p.pid);
 	ASSERT_EQ(pgf_start(p.pid), 0);
@@ -449,6 +455,9 @@ static void run(int k, unsigned long pages, int last, struct pgf_trace *t,
 			  seen->failed > 0 ? strerror(seen->failed) : "?");
 	EXPECT_EQ(seen->failed, 0);
 }
+
+/* The workload's pid, for write_from_outside() */
+static pid_t remote_pid;
 
 static void setup(void)
 {
@@ -611,6 +620,16 @@ static void run_ksmd(void)
 	pgf_write_long(KSM "run", 0);
 }
 
+/* Then ksmd unmerges them all (run 2), until none is shared (10 s at most). */
+static void run_ksmd_then_unmerge(void)
+{
+	run_ksmd();
+	pgf_write_long(KSM "run", 2);
+	for (int i = 0; i < 1000 && pgf_read_long(KSM "pages_sharing") > 0; i++)
+		usleep(10000);
+	pgf_write_long(KSM "run", 0);
+}
+
 /*
  * 32 pages of the same bytes merged by KSM: one becomes the KSM page in
  * place, every other one a "move ksm" onto it.
@@ -628,6 +647,69 @@ TEST(ksm_merge)
 		EXPECT_EQ(seen->cp[2].pfn[i], seen->cp[2].pfn[0]);
 	expect_replay(&t);
 	pgf_write_long(KSM "run", 2);	/* unmerge everything */
+	pgf_trace_free(&t);
+}
+
+/*
+ * The same pages merged, then unmerged by ksmd (run 2): each a copy of
+ * its own, which ksmd's fault maps, from no frame ("mapped remote",
+ * ksmd's thread); the replay holds.
+ */
+TEST(ksm_unmerge_by_ksmd)
+{
+	struct pgf_trace t = { 0 };
+
+	if (access(KSM "run", W_OK))
+		SKIP("no KSM here");
+	setup();
+	run(KSM_MERGE, 32, 4, &t, run_ksmd_then_unmerge);
+	EXPECT_EQ(changes(&t, "move", "ksm"), 31);
+	EXPECT_EQ(changes(&t, "mapped", "remote"), 32);
+	for (unsigned long i = 1; i < 32; i++)
+		EXPECT_TRUE(seen->cp[2].pfn[i] != seen->cp[2].pfn[0]);
+	expect_replay(&t);
+	pgf_trace_free(&t);
+}
+
+/*
+ * The test, untraced, writes the untouched half of the workload's pages
+ * with process_vm_writev(2): its faults on the workload's mm map them,
+ * a "mapped remote" each, by the test's thread; the replay holds.
+ */
+static void write_from_outside(void)
+{
+	static char buf[PAGE];
+	unsigned long half = seen->pages / 2;
+	struct iovec local = { buf, PAGE }, remote[MAXPAGES];
+
+	memset(buf, 9, sizeof(buf));
+	for (unsigned long i = 0; i < half; i++) {
+		remote[i].iov_base = (void *)(seen->base + (half + i) * PAGE);
+		remote[i].iov_len = 1;
+	}
+	local.iov_len = half;
+	if (process_vm_writev(remote_pid, &local, 1, remote, half, 0) !=
+	    (ssize_t)half)
+		ktap_diag("process_vm_writev: %s", strerror(errno));
+}
+
+TEST(pages_written_by_another_process)
+{
+	struct pgf_trace t = { 0 };
+	size_t mine = 0;
+
+	setup();
+	run(REMOTE, 32, 4, &t, write_from_outside);
+	for (size_t k = 0; k < t.nr; k++)
+		mine += !strcmp(t.rec[k].type, "mapped") &&
+			t.rec[k].tid == (int)getpid();
+	EXPECT_EQ(changes(&t, "mapped", "remote"), 16);
+	EXPECT_EQ(mine, 16);
+	for (unsigned long i = 16; i < 32; i++) {
+		EXPECT_EQ(seen->cp[1].pfn[i], 0);
+		EXPECT_TRUE(seen->cp[2].pfn[i] != 0);
+	}
+	expect_replay(&t);
 	pgf_trace_free(&t);
 }
 

@@ -127,7 +127,7 @@ def frames_against_brute_force():
 
 CAUSES = {'move': ('numa', 'syscall', 'mbind', 'compaction', 'ksm'),
           'evict': ('kswapd', 'direct', 'pageout'), 'split': ('-',),
-          'collapse': ('khugepaged', 'madvise')}
+          'collapse': ('khugepaged', 'madvise'), 'mapped': ('remote',)}
 
 
 def change_trace(rng, n, frames):
@@ -154,11 +154,11 @@ def change_trace(rng, n, frames):
         new = '-' if kind == 'evict' else rng.choice(('0', '1', '2'))
         if kind == 'split':
             new = node
-        if kind == 'collapse':
+        if kind in ('collapse', 'mapped'):
             node = '-'
         line = f'{kind} {t} {rng.choice((0, 55, 7))} {addr:x} {pages} {cause} {node} {new}'
         if frames:
-            pfn = '-' if kind == 'collapse' else f'{rng.randrange(1 << 30):x}'
+            pfn = '-' if kind in ('collapse', 'mapped') else f'{rng.randrange(1 << 30):x}'
             npfn = '-' if kind == 'evict' else f'{rng.randrange(1 << 30):x}'
             order = 9 if pages == 512 else rng.choice((0, 4))
             level = 'pte' if kind == 'split' or pages < 512 else 'pmd'
@@ -205,7 +205,7 @@ def changes_against_the_python_reader():
     sums over the Python reader's records; export csv's change rows
     against the same records."""
     rng = random.Random(9)
-    kinds = ('moved', 'evicted', 'split', 'collapsed')
+    kinds = ('moved', 'evicted', 'split', 'collapsed', 'mapped')
     with tempfile.TemporaryDirectory() as d:
         for frames in (True, False):
             text, regions = change_trace(rng, 3000, frames)

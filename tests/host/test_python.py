@@ -56,7 +56,7 @@ def every_record_type_reads_as_pgfreport_exports_it():
         assert types == {'start', 'layout', 'map', 'fault', 'remote', 'change',
                          'rearm', 'child', 'refs', 'sample', 'lost', 'unmap',
                          'stop', 'exec', 'exit', 'file', 'cache', 'move',
-                         'evict', 'split', 'collapse'}, types
+                         'evict', 'split', 'collapse', 'mapped'}, types
         files = [r for r in got if r['type'] == 'file']
         assert files[0]['path'] == '/bin/with space' and files[1]['dev'] == '00:2a'
         cache = [r for r in got if r['type'] == 'cache']

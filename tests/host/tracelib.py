@@ -45,6 +45,7 @@ move 339 55 7f0000001000 1 numa 0 1 1a2b3 2c3d4 0 pte
 evict 339 0 7f0000002000 1 kswapd 1 - 2c3d4 - 0 pte
 split 339 0 7f0000000000 4 - 0 0
 collapse 339 77 7f0000000000 4 madvise - 1 - 3e000 9 pmd
+mapped 339 90 7f0000003000 1 remote - 0 - 4f000 0 pte
 lost 3 4
 unmap 340 1
 stop 350 exiting now

@@ -606,7 +606,7 @@ static int frame(char **p, struct pgft_rec *r)
 
 const char * const pgft_change_names[PGFT_NCHANGE] = {
 	[PGFT_MOVE] = "move", [PGFT_EVICT] = "evict", [PGFT_SPLIT] = "split",
-	[PGFT_COLLAPSE] = "collapse",
+	[PGFT_COLLAPSE] = "collapse", [PGFT_MAPPED] = "mapped",
 };
 
 /* A node field: a number below 0x7ff, or "-" for none. */

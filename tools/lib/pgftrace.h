@@ -51,9 +51,12 @@ enum pgft_type {
 
 /*
  * What a change record (version 9: PGFT_PAGES) says the kernel did to
- * the frames under a run of pages: "move", "evict", "split", "collapse"
+ * the frames under a run of pages: "move", "evict", "split", "collapse",
+ * "mapped"
  */
-enum pgft_change { PGFT_MOVE, PGFT_EVICT, PGFT_SPLIT, PGFT_COLLAPSE, PGFT_NCHANGE };
+enum pgft_change {
+	PGFT_MOVE, PGFT_EVICT, PGFT_SPLIT, PGFT_COLLAPSE, PGFT_MAPPED, PGFT_NCHANGE
+};
 
 /* Its name in the trace. */
 extern const char * const pgft_change_names[PGFT_NCHANGE];

@@ -33,11 +33,12 @@ static const char usage[] =
 "Then what the kernel did to the frames without the process faulting\n"
 "(format version 9, a trace read by anyone): pages moved (migration by\n"
 "NUMA balancing, move_pages, mbind, compaction, demotion; KSM merges),\n"
-"evicted (reclaim, MADV_PAGEOUT), split and collapsed, by cause and page\n"
-"size; per node, the pages moved in and out, evicted and collapsed into\n"
-"it; and a timeline per region over --width columns: 'M' pages moved in\n"
-"that interval, 'E' evicted, 'S' split, 'C' collapsed, '*' more than one\n"
-"of them, '.' none.\n"
+"evicted (reclaim, MADV_PAGEOUT), split and collapsed, mapped by another\n"
+"task's fault (ptrace, process_vm_writev, KSM's unmerging), by cause and\n"
+"page size; per node, the pages moved in and out, evicted and collapsed\n"
+"into it; and a timeline per region over --width columns: 'M' pages\n"
+"moved in that interval, 'E' evicted, 'S' split, 'C' collapsed, 'R'\n"
+"mapped by another task, '*' more than one of them, '.' none.\n"
 "\n"
 "Options:\n"
 "  --block MIB   the blocks' size in MiB, a power of two (default 64)\n"
@@ -50,7 +51,7 @@ static const char usage[] =
 "row per block and column, 0 included), changes (change, cause, order,\n"
 "page_size, level: empty without frames, records, pages), timeline (pid,\n"
 "region: its id, start, end, name, column, start_ns, moved, evicted,\n"
-"split, collapsed: a row per region and column, 0 included).\n"
+"split, collapsed, mapped: a row per region and column, 0 included).\n"
 "\n"
 "Examples:\n"
 "  sudo tracepgfault -o app.trace ./app\n"
@@ -166,7 +167,7 @@ static char cell_char(const struct changes *c, size_t row, unsigned int col)
 {
 	static const char letter[PGFT_NCHANGE] = {
 		[PGFT_MOVE] = 'M', [PGFT_EVICT] = 'E', [PGFT_SPLIT] = 'S',
-		[PGFT_COLLAPSE] = 'C',
+		[PGFT_COLLAPSE] = 'C', [PGFT_MAPPED] = 'R',
 	};
 	char ch = '.';
 
@@ -186,12 +187,14 @@ static void changes_text(const struct frames_state *F, unsigned long page_size)
 	char a[32], b[32];
 
 	printf("\n# %llu changes the kernel made to the frames of %llu pages: "
-	       "%llu moved, %llu evicted, %llu split, %llu collapsed\n",
+	       "%llu moved, %llu evicted, %llu split, %llu collapsed, %llu mapped "
+	       "by another task's fault\n",
 	       (unsigned long long)c->records, (unsigned long long)c->pages,
 	       (unsigned long long)c->by_kind[PGFT_MOVE],
 	       (unsigned long long)c->by_kind[PGFT_EVICT],
 	       (unsigned long long)c->by_kind[PGFT_SPLIT],
-	       (unsigned long long)c->by_kind[PGFT_COLLAPSE]);
+	       (unsigned long long)c->by_kind[PGFT_COLLAPSE],
+	       (unsigned long long)c->by_kind[PGFT_MAPPED]);
 	if (!c->records)
 		return;
 	printf("\n%-9s %-15s %-10s %-6s %10s %10s\n", "change", "cause",
@@ -221,7 +224,8 @@ static void changes_text(const struct frames_state *F, unsigned long page_size)
 		       (unsigned long long)n->collapsed);
 	}
 	printf("\n# per region, over %u columns of %.3f ms from the first change: "
-	       "'M' moved, 'E' evicted, 'S' split, 'C' collapsed, '*' several, '.' none\n",
+	       "'M' moved, 'E' evicted, 'S' split, 'C' collapsed, 'R' mapped by "
+	       "another task, '*' several, '.' none\n",
 	       cols, c->interval / 1e6);
 	for (size_t r = 0; r < c->nrows; r++) {
 		const struct changes_row *w = &c->rows[r];
@@ -306,7 +310,7 @@ static const char *const change_cols[] = { "change", "cause", "order",
 static const char *const timeline_cols[] = { "pid", "region", "start", "end",
 					      "name", "column", "start_ns",
 					      "moved", "evicted", "split",
-					      "collapsed" };
+					      "collapsed", "mapped" };
 static const char *const size_cols[] = { "order", "page_size", "level", "faults",
 					  "frames" };
 static const char *const block_cols[] = { "start", "end", "node", "column",
@@ -373,7 +377,7 @@ static void tables_out(const struct pass *ps, const struct frames_state *F)
 	} else if (ps->table == 4) {
 		unsigned int cols = changes_cols(c);
 
-		table_begin(&t, stdout, ps->format, timeline_cols, 11);
+		table_begin(&t, stdout, ps->format, timeline_cols, 12);
 		for (size_t r = 0; r < c->nrows; r++)
 			for (unsigned int col = 0; col < cols; col++) {
 				const struct changes_row *w = &c->rows[r];

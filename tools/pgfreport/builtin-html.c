@@ -312,7 +312,7 @@ static void frames_json(FILE *f, struct html_state *H)
 /*
  * The kernel's changes to the frames (pgfreport frames' changes, nodes
  * and timeline): on if the trace has any; the timeline's cells are
- * [moved, evicted, split, collapsed] pages over 128 columns.
+ * [moved, evicted, split, collapsed, mapped] pages over 128 columns.
  */
 static void changes_json(FILE *f, struct html_state *H)
 {

@@ -49,7 +49,7 @@ COUNTED = ('minor', 'major', 'reref')
 # The page table level a fault's frame is mapped at (version 8).
 LEVELS = ('pte', 'pmd', 'pud')
 # What the kernel did to the frames under pages (version 9).
-CHANGES = ('move', 'evict', 'split', 'collapse')
+CHANGES = ('move', 'evict', 'split', 'collapse', 'mapped')
 _HEADER = re.compile(r'pgfault_history (\d+) pid (\d+) page_size (\d+)$')
 _TREE = re.compile(r'pgfault_history_tree (\d+) root (\d+)$')
 _DEC = re.compile(r'[0-9]{1,19}$')        # as the C reader: at most 19 digits

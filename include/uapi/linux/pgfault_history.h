@@ -175,17 +175,22 @@
  * process faulting: KIND is "move" (the pages now live in other frames),
  * "evict" (they are no longer mapped: swapped out, or a file's page left
  * to be read again), "split" (a huge mapping became base pages, same
- * frames) or "collapse" (base pages copied into a new huge page). TID is
+ * frames), "collapse" (base pages copied into a new huge page) or
+ * "mapped" (another task's fault mapped them: CAUSE "remote", ptrace,
+ * process_vm_writev(), /proc/<pid>/mem, KSM's unmerging by ksmd; from no
+ * frame, even where a copy-on-write replaced one). TID is
  * the thread that made the change, in any process (kswapd, kcompactd,
  * khugepaged, ksmd, a thread calling move_pages()), 0 if not seen in the
  * trace's pid namespace. CAUSE: for "move", numa (NUMA balancing),
  * syscall (move_pages(), migrate_pages(), a cpuset), mbind, compaction,
  * demotion, hotplug, memory_failure, contig, longterm_pin, damon, ksm
  * (merged into a KSM page), zero (an unused page of a split THP now maps
- * the zero page); for "evict", kswapd, direct (reclaim by an allocation
- * or a memory cgroup), pageout (MADV_PAGEOUT, DAMON), split (a file THP
- * split: its pages fault back in), collapse (a file range collapsed into
- * a THP), truncate, hwpoison; for "collapse", khugepaged or madvise
+ * the zero page), device (a driver's migration to or from device memory);
+ * for "evict", kswapd, direct (reclaim by an allocation or a memory
+ * cgroup, memory.reclaim), pageout (MADV_PAGEOUT, DAMON), split (a file
+ * THP's huge mapping split, its pages to fault back in: reclaim of a file
+ * THP mapped by a pmd splits it so), collapse (a file range collapsed
+ * into a THP), truncate, hwpoison; for "collapse", khugepaged or madvise
  * (MADV_COLLAPSE); "-" for "split". NODE and NEWNODE are the NUMA nodes
  * of the frames before and after, "-" for none (no frame, or one without
  * a struct page). The pages are mapped from consecutive frames, before
@@ -211,7 +216,7 @@
 /* Version 8 added the frame of a fault. */
 #endif
 #ifdef PGF_STAGE_CHANGES
-/* Version 9 added move, evict, split and collapse. */
+/* Version 9 added move, evict, split, collapse and mapped. */
 #endif
 #ifndef _UAPI_LINUX_PGFAULT_HISTORY_H
 #define _UAPI_LINUX_PGFAULT_HISTORY_H
