@@ -323,6 +323,7 @@ static void balancing_restore(const struct balancing *old)
 struct moved {
 	unsigned long addr;		/* the pages */
 	long migrated;			/* /proc/vmstat's numa_pages_migrated */
+	int on0;			/* pages on node 0 with the frames below */
 	uint64_t pfn[NP];		/* the child's pagemap at the end */
 };
 
@@ -407,6 +408,8 @@ out_restore:
 	if (mo && on0 >= 0) {
 		mo->migrated = vmstat("numa_pages_migrated") - mo->migrated;
 		mo->addr = mv->addr;
+		/* Balancing is off again: where they are now stays. */
+		mo->on0 = pages_on(pid, mv->addr, NP, 0);
 		child_frames(pid, mo);
 	}
 out:
@@ -434,12 +437,12 @@ static size_t faults_with(const struct pgf_trace *t, const char *result)
 /*
  * The "move numa" records of the pages (format version 9): each page that
  * NUMA balancing moved to node 0 has one, from node 1, from the frame it
- * had to the frame the child's pagemap shows at the end; their pages are
+ * had to the frame the child's pagemap shows once balancing is off again
+ * (and each page on node 0 then was moved); their pages are
  * at most the pages /proc/vmstat says balancing migrated in the guest
  * meanwhile. A timeline of the moves, per 100 ms, in the diagnostics.
  */
-static void expect_numa_moves(const struct pgf_trace *t, const struct moved *mo,
-			      int on0)
+static void expect_numa_moves(const struct pgf_trace *t, const struct moved *mo)
 {
 	static int moves[NP];
 	size_t pages = 0, wrong = 0, buckets[16] = { 0 };
@@ -474,10 +477,10 @@ static void expect_numa_moves(const struct pgf_trace *t, const struct moved *mo,
 		n += snprintf(line + n, sizeof(line) - n, " %zu", buckets[b]);
 	ktap_diag("%zu pages in \"move numa\" records, %d pages moved, %d on node 0; "
 		  "/proc/vmstat: %ld pages migrated by balancing; %zu wrong",
-		  pages, moved, on0, mo->migrated, wrong);
+		  pages, moved, mo->on0, mo->migrated, wrong);
 	ktap_diag("pages moved to node 0 per 100 ms:%s", line);
 	EXPECT_EQ(wrong, 0);
-	EXPECT_EQ(moved, on0);
+	EXPECT_EQ(moved, mo->on0);
 	EXPECT_LE((long)pages, mo->migrated);
 }
 
@@ -499,7 +502,7 @@ static void pages_follow(enum trace_how how)
 			  faults_with(&t, "minor"), faults_with(&t, "reref"));
 	if (how == FIRST) {
 		EXPECT_EQ(faults_with(&t, "reref"), 0);
-		expect_numa_moves(&t, &mo, on0);
+		expect_numa_moves(&t, &mo);
 	}
 	if (how == REARMED)
 		EXPECT_GE(faults_with(&t, "reref"), 1);
