@@ -666,8 +666,9 @@ def read_trace(source, types=('fault',), chunksize=None):
     uint64, strings categorical, flags boolean; a key some of the records
     lack gives a nullable integer column, never float64), 'type' first,
     'pid' in a tree file, and for
-    faults 'region': the name of the region that held the address when
-    it happened ('[anon]' for one without a name, '' for none), found by
+    faults and change records ('move', 'evict', 'split', 'collapse',
+    'mapped'; version 9) 'region': the name of the region that held the
+    address when it happened ('[anon]' for one without a name, '' for none), found by
     bisection; for file references ('cache', version 7) 'path': their
     file's, from its 'file' record. An empty trace gives an empty frame with those columns and
     types. With @chunksize, an iterator of frames of at most that many
