@@ -70,6 +70,7 @@ enum pgf_change_kind {
 
 /* The cause of a PGF_CHANGE_MAPPED */
 #define PGF_MAPPED_REMOTE	0	/* GUP, ptrace, KSM's unmerging */
+#define PGF_MAPPED_AROUND	1	/* beside the faulting page */
 
 /*
  * &task_struct.pgf_frame while a task's fault is on another mm that a

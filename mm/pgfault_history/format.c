@@ -227,6 +227,11 @@ static const char * const pgf_collapse_causes[] = {
 	[PGF_COLLAPSE_MADVISE]		= "madvise",
 };
 
+static const char * const pgf_mapped_causes[] = {
+	[PGF_MAPPED_REMOTE]	= "remote",
+	[PGF_MAPPED_AROUND]	= "around",
+};
+
 static const char *pgf_change_cause(unsigned int kind, unsigned int cause)
 {
 	switch (kind) {
@@ -240,7 +245,8 @@ static const char *pgf_change_cause(unsigned int kind, unsigned int cause)
 		return pgf_name(pgf_collapse_causes,
 				ARRAY_SIZE(pgf_collapse_causes), cause);
 	case PGF_CHANGE_MAPPED:
-		return cause == PGF_MAPPED_REMOTE ? "remote" : "?";
+		return pgf_name(pgf_mapped_causes,
+				ARRAY_SIZE(pgf_mapped_causes), cause);
 	default:
 		return "-";
 	}

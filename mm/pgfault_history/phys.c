@@ -125,17 +125,33 @@ void pgf_fault_mapped(struct vm_fault *vmf, unsigned long addr,
 	unsigned long at = vmf->real_address & PAGE_MASK;
 	enum pgf_level level = PGF_LEVEL_PTE;
 
+#ifdef PGF_STAGE_CHANGES
 	/*
 	 * A fault on another mm (a remote fault) is recorded without it, and
 	 * is a change to that mm if a trace follows it.
 	 */
 	if (vmf->vma->vm_mm != current->mm) {
-#ifdef PGF_STAGE_CHANGES
 		if (current->pgf_frame & PGF_REMOTE_FAULT)
 			pgf_remote_mapped(vmf, addr, pfn, nr, size);
-#endif
 		return;
 	}
+#else
+	/* A fault on another mm (a remote fault) is recorded without it. */
+	if (vmf->vma->vm_mm != current->mm)
+		return;
+#endif
+#ifdef PGF_STAGE_CHANGES
+	/*
+	 * The pages a fault maps beside its own (fault-around's runs, the
+	 * rest of a large folio mapped by ptes) have no fault of their own:
+	 * a "mapped around" says which frames they got.
+	 */
+	if (size == PAGE_SIZE &&
+	    (nr > 1 || at < addr || (at - addr) >> PAGE_SHIFT >= nr))
+		pgf_page_changed(vmf->vma, addr, nr, 0, pfn,
+				 PGF_CHANGE_MAPPED | PGF_CHANGE_PTES,
+				 PGF_MAPPED_AROUND);
+#endif
 	if (at < addr || (at - addr) >> PAGE_SHIFT >= nr)
 		return;
 	pfn += (at - addr) >> PAGE_SHIFT;

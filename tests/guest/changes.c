@@ -57,7 +57,7 @@
 #endif
 
 enum { ANON_PAGEOUT, FILE_PAGEOUT, MIGRATE, KSM_MERGE, COLLAPSE, COMPACT,
-       DIRECT, REMOTE };
+       DIRECT, REMOTE, FILE_READ };
 
 /* COMPACT: the pages freed around the region's, to make holes. */
 #define FILLER		4
@@ -170,6 +170,18 @@ static void steps(int step, int out)
 			reg = mmap(NULL, len, PROT_READ | PROT_WRITE,
 				   MAP_SHARED, fd, 0);
 			close(fd);
+		} else if (kind == FILE_READ) {
+			/* A file in the page cache, written by write(). */
+			static char page[PAGE];
+
+			fd = memfd_create("pgf-changes", 0);
+			for (size_t i = 0; fd >= 0 && i < seen->pages; i++) {
+				memset(page, (int)i, sizeof(page));
+				if (write(fd, page, PAGE) != PAGE)
+					_exit(2);
+			}
+			reg = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+			close(fd);
 		} else {
 			reg = mmap(NULL, len, PROT_READ | PROT_WRITE,
 				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -195,7 +207,10 @@ static void steps(int step, int out)
 		 * the same bytes in every page; REMOTE: the first half only,
 		 * the test writes the rest from outside.
 		 */
-		for (size_t i = 0; i < seen->pages; i++) {
+		/* FILE_READ: every 8th page read, fault-around maps more */
+		for (size_t i = 0; kind == FILE_READ && i < seen->pages; i += 8)
+			sink = reg[i * PAGE];
+		for (size_t i = 0; kind != FILE_READ && i < seen->pages; i++) {
 			if (kind == REMOTE && i >= seen->pages / 2)
 				break;
 			/* COMPACT: the region's frames among the filler's */
@@ -671,6 +686,34 @@ TEST(ksm_unmerge_by_ksmd)
 	EXPECT_EQ(changes(&t, "mapped", "remote"), 32);
 	for (unsigned long i = 1; i < 32; i++)
 		EXPECT_TRUE(seen->cp[2].pfn[i] != seen->cp[2].pfn[0]);
+	expect_replay(&t);
+	pgf_trace_free(&t);
+}
+
+/*
+ * A shmem file's pages read every 8th: each fault maps its neighbours
+ * too (fault-around), which fault on their own no more: a "mapped around"
+ * for each run, and the replay holds for every page pagemap shows.
+ */
+TEST(fault_around_maps_the_neighbours)
+{
+	struct pgf_trace t = { 0 };
+	size_t present = 0, faults = 0;
+
+	setup();
+	run(FILE_READ, 64, 3, &t, NULL);
+	for (unsigned long i = 0; i < 64; i++)
+		present += seen->cp[0].pfn[i] != 0;
+	for (size_t k = 0; k < t.nr; k++)
+		faults += !strcmp(t.rec[k].type, "fault") &&
+			  page_of(t.rec[k].addr) >= 0;
+	ktap_diag("%zu faults, %zu pages present, %zu in mapped around records",
+		  faults, present, changes(&t, "mapped", "around"));
+	/* 8 reads; a read of a page mapped around before takes no fault */
+	EXPECT_GE(faults, 1);
+	EXPECT_LE(faults, 8);
+	EXPECT_GT(present, faults);
+	EXPECT_GE(changes(&t, "mapped", "around"), present - faults);
 	expect_replay(&t);
 	pgf_trace_free(&t);
 }

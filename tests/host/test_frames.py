@@ -127,7 +127,7 @@ def frames_against_brute_force():
 
 CAUSES = {'move': ('numa', 'syscall', 'mbind', 'compaction', 'ksm'),
           'evict': ('kswapd', 'direct', 'pageout'), 'split': ('-',),
-          'collapse': ('khugepaged', 'madvise'), 'mapped': ('remote',)}
+          'collapse': ('khugepaged', 'madvise'), 'mapped': ('remote', 'around')}
 
 
 def change_trace(rng, n, frames):

@@ -341,7 +341,7 @@ def changes_show_in_the_frames_view_without_frames():
         assert (C['records'], C['pages']) == (2, 3), C
         cells = {(x, y): v for y, r in enumerate(C['rows'])
                  for x, v in enumerate(r['cells']) if any(v)}
-        assert cells == {(0, 0): [1, 0, 0, 0], (2, 0): [0, 2, 0, 0]}, cells
+        assert cells == {(0, 0): [1, 0, 0, 0, 0], (2, 0): [0, 2, 0, 0, 0]}, cells
         assert C['rows'][0]['name'] == '[heap]', C['rows']
         causes = b.js('document.getElementById("pgf-changes-causes").innerText')
         nodes = b.js('document.getElementById("pgf-changes-nodes").innerText')

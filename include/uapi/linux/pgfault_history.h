@@ -176,9 +176,11 @@
  * "evict" (they are no longer mapped: swapped out, or a file's page left
  * to be read again), "split" (a huge mapping became base pages, same
  * frames), "collapse" (base pages copied into a new huge page) or
- * "mapped" (another task's fault mapped them: CAUSE "remote", ptrace,
- * process_vm_writev(), /proc/<pid>/mem, KSM's unmerging by ksmd; from no
- * frame, even where a copy-on-write replaced one). TID is
+ * "mapped" (a fault mapped them: CAUSE "remote", another task's: ptrace,
+ * process_vm_writev(), /proc/<pid>/mem, KSM's unmerging by ksmd; or
+ * "around", the process's own, beside the faulting page: fault-around, a
+ * large folio's pages; written only for a trace that records frames; from
+ * no frame, even where a copy-on-write replaced one). TID is
  * the thread that made the change, in any process (kswapd, kcompactd,
  * khugepaged, ksmd, a thread calling move_pages()), 0 if not seen in the
  * trace's pid namespace. CAUSE: for "move", numa (NUMA balancing),
