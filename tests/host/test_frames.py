@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """The frames of format version 8 (a fault's PFN NODE ORDER LEVEL) and the
-changes of version 9 (move, evict, split, collapse) through the tools:
+changes of version 9 (move, evict, split, collapse, mapped) through the tools:
 pgfreport frames (its tables, csv and json, and the text) against a brute
 force over the Python reader's records (tools/python/pgfault_trace.py) on
 random traces, read as text and in the binary form; export csv's frame

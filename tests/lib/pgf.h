@@ -267,7 +267,7 @@ struct pgf_rec {
 	unsigned int order;
 	int level;		/* enum pgft_level */
 	/*
-	 * move, evict, split, collapse: addr, a the pages, text the cause,
+	 * move, evict, split, collapse, mapped: addr, a the pages, text the cause,
 	 * node and new_node always; pfn and new_pfn (PGFT_NO_PFN: none),
 	 * order and level with has_frame
 	 */

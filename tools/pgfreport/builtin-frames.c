@@ -33,12 +33,13 @@ static const char usage[] =
 "Then what the kernel did to the frames without the process faulting\n"
 "(format version 9, a trace read by anyone): pages moved (migration by\n"
 "NUMA balancing, move_pages, mbind, compaction, demotion; KSM merges),\n"
-"evicted (reclaim, MADV_PAGEOUT), split and collapsed, mapped by another\n"
-"task's fault (ptrace, process_vm_writev, KSM's unmerging), by cause and\n"
-"page size; per node, the pages moved in and out, evicted and collapsed\n"
-"into it; and a timeline per region over --width columns: 'M' pages\n"
-"moved in that interval, 'E' evicted, 'S' split, 'C' collapsed, 'R'\n"
-"mapped by another task, '*' more than one of them, '.' none.\n"
+"evicted (reclaim, MADV_PAGEOUT), split and collapsed, mapped by a fault\n"
+"(another task's: ptrace, process_vm_writev, KSM's unmerging; or the\n"
+"process's own, beside the faulting page), by cause and page size; per\n"
+"node, the pages moved in and out, evicted and collapsed into it; and a\n"
+"timeline per region over --width columns: 'M' pages moved in that\n"
+"interval, 'E' evicted, 'S' split, 'C' collapsed, 'R' mapped by a fault,\n"
+"'*' more than one of them, '.' none.\n"
 "\n"
 "Options:\n"
 "  --block MIB   the blocks' size in MiB, a power of two (default 64)\n"
@@ -188,7 +189,7 @@ static void changes_text(const struct frames_state *F, unsigned long page_size)
 
 	printf("\n# %llu changes the kernel made to the frames of %llu pages: "
 	       "%llu moved, %llu evicted, %llu split, %llu collapsed, %llu mapped "
-	       "by another task's fault\n",
+	       "by a fault\n",
 	       (unsigned long long)c->records, (unsigned long long)c->pages,
 	       (unsigned long long)c->by_kind[PGFT_MOVE],
 	       (unsigned long long)c->by_kind[PGFT_EVICT],
@@ -225,7 +226,7 @@ static void changes_text(const struct frames_state *F, unsigned long page_size)
 	}
 	printf("\n# per region, over %u columns of %.3f ms from the first change: "
 	       "'M' moved, 'E' evicted, 'S' split, 'C' collapsed, 'R' mapped by "
-	       "another task, '*' several, '.' none\n",
+	       "a fault, '*' several, '.' none\n",
 	       cols, c->interval / 1e6);
 	for (size_t r = 0; r < c->nrows; r++) {
 		const struct changes_row *w = &c->rows[r];

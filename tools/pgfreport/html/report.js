@@ -351,7 +351,7 @@
 
 	/* ---- the kernel's changes to the frames (format version 9) ---- */
 
-	const kinds = ['moved', 'evicted', 'split', 'collapsed', 'mapped by another task'];
+	const kinds = ['moved', 'evicted', 'split', 'collapsed', 'mapped by a fault'];
 
 	function changeTables() {
 		const C = D.changes;
