@@ -84,8 +84,14 @@ static void *replacer(void *arg)
 
 		if (d >= NP - 1)
 			return NULL;		/* never caught it throttled */
-		/* In the fault of page c: set, not yet written. */
-		if (c == d + 1 && throttled(writer_tid) && cur == c && done == d) {
+		/*
+		 * In the fault of page c: set, not yet written. Not page 0:
+		 * the first fault in the new mapping records its region first
+		 * and may sleep for that (killable, state D too) before its
+		 * fault is handled at all.
+		 */
+		if (c > 0 && c == d + 1 && throttled(writer_tid) && cur == c &&
+		    done == d) {
 			if (mmap(map + c * PAGE, PAGE, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
 			    MAP_FAILED)
