@@ -119,8 +119,8 @@ extern struct static_key_false_deferred pgf_tracing_key;
 #ifdef PGF_STAGE_REGIONS
 vm_fault_t pgf_fault_begin(struct vm_area_struct *vma, unsigned int flags);
 #endif
-void pgf_record_fault(struct mm_struct *mm, unsigned long address,
-		      unsigned int flags, vm_fault_t ret,
+void pgf_record_fault(struct pgf_trace *t, struct mm_struct *mm,
+		      unsigned long address, unsigned int flags, vm_fault_t ret,
 		      struct pt_regs *regs);
 void pgf_exec(struct linux_binprm *bprm);
 #ifdef PGF_STAGE_INHERIT
@@ -259,9 +259,14 @@ static inline void pgfault_history_fault(struct mm_struct *mm,
 					 unsigned int flags, vm_fault_t ret,
 					 struct pt_regs *regs)
 {
-	if (static_branch_unlikely(&pgf_tracing_key.key) &&
-	    unlikely(READ_ONCE(current->signal->pgf_trace)))
-		pgf_record_fault(mm, address, flags, ret, regs);
+	struct pgf_trace *t;
+
+	if (!static_branch_unlikely(&pgf_tracing_key.key))
+		return;
+	/* The trace's fields are read through it: ordered after this load. */
+	t = READ_ONCE(current->signal->pgf_trace);
+	if (unlikely(t))
+		pgf_record_fault(t, mm, address, flags, ret, regs);
 }
 
 #ifdef PGF_STAGE_PHYS

@@ -51,7 +51,7 @@
 static DEFINE_MUTEX(pgf_bench_mutex);
 static char pgf_bench_result[128];
 
-static u64 pgf_bench_records(unsigned long n)
+static u64 pgf_bench_records(struct pgf_trace *t, unsigned long n)
 {
 	struct pt_regs *regs = task_pt_regs(current);
 	unsigned long i, j;
@@ -60,7 +60,7 @@ static u64 pgf_bench_records(unsigned long n)
 	for (i = 0; i < n; i += PGF_BENCH_CHUNK) {
 		start = ktime_get_ns();
 		for (j = i; j < n && j < i + PGF_BENCH_CHUNK; j++)
-			pgf_record_fault(current->mm, PAGE_SIZE * (j & 0xffff),
+			pgf_record_fault(t, current->mm, PAGE_SIZE * (j & 0xffff),
 					 FAULT_FLAG_USER | FAULT_FLAG_WRITE,
 					 0, regs);
 		ns += ktime_get_ns() - start;
@@ -147,7 +147,7 @@ static ssize_t pgf_bench_write(struct file *file, const char __user *ubuf,
 	if (!t || !READ_ONCE(t->active) || !current->mm)
 		goto out;
 	pgf_fault_totals(t, &kept0, &lost0);
-	ns = pgf_bench_records(n);
+	ns = pgf_bench_records(t, n);
 	pgf_fault_totals(t, &kept, &lost);
 	kept -= kept0;
 	lost -= lost0;

@@ -1308,28 +1308,64 @@ static bool pgf_kernel_mode(unsigned int flags)
 	       syscall_get_nr(current, task_pt_regs(current)) >= 0;
 }
 
-void pgf_record_fault(struct mm_struct *mm, unsigned long address,
-		      unsigned int flags, vm_fault_t ret,
-		      struct pt_regs *regs)
+/*
+ * What pgf_record_fault() takes its own way: a fault that is not a plain
+ * minor one (retried, completed elsewhere, failed, major, a re-arm's),
+ * a fault on another mm, and every fault in window mode.
+ */
+#ifdef PGF_STAGE_REARM
+#define PGF_FAULT_UNUSUAL	(VM_FAULT_RETRY | VM_FAULT_COMPLETED | \
+				 VM_FAULT_ERROR | VM_FAULT_MAJOR | \
+				 VM_FAULT_HINTING)
+#elif defined(PGF_STAGE_REGIONS)
+#define PGF_FAULT_UNUSUAL	(VM_FAULT_RETRY | VM_FAULT_COMPLETED | \
+				 VM_FAULT_ERROR | VM_FAULT_MAJOR)
+#else
+#define PGF_FAULT_UNUSUAL	(VM_FAULT_RETRY | VM_FAULT_ERROR | \
+				 VM_FAULT_MAJOR)
+#endif
+
+/* The access and mode flags of a fault's record. */
+static __always_inline unsigned int pgf_fault_flags(unsigned int flags)
 {
-	struct pgf_trace *t = pgf_trace_of(current->signal);
+	unsigned int rflags = 0;
+
+	if (flags & FAULT_FLAG_INSTRUCTION)
+		rflags |= PGF_ACCESS_EXEC;
+	else if (flags & FAULT_FLAG_WRITE)
+		rflags |= PGF_ACCESS_WRITE;
+	if (pgf_kernel_mode(flags))
+		rflags |= PGF_FAULT_KERNEL;
+	return rflags;
+}
+
+/* Where the access was: never a kernel address (for kernel mode, the syscall's). */
+static __always_inline unsigned long pgf_fault_ip(struct pt_regs *regs)
+{
+	if (regs && user_mode(regs))
+		return instruction_pointer(regs);
+	return instruction_pointer(task_pt_regs(current));
+}
+
+/* pgf_record_fault()'s way for the faults above. */
+static noinline void pgf_record_unusual(struct pgf_trace *t,
+					struct mm_struct *mm,
+					unsigned long address,
+					unsigned int flags, vm_fault_t ret,
+					struct pt_regs *regs)
+{
 	enum pgf_kind kind = PGF_KIND_FAULT;
 #ifdef PGF_STAGE_PHYS
 	struct pgf_fault_rec fr __uninitialized;	/* pgf_rec_init() fills it */
 	struct pgf_rec *rec = &fr.rec;
-	u64 frame = current->pgf_frame;
+	u64 frame = pgf_take_frame();
 #else
 	struct pgf_rec buf __uninitialized, *rec = &buf;
 #endif
 	u8 result;
 
-#ifdef PGF_STAGE_PHYS
-	/* What this fault mapped, if it got so far: taken once. */
-	if (frame)
-		current->pgf_frame = 0;
-#endif
 	/* Recorded once, when the retried fault completes. */
-	if ((ret & VM_FAULT_RETRY) || !t || !READ_ONCE(t->active))
+	if ((ret & VM_FAULT_RETRY) || !READ_ONCE(t->active))
 		return;
 #ifdef PGF_STAGE_REGIONS
 	/*
@@ -1374,19 +1410,9 @@ void pgf_record_fault(struct mm_struct *mm, unsigned long address,
 	}
 
 	pgf_rec_init(t, rec, PGF_REC_FAULT, sizeof(*rec));
-	rec->flags = result << PGF_FAULT_RESULT_SHIFT;
-	if (flags & FAULT_FLAG_INSTRUCTION)
-		rec->flags |= PGF_ACCESS_EXEC;
-	else if (flags & FAULT_FLAG_WRITE)
-		rec->flags |= PGF_ACCESS_WRITE;
-	if (pgf_kernel_mode(flags))
-		rec->flags |= PGF_FAULT_KERNEL;
+	rec->flags = result << PGF_FAULT_RESULT_SHIFT | pgf_fault_flags(flags);
 	rec->a = address;
-	/* Never a kernel address: for kernel-mode faults, the syscall's IP. */
-	if (regs && user_mode(regs))
-		rec->b = instruction_pointer(regs);
-	else
-		rec->b = instruction_pointer(task_pt_regs(current));
+	rec->b = pgf_fault_ip(regs);
 #ifdef PGF_STAGE_PHYS
 	if (frame && kind == PGF_KIND_FAULT && pgf_trace_frames(t)) {
 		fr.frame = frame;
@@ -1399,6 +1425,36 @@ void pgf_record_fault(struct mm_struct *mm, unsigned long address,
 	if (kind == PGF_KIND_FAULT && rcu_access_pointer(t->window))
 		__pgf_window_admit(t, address);
 #endif
+}
+
+/**
+ * pgf_record_fault() - record a fault of a traced process
+ * @t: the process's trace (current->signal->pgf_trace)
+ * @mm: the mm the fault was handled in
+ * @address: the faulting address
+ * @flags: FAULT_FLAG_* it was handled with
+ * @ret: what handling it returned
+ * @regs: the registers at the fault, or NULL
+ *
+ * For pgfault_history_fault(). A minor fault on the process's own mm,
+ * nearly every fault, is written by pgf_write_fault() from here; the
+ * others go through pgf_record_unusual().
+ */
+void pgf_record_fault(struct pgf_trace *t, struct mm_struct *mm,
+		      unsigned long address, unsigned int flags, vm_fault_t ret,
+		      struct pt_regs *regs)
+{
+	/* Window mode admits the page to its window there too. */
+	if (unlikely((ret & PGF_FAULT_UNUSUAL) || (flags & FAULT_FLAG_TRIED) ||
+#ifdef PGF_STAGE_WINDOW
+		     rcu_access_pointer(t->window) ||
+#endif
+		     mm != current->mm)) {
+		pgf_record_unusual(t, mm, address, flags, ret, regs);
+		return;
+	}
+	pgf_write_fault(t, PGF_RESULT_MINOR << PGF_FAULT_RESULT_SHIFT |
+			pgf_fault_flags(flags), address, pgf_fault_ip(regs));
 }
 
 /* An ordinary exec: the exec record; the old address space is gone. */

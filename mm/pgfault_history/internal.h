@@ -24,11 +24,13 @@
 #include <linux/mutex.h>
 #include <linux/pgfault_history.h>
 #include <linux/pgtable.h>
+#include <linux/pid_namespace.h>
 #include <linux/rbtree.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/spinlock.h>
+#include <linux/timekeeping.h>
 #include <linux/timer.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -628,6 +630,33 @@ struct pgf_trace {
 /* Between the files of mm/pgfault_history/ */
 
 /**
+ * pgf_tid() - current's thread id, as a trace's reader numbers it
+ * @t: the trace (its pid namespace)
+ *
+ * A trace read in the initial pid namespace, the usual case, numbers
+ * threads by their global id. In another (a container's), the number is
+ * read from current's own &struct pid, as pid_nr_ns() does, with no call
+ * and no RCU: a running task's struct pid cannot go, and only its own
+ * exec (exchange_tids()) changes it.
+ *
+ * Return: the id, or 0 if current has none in that namespace.
+ */
+static __always_inline u32 pgf_tid(const struct pgf_trace *t)
+{
+	const struct pid_namespace *ns = t->pid_ns;
+	const struct pid *pid;
+	unsigned int level;
+
+	if (likely(ns == &init_pid_ns))
+		return current->pid;
+	pid = task_pid(current);
+	level = ns->level;
+	if (level > pid->level || pid->numbers[level].ns != ns)
+		return 0;
+	return pid->numbers[level].nr;
+}
+
+/**
  * pgf_rec_init() - fill in the common part of a record
  * @t: the trace it is for (its pid namespace)
  * @rec: the record
@@ -646,12 +675,7 @@ static __always_inline void pgf_rec_init(const struct pgf_trace *t,
 	rec->type = type;
 	rec->flags = 0;
 	rec->len = len;
-	/*
-	 * A trace read in the initial pid namespace, the usual case, numbers
-	 * threads by their global id: no lookup.
-	 */
-	rec->tid = t->pid_ns == &init_pid_ns ? current->pid :
-		   task_pid_nr_ns(current, t->pid_ns);
+	rec->tid = pgf_tid(t);
 	rec->time = 0;
 	rec->a = 0;
 	rec->b = 0;
@@ -670,6 +694,129 @@ bool pgf_emit_fault(struct pgf_trace *t, const struct pgf_rec *src,
 		    enum pgf_kind kind);
 bool pgf_emit_fault_to(struct pgf_trace *t, struct pgf_cpu *c,
 		       const struct pgf_rec *src, enum pgf_kind kind);
+bool pgf_write_fault_slow(struct pgf_trace *t, unsigned int flags,
+			  unsigned long addr, unsigned long ip, u64 frame);
+void __pgf_fault_written(struct pgf_trace *t, struct pgf_cpu *c,
+			 struct pgf_rec *rec);
+
+/*
+ * Bytes of the control ring kept for the last record of a trace (an EXIT,
+ * or a STOP for credentials) with the LOST before it, twice over for the
+ * PAD a wrap may need in front of them; and as much again for the other
+ * control records (start, stop), so that a trace started and stopped over
+ * and over on a full ring cannot crowd its end out.
+ */
+#define PGF_FINAL_RESERVE	(2 * (sizeof(struct pgf_rec) + sizeof(struct pgf_exit_rec)))
+#define PGF_RESERVE		(2 * PGF_FINAL_RESERVE)
+
+#ifdef PGF_STAGE_PHYS
+/*
+ * The frame current's fault mapped (pgfault_history_mapped()), if it got
+ * so far, for its record: taken once.
+ */
+static __always_inline u64 pgf_take_frame(void)
+{
+	u64 frame = current->pgf_frame;
+
+	current->pgf_frame = 0;
+	return frame;
+}
+
+#endif
+/**
+ * pgf_write_fault() - append the record of a counted fault to a trace
+ * @t: the trace
+ * @flags: the record's flags (access, result, kernel mode)
+ * @addr: the faulting address
+ * @ip: the instruction pointer of the access
+ *
+ * The fault path's writer, inline in pgf_record_fault(): as
+ * pgf_emit_fault(), but the record is made where it goes, in the current
+ * CPU's ring under its lock, with its time read last, when the ring has
+ * room for it up to its end and nothing else is owed first. A ring that
+ * must wrap, grow or make its reader a LOST record, or that has not been
+ * made yet, and a trace that is not recording or whose reader lacks a
+ * layout, go through pgf_emit_fault() (pgf_write_fault_slow()), which
+ * does the same as this; a ring half full, or whose reader waits, ends
+ * in __pgf_fault_written().
+ *
+ * An empty ring is written where its last record ended: the reader's
+ * pops and __pgf_reserve() leave the tail at the head when they empty it.
+ *
+ * Context: as pgf_emit_fault().
+ */
+static __always_inline void pgf_write_fault(struct pgf_trace *t,
+					    unsigned int flags,
+					    unsigned long addr,
+					    unsigned long ip)
+{
+	struct pgf_cpu *c = raw_cpu_ptr(t->cpu);
+	struct pgf_ring *r = &c->ring;
+	struct pgf_rec *rec;
+	struct pgf_buf *b;
+	u32 len, head, used;
+#ifdef PGF_STAGE_PHYS
+	u64 frame;
+#endif
+
+	spin_lock(&c->lock);
+#ifdef PGF_STAGE_PHYS
+	/* Taken here, not before the lock: one value less kept across it. */
+	frame = pgf_take_frame();
+	if (!pgf_trace_frames(t))
+		frame = 0;
+#endif
+	b = r->buf;
+	/* Stop, exec and exit sync with this lock (pgf_rings_sync()). */
+	if (unlikely(!b || !READ_ONCE(t->active) ||
+#ifdef PGF_STAGE_REGIONS
+		     READ_ONCE(t->need_layout) ||
+#endif
+		     (r->lost_faults | r->lost_other)))
+		goto slow;
+#ifdef PGF_STAGE_PHYS
+	len = frame ? sizeof(struct pgf_fault_rec) : sizeof(struct pgf_rec);
+#else
+	len = sizeof(struct pgf_rec);
+#endif
+	head = b->head;
+	used = b->used;
+	/* As __pgf_reserve(): no wrap, and the ring's reserve kept. */
+	if (unlikely(head + len > b->size ||
+		     used + len > b->size - PGF_RESERVE))
+		goto slow;
+	rec = (struct pgf_rec *)(b->data + head);
+	head += len;
+	b->head = head == b->size ? 0 : head;
+	used += len;
+	b->used = used;
+	r->nr_faults++;
+	rec->type = PGF_REC_FAULT;
+	rec->flags = flags;
+	rec->len = len;
+	rec->tid = pgf_tid(t);
+	rec->a = addr;
+	rec->b = ip;
+#ifdef PGF_STAGE_PHYS
+	if (frame)
+		((struct pgf_fault_rec *)rec)->frame = frame;
+#endif
+	if (unlikely(used >= b->size / 2 || r->reader_sleeps)) {
+		__pgf_fault_written(t, c, rec);
+		return;
+	}
+	rec->time = ktime_get_ns();
+	spin_unlock(&c->lock);
+	return;
+slow:
+	spin_unlock(&c->lock);
+#ifdef PGF_STAGE_PHYS
+	pgf_write_fault_slow(t, flags, addr, ip, frame);
+#else
+	pgf_write_fault_slow(t, flags, addr, ip, 0);
+#endif
+}
+
 #ifdef PGF_STAGE_REGIONS
 /* What region records are, to pgf_emit_regions(). */
 #define PGF_REGIONS_CHANGE	0x0	/* the records of one change */

@@ -102,16 +102,6 @@
 
 #include "internal.h"
 
-/*
- * Bytes of the control ring kept for the last record of a trace (an EXIT,
- * or a STOP for credentials) with the LOST before it, twice over for the
- * PAD a wrap may need in front of them; and as much again for the other
- * control records (start, stop), so that a trace started and stopped over
- * and over on a full ring cannot crowd its end out.
- */
-#define PGF_FINAL_RESERVE	(2 * (sizeof(struct pgf_rec) + sizeof(struct pgf_exit_rec)))
-#define PGF_RESERVE		(2 * PGF_FINAL_RESERVE)
-
 static_assert(2 * (PGF_REC_MAX + PGF_REC_ALIGN) + PGF_RESERVE <= PGF_CTL_MIN);
 
 /* The most ring @r of @t may grow to. */
@@ -841,6 +831,62 @@ bool pgf_emit_fault(struct pgf_trace *t, const struct pgf_rec *src,
 		c = t->fallback;
 	}
 	return pgf_emit_fault_to(t, c, src, kind);
+}
+
+/**
+ * pgf_write_fault_slow() - pgf_write_fault() when the ring cannot take it as is
+ * @t: the trace
+ * @flags: the record's flags
+ * @addr: the faulting address
+ * @ip: the instruction pointer of the access
+ * @frame: the frame the fault mapped, 0 for none (or a trace without them)
+ *
+ * The record is made on the stack and goes through pgf_emit_fault(),
+ * which knows every case.
+ *
+ * Return: true if the record was kept.
+ */
+noinline bool pgf_write_fault_slow(struct pgf_trace *t, unsigned int flags,
+				   unsigned long addr, unsigned long ip,
+				   u64 frame)
+{
+#ifdef PGF_STAGE_PHYS
+	struct pgf_fault_rec fr __uninitialized;
+	struct pgf_rec *rec = &fr.rec;
+
+	pgf_rec_init(t, rec, PGF_REC_FAULT, frame ? sizeof(fr) : sizeof(*rec));
+	fr.frame = frame;
+#else
+	struct pgf_rec buf __uninitialized, *rec = &buf;
+
+	pgf_rec_init(t, rec, PGF_REC_FAULT, sizeof(*rec));
+#endif
+	rec->flags = flags;
+	rec->a = addr;
+	rec->b = ip;
+	return pgf_emit_fault(t, rec, PGF_KIND_FAULT);
+}
+
+/**
+ * __pgf_fault_written() - the end of pgf_write_fault() for a ring half full
+ * @t: the trace
+ * @c: the ring, its lock held: released here
+ * @rec: the record just written there, but for its time
+ *
+ * Also for a ring whose reader waits: @rec gets its time, the ring may
+ * grow and the reader be woken, as pgf_emit_fault_to() does.
+ */
+noinline void __pgf_fault_written(struct pgf_trace *t, struct pgf_cpu *c,
+				  struct pgf_rec *rec)
+{
+	bool wake, arm;
+
+	lockdep_assert_held(&c->lock);
+	rec->time = ktime_get_ns();
+	__pgf_want_grow(t, &c->ring);
+	wake = __pgf_want_wake(t, &c->ring, &arm);
+	spin_unlock(&c->lock);
+	pgf_after_write(t, wake, arm);
 }
 
 #ifdef PGF_STAGE_FILES

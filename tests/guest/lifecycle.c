@@ -332,17 +332,32 @@ TEST(layout_when_the_main_thread_has_exited)
 
 /* ---- pid namespaces ----------------------------------------------------- */
 
+/* A second thread of the traced child: faults, and says its id there. */
+static void *ns_thread(void *arg)
+{
+	char *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m != MAP_FAILED)
+		m[0] = 1;
+	*(volatile int *)arg = syscall(SYS_gettid);
+	return NULL;
+}
+
 /*
  * Inside a new pid namespace with its own /proc: trace a child there,
  * through that /proc. The header's pid and every thread id are the ones
- * the process sees itself (2 in the namespace), not the outer ones.
+ * the process sees itself (2 in the namespace, and its second thread's),
+ * not the outer ones.
  * Exit status: 0 passes; other values say what differed.
  */
 static int in_namespace(void)
 {
 	struct pgf_trace t;
+	size_t by_thread = 0;
 	char path[64];
 	int fds[2], fd, tid;
+	volatile int *shared;
 	pid_t pid;
 	char c;
 
@@ -352,8 +367,13 @@ static int in_namespace(void)
 		return 11;
 	if (pipe(fds))
 		return 12;
+	shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared == MAP_FAILED)
+		return 19;
 	pid = fork();
 	if (pid == 0) {
+		pthread_t th;
 		char *m;
 
 		if (read(fds[0], &c, 1) != 1)
@@ -361,6 +381,9 @@ static int in_namespace(void)
 		m = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		m[0] = 1;
+		if (pthread_create(&th, NULL, ns_thread, (void *)shared) ||
+		    pthread_join(th, NULL))
+			_exit(4);
 		tid = syscall(SYS_gettid);
 		_exit(tid == getpid() ? 0 : 3);
 	}
@@ -374,12 +397,23 @@ static int in_namespace(void)
 		return 15;
 	waitpid(pid, NULL, 0);
 	umount("/tmp/pgf-nsproc");
-	printf("# in the namespace: pid %d, header \"%s\"\n", pid, t.header);
+	printf("# in the namespace: pid %d, thread %d, header \"%s\"\n",
+	       pid, *shared, t.header);
 	if (t.pid != pid)
 		return 16;
-	for (size_t i = 0; i < t.nr; i++)
-		if (!strcmp(t.rec[i].type, "fault") && t.rec[i].tid != pid)
+	if (*shared <= pid || *shared > 64)
+		return 20;
+	for (size_t i = 0; i < t.nr; i++) {
+		if (strcmp(t.rec[i].type, "fault"))
+			continue;
+		if (t.rec[i].tid == *shared)
+			by_thread++;
+		else if (t.rec[i].tid != pid)
 			return 17;
+	}
+	printf("# %zu faults by the second thread\n", by_thread);
+	if (!by_thread)
+		return 21;
 	return pgf_ok_faults(&t) ? 0 : 18;
 }
 
