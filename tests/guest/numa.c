@@ -406,11 +406,25 @@ static int moved_pages(enum trace_how how, long mode, struct pgf_trace *t,
 out_restore:
 	balancing_restore(&old);
 	if (mo && on0 >= 0) {
-		mo->migrated = vmstat("numa_pages_migrated") - mo->migrated;
+		static struct moved again;
+
 		mo->addr = mv->addr;
-		/* Balancing is off again: where they are now stays. */
-		mo->on0 = pages_on(pid, mv->addr, NP, 0);
+		again.addr = mv->addr;
+		/*
+		 * Balancing is off again, but a migration a hinting fault
+		 * began before may still end: the frames and the pages on
+		 * node 0 are taken once two readings of the frames agree.
+		 */
 		child_frames(pid, mo);
+		for (int i = 0; i < 100; i++) {
+			mo->on0 = pages_on(pid, mv->addr, NP, 0);
+			usleep(20000);
+			child_frames(pid, &again);
+			if (!memcmp(again.pfn, mo->pfn, sizeof(mo->pfn)))
+				break;
+			memcpy(mo->pfn, again.pfn, sizeof(mo->pfn));
+		}
+		mo->migrated = vmstat("numa_pages_migrated") - mo->migrated;
 	}
 out:
 	mv->stop = 1;
