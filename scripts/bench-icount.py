@@ -19,13 +19,14 @@ traced process's own cost, then; make bench's wall-clock figures keep
 the reader running.
 
 Boots the x86_64 benchmark kernel BOOTS times (default 2), runs faultbench
-(off, traced - by root, whose fault records carry their frames - and
+(off, traced - by root, whose fault records carry their frames -,
 noframes - traced through files opened without CAP_SYS_ADMIN, whose do
-not -, anon and zero pages, P pages, R repetitions, its reader held back,
--d, on CPU 0, -c 0), vmabench
-(mmap+munmap pairs, splits and forks at 10 and 1,000 VMAs, R + 2
-repetitions, its reader held back until the timed loops are done, -d,
-and all of it on CPU 0, -c 0)
+not - and key - untraced while another process is traced: the static
+key on -, anon, zero-page and file faults, P pages, R repetitions, its
+reader held back, -d, on CPU 0, -c 0), vmabench
+(mmap+munmap pairs, splits and forks at 10 and 1,000 VMAs, untraced,
+key and traced, R + 2 repetitions, its reader held back until the timed
+loops are done, -d, and all of it on CPU 0, -c 0)
 recbench (the record path, and an ftrace event of the
 same size in the same loop) and readbench (pread() of a cached 4 KiB page
 and of 1 MiB on a ramfs, filemap_read()'s path: untraced, untraced with
@@ -90,7 +91,7 @@ def main():
     os.makedirs(bench.OUT, exist_ok=True)
     kernel = os.path.join(guest.BUILD, bench.KERNELS[('x86_64', 'patched')])
     b = '/usr/lib/pgfault/bench'
-    cmd = (f'{b}/faultbench -d -c 0 -b 16384 -p {a.pages} -r {a.reps} -m off,traced,noframes -k anon,zero '
+    cmd = (f'{b}/faultbench -d -c 0 -b 16384 -p {a.pages} -r {a.reps} -m off,traced,noframes,key -k anon,zero,file '
            f'> /job/bench.out 2>&1 && {b}/vmabench -d -c 0 -v 10,1000 -r {a.reps + 2} >> /job/bench.out 2>&1 '
            f'&& {b}/recbench -r 3 >> /job/bench.out 2>&1 '
            f'&& {b}/readbench -d -c 0 -b 16384 -r {a.reps} -n {a.reads} >> /job/bench.out 2>&1; '
@@ -147,14 +148,19 @@ def main():
             if name == 'vma' and kv.get('off_min_us'):
                 got[f'vma {kv["op"]} at {kv["vmas"]:.0f}'] = \
                     kv['traced_min_us'] / kv['off_min_us']
+                if kv.get('key_min_us'):
+                    got[f'vma {kv["op"]} at {kv["vmas"]:.0f}, key / untraced'] = \
+                        kv['key_min_us'] / kv['off_min_us']
             if name == 'read':
                 reads[(kv['size_kb'], kv['mode'])] = kv['min']
                 if kv.get('lost'):
                     losses.append(f'# boot {n + 1}: readbench lost {kv["lost"]:.0f} '
                                   f'cache records ({kv["size_kb"]:.0f} KiB reads)')
-        for kind in ('anon', 'zero'):
+        for kind in ('anon', 'zero', 'file'):
             if (kind, 'off') in by and (kind, 'traced') in by:
                 got[kind] = by[(kind, 'traced')] / by[(kind, 'off')]
+            if (kind, 'off') in by and (kind, 'key') in by:
+                got[f'{kind}, key / untraced'] = by[(kind, 'key')] / by[(kind, 'off')]
             if (kind, 'off') in by and (kind, 'noframes') in by:
                 got[f'{kind}, without frames'] = by[(kind, 'noframes')] / by[(kind, 'off')]
             if (kind, 'traced') in by and (kind, 'noframes') in by:
@@ -220,7 +226,8 @@ def main():
                       'untraced of instructions executed (the fewest of '
                       f'{a.reps} repetitions; traced by root: fault records '
                       'with their frames; without frames: traced through files '
-                      'opened without CAP_SYS_ADMIN); the record path and an ftrace '
+                      'opened without CAP_SYS_ADMIN; key: untraced while another '
+                      'process is traced, against untraced); the record path and an ftrace '
                       'event in instructions a record; readbench: a pread() of '
                       'cached pages on a ramfs, untraced against the kernel '
                       'without the series, and key (another process traced), '

@@ -33,7 +33,10 @@
  *           opened without CAP_SYS_ADMIN (dropped from the effective set
  *           around the opens): its records carry no frames, where
  *           traced's, root's, do. traced / noframes is what the frames
- *           cost.
+ *           cost;
+ *   key     nobody traces the child, but another process, asleep, is
+ *           traced: the static key is on, and key / off is what every
+ *           process on the machine pays while one is traced.
  * -d: the traced mode's reader starts once the touch loop is over, so
  * that its work is not in the loop's time (make bench-icount: guest time
  * there counts the instructions of every CPU). -c CPU: the benchmark,
@@ -69,11 +72,11 @@
 #define FAB_PATH	"/sys/kernel/debug/fault_around_bytes"
 
 enum { K_ANON, K_ZERO, K_FILE, NKINDS };
-enum { M_OFF, M_TRACED, M_FTRACE, M_NOFRAMES, NMODES };
+enum { M_OFF, M_TRACED, M_FTRACE, M_NOFRAMES, M_KEY, NMODES };
 
 static const char * const kind_names[NKINDS] = { "anon", "zero", "file" };
 static const char * const mode_names[NMODES] = {
-	"off", "traced", "ftrace", "noframes",
+	"off", "traced", "ftrace", "noframes", "key",
 };
 
 static long pages = 8192, psz;
@@ -560,8 +563,8 @@ static void measure(int kind, int nthr, int mode, struct sample *s)
 	unsigned long long ov0 = 0;
 	struct child_res cr;
 	int go[2], res[2], status = -1, err;
+	pid_t pid, other = -1;
 	ssize_t n;
-	pid_t pid;
 	char c;
 
 	if (pipe(go) || pipe(res))
@@ -608,6 +611,19 @@ static void measure(int kind, int nthr, int mode, struct sample *s)
 		if (rd.fd < 0)
 			die("faultbench: open trace_pipe");
 		err = pthread_create(&rd.th, NULL, read_ftrace, &rd);
+	} else if (mode == M_KEY) {
+		/* another process, traced, asleep: the key is on */
+		other = fork();
+		if (other < 0)
+			die("faultbench: fork");
+		if (!other) {
+			pause();
+			_exit(0);
+		}
+		errno = -pgf_start(other);
+		if (errno)
+			die("faultbench: write 1 to /proc/<other>/pgfault_history");
+		err = 0;
 	} else {
 		err = 0;
 	}
@@ -629,6 +645,10 @@ static void measure(int kind, int nthr, int mode, struct sample *s)
 	}
 	waitpid(pid, &status, 0);
 	child_pid = 0;
+	if (other > 0) {
+		kill(other, SIGKILL);
+		waitpid(other, NULL, 0);
+	}
 	if (mode == M_FTRACE) {
 		put(tr_enable, "0");
 		atomic_store(&rd.done, 1);
@@ -734,7 +754,7 @@ static int parse_ints(char *arg, int *out)
 
 static void usage(const char *argv0, FILE *f)
 {
-	fprintf(f, "usage: %s [-p pages] [-r reps] [-m off,traced,ftrace,noframes] [-k anon,zero,file] [-t threads,...] [-d] [-c cpu] [-b buffer_kb]\n",
+	fprintf(f, "usage: %s [-p pages] [-r reps] [-m off,traced,ftrace,noframes,key] [-k anon,zero,file] [-t threads,...] [-d] [-c cpu] [-b buffer_kb]\n",
 		argv0);
 }
 
@@ -743,7 +763,7 @@ int main(int argc, char **argv)
 	int kinds[MAXLIST] = { K_ANON, K_ZERO, K_FILE }, nk = 3;
 	int modes[MAXLIST] = { M_OFF, M_TRACED, M_FTRACE }, nm = 3;
 	int threads[MAXLIST] = { 1 }, nt = 1;
-	int avail[NMODES] = { 1, 1, 1, 1 }, want[NMODES] = { 0 }, want_file = 0;
+	int avail[NMODES] = { 1, 1, 1, 1, 1 }, want[NMODES] = { 0 }, want_file = 0;
 	struct sample *samples;
 	struct stat_line *stats;
 	unsigned char *warned;
@@ -801,13 +821,14 @@ int main(int argc, char **argv)
 	if (pin_cpu >= 0)
 		printf("# faultbench: on CPU %ld only\n", pin_cpu);
 	thp_never();
-	if (want[M_TRACED] || want[M_NOFRAMES]) {
+	if (want[M_TRACED] || want[M_NOFRAMES] || want[M_KEY]) {
 		char kb[32];
 
 		if (access("/proc/self/pgfault_history", F_OK)) {
 			printf("skip traced: kernel without pgfault_history\n");
 			avail[M_TRACED] = 0;
 			avail[M_NOFRAMES] = 0;
+			avail[M_KEY] = 0;
 		} else if (!get(BUF_PATH, kb, sizeof(kb))) {
 			if (buffer_kb) {
 				char want[24];

@@ -18,7 +18,10 @@
  *   fork    fork() a child that exits at once, and wait for it (fork
  *           copies every VMA: O(V) by nature; what tracing adds must
  *           not be), pairs / 30 times (3 at least).
- * Untraced: nobody traces the process. Traced: the process writes "1" to
+ * Untraced: nobody traces the process. Key: nobody traces it, but another
+ * process, asleep, is traced: the static key is on, and key / untraced is
+ * what every process pays while one on the machine is traced. Traced: the
+ * process writes "1" to
  * its own /proc/self/pgfault_history and a reader process (forked, not a
  * thread: see reader_main()) reads the trace (128 KiB read()s, as
  * tracepgfault does) until the stop record; starting
@@ -30,11 +33,12 @@
  * that CPU alone (make bench-icount: no CPU idles while another works).
  * The buffer limit is set to `buffer_kb` (default 16384) so that the
  * layout of 60,000 VMAs fits; it is put back afterwards.
- * Untraced and traced batches alternate, `reps` times (default 7); the
- * figures are the median µs per pair and the ratio of the medians.
+ * Untraced, key and traced batches alternate, `reps` times (default 7);
+ * the figures are the median µs per pair and the ratio of the medians.
  *
- * Output: "result vma op=OP vmas=V off_us=.. traced_us=.. ratio=.. lost=N"
- * where lost is what the trace's "lost" lines counted (0 expected).
+ * Output: "result vma op=OP vmas=V off_us=.. traced_us=.. ratio=.. lost=N
+ * ... key_us=.. key_min_us=.." where lost is what the trace's "lost" lines
+ * counted (0 expected).
  */
 #include <getopt.h>
 #include <sched.h>
@@ -201,7 +205,7 @@ static int count_vmas(void)
 static int measure(long vmas)
 {
 	static const char * const names[] = { "mmap", "split", "fork" };
-	double off[NR_OPS][64], on[NR_OPS][64];
+	double off[NR_OPS][64], on[NR_OPS][64], key[NR_OPS][64];
 	unsigned long long lost = 0;
 	char *many, *split_area;
 	int have, status = 0;
@@ -222,11 +226,27 @@ static int measure(long vmas)
 	for (int rep = 0; rep < reps; rep++) {
 		struct reader r = { .layout = -1 };
 		int pipefd[2], dfd[2];
-		pid_t pid;
+		pid_t pid, other;
 		char c;
 
 		for (int op = 0; op < NR_OPS; op++)
 			off[op][rep] = batch(op, split_area);
+
+		/* another process, traced, asleep: the key is on */
+		other = fork();
+		if (other < 0)
+			die("fork");
+		if (other == 0) {
+			pause();
+			_exit(0);
+		}
+		if (pgf_start(other))
+			die("start tracing another process");
+		for (int op = 0; op < NR_OPS; op++)
+			key[op][rep] = batch(op, split_area);
+		kill(other, SIGKILL);
+		if (waitpid(other, NULL, 0) != other)
+			die("waitpid");
 
 		r.fd = pgf_open(getpid(), 0);
 		if (r.fd < 0)
@@ -271,11 +291,12 @@ static int measure(long vmas)
 	}
 	for (int op = 0; op < NR_OPS; op++) {
 		double mo = median(off[op], reps), mt = median(on[op], reps);
+		double mk = median(key[op], reps);
 
 		/* median() sorted them: [0] is the least disturbed run */
-		printf("result vma op=%s vmas=%d off_us=%.2f traced_us=%.2f ratio=%.2f off_min_us=%.2f traced_min_us=%.2f lost=%llu\n",
+		printf("result vma op=%s vmas=%d off_us=%.2f traced_us=%.2f ratio=%.2f off_min_us=%.2f traced_min_us=%.2f lost=%llu key_us=%.2f key_min_us=%.2f\n",
 		       names[op], have, mo, mt, mt / mo, off[op][0], on[op][0],
-		       lost);
+		       lost, mk, key[op][0]);
 		printf("# %s at %d VMAs: untraced %.2f us/pair (%.2f..%.2f), traced %.2f (%.2f..%.2f)\n",
 		       names[op], have, mo, off[op][0], off[op][reps - 1],
 		       mt, on[op][0], on[op][reps - 1]);
