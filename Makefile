@@ -26,6 +26,7 @@ CMD      ?=
 SHARE    ?= $(CURDIR)/share
 # Host-side limit for one guest boot, in seconds.
 TIMEOUT  ?= 1800
+PEERS_TIMEOUT ?= 5400
 
 # ccache: hash paths relative to the checkout, so a fresh clone (CI) hits
 # the cache that an earlier build in another directory filled.
@@ -104,7 +105,7 @@ RUNNER := python3 scripts/guest.py --arch $(GUEST_ARCH)
 comma := ,
 
 .PHONY: all kernel kernel-um kernel-x86 kernel-deb bench-kernels bench-tree bench-run bench-doc guest tools rootfs run shell \
-	demo test test-host test-guest bench bench-quick bench-icount bench-profile bench-report bench-libcachesim checkpatch clean distclean \
+	demo test test-host test-guest bench bench-quick bench-icount bench-peers bench-profile bench-report bench-libcachesim checkpatch clean distclean \
 	patches vendor-echarts check-series check-series-quick docs check-vanilla install uninstall deb help FORCE
 
 # pgfault-run's default kernels: the patched ones without debug options.
@@ -124,6 +125,7 @@ help:
 	@echo "make test            the whole test suite (host, UML, x86_64 QEMU); .ci/run calls this"
 	@echo "make bench           what tracing costs: UML and x86_64, benchmark kernels"
 	@echo "make bench-quick     a before/after in minutes: UML, 2 boots [BENCH_COMPARE=build/bench/quick-REV.json]"
+	@echo "make bench-peers     ours beside perf record, perf trace and bpftrace, same workloads (x86_64)"
 	@echo "make bench-profile   where the record path's time goes (host perf on UML)"
 	@echo "make bench-tree      what tracepgfault -f costs: 200 commands, make -j2 (bench kernels)"
 	@echo "make bench-kernels   build the four benchmark kernels only"
@@ -220,8 +222,8 @@ kernel-um: $(UML_IMAGE)
 kernel-x86: $(X86_IMAGE)
 
 # Benchmark kernels: patched and unpatched, UML and x86_64, same configs.
-BENCH_UM_FRAGS  := kernel-config/uml.config kernel-config/perf.config
-BENCH_X86_FRAGS := kernel-config/x86_64.config kernel-config/perf.config
+BENCH_UM_FRAGS  := kernel-config/uml.config kernel-config/perf.config kernel-config/perf-um.config
+BENCH_X86_FRAGS := kernel-config/x86_64.config kernel-config/perf.config kernel-config/peers.config
 # The unpatched tree keeps the series' UML fix that lets UML boot on hosts
 # with a large XSAVE area (AMX): without it, no UML comparison there.
 VANILLA_PATCHES := kernel-patches/0018-um-size-the-FP-register-state-from-the-host-at-boot.patch
@@ -446,6 +448,13 @@ bench-quick: $(BUILD)/bench-um/linux rootfs tools
 # guest time = instructions (-icount), two boots, their ratios side by side.
 bench-icount: $(BUILD)/bench-x86/arch/x86/boot/bzImage rootfs tools
 	@python3 scripts/bench-icount.py --timeout $(TIMEOUT)
+
+# pgfault_history beside perf record, perf trace and bpftrace, the same
+# workloads in the x86_64 benchmark kernel, run from the host's root (as
+# pgfault-run does): the host's perf and bpftrace, installed here.
+bench-peers: $(BUILD)/bench-x86/arch/x86/boot/bzImage rootfs tools
+	@scripts/host-deps.sh linux-perf bpftrace
+	@python3 scripts/bench-peers.py --timeout $(PEERS_TIMEOUT)
 
 # Where the record path's time goes: host perf sampling UML's kernel while
 # recbench runs the record path alone; ns per record per function.

@@ -28,6 +28,8 @@ END = '<!-- END figures -->'
 BENCHES = [
     ('icount', 'What tracing adds to faults and region changes, in instructions '
                '(x86_64, QEMU TCG with -icount: two boots).'),
+    ('peers', 'pgfault_history beside perf record, perf trace and bpftrace, the '
+              'same workloads in the same boot (x86_64, QEMU TCG).'),
     ('quick', 'The same on UML in wall-clock time, two boots: a before/after in '
               'minutes.'),
     ('results', 'The full benchmark: both architectures, patched and unpatched '

@@ -29,6 +29,7 @@ pkgs=(
 	liburcu-dev               # host tests: the kernel's VMA tests (tools/testing/vma)
 	e2fsprogs                 # the guests' scratch disks (mkfs.ext4)
 	xfsprogs                  # (mkfs.xfs)
+	dwarves                   # pahole: the benchmark kernels' BTF
 	"$@"
 )
 

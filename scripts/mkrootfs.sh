@@ -28,6 +28,7 @@ cp -r uml-rootfs/etc/. "$stage/etc/"
 install -m755 uml-rootfs/init "$stage/init"
 install -m755 uml-rootfs/run-tests "$stage/usr/lib/pgfault/run-tests"
 install -m755 uml-rootfs/run-bench "$stage/usr/lib/pgfault/run-bench"
+install -m755 uml-rootfs/run-peers "$stage/usr/lib/pgfault/run-peers"
 for d in bin tests selftests bench; do
 	[ -d "$guest/$d" ] || continue
 	case $d in
