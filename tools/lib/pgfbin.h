@@ -39,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "pgfline.h"
 #include "pgftrace.h"
 
 #define PGFB_MAGIC	"\x89PGFB\r\n\n"
@@ -198,24 +199,34 @@ static inline unsigned long long pgft_peek_addr(const struct pgft_reader *rd,
 
 /*
  * pgft_next() for a loop that reads every record into the same @r and
- * writes none of its fields itself (pass.c's): a binary fault after a
- * fault read this way sets only the fields a fault has (the others are
- * what the last one left: zeros, its pid), inline. About half the cost of
- * a record for a pass that does little with it.
+ * writes none of its fields itself (pass.c's): a fault after a fault read
+ * this way, a binary record or a text line (pgfline.h), sets only the
+ * fields a fault has (the others are what the last one left: zeros, its
+ * pid), inline. About half the cost of a record for a pass that does
+ * little with it.
  */
 static inline int pgft_next_into(struct pgft_reader *rd, struct pgft_rec *r)
 {
+	size_t n;
 	int ret;
 
-	if (rd->fault_in == r && rd->blen - rd->bpos >= PGFB_FAULT_BYTES &&
-	    pgfb_fault_fields(rd->bbuf + rd->bpos, r)) {
-		rd->bpos += PGFB_FAULT_BYTES;
-		rd->line++;
-		return 1;
+	if (rd->fault_in == r) {
+		if (rd->bin) {
+			if (rd->blen - rd->bpos >= PGFB_FAULT_BYTES &&
+			    pgfb_fault_fields(rd->bbuf + rd->bpos, r)) {
+				rd->bpos += PGFB_FAULT_BYTES;
+				rd->line++;
+				return 1;
+			}
+		} else if ((n = pgft_scan_fault((const char *)rd->bbuf + rd->bpos, r))) {
+			rd->bpos += n;
+			rd->line++;
+			return 1;
+		}
 	}
 	ret = pgft_next(rd, r);
-	/* a fault with every field written, of a binary trace nobody taps */
-	if (ret > 0 && r->type == PGFT_FAULT && rd->bin && !rd->tap)
+	/* a fault with every field written, of a trace nobody taps */
+	if (ret > 0 && r->type == PGFT_FAULT && !rd->tap)
 		rd->fault_in = r;
 	return ret;
 }

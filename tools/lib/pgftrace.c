@@ -8,12 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pgfbin.h"
+#include "pgfline.h"
 #include "pgftrace.h"
 
 const char *pgft_prog = "pgfreport";
 
 /* Bytes of a binary trace read ahead at once: the longest record too. */
 #define PGFB_BUF	(1 << 20)
+/*
+ * Bytes of a text trace read ahead at once, at first: room for a longer
+ * line is made as it comes.
+ */
+#define TEXT_BUF	(1 << 18)
 
 /* Digit values: 0-9, a-f and A-F; 0xff for anything else. */
 static unsigned char digit[256];
@@ -161,33 +167,101 @@ static int bin_next(struct pgft_reader *rd, char **line, struct pgft_rec *r)
 	return 1;
 }
 
-static int next_line(struct pgft_reader *rd, char **line)
+/*
+ * Text read ahead: more bytes after the @keep from rd->bpos on, the line
+ * begun there, which moves to the front (the buffer doubles if it is
+ * that line whole). 1 if some came, 0 at the file's end, -1 out of
+ * memory (rd->error set). A read error ends the file early, with
+ * rd->text_errno set.
+ */
+static int text_fill(struct pgft_reader *rd, size_t keep)
 {
-	ssize_t n;
+	size_t n, want;
 
-	if (rd->bin)
-		return bin_next(rd, line, NULL);
+	if (rd->bpos) {
+		memmove(rd->bbuf, rd->bbuf + rd->bpos, keep);
+		rd->bpos = 0;
+		rd->blen = keep;
+		/* a NUL ends the bytes read for pgft_scan_fault() */
+		rd->bbuf[rd->blen] = '\0';
+	}
+	if (rd->beof)
+		return 0;
+	if (rd->blen == rd->bcap) {
+		unsigned char *b = realloc(rd->bbuf, 2 * rd->bcap + PGFT_SCAN_SLACK);
+
+		if (!b) {
+			errno = ENOMEM;
+			read_error(rd);
+			return -1;
+		}
+		memset(b + 2 * rd->bcap, 0, PGFT_SCAN_SLACK);
+		rd->bbuf = b;
+		rd->bcap *= 2;
+	}
+	want = rd->bcap - rd->blen;
 	errno = 0;
-	n = getline(&rd->buf, &rd->cap, rd->f);
-	if (n < 0) {
-		if (ferror(rd->f) || errno == ENOMEM) {
+	n = fread(rd->bbuf + rd->blen, 1, want, rd->f);
+	rd->blen += n;
+	/* a NUL ends the bytes read for pgft_scan_fault() */
+	rd->bbuf[rd->blen] = '\0';
+	if (n < want) {
+		/* what it read comes first, as getline() would give it */
+		rd->beof = true;
+		if (ferror(rd->f))
+			rd->text_errno = errno ? errno : EIO;
+	}
+	return n > 0;
+}
+
+/*
+ * The next line of a text trace, without its newline: 1 and *@line (NUL
+ * in place of the newline, valid until the next read), 0 at the end, -1
+ * with rd->error set.
+ */
+static int text_line(struct pgft_reader *rd, char **line)
+{
+	size_t seen = 0, len;
+	char *s, *nl;
+	int ret;
+
+	for (;;) {
+		s = (char *)rd->bbuf + rd->bpos;
+		nl = memchr(s + seen, '\n', rd->blen - rd->bpos - seen);
+		if (nl)
+			break;
+		seen = rd->blen - rd->bpos;
+		ret = text_fill(rd, seen);
+		if (ret < 0)
+			return -1;
+		if (ret)
+			continue;
+		if (seen) {
+			snprintf(rd->error, sizeof(rd->error),
+				 "%s:%llu: truncated: the last line has no newline",
+				 rd->fname, rd->line + 1);
+			return -1;
+		}
+		if (rd->text_errno) {
+			errno = rd->text_errno;
 			read_error(rd);
 			return -1;
 		}
 		return 0;
 	}
-	if (n == 0 || rd->buf[n - 1] != '\n') {
-		snprintf(rd->error, sizeof(rd->error),
-			 "%s:%llu: truncated: the last line has no newline",
-			 rd->fname, rd->line + 1);
-		return -1;
-	}
-	rd->buf[n - 1] = '\0';
+	len = nl - s;
+	*nl = '\0';
+	rd->bpos += len + 1;
 	rd->line++;
 	if (rd->tap)
-		rd->tap(rd->tap_arg, rd->buf, n - 1, NULL);
-	*line = rd->buf;
+		rd->tap(rd->tap_arg, s, len, NULL);
+	*line = s;
 	return 1;
+}
+
+static int next_line(struct pgft_reader *rd, char **line)
+{
+	return rd->bin ? bin_next(rd, line, NULL) : text_line(rd, line);
 }
 
 /* A process's header in a tree file: the line after its first "pid". */
@@ -339,6 +413,7 @@ static int open_bin(struct pgft_reader *rd)
 		rd->sys_errno = ENOMEM;
 		return -1;
 	}
+	rd->bcap = PGFB_BUF;
 	ret = bin_fill(rd, PGFB_HEADER);
 	if (ret < 0 && !rd->beof)
 		return -1;
@@ -379,8 +454,19 @@ int pgft_open_tap(struct pgft_reader *rd, FILE *f, const char *fname,
 		snprintf(rd->error, sizeof(rd->error), "%s: read error", fname);
 		return -1;
 	}
-	if (c == (unsigned char)PGFB_MAGIC[0] && open_bin(rd))
-		return -1;
+	if (c == (unsigned char)PGFB_MAGIC[0]) {
+		if (open_bin(rd))
+			return -1;
+	} else {
+		/* zeros after the bytes read, where pgft_scan_fault() looks */
+		rd->bbuf = calloc(1, TEXT_BUF + PGFT_SCAN_SLACK);
+		if (!rd->bbuf) {
+			snprintf(rd->error, sizeof(rd->error), "out of memory");
+			rd->sys_errno = ENOMEM;
+			return -1;
+		}
+		rd->bcap = TEXT_BUF;
+	}
 	ret = next_line(rd, &line);
 	if (ret <= 0) {
 		if (!ret)
@@ -909,6 +995,27 @@ int pgft_parse(char *line, struct pgft_rec *r)
 	return -1;
 }
 
+/*
+ * @r zero but for the fields pgft_scan_fault() sets, as pgft_parse()
+ * leaves them, field by field: a memset() of the whole record is a "rep
+ * stos", a good part of the cost of a line.
+ */
+static inline void fault_clear(struct pgft_rec *r)
+{
+	r->pid = 0;
+	r->change = 0;
+	r->new_node = 0;
+	r->new_pfn = 0;
+	r->id = r->start = r->end = r->offset = r->inode = 0;
+	r->major = r->minor = 0;
+	memset(r->perms, 0, sizeof(r->perms));
+	r->name = "";
+	r->cache = 0;
+	memset(r->n, 0, sizeof(r->n));
+	r->flags = 0;
+	r->text = "";
+}
+
 int pgft_next(struct pgft_reader *rd, struct pgft_rec *r)
 {
 	char *line;
@@ -922,6 +1029,19 @@ int pgft_next(struct pgft_reader *rd, struct pgft_rec *r)
 		rd->line++;
 		r->pid = rd->tree ? rd->cur : rd->pid;
 		return 1;
+	}
+	/* A fault line read ahead, read where it lies (pgfline.h). */
+	if (!rd->bin && !rd->tap && rd->bpos < rd->blen) {
+		size_t n;
+
+		fault_clear(r);
+		n = pgft_scan_fault((char *)rd->bbuf + rd->bpos, r);
+		if (n) {
+			rd->bpos += n;
+			rd->line++;
+			r->pid = rd->tree ? rd->cur : rd->pid;
+			return 1;
+		}
 	}
 	for (;;) {
 		ret = rd->bin ? bin_next(rd, &line, r) : next_line(rd, &line);
@@ -940,7 +1060,7 @@ int pgft_next(struct pgft_reader *rd, struct pgft_rec *r)
 	if (pgft_parse(line, r)) {
 		snprintf(rd->error, sizeof(rd->error),
 			 "%s:%llu: malformed record: \"%.200s\"", rd->fname,
-			 rd->line, rd->buf);
+			 rd->line, line);
 		return -1;
 	}
 	r->pid = rd->tree ? rd->cur : rd->pid;

@@ -182,13 +182,14 @@ struct pgft_reader {
 	/* tree: pid -> index in pids + 1, open addressing, half full at most */
 	uint32_t *pid_slots;
 	size_t pid_nslots;
-	char *buf;
+	char *buf;			/* binary: the last line record's text */
 	size_t cap;
 	bool bin;			/* the binary form (pgfbin.h) */
 	unsigned int bin_version;	/* its header's version */
-	unsigned char *bbuf;		/* binary: the bytes read ahead */
-	size_t bpos, blen;
-	bool beof;			/* binary: the file's end was met */
+	unsigned char *bbuf;		/* the bytes read ahead, bbuf[bpos, blen) */
+	size_t bpos, blen, bcap;
+	bool beof;			/* the file's end was met */
+	int text_errno;			/* text: the read error that ended it */
 	pgft_tap_fn tap;		/* pgft_open_tap() */
 	void *tap_arg;
 	/* pgft_next_into()'s record, while the last read into it was a fault */
