@@ -14,6 +14,7 @@
 #include "output.h"
 #include "pass.h"
 #include "../lib/lcs.h"
+#include "../lib/obuf.h"
 #include "../lib/pcache.h"
 
 static const char usage[] =
@@ -104,6 +105,14 @@ struct ex_state {
 	struct pcache pc;		/* --files: the files named so far */
 	struct pgid_map fileno;		/* --files: (device, inode) -> number */
 	FILE *out;
+	struct obuf *ob;		/* csv: the rows, on their way to out */
+	/* csv: the names of the fields' values, each written in one copy */
+	struct obuf_word results[PGFT_OOM + 1], levels[PGFT_NLEVEL];
+	struct obuf_word caches[PGFT_NCACHE], changes[PGFT_NCHANGE];
+	/* csv: the digits of the last fault's time above its last 8 */
+	unsigned long long time_hi;	/* 0: none yet */
+	char time_digits[8];
+	int time_len;
 	struct lcs *lcs;
 	struct perfetto *pf;
 	/* perfetto -o FILE: written whole or not at all (output.h). */
@@ -136,39 +145,49 @@ static void put_ref(FILE *out, unsigned long long page, char mark)
 	fwrite_unlocked(p, 1, buf + sizeof(buf) - p, out);
 }
 
-/* A CSV field: as it is, or quoted with its quotes doubled (RFC 4180). */
-static void csv_field(FILE *f, const char *s)
-{
-	if (!s[strcspn(s, ",\"\r\n")]) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* --files: a row of a cache record, its file named before it */
 static int file_row(struct pass *ps, struct ex_state *E, const struct pgft_rec *r)
 {
 	const struct pcache_file *f = pcache_find(&E->pc, pid_of(ps, r), r->id);
+	struct obuf *ob = E->ob;
+	char *p;
 
 	if (!f)
 		return pass_bad_trace(ps, "%s:%llu: a cache record of file %llu, "
 				      "which no file record named before it",
 				      ps->trace.fname, ps->trace.rd.line, r->id);
-	fprintf(E->out, "%llu,%d,", r->time, r->tid);
-	csv_field(E->out, f->path);
-	fprintf(E->out, ",%llu,%llu,%c,%s,%llu,%02x:%02x,%llu", r->start, r->n[0],
-		r->access, pgft_cache_names[r->cache], r->id, f->major, f->minor,
-		f->inode);
-	if (ps->replay.whole)
-		fprintf(E->out, ",%d", r->pid);
-	fputc('\n', E->out);
+	p = obuf_room(ob, 2 * OBUF_NUM);
+	p = obuf_put_u64(p, r->time);
+	*p++ = ',';
+	p = obuf_put_int(p, r->tid);
+	*p++ = ',';
+	obuf_done(ob, p);
+	obuf_csv(ob, f->path);
+	p = obuf_room(ob, 4 * OBUF_NUM + 32);
+	*p++ = ',';
+	p = obuf_put_u64(p, r->start);
+	*p++ = ',';
+	p = obuf_put_u64(p, r->n[0]);
+	*p++ = ',';
+	*p++ = r->access;
+	*p++ = ',';
+	p = obuf_put_word(p, &E->caches[r->cache]);
+	*p++ = ',';
+	p = obuf_put_u64(p, r->id);
+	*p++ = ',';
+	obuf_done(ob, p);
+	obuf_hex(ob, f->major, 2);
+	obuf_char(ob, ':');
+	obuf_hex(ob, f->minor, 2);
+	p = obuf_room(ob, 2 * OBUF_NUM + 4);
+	*p++ = ',';
+	p = obuf_put_u64(p, f->inode);
+	if (ps->replay.whole) {
+		*p++ = ',';
+		p = obuf_put_int(p, r->pid);
+	}
+	*p++ = '\n';
+	obuf_done(ob, p);
 	return 0;
 }
 
@@ -208,20 +227,34 @@ static int file_refs(struct pass *ps, struct ex_state *E, const struct pgft_rec 
 	return 0;
 }
 
-/* ",PFN,NODE,PAGE_SIZE,LEVEL", each empty where there is none */
-static void csv_frame(FILE *f, unsigned long long pfn, int node,
-		      unsigned long long page_size, const char *level)
+/* ",PFN,NODE,PAGE_SIZE,LEVEL" at @p, each empty where there is none: past it */
+static char *csv_frame(char *p, unsigned long long pfn, int node,
+		       unsigned long long page_size, const struct obuf_word *level)
 {
-	fputc(',', f);
+	*p++ = ',';
 	if (pfn != PGFT_NO_PFN)
-		fprintf(f, "%llu", pfn);
-	fputc(',', f);
+		p = obuf_put_u64(p, pfn);
+	*p++ = ',';
 	if (node != PGFT_NO_NODE)
-		fprintf(f, "%d", node);
-	if (page_size)
-		fprintf(f, ",%llu,%s", page_size, level);
-	else
-		fputs(",,", f);
+		p = obuf_put_int(p, node);
+	*p++ = ',';
+	if (page_size) {
+		p = obuf_put_u64(p, page_size);
+		*p++ = ',';
+		p = obuf_put_word(p, level);
+	} else {
+		*p++ = ',';
+	}
+	return p;
+}
+
+/* The room csv_frame() takes at most. */
+#define CSV_FRAME	(3 * OBUF_NUM + 32)
+
+/* A region's name as the CSV has it: "[anon]" for none, "" for no region. */
+static const char *csv_region(const struct pgft_region *g)
+{
+	return g ? (*g->name ? g->name : "[anon]") : "";
 }
 
 /*
@@ -233,23 +266,118 @@ static void change_row(struct pass *ps, struct ex_state *E,
 		       const struct pgft_rec *r)
 {
 	const struct pgft_region *g = pass_region(ps, r->addr);
+	struct obuf *ob = E->ob;
+	char *p = obuf_room(ob, 3 * OBUF_NUM + 8);
 
-	fprintf(E->out, "%llu,%d,%llu,,,,,", r->time, r->tid, r->addr);
-	csv_field(E->out, g ? (*g->name ? g->name : "[anon]") : "");
-	csv_frame(E->out, r->has_frame ? r->pfn : PGFT_NO_PFN, r->node,
-		  r->has_frame ? (unsigned long long)ps->trace.page_size << r->order : 0,
-		  pgft_level_names[r->level]);
-	fprintf(E->out, ",%s,%llu,", pgft_change_names[r->change], r->n[0]);
-	csv_field(E->out, r->text);
-	fputc(',', E->out);
+	p = obuf_put_u64(p, r->time);
+	*p++ = ',';
+	p = obuf_put_int(p, r->tid);
+	*p++ = ',';
+	p = obuf_put_u64(p, r->addr);
+	p = obuf_put_lit(p, ",,,,,");
+	obuf_done(ob, p);
+	obuf_csv(ob, csv_region(g));
+	p = obuf_room(ob, CSV_FRAME + OBUF_NUM + 32);
+	p = csv_frame(p, r->has_frame ? r->pfn : PGFT_NO_PFN, r->node,
+		      r->has_frame ? (unsigned long long)ps->trace.page_size << r->order : 0,
+		      &E->levels[r->level]);
+	*p++ = ',';
+	p = obuf_put_word(p, &E->changes[r->change]);
+	*p++ = ',';
+	p = obuf_put_u64(p, r->n[0]);
+	*p++ = ',';
+	obuf_done(ob, p);
+	obuf_csv(ob, r->text);
+	p = obuf_room(ob, 3 * OBUF_NUM + 8);
+	*p++ = ',';
 	if (r->has_frame && r->new_pfn != PGFT_NO_PFN)
-		fprintf(E->out, "%llu", r->new_pfn);
-	fputc(',', E->out);
+		p = obuf_put_u64(p, r->new_pfn);
+	*p++ = ',';
 	if (r->new_node != PGFT_NO_NODE)
-		fprintf(E->out, "%d", r->new_node);
-	if (ps->replay.whole)
-		fprintf(E->out, ",%d", r->pid);
-	fputc('\n', E->out);
+		p = obuf_put_int(p, r->new_node);
+	if (ps->replay.whole) {
+		*p++ = ',';
+		p = obuf_put_int(p, r->pid);
+	}
+	*p++ = '\n';
+	obuf_done(ob, p);
+}
+
+/*
+ * A fault's time at @p, as obuf_put_u64() writes it: past it. Times rise
+ * slowly: the digits above the last 8 are mostly the last fault's, kept.
+ */
+static char *put_time(struct ex_state *E, char *p, unsigned long long t)
+{
+	unsigned long long hi = t / 100000000;
+
+	if (!hi || hi >= 100000000)
+		return obuf_put_u64(p, t);
+	if (hi != E->time_hi) {
+		E->time_hi = hi;
+		E->time_len = obuf_put_small(E->time_digits, hi) - E->time_digits;
+	}
+	memcpy(p, E->time_digits, 8);
+	return obuf_put_8digits(p + E->time_len, t % 100000000);
+}
+
+/* The row of a fault */
+static void fault_row(struct pass *ps, struct ex_state *E, const struct pgft_rec *r,
+		      const struct pgft_region *g)
+{
+	struct obuf *ob = E->ob;
+	char *p = obuf_room(ob, 4 * OBUF_NUM + 48);
+
+	p = put_time(E, p, r->time);
+	*p++ = ',';
+	p = obuf_put_int(p, r->tid);
+	*p++ = ',';
+	p = obuf_put_u64(p, r->addr);
+	*p++ = ',';
+	*p++ = r->access;
+	if (r->kernel)
+		p = obuf_put_lit(p, ",kernel,");
+	else
+		p = obuf_put_lit(p, ",user,");
+	p = obuf_put_word(p, &E->results[r->result]);
+	*p++ = ',';
+	p = obuf_put_u64(p, r->ip);
+	*p++ = ',';
+	obuf_done(ob, p);
+	obuf_csv(ob, csv_region(g));
+	p = obuf_room(ob, CSV_FRAME + OBUF_NUM + 16);
+	/* the frame (format version 8): empty if the line has none */
+	if (!r->has_frame)
+		p = obuf_put_lit(p, ",,,,");
+	else
+		p = csv_frame(p, r->pfn, r->node,
+			      (unsigned long long)ps->trace.page_size << r->order,
+			      &E->levels[r->level]);
+	/* the columns of a change record */
+	p = obuf_put_lit(p, ",,,,,");
+	if (ps->replay.whole) {
+		*p++ = ',';
+		p = obuf_put_int(p, r->pid);
+	}
+	*p++ = '\n';
+	obuf_done(ob, p);
+}
+
+/* csv: the rows' buffer and the words they take: 0, or -1 out of memory */
+static int csv_begin(struct ex_state *E)
+{
+	E->ob = obuf_new(E->out);
+	if (!E->ob)
+		return -1;
+	for (int i = 0; i <= PGFT_OOM; i++)
+		obuf_word_set(&E->results[i], export_result_name(i));
+	for (int i = 0; i < PGFT_NLEVEL; i++)
+		obuf_word_set(&E->levels[i], pgft_level_names[i]);
+	for (int i = 0; i < PGFT_NCACHE; i++)
+		obuf_word_set(&E->caches[i], pgft_cache_names[i]);
+	for (int i = 0; i < PGFT_NCHANGE; i++)
+		obuf_word_set(&E->changes[i], pgft_change_names[i]);
+	return 0;
 }
 
 static int ex_rec(struct pass *ps, void *st, const struct pgft_rec *r)
@@ -287,24 +415,8 @@ static int ex_fault(struct pass *ps, void *st, const struct pgft_rec *r,
 		json_rec(E->out, r, ps->trace.rd.tree);
 		break;
 	case CSV:
-		if (E->files)
-			break;
-		fprintf(E->out, "%llu,%d,%llu,%c,%s,%s,%llu,", r->time, r->tid,
-			r->addr, r->access, r->kernel ? "kernel" : "user",
-			export_result_name(r->result), r->ip);
-		csv_field(E->out, g ? (*g->name ? g->name : "[anon]") : "");
-		/* the frame (format version 8): empty if the line has none */
-		if (!r->has_frame)
-			fputs(",,,,", E->out);
-		else
-			csv_frame(E->out, r->pfn, r->node,
-				  (unsigned long long)ps->trace.page_size << r->order,
-				  pgft_level_names[r->level]);
-		/* the columns of a change record */
-		fputs(",,,,,", E->out);
-		if (ps->replay.whole)
-			fprintf(E->out, ",%d", r->pid);
-		fputc('\n', E->out);
+		if (!E->files)
+			fault_row(ps, E, r, g);
 		break;
 	case REFS:
 		if (!pgft_counted(r->result) || E->files)
@@ -347,7 +459,7 @@ int cmd_export(int argc, char **argv)
 			   .takes = TAKES_PID | TAKES_FILTERS };
 	const char *path = NULL;
 	struct ex_state state = { 0 }, *E = &state;
-	int opt, status, nf = -1;
+	int opt, status, werr, nf = -1;
 	bool io;
 
 	/* getopt moves options ahead of FORMAT and TRACE, in their order */
@@ -416,6 +528,8 @@ int cmd_export(int argc, char **argv)
 		E->out = path ? fopen(path, E->format >= LCS ? "wb" : "w") : stdout;
 	if (!E->out)
 		return pass_error(&ps, "%s: %s", path, strerror(errno));
+	if (E->format == CSV && csv_begin(E))
+		return pass_oom(&ps);
 	if (E->format == PERFETTO &&
 	    !(E->pf = perfetto_new(E->out, path, (uint64_t)max_mb << 20, interval_ms,
 				window)))
@@ -428,10 +542,14 @@ int cmd_export(int argc, char **argv)
 			"pfn,node,page_size,level,change,pages,cause,new_pfn,"
 			"new_node%s\n", ps.replay.whole ? ",pid" : "");
 	ps.rec = ex_rec;
+	/* ex_rec() has nothing to do with a fault: ex_fault() writes it */
+	ps.rec_no_faults = true;
 	ps.st = E;
 	ps.streams = true;
 	ps.fault = ex_fault;
 	status = pass_run(&ps);
+	/* the rows held, before anything else is written */
+	werr = obuf_free(E->ob);
 	io = E->pf && status == PGF_EXIT_FAIL;
 	if (E->pf && (!status || ps.replay.cut) && perfetto_end(E->pf))
 		io = true;
@@ -460,9 +578,10 @@ int cmd_export(int argc, char **argv)
 				(unsigned long long)lcs_count(E->lcs), ps.trace.fname);
 		lcs_free(E->lcs);
 	}
-	if ((E->out == stdout ? fflush(E->out) : fclose(E->out)) || ferror(stdout))
+	if ((E->out == stdout ? fflush(E->out) : fclose(E->out)) || ferror(stdout) ||
+	    werr)
 		status = pass_error(&ps, "%s: %s", path ? path : "standard output",
-				    strerror(errno));
+				    strerror(werr ? werr : errno));
 	/* a trace with no end is written all the same, as it is */
 	if (staged_end(&E->staged, status && !ps.replay.cut))
 		status = pass_error(&ps, "%s: %s", path, strerror(errno));
