@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_pgfline - the fault lines the reader reads where they lie
- * (tools/lib/pgfline.c) against the text parser (pgft_parse()): over
- * random fault lines of every field's width, with and without a frame,
+ * test_pgfline - the fault and cache lines the reader reads where they
+ * lie (tools/lib/pgfline.c) against the text parser (pgft_parse()): over
+ * random lines of every field's width, faults with and without a frame,
  * and the same lines mutated (a byte changed, added or taken away, a
  * field made too long), every line it reads pgft_parse() reads into the
- * same record, and every fault line pgft_parse() reads it reads but for
+ * same record, and every such line pgft_parse() reads it reads but for
  * upper-case hex, whatever bytes follow the line; then the reader, its
  * buffer refilled in the middle of lines and a line longer than it, gives
  * the records of pgft_parse(), line by line.
@@ -72,6 +72,15 @@ static int fault_line(unsigned long long *x, char *line, size_t size)
 		n += snprintf(line + n, size - n, " %llx -", any(x, 1ULL << 40));
 	return n + snprintf(line + n, size - n, " %llu %s", any(x, 64),
 			    pgft_level_names[rnd(x) % 3]);
+}
+
+/* A random cache line into @line. */
+static int cache_line(unsigned long long *x, char *line, size_t size)
+{
+	return snprintf(line, size, "cache %llu %llu %llu %llu %llu %c %s",
+			any(x, 10000000000000000000ULL), any(x, 1ULL << 31),
+			any(x, 1ULL << 32), any(x, 1ULL << 52), 1 + any(x, 1ULL << 32),
+			"rw"[rnd(x) % 2], pgft_cache_names[rnd(x) % PGFT_NCACHE]);
 }
 
 /* Change @line (@n bytes) a little at random: its new length. */
@@ -142,16 +151,19 @@ static int both(const char *line, int n, const char *after)
 	a.change = 0;
 	a.new_node = 0;
 	a.new_pfn = 0;
+	/* as the reader tries them */
 	got = pgft_scan_fault(buf, &a);
+	if (!got)
+		got = pgft_scan_cache(buf, &a);
 	ret = pgft_parse(copy, &b);
 	if (got) {
 		if (ret || got != len + 1 || !same_rec(&a, &b))
 			return -1;
 		return 1;
 	}
-	/* every fault line pgft_parse() reads, but with upper-case hex */
-	if (!ret && b.type == PGFT_FAULT && strlen(copy) == len &&
-	    !strpbrk(copy, "ABCDEF"))
+	/* every fault or cache line pgft_parse() reads, but with upper-case hex */
+	if (!ret && (b.type == PGFT_FAULT || b.type == PGFT_CACHE) &&
+	    strlen(copy) == len && !strpbrk(copy, "ABCDEF"))
 		return -1;
 	return 0;
 }
@@ -163,7 +175,8 @@ TEST(a_fault_line_reads_as_the_parser_reads_it)
 	int n;
 
 	for (int i = 0; i < 2000000; i++) {
-		n = fault_line(&x, line, sizeof(line) - 64);
+		n = i % 5 == 4 ? cache_line(&x, line, sizeof(line) - 64) :
+				 fault_line(&x, line, sizeof(line) - 64);
 		/* whatever follows: zeros, another line, or any bytes */
 		for (size_t k = 0; k < sizeof(after); k++)
 			after[k] = i % 3 == 0 ? 0 : i % 3 == 1 ?
@@ -228,6 +241,17 @@ TEST(the_edges_of_each_field)
 		{ "fault 1 1 1 r user minor", 0 },
 		{ "fault", 0 },
 		{ "", 0 },
+		{ "cache 1 2 3 4 5 r hit", 1 },
+		{ "cache 1 2 3 4 5 w readahead", 1 },
+		{ "cache 1 2 3 4 5 w readaheadx", 0 },
+		{ "cache 1 2 3 4 5 w direct", 1 },
+		{ "cache 1 2 3 4 5 w hole ", 0 },
+		{ "cache 1 2 3 4 0 r miss", 0 },
+		{ "cache 1 2 3 4 5 x miss", 0 },
+		{ "cache 1 2 3 4 r miss", 0 },
+		{ "cache 9999999999999999999 1 1 1 1 r miss", 1 },
+		{ "cache 1 1 1 10000000000000000000 1 r miss", 0 },
+		{ "cache  1 1 1 1 1 r miss", 0 },
 	};
 	char after[PGFT_SCAN_SLACK + 16];
 
@@ -267,6 +291,8 @@ static void read_as_parsed(bool into)
 			len += 1 << 20;
 		} else if (rnd(&x) % 16 == 0) {
 			len += sprintf(text + len, "refs 3 4 1000+%llu", 1 + rnd(&x) % 99);
+		} else if (rnd(&x) % 4 == 0) {
+			len += cache_line(&x, text + len, 200);
 		} else {
 			len += fault_line(&x, text + len, 200);
 		}
@@ -283,7 +309,10 @@ static void read_as_parsed(bool into)
 	for (size_t i = 0; i < lines; i++) {
 		char *nl = strchr(p, '\n');
 
-		ASSERT_EQ(into ? pgft_next_into(&rd, &r) : pgft_next(&rd, &r), 1);
+		ret = into ? pgft_next_into(&rd, &r) : pgft_next(&rd, &r);
+		if (ret != 1)
+			ktap_diag("%s", rd.error);
+		ASSERT_EQ(ret, 1);
 		memcpy(copy, p, nl - p);
 		copy[nl - p] = '\0';
 		ASSERT_EQ(pgft_parse(copy, &want), 0);

@@ -274,3 +274,60 @@ size_t pgft_scan_fault(const char *line, struct pgft_rec *r)
 		return 0;
 	return s - (const unsigned char *)line;
 }
+
+/* How a cache record's pages fared, then the newline: past it, or NULL. */
+static const unsigned char *cache_how(const unsigned char *s, struct pgft_rec *r)
+{
+	if (starts(s, "hit\n", 4)) {
+		r->cache = PGFT_HIT;
+		return s + 4;
+	}
+	if (starts(s, "miss\n", 5)) {
+		r->cache = PGFT_MISS;
+		return s + 5;
+	}
+	if (starts(s, "readahea", 8) && starts(s + 8, "d\n", 2)) {
+		r->cache = PGFT_READAHEAD;
+		return s + 10;
+	}
+	if (starts(s, "hole\n", 5)) {
+		r->cache = PGFT_HOLE;
+		return s + 5;
+	}
+	if (starts(s, "direct\n", 7)) {
+		r->cache = PGFT_DIRECT;
+		return s + 7;
+	}
+	return NULL;
+}
+
+size_t pgft_scan_cache(const char *line, struct pgft_rec *r)
+{
+	const unsigned char *s = (const unsigned char *)line;
+	unsigned long long tid;
+
+	if (!starts(s, "cache ", 6))
+		return 0;
+	s += 6;
+	r->type = PGFT_CACHE;
+	if (!dec(&s, &r->time) || *s++ != ' ' || !dec(&s, &tid) ||
+	    *s++ != ' ' || !dec(&s, &r->id) || *s++ != ' ' ||
+	    !dec(&s, &r->start) || *s++ != ' ' || !dec(&s, &r->n[0]) ||
+	    *s++ != ' ' || !r->n[0])
+		return 0;
+	r->tid = tid;
+	if ((s[0] != 'r' && s[0] != 'w') || s[1] != ' ')
+		return 0;
+	r->access = s[0];
+	s = cache_how(s + 2, r);
+	if (!s)
+		return 0;
+	r->addr = r->ip = 0;
+	r->kernel = false;
+	r->result = PGFT_MINOR;
+	r->has_frame = false;
+	r->pfn = 0;
+	r->node = 0;
+	r->order = r->level = 0;
+	return s - (const unsigned char *)line;
+}

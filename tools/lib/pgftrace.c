@@ -1000,7 +1000,7 @@ int pgft_parse(char *line, struct pgft_rec *r)
  * leaves them, field by field: a memset() of the whole record is a "rep
  * stos", a good part of the cost of a line.
  */
-static inline void fault_clear(struct pgft_rec *r)
+static inline void scan_clear(struct pgft_rec *r)
 {
 	r->pid = 0;
 	r->change = 0;
@@ -1030,12 +1030,15 @@ int pgft_next(struct pgft_reader *rd, struct pgft_rec *r)
 		r->pid = rd->tree ? rd->cur : rd->pid;
 		return 1;
 	}
-	/* A fault line read ahead, read where it lies (pgfline.h). */
+	/* A fault or cache line read ahead, read where it lies (pgfline.h). */
 	if (!rd->bin && !rd->tap && rd->bpos < rd->blen) {
+		const char *s = (const char *)rd->bbuf + rd->bpos;
 		size_t n;
 
-		fault_clear(r);
-		n = pgft_scan_fault((char *)rd->bbuf + rd->bpos, r);
+		scan_clear(r);
+		n = pgft_scan_fault(s, r);
+		if (!n)
+			n = pgft_scan_cache(s, r);
 		if (n) {
 			rd->bpos += n;
 			rd->line++;
