@@ -6,9 +6,20 @@
 #include <stdlib.h>
 #include "obuf.h"
 
+char obuf_quads[10000][4];
+
 struct obuf *obuf_new(FILE *f)
 {
 	struct obuf *b = malloc(sizeof(*b));
+
+	if (!obuf_quads[0][0]) {
+		for (int i = 0; i < 10000; i++) {
+			obuf_quads[i][0] = '0' + i / 1000;
+			obuf_quads[i][1] = '0' + i / 100 % 10;
+			obuf_quads[i][2] = '0' + i / 10 % 10;
+			obuf_quads[i][3] = '0' + i % 10;
+		}
+	}
 
 	if (b) {
 		b->f = f;

@@ -22,7 +22,6 @@
 #ifndef PGFT_OBUF_H
 #define PGFT_OBUF_H
 
-#include <endian.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -74,49 +73,46 @@ static inline void obuf_done(struct obuf *b, char *end)
 }
 
 /*
- * The 8 decimal digits of @v (below 10^8), zeros ahead, as the bytes of
- * a word (0 to 9 each), the first digit the lowest byte: split in halves
- * of 4 digits, quarters, digits, each level in the lanes of one 64-bit
- * word (a division by 100 or 10 is a multiplication and a shift there),
- * with no loop and no table.
+ * "0000" to "9999", a number's digits four at a time (obuf_new() fills
+ * it): a division by 10^4 and a copy of 4 bytes, where printf takes a
+ * division a digit.
  */
-static inline uint64_t obuf_digits8(uint32_t v)
-{
-	uint64_t x = v / 10000 | (uint64_t)(v % 10000) << 32, y;
+extern char obuf_quads[10000][4];
 
-	/* two lanes of 32 bits, each below 10^4: / 100 and % 100 */
-	y = (x * 10486) >> 20 & 0x0000007f0000007fULL;
-	x = y | (x - y * 100) << 16;
-	/* four lanes of 16 bits, each below 100: / 10 and % 10 */
-	y = (x * 103) >> 10 & 0x000f000f000f000fULL;
-	return y | (x - y * 10) << 8;
+/* The digits of @v (below 10^4), at least one. */
+static inline int obuf_len4(uint32_t v)
+{
+	return 1 + (v >= 10) + (v >= 100) + (v >= 1000);
 }
 
-/* The 8 bytes of @d at @p, its lowest first. */
-static inline void obuf_put8(char *p, uint64_t d)
+/*
+ * The digits of @v (below 10^8) at @p, no zeros ahead: past them. Up to
+ * 8 bytes are written, the digits first.
+ */
+static inline char *obuf_put_small(char *p, uint32_t v)
 {
-	d = htole64(d);
-	memcpy(p, &d, 8);
+	uint32_t hi;
+	int n;
+
+	if (v < 10000) {
+		/* the last n of its four (those past it: the next entry's) */
+		n = obuf_len4(v);
+		memcpy(p, obuf_quads[v] + 4 - n, 4);
+		return p + n;
+	}
+	hi = v / 10000;
+	n = obuf_len4(hi);
+	memcpy(p, obuf_quads[hi] + 4 - n, 4);
+	memcpy(p + n, obuf_quads[v % 10000], 4);
+	return p + n + 4;
 }
 
 /* The 8 digits of @v (below 10^8) at @p, zeros ahead: past them. */
 static inline char *obuf_put_8digits(char *p, uint32_t v)
 {
-	obuf_put8(p, obuf_digits8(v) + 0x3030303030303030ULL);
+	memcpy(p, obuf_quads[v / 10000], 4);
+	memcpy(p + 4, obuf_quads[v % 10000], 4);
 	return p + 8;
-}
-
-/*
- * The digits of @v (below 10^8) at @p, no zeros ahead: past them. Eight
- * bytes are written, the digits first.
- */
-static inline char *obuf_put_small(char *p, uint32_t v)
-{
-	uint64_t d = obuf_digits8(v);
-	int zeros = d ? __builtin_ctzll(d) >> 3 : 7;
-
-	obuf_put8(p, (d + 0x3030303030303030ULL) >> 8 * zeros);
-	return p + 8 - zeros;
 }
 
 /* @v in decimal at @p, as "%llu": past it. */
