@@ -163,13 +163,17 @@ struct obuf_word {
 	unsigned char n;
 };
 
-static inline void obuf_word_set(struct obuf_word *w, const char *s)
+/* @w, the word @s: 0, or -1 if @s is longer than a word (@w unset). */
+static inline int obuf_word_set(struct obuf_word *w, const char *s)
 {
 	size_t n = strlen(s);
 
+	if (n >= sizeof(w->s))
+		return -1;
 	memset(w->s, 0, sizeof(w->s));
-	w->n = n < sizeof(w->s) ? n : sizeof(w->s) - 1;
-	memcpy(w->s, s, w->n);
+	memcpy(w->s, s, n);
+	w->n = n;
+	return 0;
 }
 
 /* The word @w at @p (16 bytes written, the word first): past it. */

@@ -363,21 +363,28 @@ static void fault_row(struct pass *ps, struct ex_state *E, const struct pgft_rec
 	obuf_done(ob, p);
 }
 
-/* csv: the rows' buffer and the words they take: 0, or -1 out of memory */
+/*
+ * csv: the rows' buffer and the words they take: 0, or -1 out of memory
+ * (errno ENOMEM) or with a name longer than a word (EINVAL)
+ */
 static int csv_begin(struct ex_state *E)
 {
-	E->ob = obuf_new(E->out);
-	if (!E->ob)
-		return -1;
+	int bad = 0;
+
 	for (int i = 0; i <= PGFT_OOM; i++)
-		obuf_word_set(&E->results[i], export_result_name(i));
+		bad |= obuf_word_set(&E->results[i], export_result_name(i));
 	for (int i = 0; i < PGFT_NLEVEL; i++)
-		obuf_word_set(&E->levels[i], pgft_level_names[i]);
+		bad |= obuf_word_set(&E->levels[i], pgft_level_names[i]);
 	for (int i = 0; i < PGFT_NCACHE; i++)
-		obuf_word_set(&E->caches[i], pgft_cache_names[i]);
+		bad |= obuf_word_set(&E->caches[i], pgft_cache_names[i]);
 	for (int i = 0; i < PGFT_NCHANGE; i++)
-		obuf_word_set(&E->changes[i], pgft_change_names[i]);
-	return 0;
+		bad |= obuf_word_set(&E->changes[i], pgft_change_names[i]);
+	if (bad) {
+		errno = EINVAL;
+		return -1;
+	}
+	E->ob = obuf_new(E->out);
+	return E->ob ? 0 : -1;
 }
 
 static int ex_rec(struct pass *ps, void *st, const struct pgft_rec *r)
@@ -529,7 +536,8 @@ int cmd_export(int argc, char **argv)
 	if (!E->out)
 		return pass_error(&ps, "%s: %s", path, strerror(errno));
 	if (E->format == CSV && csv_begin(E))
-		return pass_oom(&ps);
+		return errno == EINVAL ? pass_error(&ps, "csv: a name longer than "
+						    "its writer takes") : pass_oom(&ps);
 	if (E->format == PERFETTO &&
 	    !(E->pf = perfetto_new(E->out, path, (uint64_t)max_mb << 20, interval_ms,
 				window)))
