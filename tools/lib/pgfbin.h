@@ -210,24 +210,26 @@ static inline int pgft_next_into(struct pgft_reader *rd, struct pgft_rec *r)
 	size_t n;
 	int ret;
 
-	if (rd->fault_in == r) {
-		if (rd->bin) {
-			if (rd->blen - rd->bpos >= PGFB_FAULT_BYTES &&
-			    pgfb_fault_fields(rd->bbuf + rd->bpos, r)) {
-				rd->bpos += PGFB_FAULT_BYTES;
-				rd->line++;
-				return 1;
-			}
-		} else if ((n = pgft_scan_fault((const char *)rd->bbuf + rd->bpos, r))) {
-			rd->bpos += n;
-			rd->line++;
-			return 1;
-		}
+	if (rd->fault_in == r && rd->blen - rd->bpos >= PGFB_FAULT_BYTES &&
+	    pgfb_fault_fields(rd->bbuf + rd->bpos, r)) {
+		rd->bpos += PGFB_FAULT_BYTES;
+		rd->line++;
+		return 1;
+	}
+	if (rd->line_in == r &&
+	    (n = pgft_scan_fault((const char *)rd->bbuf + rd->bpos, r))) {
+		rd->bpos += n;
+		rd->line++;
+		return 1;
 	}
 	ret = pgft_next(rd, r);
 	/* a fault with every field written, of a trace nobody taps */
-	if (ret > 0 && r->type == PGFT_FAULT && !rd->tap)
-		rd->fault_in = r;
+	if (ret > 0 && r->type == PGFT_FAULT && !rd->tap) {
+		if (rd->bin)
+			rd->fault_in = r;
+		else
+			rd->line_in = r;
+	}
 	return ret;
 }
 

@@ -1021,7 +1021,8 @@ int pgft_next(struct pgft_reader *rd, struct pgft_rec *r)
 	char *line;
 	int ret;
 
-	rd->fault_in = NULL;	/* @r is written whole, perhaps not as a fault */
+	/* @r is written whole, perhaps not as a fault */
+	rd->fault_in = rd->line_in = NULL;
 	/* The hot path: a fault record read ahead, and nobody tapping. */
 	if (rd->bin && !rd->tap && rd->blen - rd->bpos >= PGFB_FAULT_BYTES &&
 	    pgfb_get_fault(rd->bbuf + rd->bpos, r)) {

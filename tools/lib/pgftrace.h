@@ -192,8 +192,11 @@ struct pgft_reader {
 	int text_errno;			/* text: the read error that ended it */
 	pgft_tap_fn tap;		/* pgft_open_tap() */
 	void *tap_arg;
-	/* pgft_next_into()'s record, while the last read into it was a fault */
-	const struct pgft_rec *fault_in;
+	/*
+	 * pgft_next_into()'s record, while the last read into it was a fault:
+	 * of a binary trace, of a text one
+	 */
+	const struct pgft_rec *fault_in, *line_in;
 	char error[512];		/* set when pgft_next() returns -1 */
 	/*
 	 * With error: the system's errno when the failure is not the
