@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pgfline - a fault line of the text form read in one pass (pgfline.h).
+ * pgfline - the fault and cache lines of the text form read in one pass
+ * each (pgfline.h).
  *
  * Eight bytes at a time: a field's digits are told from what ends it by
  * arithmetic on the bytes of a 64-bit word, and its value made from them
  * with a few multiplications and shifts, with no branch on each digit:
- * the lengths of a fault's fields vary from line to line, and a loop
+ * the lengths of a record's fields vary from line to line, and a loop
  * over the digits mispredicts its end at every field.
  */
 #include <endian.h>
