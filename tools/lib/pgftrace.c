@@ -195,7 +195,8 @@ static int text_fill(struct pgft_reader *rd, size_t keep)
 			read_error(rd);
 			return -1;
 		}
-		memset(b + 2 * rd->bcap, 0, PGFT_SCAN_SLACK);
+		/* zeros where pgft_scan_fault() may look past what is read */
+		memset(b + rd->bcap + PGFT_SCAN_SLACK, 0, rd->bcap);
 		rd->bbuf = b;
 		rd->bcap *= 2;
 	}
