@@ -209,9 +209,15 @@ def analyse(d, name, tool):
                          if line.startswith('lost '))
                         if len(w) >= 3 and w[1].isdigit() and w[2].isdigit())
         rep = read(d, name, 'replay') or ''
-        r['layout'] = (f'{len(final)} of {len(final)} (replayed = maps)'
-                       if '= maps' in rep else
-                       f'not maps: {rep.strip()[:80]}')
+        m = re.search(r'(\d+) regions at the end', rep)
+        if '= maps' in rep:
+            r['layout'] = f'{len(final)} of {len(final)} (replayed = maps)'
+        elif 'owes the layout' in rep and m:
+            r['layout'] = (f'{m[1]} of {len(final)}: owes the layout, the '
+                           'rest counted lost')
+        else:
+            r['layout'] = f'NOT maps: {rep.strip()[:80]}'
+
     elif tool == 'perf-record':
         stats = read(d, name, 'stats') or ''
         m = re.search(r'SAMPLE events:\s+(\d+)', stats)
