@@ -80,6 +80,7 @@ static inline bool pgfault_history_rereferencing(struct mm_struct *mm)
 static inline void pgfault_history_mm_init(struct mm_struct *mm)
 {
 	memset(&mm->pgf, 0, sizeof(mm->pgf));
+	memset(&mm->pgf_notes, 0, sizeof(mm->pgf_notes));
 }
 
 /**

@@ -400,7 +400,7 @@ struct pgf_shadow {
 	bool sending;		/* a layout is being sent in parts */
 	unsigned long cursor;	/* every region below it has been told */
 	unsigned int checks;	/* updates, to space the debug checks */
-	int epoch;		/* &pgf_mm.epoch when last recorded */
+	int epoch;		/* &pgf_mm_notes.epoch when last recorded */
 	char *path;		/* PATH_MAX bytes for a region's name */
 	struct pgf_region *spare;	/* removed entries kept for reuse */
 	unsigned int nr_spare;

@@ -58,7 +58,7 @@
  * process's thread, for the trace of the mm's owner; else it is recorded
  * at the next traced fault or change. Where two traces follow one mm, or
  * a trace joined or left it since a trace last recorded it
- * (&pgf_mm.epoch), the whole tree is compared once. With
+ * (&pgf_mm_notes.epoch), the whole tree is compared once. With
  * CONFIG_PGFAULT_HISTORY_DEBUG every update is checked against the whole
  * VMA tree, and a difference (a path that changed a VMA unseen) is a WARN.
  *
@@ -486,8 +486,9 @@ static unsigned int pgf_merge_ranges(struct pgf_range *rg, unsigned int nr)
 static unsigned int pgf_take_ranges(struct pgf_trace *t, struct mm_struct *mm,
 				    struct pgf_range *rg, bool all)
 {
+	struct pgf_mm_notes *n = &mm->pgf_notes;
 	struct pgf_mm *m = &mm->pgf;
-	int epoch = atomic_read(&m->epoch);
+	int epoch = atomic_read(&n->epoch);
 	unsigned int nr, i;
 
 	/*
@@ -506,8 +507,8 @@ static unsigned int pgf_take_ranges(struct pgf_trace *t, struct mm_struct *mm,
 	}
 	nr = m->nr;
 	for (i = 0; i < nr; i++) {
-		rg[i].start = m->start[i];
-		rg[i].end = m->end[i];
+		rg[i].start = n->start[i];
+		rg[i].end = n->end[i];
 	}
 	return pgf_merge_ranges(rg, nr);
 }
@@ -965,7 +966,7 @@ static void pgf_regions_record(struct pgf_trace *t, struct mm_struct *mm,
 static bool pgf_regions_changed(struct pgf_trace *t, struct mm_struct *mm)
 {
 	return READ_ONCE(mm->pgf.nr) || atomic_read(&mm->pgf.traces) != 1 ||
-	       atomic_read(&mm->pgf.epoch) != t->shadow.epoch;
+	       atomic_read(&mm->pgf_notes.epoch) != t->shadow.epoch;
 }
 
 /* The regions from @from on that the reader has not been told of. */
@@ -1109,7 +1110,7 @@ void pgf_regions_bind(struct pgf_trace *t, struct mm_struct *mm, bool all)
 			atomic_dec(&old->pgf.rereference);
 #endif
 		/* Another trace of this mm must now compare it all. */
-		atomic_inc(&old->pgf.epoch);
+		atomic_inc(&old->pgf_notes.epoch);
 		mmdrop(old);
 	}
 	t->mm = mm;
@@ -1133,7 +1134,7 @@ void pgf_regions_bind(struct pgf_trace *t, struct mm_struct *mm, bool all)
 	if (t->reref_bound)
 		atomic_inc(&mm->pgf.rereference);
 #endif
-	atomic_inc(&mm->pgf.epoch);
+	atomic_inc(&mm->pgf_notes.epoch);
 	if (all)
 		mm->pgf.nr = PGF_MM_ALL;
 }
@@ -1185,7 +1186,7 @@ void pgf_regions_free(struct pgf_trace *t)
 		pgf_changes_bind(t, NULL);
 #endif
 		atomic_dec(&t->mm->pgf.traces);
-		atomic_inc(&t->mm->pgf.epoch);
+		atomic_inc(&t->mm->pgf_notes.epoch);
 		mmdrop(t->mm);
 	}
 }
@@ -1194,37 +1195,39 @@ void pgf_regions_free(struct pgf_trace *t)
  * Add [@start, @end) to the noted ranges; when all are in use, widen the
  * one that grows least.
  */
-static void pgf_note(struct pgf_mm *m, unsigned long start,
+static void pgf_note(struct mm_struct *mm, unsigned long start,
 		     unsigned long end)
 {
+	struct pgf_mm_notes *n = &mm->pgf_notes;
 	unsigned long best_cost = ULONG_MAX, cost;
+	struct pgf_mm *m = &mm->pgf;
 	unsigned int i, best = 0;
 
 	if (m->nr == PGF_MM_ALL)
 		return;
 	for (i = 0; i < m->nr; i++) {
-		if (start <= m->end[i] && end >= m->start[i]) {
-			m->start[i] = min(m->start[i], start);
-			m->end[i] = max(m->end[i], end);
+		if (start <= n->end[i] && end >= n->start[i]) {
+			n->start[i] = min(n->start[i], start);
+			n->end[i] = max(n->end[i], end);
 			return;
 		}
 	}
 	if (m->nr < PGF_MM_RANGES) {
-		m->start[m->nr] = start;
-		m->end[m->nr] = end;
+		n->start[m->nr] = start;
+		n->end[m->nr] = end;
 		m->nr++;
 		return;
 	}
 	for (i = 0; i < m->nr; i++) {
-		cost = start < m->start[i] ? m->start[i] - start : 0;
-		cost += end > m->end[i] ? end - m->end[i] : 0;
+		cost = start < n->start[i] ? n->start[i] - start : 0;
+		cost += end > n->end[i] ? end - n->end[i] : 0;
 		if (cost < best_cost) {
 			best_cost = cost;
 			best = i;
 		}
 	}
-	m->start[best] = min(m->start[best], start);
-	m->end[best] = max(m->end[best], end);
+	n->start[best] = min(n->start[best], start);
+	n->end[best] = max(n->end[best], end);
 }
 
 /*
@@ -1503,6 +1506,7 @@ static void pgf_regions_kick(struct mm_struct *mm, bool first)
 static bool pgf_notes_meet(struct pgf_trace *t, struct mm_struct *mm,
 			   struct vm_area_struct *vma)
 {
+	struct pgf_mm_notes *n = &mm->pgf_notes;
 	struct pgf_mm *m = &mm->pgf;
 	unsigned int nr = READ_ONCE(m->nr), i;
 
@@ -1510,11 +1514,11 @@ static bool pgf_notes_meet(struct pgf_trace *t, struct mm_struct *mm,
 	    atomic_read(&m->traces) > 1)
 		return true;
 	/* Written under t->mutex; a look suffices to compare. */
-	if (data_race(t->shadow.epoch) != atomic_read(&m->epoch))
+	if (data_race(t->shadow.epoch) != atomic_read(&n->epoch))
 		return true;
 	for (i = 0; i < nr; i++) {
-		if (READ_ONCE(m->start[i]) < vma->vm_end &&
-		    READ_ONCE(m->end[i]) > vma->vm_start)
+		if (READ_ONCE(n->start[i]) < vma->vm_end &&
+		    READ_ONCE(n->end[i]) > vma->vm_start)
 			return true;
 	}
 	return false;
@@ -1573,6 +1577,6 @@ void pgf_mm_changed(struct mm_struct *mm, unsigned long start,
 	mmap_assert_write_locked(mm);
 	if (start >= end)
 		return;
-	pgf_note(&mm->pgf, start, end);
+	pgf_note(mm, start, end);
 	pgf_regions_kick(mm, first);
 }
