@@ -1310,8 +1310,8 @@ static bool pgf_kernel_mode(unsigned int flags)
 
 /*
  * What pgf_record_fault() takes its own way: a fault that is not a plain
- * minor one (retried, completed elsewhere, failed, major, a re-arm's),
- * a fault on another mm, and every fault in window mode.
+ * minor one (retried, completed elsewhere, failed, major, a re-arm's) and
+ * a fault on another mm.
  */
 #ifdef PGF_STAGE_REARM
 #define PGF_FAULT_UNUSUAL	(VM_FAULT_RETRY | VM_FAULT_COMPLETED | \
@@ -1444,17 +1444,44 @@ void pgf_record_fault(struct pgf_trace *t, struct mm_struct *mm,
 		      unsigned long address, unsigned int flags, vm_fault_t ret,
 		      struct pt_regs *regs)
 {
-	/* Window mode admits the page to its window there too. */
 	if (unlikely((ret & PGF_FAULT_UNUSUAL) || (flags & FAULT_FLAG_TRIED) ||
-#ifdef PGF_STAGE_WINDOW
-		     rcu_access_pointer(t->window) ||
-#endif
 		     mm != current->mm)) {
 		pgf_record_unusual(t, mm, address, flags, ret, regs);
 		return;
 	}
 	pgf_write_fault(t, PGF_RESULT_MINOR << PGF_FAULT_RESULT_SHIFT |
 			pgf_fault_flags(flags), address, pgf_fault_ip(regs));
+}
+
+/**
+ * pgf_record_minor() - pgf_write_fault() for a trace not simply recording
+ * @t: the trace
+ * @flags: the record's flags
+ * @addr: the faulting address
+ * @ip: the instruction pointer of the access
+ *
+ * A minor fault on the process's own mm while the trace is stopped, owes
+ * its reader a layout or is in window mode, or on a CPU that has no ring
+ * yet: as pgf_record_unusual() records it.
+ */
+noinline void pgf_record_minor(struct pgf_trace *t, unsigned int flags,
+			       unsigned long addr, unsigned long ip)
+{
+	u64 frame = 0;
+
+	if (!READ_ONCE(t->active))
+		return;
+#ifdef PGF_STAGE_PHYS
+	frame = pgf_take_frame();
+	if (!pgf_trace_frames(t))
+		frame = 0;
+#endif
+	pgf_write_fault_slow(t, flags, addr, ip, frame);
+#ifdef PGF_STAGE_WINDOW
+	/* Window mode: the page is accessible now. */
+	if (rcu_access_pointer(t->window))
+		__pgf_window_admit(t, addr);
+#endif
 }
 
 /* An ordinary exec: the exec record; the old address space is gone. */

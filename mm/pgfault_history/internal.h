@@ -463,6 +463,8 @@ struct pgf_ring {
 	u64 total_lost_cache;		/* and lost */
 #endif
 	u64 peek;			/* the reader's: time of the first */
+	u32 fast_room;			/* pgf_write_fault()'s, see there */
+	u32 fast_wake;
 	bool growing;			/* buf is being reallocated */
 	bool want_grow;			/* grow_work is to grow it */
 	bool stuck;			/* could not grow: stays at its size */
@@ -535,12 +537,24 @@ struct pgf_trace {
 	struct pgf_budget *budget;	/* which pays for its buffers */
 	long charged;			/* the bytes it charged to it */
 	bool guest;			/* on its creator's budget */
-	bool active;			/* recording */
+	/*
+	 * What sends a fault's record another way than pgf_write_fault()'s,
+	 * one byte each, read by it as one word (@recording).
+	 */
+	union {
+		struct {
+			bool active;		/* recording */
+#ifdef PGF_STAGE_REGIONS
+			bool need_layout;	/* fault records wait for a layout */
+#endif
+#ifdef PGF_STAGE_WINDOW
+			bool windowed;		/* window mode: @window is set */
+#endif
+		};
+		u32 recording;		/* PGF_RECORDING: none of those */
+	};
 	bool started;			/* a start record was written */
 	bool dead;			/* ended: nothing more will come */
-#ifdef PGF_STAGE_REGIONS
-	bool need_layout;		/* fault records wait for a layout */
-#endif
 	bool reader;			/* a file is reading */
 #ifdef PGF_STAGE_PHYS
 	/* hooks.frames: fault records carry their frames */
@@ -627,6 +641,18 @@ struct pgf_trace {
 #endif
 };
 
+/*
+ * &pgf_trace.recording of a trace that records faults and wants nothing
+ * else of them: active alone, in the word's first byte.
+ */
+#ifdef __LITTLE_ENDIAN
+#define PGF_RECORDING	0x1U
+#else
+#define PGF_RECORDING	0x1000000U
+#endif
+static_assert(offsetof(struct pgf_trace, active) ==
+	      offsetof(struct pgf_trace, recording));
+
 /* Between the files of mm/pgfault_history/ */
 
 /**
@@ -698,6 +724,9 @@ bool pgf_write_fault_slow(struct pgf_trace *t, unsigned int flags,
 			  unsigned long addr, unsigned long ip, u64 frame);
 void __pgf_fault_written(struct pgf_trace *t, struct pgf_cpu *c,
 			 struct pgf_rec *rec);
+/* core.c */
+void pgf_record_minor(struct pgf_trace *t, unsigned int flags,
+		      unsigned long addr, unsigned long ip);
 
 /*
  * Bytes of the control ring kept for the last record of a trace (an EXIT,
@@ -724,6 +753,28 @@ static __always_inline u64 pgf_take_frame(void)
 
 #endif
 /**
+ * __pgf_set_fast() - say what pgf_write_fault() may do in a ring
+ * @r: the ring, its lock held
+ *
+ * From the ring's state, after anything in it changed: its buffer, a loss
+ * pending, its reader waiting. pgf_write_fault() writes a record while
+ * the bytes in use stay within @r->fast_room (0: never, while there is
+ * no buffer or a LOST record is owed first; else all but the reserve),
+ * and ends the short way while they stay below @r->fast_wake (0: never,
+ * while the reader waits; else half the ring, where it may grow).
+ */
+static inline void __pgf_set_fast(struct pgf_ring *r)
+{
+	const struct pgf_buf *b = r->buf;
+
+	lockdep_assert_held(r->lock);
+	r->fast_room = b && b->size > PGF_RESERVE &&
+		       !r->lost_faults && !r->lost_other ?
+		       b->size - PGF_RESERVE : 0;
+	r->fast_wake = b && !r->reader_sleeps ? b->size / 2 : 0;
+}
+
+/**
  * pgf_write_fault() - append the record of a counted fault to a trace
  * @t: the trace
  * @flags: the record's flags (access, result, kernel mode)
@@ -732,16 +783,24 @@ static __always_inline u64 pgf_take_frame(void)
  *
  * The fault path's writer, inline in pgf_record_fault(): as
  * pgf_emit_fault(), but the record is made where it goes, in the current
- * CPU's ring under its lock, with its time read last, when the ring has
- * room for it up to its end and nothing else is owed first. A ring that
- * must wrap, grow or make its reader a LOST record, or that has not been
- * made yet, and a trace that is not recording or whose reader lacks a
- * layout, go through pgf_emit_fault() (pgf_write_fault_slow()), which
- * does the same as this; a ring half full, or whose reader waits, ends
- * in __pgf_fault_written().
+ * CPU's ring under its lock, with its time read last. Two loads decide:
+ * the trace's state word (&pgf_trace.recording: active, no layout owed,
+ * no window) and the ring's limits (__pgf_set_fast()). A ring that must
+ * wrap, grow past its reserve or make its reader a LOST record goes
+ * through pgf_emit_fault() (pgf_write_fault_slow()), which does the same
+ * as this; a ring half full, or whose reader waits, ends in
+ * __pgf_fault_written().
+ *
+ * The frame current's fault mapped is in the record as it was stored:
+ * pgfault_history_mapped() stores one only while the trace records
+ * frames, and a reader sees it only if its own credentials may
+ * (pgf_format_rec()), whatever the trace recorded.
  *
  * An empty ring is written where its last record ended: the reader's
  * pops and __pgf_reserve() leave the tail at the head when they empty it.
+ *
+ * A trace in another state (stopped, a layout owed, window mode), or a
+ * CPU that has no ring yet, sends the fault to pgf_record_minor().
  *
  * Context: as pgf_emit_fault().
  */
@@ -760,35 +819,27 @@ static __always_inline void pgf_write_fault(struct pgf_trace *t,
 #endif
 
 	spin_lock(&c->lock);
+	b = r->buf;
+	/* Stop, exec and exit sync with this lock (pgf_rings_sync()). */
+	if (unlikely(!b || READ_ONCE(t->recording) != PGF_RECORDING)) {
+		spin_unlock(&c->lock);
+		pgf_record_minor(t, flags, addr, ip);
+		return;
+	}
 #ifdef PGF_STAGE_PHYS
 	/* Taken here, not before the lock: one value less kept across it. */
 	frame = pgf_take_frame();
-	if (!pgf_trace_frames(t))
-		frame = 0;
-#endif
-	b = r->buf;
-	/* Stop, exec and exit sync with this lock (pgf_rings_sync()). */
-	if (unlikely(!b || !READ_ONCE(t->active) ||
-#ifdef PGF_STAGE_REGIONS
-		     READ_ONCE(t->need_layout) ||
-#endif
-		     (r->lost_faults | r->lost_other)))
-		goto slow;
-#ifdef PGF_STAGE_PHYS
 	len = frame ? sizeof(struct pgf_fault_rec) : sizeof(struct pgf_rec);
 #else
 	len = sizeof(struct pgf_rec);
 #endif
 	head = b->head;
-	used = b->used;
+	used = b->used + len;
 	/* As __pgf_reserve(): no wrap, and the ring's reserve kept. */
-	if (unlikely(head + len > b->size ||
-		     used + len > b->size - PGF_RESERVE))
+	if (unlikely(head + len >= b->size || used > r->fast_room))
 		goto slow;
 	rec = (struct pgf_rec *)(b->data + head);
-	head += len;
-	b->head = head == b->size ? 0 : head;
-	used += len;
+	b->head = head + len;
 	b->used = used;
 	r->nr_faults++;
 	rec->type = PGF_REC_FAULT;
@@ -801,7 +852,7 @@ static __always_inline void pgf_write_fault(struct pgf_trace *t,
 	if (frame)
 		((struct pgf_fault_rec *)rec)->frame = frame;
 #endif
-	if (unlikely(used >= b->size / 2 || r->reader_sleeps)) {
+	if (unlikely(used >= r->fast_wake)) {
 		__pgf_fault_written(t, c, rec);
 		return;
 	}

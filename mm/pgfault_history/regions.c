@@ -866,6 +866,7 @@ static void pgf_regions_lost_nr(struct pgf_trace *t, unsigned long nr)
 	spin_lock(&t->lock);
 	if (!t->dead) {
 		t->ctl.lost_other += nr;
+		__pgf_set_fast(&t->ctl);
 		WRITE_ONCE(t->need_layout, true);
 	}
 	spin_unlock(&t->lock);

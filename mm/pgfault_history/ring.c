@@ -154,6 +154,9 @@ static int pgf_ring_init(struct pgf_trace *t, struct pgf_ring *r,
 		return -ENOMEM;
 	}
 	r->alloc = bytes;
+	spin_lock(lock);
+	__pgf_set_fast(r);
+	spin_unlock(lock);
 	atomic_long_add(bytes, &pgf_nr_buf_bytes);
 	return 0;
 }
@@ -229,6 +232,7 @@ static void pgf_make_rings(struct pgf_trace *t)
 		spin_lock(&c->lock);
 		c->ring.alloc = t->cpu_start;
 		WRITE_ONCE(c->ring.buf, nb);
+		__pgf_set_fast(&c->ring);
 		spin_unlock(&c->lock);
 		atomic_long_add(t->cpu_start, &pgf_nr_buf_bytes);
 	}
@@ -525,6 +529,7 @@ static bool __pgf_grow(struct pgf_trace *t, struct pgf_ring *r, gfp_t gfp)
 	old = r->buf;
 	__pgf_move(nb, old);
 	r->buf = nb;
+	__pgf_set_fast(r);
 	atomic_long_add(want - r->alloc, &pgf_nr_buf_bytes);
 	r->alloc = want;
 	spin_unlock(r->lock);
@@ -551,6 +556,7 @@ void __pgf_count_lost(struct pgf_ring *r, enum pgf_kind kind)
 			r->total_lost_cache++;
 #endif
 	}
+	__pgf_set_fast(r);
 }
 
 /**
@@ -583,6 +589,7 @@ bool __pgf_write(struct pgf_ring *r, const struct pgf_rec *src,
 		};
 		r->lost_faults = 0;
 		r->lost_other = 0;
+		__pgf_set_fast(r);
 		rec++;
 	}
 	/*
@@ -640,6 +647,7 @@ static bool __pgf_write_all(struct pgf_ring *r, const void *recs, size_t len,
 			b->used = used;
 			r->lost_faults = lost_faults;
 			r->lost_other = lost_other;
+			__pgf_set_fast(r);
 			return false;
 		}
 	}
@@ -676,6 +684,7 @@ static bool __pgf_want_wake(struct pgf_trace *t, struct pgf_ring *r,
 		return false;
 	if (r->buf->used >= r->buf->size / 4) {
 		r->reader_sleeps = false;
+		__pgf_set_fast(r);
 		return true;
 	}
 	if (!test_bit(PGF_WAKE_ARMED, &t->bits) &&
@@ -1025,8 +1034,10 @@ bool pgf_emit_regions(struct pgf_trace *t, const void *recs, size_t len,
 	if (kept && last) {
 		WRITE_ONCE(t->need_layout, false);
 	} else if (!t->dead && (!kept || (how & PGF_REGIONS_PART))) {
-		if (!kept && change)
+		if (!kept && change) {
 			t->ctl.lost_other += nr;
+			__pgf_set_fast(&t->ctl);
+		}
 		WRITE_ONCE(t->need_layout, true);
 	}
 	__pgf_want_grow(t, &t->ctl);
@@ -1092,6 +1103,7 @@ bool pgf_readable(struct pgf_trace *t)
 			ret = true;
 		else	/* the caller is on t->wait: wake it */
 			r->reader_sleeps = true;
+		__pgf_set_fast(r);
 		spin_unlock(r->lock);
 	}
 	return ret;
@@ -1190,6 +1202,7 @@ static size_t __pgf_pop_ring(struct pgf_ring *r, int cpu, u64 until,
 		};
 		r->lost_faults = 0;
 		r->lost_other = 0;
+		__pgf_set_fast(r);
 		done += sizeof(*rec);
 	}
 	r->peek = __pgf_peek(r);
@@ -1214,6 +1227,7 @@ static size_t pgf_merge(struct pgf_trace *t, void *out, size_t size,
 	for (cpu = -1, r = &t->ctl; r; r = pgf_next_ring(t, &cpu)) {
 		spin_lock(r->lock);
 		r->reader_sleeps = false;
+		__pgf_set_fast(r);
 		r->peek = __pgf_peek(r);
 		spin_unlock(r->lock);
 	}

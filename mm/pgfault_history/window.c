@@ -212,6 +212,8 @@ void __pgf_window_set(struct pgf_trace *t, struct pgf_window *w)
 
 	lockdep_assert_held(&t->mutex);
 	old = rcu_replace_pointer(t->window, w, lockdep_is_held(&t->mutex));
+	/* The fault path's word: a fault in window mode goes the long way. */
+	WRITE_ONCE(t->windowed, !!w);
 	if (old)
 		call_rcu(&old->rcu, pgf_window_free_rcu);
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * KUnit tests of the pgfault_history trace buffer: order, wrap-around,
- * growth, loss accounting and the LOST record, the control reserve, EOF,
- * region records all or nothing and the layout a loss calls for, records a
- * closing reader gives back, a trace freed an RCU grace period after its
- * last reference.
+ * the fault path's writer, growth, loss accounting and the LOST record,
+ * the control reserve, EOF, region records all or nothing and the layout
+ * a loss calls for, records a closing reader gives back, a trace freed an
+ * RCU grace period after its last reference.
  * Included at the end of mm/pgfault_history/core.c, so they reach its statics.
  */
 
@@ -697,8 +697,63 @@ static void pgf_test_freed_after_a_grace_period(struct kunit *test)
 	rcu_barrier();			/* the structure is freed before the next test */
 }
 
+/*
+ * pgf_write_fault(), the fault path's writer, keeps the rules that
+ * pgf_emit_fault() keeps: records in order, a full ring's losses counted
+ * and reported before the next record kept, the reserve left free; and
+ * its limits follow the ring's state (__pgf_set_fast()).
+ */
+static void pgf_test_fast_writer(struct kunit *test)
+{
+	struct pgf_trace *t = pgf_test_trace(test, PAGE_SIZE);
+	u64 n = 0, next = 0, lost = 0, got = 0;
+	struct pgf_ring *r;
+	u32 i, nr, full;
+	int round;
+
+	migrate_disable();	/* pgf_write_fault() writes this CPU's ring */
+	r = &raw_cpu_ptr(t->cpu)->ring;
+	full = r->buf->size / sizeof(struct pgf_rec);
+	KUNIT_EXPECT_EQ(test, r->fast_room, r->buf->size - PGF_RESERVE);
+	KUNIT_EXPECT_EQ(test, r->fast_wake, r->buf->size / 2);
+	for (round = 0; round < 20; round++) {
+		/* Every other round fills the ring past full. */
+		nr = round % 2 ? full + 3 : 7 + round;
+		for (i = 0; i < nr; i++, n++)
+			pgf_write_fault(t, 0, n, ~n);
+		KUNIT_EXPECT_LE(test, r->buf->used,
+				r->buf->size - PGF_RESERVE);
+		if (round % 2) {
+			KUNIT_EXPECT_GT(test, r->lost_faults, 0);
+			KUNIT_EXPECT_EQ(test, r->fast_room, 0);
+		}
+		got += pgf_test_drain(test, t, &next, &lost);
+		KUNIT_EXPECT_EQ(test, r->lost_faults, 0);
+		KUNIT_EXPECT_EQ(test, r->fast_room,
+				r->buf->size - PGF_RESERVE);
+	}
+	/* A waiting reader: records end the long way, which wakes it. */
+	KUNIT_EXPECT_FALSE(test, pgf_readable(t));
+	KUNIT_EXPECT_EQ(test, r->fast_wake, 0);
+	pgf_write_fault(t, 0, n, ~n);
+	n++;
+	got += pgf_test_drain(test, t, &next, &lost);
+	KUNIT_EXPECT_EQ(test, r->fast_wake, r->buf->size / 2);
+	/* A stopped trace's fault is not written. */
+	WRITE_ONCE(t->active, false);
+	pgf_write_fault(t, 0, n, ~n);
+	KUNIT_EXPECT_EQ(test, r->buf->used, 0);
+	migrate_enable();
+	KUNIT_EXPECT_GT(test, lost, 0);
+	KUNIT_EXPECT_EQ(test, got + lost, n);
+	KUNIT_EXPECT_EQ(test, next, n);
+	KUNIT_EXPECT_EQ(test, r->nr_faults + r->total_lost_faults, n);
+	pgf_trace_put(t);
+}
+
 static struct kunit_case pgf_test_cases[] = {
 	KUNIT_CASE(pgf_test_order_and_wrap),
+	KUNIT_CASE(pgf_test_fast_writer),
 	KUNIT_CASE(pgf_test_full_counts_every_loss),
 	KUNIT_CASE(pgf_test_lost_before_next_record),
 	KUNIT_CASE(pgf_test_reserve_for_control),
