@@ -266,6 +266,45 @@ def boot(a, icount):
     return res, os.path.join(job, 'peers')
 
 
+def _num(cell):
+    try:
+        return float(cell)
+    except ValueError:
+        return None
+
+
+def behind(rows):
+    """The table's note: where a peer is ahead of pgfault_history, from the
+    rows themselves: fewer instructions (-icount ratio), or fewer fault
+    events lost."""
+    by = {}
+    for r in rows:
+        by.setdefault(r[0], {})[r[1]] = r
+    parts = []
+    for name, tools in by.items():
+        ours = tools.get('pgfault')
+        if not ours or _num(ours[3]) is None:
+            continue
+        what = []
+        for tool, r in tools.items():
+            if tool in ('none', 'pgfault'):
+                continue
+            if _num(r[3]) is not None and _num(r[3]) < _num(ours[3]):
+                what.append(f'{tool} costs less ({r[3]} against {ours[3]})')
+            if (_num(r[6]) is not None and _num(ours[6]) is not None and
+                    _num(r[6]) < _num(ours[6])):
+                what.append(f'{tool} loses fewer ({r[6]} against {ours[6]})')
+        if what:
+            parts.append(f'{name}: ' + ', '.join(what))
+    if not parts:
+        return 'No peer costs fewer instructions or loses fewer events than pgfault_history on any row.'
+    return ('Where a peer is ahead of pgfault_history (fewer instructions, or '
+            'fewer events lost with the default buffers): ' + '; '.join(parts) +
+            '. Regions: perf record tells a region by its MMAP2 record and no '
+            'munmap, perf trace and bpftrace only the system calls (no layout at '
+            'exec, no merge or split the kernel makes): see the last column.')
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--pages', type=int, default=20000)
@@ -324,7 +363,7 @@ def main():
                       'TCG wall time (another boot); the fault events each recorded '
                       'and the events it says it lost, with the default buffers; the '
                       'regions of the last /proc/self/maps its records tell exactly',
-             'head': head, 'rows': rows}
+             'head': head, 'rows': rows, 'note': behind(rows)}
     path = benchjson.write('peers', 'make bench-peers', [table],
                            what='pgfault_history beside perf and bpftrace')
     print(f'# and {os.path.relpath(path, bench.TOP)}')
