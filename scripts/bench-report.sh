@@ -72,8 +72,10 @@ table() {
 	for cmd in "${cmds[@]}"; do
 		args=$cmd
 		[ "$cmd" = read ] && args="summary --tid 2147483647"
-		read -r ts _ <<< "$(median $args ${1+"$@"} "$text")"
+		read -r ts trss <<< "$(median $args ${1+"$@"} "$text")"
 		read -r bs rss <<< "$(median $args ${1+"$@"} "$bin_trace")"
+		# the peak of either form (text is read ahead, in blocks)
+		[ "$trss" -gt "$rss" ] && rss=$trss
 		awk -v c="${cmd//$tmp\/f.svg/F.svg}" -v n="$records" -v t="$ts" -v b="$bs" \
 		    -v m="$rss" -v tsv="$tsv" '
 			function rate(s) { if (s > 0) return sprintf("%.0f", n / s); return "-" }

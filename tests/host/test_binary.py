@@ -6,7 +6,8 @@ binary too, for every record type (a cache line is a cache record of
 binary file of version 1), lines the
 text reader takes but the kernel never writes (upper-case hex), and a
 generated trace; every command prints the same from the binary form,
-plain or zstd-compressed, as from the text; convert -o replaces a file
+plain or zstd-compressed, as from the text, and from the text in a file
+(read ahead in a thread) as from a pipe; convert -o replaces a file
 only with a whole trace, compresses by the name's .zst, and refuses bad
 input, options and a terminal as it should."""
 import json
@@ -127,15 +128,24 @@ def every_command_prints_the_same_from_either_form():
             assert read(z)[:4] == b'\x28\xb5\x2f\xfd', 'not zstd'
             for cmd in cmds:
                 outs = []
-                for src in (path, b, z):
-                    args = [a if a != 'OUT' else src + '.out' for a in cmd]
-                    p = pgfreport(*args, src)
-                    got = p.stdout + (read(src + '.out') if 'OUT' in cmd else b'')
+                # the text from a file is read ahead in a thread where
+                # there are two CPUs, from a pipe (standard input) not
+                for src, pipe in ((path, False), (b, False), (z, False),
+                                  (path, True)):
+                    out = src + ('.pipe' if pipe else '') + '.out'
+                    args = [a if a != 'OUT' else out for a in cmd]
+                    if pipe:
+                        p = pgfreport(*args, '-', stdin=read(src))
+                    else:
+                        p = pgfreport(*args, src)
+                    got = p.stdout + (read(out) if 'OUT' in cmd else b'')
                     outs.append((p.returncode, got,
-                                 p.stderr.replace(src.encode(), b'TRACE')))
+                                 p.stderr.replace(src.encode(), b'TRACE')
+                                 .replace(b'standard input', b'TRACE')))
                 assert outs[0][0] == 0 or cmd == ['samples'], (cmd, outs[0])
                 assert outs[1] == outs[0], (cmd, path, outs[0][2], outs[1][2])
                 assert outs[2] == outs[0], (cmd, path, outs[0][2], outs[2][2])
+                assert outs[3] == outs[0], (cmd, path, outs[0][2], outs[3][2])
         # standard input, too
         p = pgfreport('summary', '-', stdin=read(g + '.pgfb'))
         assert p.returncode == 0 and p.stdout == pgfreport('summary', g).stdout

@@ -8,8 +8,13 @@
  * same record, and every such line pgft_parse() reads it reads but for
  * upper-case hex, whatever bytes follow the line; then the reader, its
  * buffer refilled in the middle of lines and a line longer than it, gives
- * the records of pgft_parse(), line by line.
+ * the records of pgft_parse(), line by line; and read ahead in a thread
+ * (pgft_read_ahead()), the same records, line numbers and errors as
+ * without, in a single trace and a tree, whichever way it is read and
+ * wherever it is closed.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ktap.h"
@@ -271,7 +276,7 @@ TEST(the_edges_of_each_field)
  * pgft_next_into() if @into: the records pgft_parse() makes of its
  * lines, one by one.
  */
-static void read_as_parsed(bool into)
+static void read_as_parsed(bool into, bool ahead)
 {
 	unsigned long long x = 99;
 	size_t cap = 64 << 20, len = 0, lines = 0;
@@ -302,6 +307,8 @@ static void read_as_parsed(bool into)
 	f = fmemopen(text, len, "r");
 	ASSERT_TRUE(f != NULL);
 	ASSERT_EQ(pgft_open(&rd, f, "t"), 0);
+	if (ahead)
+		ASSERT_EQ(pgft_read_ahead(&rd), 0);
 	p = strchr(strchr(text, '\n') + 1, '\n') + 1;	/* past the header */
 	/* the start record */
 	ASSERT_EQ(pgft_next(&rd, &r), 1);
@@ -334,12 +341,182 @@ static void read_as_parsed(bool into)
 
 TEST(the_reader_reads_every_line_as_the_parser)
 {
-	read_as_parsed(false);
+	read_as_parsed(false, false);
 }
 
 TEST(the_reader_reads_every_line_into_one_record_as_the_parser)
 {
-	read_as_parsed(true);
+	read_as_parsed(true, false);
+}
+
+TEST(read_ahead_every_line_reads_as_the_parser)
+{
+	read_as_parsed(false, true);
+	read_as_parsed(true, true);
+}
+
+/* A text trace being made: its bytes so far */
+struct text {
+	char *s;
+	size_t len, cap;
+};
+
+static void add(struct text *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+		va_end(ap);
+		if ((size_t)n < t->cap - t->len)
+			break;
+		t->cap = 2 * t->cap + n;
+		t->s = realloc(t->s, t->cap);
+		if (!t->s)
+			abort();
+	}
+	t->len += n;
+}
+
+/* @lines random records of process @pid: faults, frames, cache, regions */
+static void add_records(struct text *t, unsigned long long *x, int lines)
+{
+	char line[256];
+
+	for (int i = 0; i < lines; i++) {
+		switch (rnd(x) % 16) {
+		case 0:
+			add(t, "map 5 %llu %llx %llx rw-p 0 00:00 0 /lib/name-%llu\n",
+			    rnd(x) % 1000, rnd(x) % 0x10000 * 4096,
+			    (0x10000 + rnd(x) % 0x10000) * 4096, rnd(x) % 100);
+			break;
+		case 1:
+			add(t, "refs 3 4 1000+%llu\n", 1 + rnd(x) % 99);
+			break;
+		case 2:
+		case 3:
+			cache_line(x, line, sizeof(line));
+			add(t, "%s\n", line);
+			break;
+		default:
+			fault_line(x, line, sizeof(line));
+			add(t, "%s\n", line);
+			break;
+		}
+	}
+}
+
+/*
+ * @t read by two readers in step, one reading ahead, each record with
+ * pgft_next() or pgft_next_into() at random (both readers the same way),
+ * up to @stop records (then closed there) or the end: the same records
+ * and line numbers, the same end and error. The records read.
+ */
+static size_t same_ahead(const struct text *t, size_t stop)
+{
+	unsigned long long x = 5;
+	struct pgft_reader a, b;
+	struct pgft_rec ra, rb;
+	FILE *fa = fmemopen(t->s, t->len, "r"), *fb = fmemopen(t->s, t->len, "r");
+	size_t n = 0;
+	int reta, retb;
+
+	ASSERT_TRUE(fa && fb);
+	ASSERT_EQ(pgft_open(&a, fa, "t"), 0);
+	ASSERT_EQ(pgft_open(&b, fb, "t"), 0);
+	ASSERT_EQ(pgft_read_ahead(&b), 0);
+	ASSERT_TRUE(b.ahead != NULL);
+	for (;;) {
+		if (n == stop)
+			break;
+		if (rnd(&x) % 3) {
+			reta = pgft_next_into(&a, &ra);
+			retb = pgft_next_into(&b, &rb);
+		} else {
+			reta = pgft_next(&a, &ra);
+			retb = pgft_next(&b, &rb);
+		}
+		ASSERT_EQ(retb, reta);
+		if (reta <= 0)
+			break;
+		n++;
+		if (!same_rec(&ra, &rb) || a.line != b.line)
+			ktap_diag("record %zu (line %llu, %llu) differs", n, a.line, b.line);
+		ASSERT_TRUE(same_rec(&ra, &rb));
+		ASSERT_EQ(b.line, a.line);
+	}
+	if (n != stop) {
+		if (reta < 0)
+			ktap_diag("after %zu records: %s", n, a.error);
+		if (strcmp(a.error, b.error))
+			ktap_diag("\"%s\" against \"%s\"", b.error, a.error);
+		ASSERT_TRUE(!strcmp(a.error, b.error));
+		ASSERT_EQ(b.sys_errno, a.sys_errno);
+		ASSERT_EQ(b.line, a.line);
+		/* and it stays at its end */
+		ASSERT_EQ(pgft_next(&b, &rb), reta);
+	}
+	pgft_close(&a);
+	pgft_close(&b);
+	fclose(fa);
+	fclose(fb);
+	return n;
+}
+
+TEST(read_ahead_gives_the_same_records_ends_and_errors)
+{
+	struct text t = { 0 };
+	unsigned long long x = 17;
+	size_t at;
+
+	add(&t, "pgfault_history 9 pid 7 page_size 4096\nstart 1\n");
+	add_records(&t, &x, 50000);
+	/* the end */
+	EXPECT_EQ(same_ahead(&t, (size_t)-1), 50001);
+	/* a malformed record in the middle of the 8th block */
+	at = t.len;
+	add(&t, "fault 1 2 zz r user minor 1\n");
+	add_records(&t, &x, 100);
+	EXPECT_EQ(same_ahead(&t, (size_t)-1), 50001);
+	/* the last line with no newline */
+	t.len = at;
+	add(&t, "fault 1 2 3 r user minor 1");
+	EXPECT_EQ(same_ahead(&t, (size_t)-1), 50001);
+	/* closed after a record, in a block, at a block's end, at once */
+	t.len = at;
+	EXPECT_EQ(same_ahead(&t, 1), 1);
+	EXPECT_EQ(same_ahead(&t, 5000), 5000);
+	EXPECT_EQ(same_ahead(&t, 4096), 4096);
+	EXPECT_EQ(same_ahead(&t, 0), 0);
+	free(t.s);
+}
+
+TEST(read_ahead_of_a_tree_gives_each_record_its_process)
+{
+	struct text t = { 0 };
+	unsigned long long x = 23;
+	bool seen[4] = { true, false, false, false };
+
+	add(&t, "pgfault_history_tree 1 root 10\npid 10\n"
+	    "pgfault_history 9 pid 10 page_size 4096\nstart 1\n");
+	for (int i = 0; i < 40; i++) {
+		int pid = 10 + rnd(&x) % 4;
+
+		add(&t, "pid %d\n", pid);
+		if (!seen[pid - 10])
+			add(&t, "pgfault_history 9 pid %d page_size 4096\nstart 1\n", pid);
+		seen[pid - 10] = true;
+		add_records(&t, &x, rnd(&x) % 3000);
+	}
+	EXPECT_GT(same_ahead(&t, (size_t)-1), 4096);
+	/* a process's header that is not one, far in */
+	add(&t, "pid 99\npgfault_history 9 pid 98 page_size 4096\n");
+	EXPECT_GT(same_ahead(&t, (size_t)-1), 4096);
+	free(t.s);
 }
 
 KTAP_MAIN()

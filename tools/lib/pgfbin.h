@@ -191,6 +191,9 @@ static inline unsigned long long pgft_peek_addr(const struct pgft_reader *rd,
 {
 	size_t at = rd->bpos + k * PGFB_FAULT_BYTES;
 
+	if (rd->ahead)
+		return k < (size_t)(rd->aend - rd->apos) &&
+		       rd->apos[k].type == PGFT_FAULT ? rd->apos[k].addr : 0;
 	if (!rd->bin || at + PGFB_FAULT_BYTES > rd->blen ||
 	    rd->bbuf[at] != PGFB_FAULT)
 		return 0;
@@ -198,11 +201,57 @@ static inline unsigned long long pgft_peek_addr(const struct pgft_reader *rd,
 }
 
 /*
+ * The fields of a fault read ahead (pgft_read_ahead()) into @r, as
+ * pgft_scan_fault() writes them, and its pid.
+ */
+static inline void pgft_ahead_fault(const struct pgft_ahead_slot *s,
+				    struct pgft_rec *r)
+{
+	r->type = PGFT_FAULT;
+	r->pid = s->pid;
+	r->time = s->time;
+	r->tid = s->tid;
+	r->addr = s->addr;
+	r->ip = s->ip;
+	r->access = s->access;
+	r->kernel = s->kernel;
+	r->result = s->result;
+	r->has_frame = s->has_frame;
+	r->pfn = s->pfn;
+	r->node = s->node;
+	r->order = s->order;
+	r->level = s->level;
+}
+
+/*
+ * The fields of a fault or a cache record read ahead into @r, which holds
+ * a record of the same type read ahead: a fault's as pgft_ahead_fault(),
+ * a cache record's those pgft_scan_cache() reads (the rest are the same
+ * for every cache record).
+ */
+static inline void pgft_ahead_fields(const struct pgft_ahead_slot *s,
+				     struct pgft_rec *r)
+{
+	if (s->type == PGFT_FAULT) {
+		pgft_ahead_fault(s, r);
+		return;
+	}
+	r->pid = s->pid;
+	r->time = s->time;
+	r->tid = s->tid;
+	r->id = s->addr;
+	r->start = s->ip;
+	r->n[0] = s->pfn;
+	r->access = s->access;
+	r->cache = s->result;
+}
+
+/*
  * pgft_next() for a loop that reads every record into the same @r and
  * writes none of its fields itself (pass.c's): a fault after a fault read
  * this way, a binary record or a text line (pgfline.h), sets only the
  * fields a fault has (the others are what the last one left: zeros, its
- * pid), inline. About half the cost of a record for a pass that does
+ * pid), inline; read ahead, a cache record after a cache record too. About half the cost of a record for a pass that does
  * little with it.
  */
 static inline int pgft_next_into(struct pgft_reader *rd, struct pgft_rec *r)
@@ -210,6 +259,12 @@ static inline int pgft_next_into(struct pgft_reader *rd, struct pgft_rec *r)
 	size_t n;
 	int ret;
 
+	if (rd->ahead_in == r && rd->apos < rd->aend &&
+	    rd->apos->type == r->type) {
+		rd->line = rd->apos->line;
+		pgft_ahead_fields(rd->apos++, r);
+		return 1;
+	}
 	if (rd->fault_in == r && rd->blen - rd->bpos >= PGFB_FAULT_BYTES &&
 	    pgfb_fault_fields(rd->bbuf + rd->bpos, r)) {
 		rd->bpos += PGFB_FAULT_BYTES;
@@ -223,8 +278,12 @@ static inline int pgft_next_into(struct pgft_reader *rd, struct pgft_rec *r)
 		return 1;
 	}
 	ret = pgft_next(rd, r);
+	/* a fault or a cache record read ahead, every field written */
+	if (ret > 0 && rd->ahead &&
+	    (r->type == PGFT_FAULT || r->type == PGFT_CACHE))
+		rd->ahead_in = r;
 	/* a fault with every field written, of a trace nobody taps */
-	if (ret > 0 && r->type == PGFT_FAULT && !rd->tap) {
+	else if (ret > 0 && r->type == PGFT_FAULT && !rd->tap) {
 		if (rd->bin)
 			rd->fault_in = r;
 		else

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ahead.h"
 #include "pgfbin.h"
 #include "pgfline.h"
 #include "pgftrace.h"
@@ -150,7 +151,6 @@ static int bin_next(struct pgft_reader *rd, char **line, struct pgft_rec *r)
 
 		if (!b) {
 			snprintf(rd->error, sizeof(rd->error), "out of memory");
-		rd->sys_errno = ENOMEM;
 			rd->sys_errno = ENOMEM;
 			return -1;
 		}
@@ -309,7 +309,6 @@ static int tree_header(struct pgft_reader *rd, int pid)
 
 		if (!p) {
 			snprintf(rd->error, sizeof(rd->error), "out of memory");
-		rd->sys_errno = ENOMEM;
 			rd->sys_errno = ENOMEM;
 			return -1;
 		}
@@ -339,7 +338,6 @@ static int pid_add(struct pgft_reader *rd)
 
 		if (!v) {
 			snprintf(rd->error, sizeof(rd->error), "out of memory");
-		rd->sys_errno = ENOMEM;
 			rd->sys_errno = ENOMEM;
 			return -1;
 		}
@@ -520,6 +518,7 @@ int pgft_tally_check(const struct pgft_tally *t, char *why, size_t size)
 
 void pgft_close(struct pgft_reader *rd)
 {
+	pgft_ahead_close(rd);
 	free(rd->buf);
 	rd->buf = NULL;
 	free(rd->bbuf);
@@ -1023,7 +1022,9 @@ int pgft_next(struct pgft_reader *rd, struct pgft_rec *r)
 	int ret;
 
 	/* @r is written whole, perhaps not as a fault */
-	rd->fault_in = rd->line_in = NULL;
+	rd->fault_in = rd->line_in = rd->ahead_in = NULL;
+	if (rd->ahead)
+		return pgft_ahead_next(rd, r);
 	/* The hot path: a fault record read ahead, and nobody tapping. */
 	if (rd->bin && !rd->tap && rd->blen - rd->bpos >= PGFB_FAULT_BYTES &&
 	    pgfb_get_fault(rd->bbuf + rd->bpos, r)) {

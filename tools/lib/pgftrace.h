@@ -168,6 +168,24 @@ struct pgft_rec {
 typedef void (*pgft_tap_fn)(void *arg, const char *line, size_t len,
 			    const unsigned char *fault);
 
+/*
+ * A record that pgft_read_ahead()'s thread has read: a fault's fields (a
+ * cache record's in them: id in addr, start in ip, n[0] in pfn, cache in
+ * result), or, for any other record, where the whole of it is kept.
+ */
+struct pgft_ahead_slot {
+	unsigned long long line;	/* rd->line after it */
+	unsigned long long time, addr, ip, pfn;
+	int tid, pid, node;
+	unsigned int rec;		/* not a fault: its index in the block */
+	unsigned char type;		/* enum pgft_type */
+	char access;
+	bool kernel, has_frame;
+	unsigned char result, order, level;
+};
+
+struct pgft_ahead;
+
 struct pgft_reader {
 	FILE *f;
 	const char *fname;
@@ -197,6 +215,14 @@ struct pgft_reader {
 	 * of a binary trace, of a text one
 	 */
 	const struct pgft_rec *fault_in, *line_in;
+	/*
+	 * pgft_read_ahead(): the thread's reader and blocks, the records of
+	 * the block being read [apos, aend), and pgft_next_into()'s record
+	 * while the last read into it was a fault from there
+	 */
+	struct pgft_ahead *ahead;
+	const struct pgft_ahead_slot *apos, *aend;
+	const struct pgft_rec *ahead_in;
 	char error[512];		/* set when pgft_next() returns -1 */
 	/*
 	 * With error: the system's errno when the failure is not the
@@ -271,6 +297,17 @@ int pgft_open(struct pgft_reader *rd, FILE *f, const char *fname);
 /* The same, calling @tap with every record read (a converter's). */
 int pgft_open_tap(struct pgft_reader *rd, FILE *f, const char *fname,
 		  pgft_tap_fn tap, void *arg);
+/*
+ * Read a text trace ahead in a thread of its own from here on (after
+ * pgft_open()): the lines are read and parsed there while the caller's
+ * thread uses the records, which pgft_next() gives as it would without
+ * (the same records, line numbers and errors). 0, or -1 (a binary trace,
+ * a tapped one, no memory or no thread: nothing changed, and the reader
+ * reads as before). The trace's FILE is the thread's until pgft_close(),
+ * which stops the thread at its next record: a file or memory, not a
+ * pipe, whose read may wait for ever, and pgft_close() with it.
+ */
+int pgft_read_ahead(struct pgft_reader *rd);
 /* The next record: 1, 0 at the end, -1 with rd->error naming the line. */
 int pgft_next(struct pgft_reader *rd, struct pgft_rec *r);
 void pgft_close(struct pgft_reader *rd);

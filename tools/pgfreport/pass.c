@@ -4,6 +4,7 @@
  * that every pgfreport command shares (pass.h).
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -469,6 +470,25 @@ static inline void pass_hints(struct pass *ps)
 		pgid_prefetch(&ps->pages, pass_page(ps, next));
 }
 
+/*
+ * A text trace in a regular file is read and parsed ahead in a thread
+ * (pgft_read_ahead()) where there is a CPU for it: the same records, half
+ * the work left to this thread. Not a pipe: its read may wait for ever,
+ * where nothing could stop the thread.
+ */
+static void pass_read_ahead(struct pass *ps)
+{
+	struct stat st;
+	cpu_set_t cpus;
+
+	if (ps->trace.rd.bin || ps->trace.raw_fd < 0 ||
+	    fstat(ps->trace.raw_fd, &st) || !S_ISREG(st.st_mode) ||
+	    sched_getaffinity(0, sizeof(cpus), &cpus) || CPU_COUNT(&cpus) < 2)
+		return;
+	/* if it cannot, the reader reads here, as it would have */
+	pgft_read_ahead(&ps->trace.rd);
+}
+
 /* Warn about @t, process @pid's, if it did not end whole: 0 or 1. */
 static int check_tally(const struct pass *ps, int pid,
 		       const struct pgft_tally *t)
@@ -654,6 +674,7 @@ int pass_run(struct pass *ps)
 	if (ps->phys && ps->trace.page_shift < 0)
 		return pass_bad_trace(ps, "%s: page size %lu: --phys takes a power "
 				      "of two", ps->trace.fname, ps->trace.page_size);
+	pass_read_ahead(ps);
 	while ((ret = pgft_next_into(&ps->trace.rd, &rec)) > 0) {
 		const struct pgft_region *g;
 		unsigned long long addr;
