@@ -416,7 +416,15 @@ static void add_records(struct text *t, unsigned long long *x, int lines)
  * up to @stop records (then closed there) or the end: the same records
  * and line numbers, the same end and error. The records read.
  */
+static size_t same_ahead_after(const struct text *t, size_t stop, size_t before);
+
 static size_t same_ahead(const struct text *t, size_t stop)
+{
+	return same_ahead_after(t, stop, 0);
+}
+
+/* The same, the first @before records read by both before the one reads ahead */
+static size_t same_ahead_after(const struct text *t, size_t stop, size_t before)
 {
 	unsigned long long x = 5;
 	struct pgft_reader a, b;
@@ -428,12 +436,17 @@ static size_t same_ahead(const struct text *t, size_t stop)
 	ASSERT_TRUE(fa && fb);
 	ASSERT_EQ(pgft_open(&a, fa, "t"), 0);
 	ASSERT_EQ(pgft_open(&b, fb, "t"), 0);
-	ASSERT_EQ(pgft_read_ahead(&b), 0);
-	ASSERT_TRUE(b.ahead != NULL);
 	for (;;) {
+		if (n == before) {
+			if (before)
+				ktap_diag("read ahead from record %zu on, after a %s",
+					  n + 1, rb.type == PGFT_FAULT ? "fault" : "record");
+			ASSERT_EQ(pgft_read_ahead(&b), 0);
+			ASSERT_TRUE(b.ahead != NULL);
+		}
 		if (n == stop)
 			break;
-		if (rnd(&x) % 3) {
+		if (n <= before || rnd(&x) % 3) {
 			reta = pgft_next_into(&a, &ra);
 			retb = pgft_next_into(&b, &rb);
 		} else {
@@ -492,6 +505,9 @@ TEST(read_ahead_gives_the_same_records_ends_and_errors)
 	EXPECT_EQ(same_ahead(&t, 5000), 5000);
 	EXPECT_EQ(same_ahead(&t, 4096), 4096);
 	EXPECT_EQ(same_ahead(&t, 0), 0);
+	/* started after records read into the caller's record, a fault's last */
+	EXPECT_EQ(same_ahead_after(&t, (size_t)-1, 1000), 50001);
+	EXPECT_EQ(same_ahead_after(&t, (size_t)-1, 1), 50001);
 	free(t.s);
 }
 

@@ -255,6 +255,7 @@ int pgft_read_ahead(struct pgft_reader *rd)
 		}
 	}
 	a->rd = *rd;
+	a->rd.fault_in = a->rd.line_in = NULL;
 	move_reader(&a->rd, rd);
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->filled, NULL);
@@ -274,6 +275,8 @@ int pgft_read_ahead(struct pgft_reader *rd)
 	}
 	rd->ahead = a;
 	rd->apos = rd->aend = NULL;
+	/* the buffer is the thread's: no record is read from it here */
+	rd->fault_in = rd->line_in = NULL;
 	return 0;
 }
 
