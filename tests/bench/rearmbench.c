@@ -148,7 +148,7 @@ static void workload(long stores)
 			touch_all(m, 1);
 			off[r] = walk_rate(m, kind, stores);
 			for (int i = 0; i < nmodes; i++) {
-				char start[40];
+				char start[560];
 				struct drain_counts k;
 				struct drain d;
 

@@ -334,7 +334,7 @@ TEST(kernel_mode_fault_is_recorded)
 			EXPECT_EQ(r->kernel, 1);
 			EXPECT_EQ(r->access, 'w');
 			/* The user IP of the system call, never a kernel one. */
-			EXPECT_LT(r->ip, 0x800000000000UL);
+			EXPECT_LT(r->ip, USER_ADDR_END);
 		}
 	}
 	EXPECT_EQ(found, 1);
@@ -348,8 +348,8 @@ TEST(no_kernel_addresses_in_output)
 	trace_two_steps(kernel_steps, true, &t);
 	ASSERT_GT(pgf_count(&t, "fault"), 0);
 	for (size_t i = 0; i < t.nr; i++) {
-		EXPECT_LT(t.rec[i].addr, 0x800000000000UL);
-		EXPECT_LT(t.rec[i].ip, 0x800000000000UL);
+		EXPECT_LT(t.rec[i].addr, USER_ADDR_END);
+		EXPECT_LT(t.rec[i].ip, USER_ADDR_END);
 	}
 	pgf_trace_free(&t);
 }
@@ -799,19 +799,24 @@ TEST(failed_fault_records_its_signal)
 
 /*
  * An instruction fetch from a page not yet mapped: a file page holding a
- * `ret`, mapped PROT_READ|PROT_EXEC and called. x86_64 reports the fetch
- * (FAULT_FLAG_INSTRUCTION): 'x'. UML's fault handler cannot tell a fetch
- * from a read, so there it is an 'r' (a documented limit).
+ * `ret`, mapped PROT_READ|PROT_EXEC and called. x86_64 and arm64 report
+ * the fetch (FAULT_FLAG_INSTRUCTION): 'x'. UML's fault handler cannot
+ * tell a fetch from a read, so there it is an 'r' (a documented limit).
  */
 static void exec_steps(int step, int out)
 {
-	static const unsigned char ret = 0xc3;	/* x86 "ret" */
+#if defined(__aarch64__)
+	static const unsigned char ret[] = { 0xc0, 0x03, 0x5f, 0xd6 };	/* ret */
+#else
+	static const unsigned char ret[] = { 0xc3 };			/* ret */
+#endif
 	void (*fn)(void);
 	int fd;
 
 	if (step == 1) {
 		fd = open("/tmp/pgf-exec", O_RDWR | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || ftruncate(fd, PAGE) || pwrite(fd, &ret, 1, 0) != 1)
+		if (fd < 0 || ftruncate(fd, PAGE) ||
+		    pwrite(fd, ret, sizeof(ret), 0) != sizeof(ret))
 			_exit(2);
 		area = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
 		close(fd);
@@ -823,7 +828,7 @@ static void exec_steps(int step, int out)
 	fn();
 }
 
-TEST(instruction_fetch_is_x_on_x86)
+TEST(instruction_fetch_is_x)
 {
 	struct pgf_trace t;
 	struct puppet p;

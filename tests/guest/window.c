@@ -43,6 +43,7 @@
 void wloop(char *base, unsigned long steps, unsigned int seed,
 	   unsigned int n, unsigned long random);
 extern char wloop_end[];
+#if defined(__x86_64__)
 asm(".text\n"
     ".balign 4096\n"
     ".globl wloop\n"
@@ -74,6 +75,41 @@ asm(".text\n"
     ".globl wloop_end\n"
     "wloop_end:\n"
     ".balign 4096, 0xcc\n");
+#elif defined(__aarch64__)
+asm(".text\n"
+    ".balign 4096\n"
+    ".globl wloop\n"
+    ".type wloop, %function\n"
+    "wloop:\n"
+    "	mov x5, #0\n"			/* the step */
+    "	mov w6, #0\n"			/* idx, in order */
+    "	sub w7, w3, #1\n"		/* n - 1 */
+    "	movz w10, #0x4e6d\n"		/* 1103515245 */
+    "	movk w10, #0x41c6, lsl #16\n"
+    "	mov w11, #12345\n"
+    "1:	cmp x5, x1\n"
+    "	b.hs 3f\n"
+    "	cbz x4, 2f\n"
+    "	madd w2, w2, w10, w11\n"
+    "	lsr w9, w2, #16\n"
+    "	and w9, w9, w7\n"
+    "	b 4f\n"
+    "2:	mov w9, w6\n"
+    "	add w6, w6, #1\n"
+    "	cmp w6, w3\n"
+    "	b.lo 4f\n"
+    "	mov w6, #0\n"
+    "4:	lsl x9, x9, #12\n"
+    "	strb w5, [x0, x9]\n"
+    "	add x5, x5, #1\n"
+    "	b 1b\n"
+    "3:	ret\n"
+    ".globl wloop_end\n"
+    "wloop_end:\n"
+    ".balign 4096, 0\n");
+#else
+#error "wloop: x86_64 or arm64"
+#endif
 
 static char *area, *area2;	/* the region, and where BETWEEN_MOVE moves it */
 
@@ -194,7 +230,11 @@ static void window_steps(int step, int out)
 		if (__rseq_size) {
 			char *tp;
 
+#ifdef __x86_64__
 			asm("mov %%fs:0, %0" : "=r"(tp));
+#else
+			asm("mrs %0, tpidr_el0" : "=r"(tp));
+#endif
 			/* Registered whole, whatever __rseq_size says. */
 			if (syscall(SYS_rseq, tp + __rseq_offset,
 				    sizeof(struct rseq), RSEQ_FLAG_UNREGISTER,

@@ -94,6 +94,16 @@ static inline unsigned long pgf_faults_of(pid_t pid)
 	return st.minflt + st.majflt;
 }
 
+/*
+ * Where user addresses end: x86_64's 47 bits (no 5-level paging in the
+ * test kernels); arm64's 48 (VA_BITS=48, kernel-config/arm64.config).
+ */
+#if defined(__aarch64__)
+#define USER_ADDR_END	(1UL << 48)
+#else
+#define USER_ADDR_END	0x800000000000UL
+#endif
+
 /* Is this User Mode Linux? (its uname -m is the host's.) */
 static inline int is_uml(void)
 {
