@@ -104,7 +104,7 @@ GUEST_KERNEL = $(if $(filter x86_64,$(GUEST_ARCH)),$(X86_IMAGE),$(UML_IMAGE))
 RUNNER := python3 scripts/guest.py --arch $(GUEST_ARCH)
 comma := ,
 
-.PHONY: all kernel kernel-um kernel-x86 kernel-deb bench-kernels bench-tree bench-run bench-doc guest tools rootfs run shell \
+.PHONY: all kernel kernel-um kernel-x86 kernel-arm64 rootfs-arm64 kernel-deb bench-kernels bench-tree bench-run bench-doc guest tools rootfs run shell \
 	demo test test-host test-guest bench bench-quick bench-icount bench-peers bench-profile bench-report bench-libcachesim checkpatch clean distclean \
 	patches vendor-echarts check-series check-series-quick docs check-vanilla install uninstall deb help FORCE
 
@@ -130,6 +130,7 @@ help:
 	@echo "make bench-tree      what tracepgfault -f costs: 200 commands, make -j2 (bench kernels)"
 	@echo "make bench-kernels   build the four benchmark kernels only"
 	@echo "make kernel-um, make kernel-x86   one test kernel only"
+	@echo "make kernel-arm64, make rootfs-arm64   the arm64 guest (run-tests.py --arch arm64)"
 	@echo "make checkpatch      scripts/checkpatch.pl --strict on the kernel code"
 	@echo "make patches         the UML fixes and the feature as mail: build/patches/{um,pgfault_history}"
 	@echo "make check-series    every prefix of that mail builds (UML, x86_64; feature on and off): build/series"
@@ -189,12 +190,17 @@ $(ST)/overlay-doc: $(OVERLAY_DOC_DST) $(ST)/patch
 kernel-stale = $(if $(and $(wildcard $2),$(if $(shell find $1 -path \
 	$1/Documentation -prune -o -newer $2 -print -quit 2>/dev/null),,ok)),,FORCE)
 
+# The compiler of a kernel of ARCH: arm64's cross-compiled
+# (gcc-aarch64-linux-gnu), the others the host's.
+KCC = $(if $(filter arm64,$1),CROSS_COMPILE=aarch64-linux-gnu- \
+	CC="ccache aarch64-linux-gnu-gcc",CC="ccache gcc")
+
 # $(call KERNEL,name,ARCH,tree,tree-stamp,base-config,fragments,target,image)
 # builds build/<name>/<image>: base config (defconfig or allnoconfig), the
 # fragments merged on top, checked, then the kernel's own make.
 define KERNEL
 KMAKE_$(1) := $$(MAKE) -C $(3) O=$$(abspath $(BUILD)/$(1)) ARCH=$(2) \
-	CC="ccache gcc" HOSTCC="ccache gcc"
+	$$(call KCC,$(2)) HOSTCC="ccache gcc"
 $(BUILD)/$(1)/.config: $(4) $(6) scripts/check-config.sh
 	@mkdir -p $$(@D)
 	$$(KMAKE_$(1)) -s $(5)
@@ -220,6 +226,14 @@ $(eval $(call KERNEL,x86,x86_64,$(KTREE),$(ST)/overlay,allnoconfig,$(X86_FRAGS),
 kernel: $(UML_IMAGE) $(X86_IMAGE)
 kernel-um: $(UML_IMAGE)
 kernel-x86: $(X86_IMAGE)
+
+# The arm64 test kernel, cross-compiled, for QEMU's virt machine.
+ARM64_OBJ := $(BUILD)/arm64
+ARM64_IMAGE := $(ARM64_OBJ)/arch/arm64/boot/Image
+ARM64_FRAGS := kernel-config/arm64.config kernel-config/debug.config \
+	       kernel-config/pgfault.config
+$(eval $(call KERNEL,arm64,arm64,$(KTREE),$(ST)/overlay,allnoconfig,$(ARM64_FRAGS),Image,arch/arm64/boot/Image))
+kernel-arm64: $(ARM64_IMAGE)
 
 # Benchmark kernels: patched and unpatched, UML and x86_64, same configs.
 BENCH_UM_FRAGS  := kernel-config/uml.config kernel-config/perf.config kernel-config/perf-um.config
@@ -387,6 +401,51 @@ $(INITRD): $(GUEST_BINS) $(wildcard uml-rootfs/* uml-rootfs/etc/*) \
 	scripts/mkrootfs.sh $@ $(GUEST)
 
 rootfs: $(INITRD) $(SCRATCH)
+
+# ---- the arm64 guest ---------------------------------------------------------
+# The same tools, tests and benchmarks cross-compiled (gcc-aarch64-linux-gnu
+# and Debian's arm64 libelf, libzstd, zlib), packed with Debian's static
+# arm64 busybox into an initramfs of their own (scripts/host-deps-arm64.sh
+# installs and fetches them). fpstate tests x86's registers (UML's FP
+# state, kernel-patches/0018): not built.
+GUEST_ARM64 := $(BUILD)/guest-arm64
+INITRD_ARM64 := $(BUILD)/initramfs-arm64.cpio.gz
+ARM64_DEPS := $(BUILD)/arm64-deps
+ACC := aarch64-linux-gnu-gcc
+$(ST)/host-deps-arm64: scripts/host-deps-arm64.sh | $(ST)/host-deps
+	scripts/host-deps-arm64.sh $(ARM64_DEPS)
+	@touch $@
+TOOLLIB_ARM64 := $(patsubst tools/lib/%.c,$(GUEST_ARM64)/lib/%.o,$(wildcard tools/lib/*.c))
+$(TOOLLIB_ARM64): $(GUEST_ARM64)/lib/%.o: tools/lib/%.c | $(ST)/host-deps-arm64 $(UAPI)
+	@mkdir -p $(@D)
+	$(ACC) $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP -c $< -o $@
+$(GUEST_ARM64)/pgfreport/html-assets.o: $(HTML_ASSETS) | $(ST)/host-deps-arm64
+	@mkdir -p $(@D)
+	$(ACC) -Itools/pgfreport $(CFLAGS) $(WFLAGS) -c $< -o $@
+$(GUEST_ARM64)/pgfreport/%.o: tools/pgfreport/%.c | $(ST)/host-deps-arm64 $(UAPI)
+	@mkdir -p $(@D)
+	$(ACC) $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP -c $< -o $@
+$(GUEST_ARM64)/bin/pgfreport: $(patsubst tools/pgfreport/%.c,$(GUEST_ARM64)/pgfreport/%.o,$(PGFREPORT_SRC)) $(GUEST_ARM64)/pgfreport/html-assets.o $(TOOLLIB_ARM64)
+	@mkdir -p $(@D)
+	$(ACC) $^ -o $@ $(GUEST_LDFLAGS) $(TOOL_LIBS)
+$(GUEST_ARM64)/bin/%: tools/%.c $(TOOLLIB_ARM64) | $(ST)/host-deps-arm64 $(UAPI)
+	@mkdir -p $(@D)
+	$(ACC) $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB_ARM64) -o $@ $(GUEST_LDFLAGS) $(TOOL_LIBS)
+$(GUEST_ARM64)/tests/%: tests/guest/%.c $(TOOLLIB_ARM64) | $(ST)/host-deps-arm64 $(UAPI)
+	@mkdir -p $(@D)
+	$(ACC) $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB_ARM64) -o $@ $(GUEST_LDFLAGS) $(TOOL_LIBS)
+$(GUEST_ARM64)/selftests/%: tests/selftest/%.c | $(ST)/host-deps-arm64 $(UAPI)
+	@mkdir -p $(@D)
+	$(ACC) $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< -o $@ $(GUEST_LDFLAGS)
+$(GUEST_ARM64)/bench/%: tests/bench/%.c $(TOOLLIB_ARM64) | $(ST)/host-deps-arm64 $(UAPI)
+	@mkdir -p $(@D)
+	$(ACC) $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -MMD -MP $< $(TOOLLIB_ARM64) -o $@ $(GUEST_LDFLAGS) $(TOOL_LIBS)
+GUEST_BINS_ARM64 := $(patsubst $(GUEST)/%,$(GUEST_ARM64)/%,$(filter-out $(GUEST)/tests/fpstate,$(GUEST_BINS)))
+-include $(wildcard $(GUEST_ARM64)/*/*.d)
+$(INITRD_ARM64): $(GUEST_BINS_ARM64) $(wildcard uml-rootfs/* uml-rootfs/etc/*) \
+	   scripts/mkrootfs.sh | $(ST)/host-deps-arm64
+	scripts/mkrootfs.sh $@ $(GUEST_ARM64) $(ARM64_DEPS)/bin/busybox
+rootfs-arm64: $(INITRD_ARM64) $(SCRATCH)
 
 # The guests' scratch disks: an empty ext4 and an empty XFS file system
 # (scripts/guest.py attaches them copy-on-write, uml-rootfs/init mounts

@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """Boot a guest for one job: run a command, a shell, or test suites.
 
-  guest.py [--arch um|x86_64] [--kernel K] run [--share DIR] [--timeout S] -- 'command'
+  guest.py [--arch um|x86_64|arm64] [--kernel K] run [--share DIR] [--timeout S] -- 'command'
   guest.py [--arch ...] shell [--share DIR]
   guest.py [--arch ...] test [--suites a,b] [--timeout S]
 
 Two guests run the same initramfs: User Mode Linux (--arch um, the
 default), and an x86_64 kernel under QEMU (--arch x86_64), with KVM when
 KVM really runs a guest on this host and TCG otherwise (see kvm_works()).
+A third, --arch arm64, boots the arm64 kernel on QEMU's virt machine
+under TCG with the same programs built for arm64 (make rootfs-arm64).
 The job is described in a fresh directory under build/jobs/ that the guest
 mounts (UML: hostfs; QEMU: 9p over virtio, see uml-rootfs/init); the guest
 writes its exit status, its KTAP output and its dmesg back there. The
@@ -29,8 +31,16 @@ import time
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(TOP, 'build')
 KERNELS = {'um': os.path.join(BUILD, 'um', 'linux'),
-           'x86_64': os.path.join(BUILD, 'x86', 'arch/x86/boot/bzImage')}
+           'x86_64': os.path.join(BUILD, 'x86', 'arch/x86/boot/bzImage'),
+           'arm64': os.path.join(BUILD, 'arm64', 'arch/arm64/boot/Image')}
 QEMU = 'qemu-system-x86_64'
+# The arm64 guest: QEMU's virt machine, TCG on any other host, with the
+# initramfs of the same programs cross-compiled (make rootfs-arm64).
+QEMU_ARM64 = 'qemu-system-aarch64'
+# -cpu for it: 'max' has every feature QEMU emulates, the hardware update
+# of the access flag (FEAT_HAFDBS) among them; PGF_ARM64_CPU names another
+# model (cortex-a57: none, the kernel takes access flag faults itself).
+ARM64_CPU = os.environ.get('PGF_ARM64_CPU', 'max')
 # vCPUs of the x86_64 guest.
 SMP = 2
 # QEMU's TCG runs each vCPU in a host thread of its own ('multi'), or all
@@ -49,6 +59,8 @@ ICOUNT = os.environ.get('PGF_ICOUNT') == '1'
 NODES = int(os.environ.get('PGF_NUMA_NODES', '1') or 1)
 SHARE = os.path.join(TOP, 'share')
 INITRD = os.path.join(BUILD, 'initramfs.cpio.gz')
+INITRDS = {'um': INITRD, 'x86_64': INITRD,
+           'arm64': os.path.join(BUILD, 'initramfs-arm64.cpio.gz')}
 # The images the guest mounts at /scratch (ext4) and /scratch-xfs
 # (uml-rootfs/init, by their file system), made by the Makefile; each boot
 # writes to a copy-on-write layer of its own.
@@ -402,12 +414,46 @@ def qemu_argv(kernel, jobdir, share, mem, interactive, quiet, accel):
     return argv + ['-append', ' '.join(append)]
 
 
+def arm64_argv(kernel, jobdir, share, mem, interactive, quiet):
+    """QEMU's virt machine for the arm64 guest, under TCG: as
+    qemu_argv(), the console on its PL011."""
+    append = ['console=ttyAMA0', 'panic=-1', 'pgfjob=9p:pgfjob']
+    tcg = f'tcg,thread={"single" if ICOUNT else TCG_THREAD}'
+    argv = [QEMU_ARM64, '-M', 'virt,gic-version=3', '-accel', tcg,
+            '-cpu', ARM64_CPU, '-smp', smp_arg(NODES), '-m', mem.rstrip('B'),
+            '-nodefaults', '-display', 'none', '-no-reboot', '-kernel', kernel,
+            '-initrd', INITRDS['arm64'],
+            '-virtfs', f'local,path={jobdir},mount_tag=pgfjob,security_model=none']
+    argv += numa_argv(mem, NODES)
+    for image in scratch_for(kernel, 'CONFIG_VIRTIO_BLK'):
+        argv += ['-drive', f'file={image},if=virtio,format=raw,snapshot=on']
+    if ICOUNT:
+        argv += ['-icount', 'shift=0,sleep=off']
+    if share:
+        argv += ['-virtfs', f'local,path={os.path.abspath(share)},'
+                 'mount_tag=pgfshare,security_model=none,multidevs=remap']
+        append.append('pgfshare=9p:pgfshare')
+    if interactive:
+        argv += ['-serial', 'mon:stdio']
+    else:
+        argv += ['-serial', 'stdio', '-monitor', 'none']
+    if quiet:
+        append.append('loglevel=4')
+    return argv + ['-append', ' '.join(append)]
+
+
 def guest_argv(arch, kernel, jobdir, share, mem, interactive, quiet):
     """The command line that boots `kernel` for the job in `jobdir`."""
     kernel = kernel or KERNELS[arch]
-    for path in (kernel, INITRD):
+    for path in (kernel, INITRDS[arch]):
         if not os.path.exists(path):
             sys.exit(f'guest: {path} is missing; run "make" first')
+    if arch == 'arm64':
+        if shutil.which(QEMU_ARM64) is None:
+            sys.exit(f'guest: {QEMU_ARM64} is missing; run "make rootfs-arm64" '
+                     '(it installs qemu-system-arm)')
+        return (arm64_argv(kernel, jobdir, share, mem, interactive, quiet),
+                f'QEMU+TCG arm64 -cpu {ARM64_CPU}' + (' icount' if ICOUNT else ''))
     if arch == 'um':
         problem = uml_host_problem(kernel, mem)
         if problem:
@@ -530,7 +576,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--arch', choices=sorted(KERNELS), default=os.environ.get('PGF_ARCH', 'um'),
-                    help='the guest: um (User Mode Linux) or x86_64 (QEMU)')
+                    help='the guest: um (User Mode Linux), x86_64 or arm64 (QEMU)')
     ap.add_argument('--kernel', help='the kernel image to boot (default: the test kernel)')
     sub = ap.add_subparsers(dest='what', required=True)
     p = sub.add_parser('run', help='run one command, exit with its status')

@@ -5,14 +5,16 @@
 # project's static tools (usr/bin), test suites (usr/lib/pgfault/tests),
 # the runner's self-test programs (usr/lib/pgfault/selftests) and the
 # benchmarks (usr/lib/pgfault/bench).
-#   mkrootfs.sh OUT.cpio.gz GUESTDIR
-# GUESTDIR holds bin/, tests/ and selftests/ as built by the Makefile.
+#   mkrootfs.sh OUT.cpio.gz GUESTDIR [BUSYBOX]
+# GUESTDIR holds bin/, tests/ and selftests/ as built by the Makefile;
+# BUSYBOX is the host's /bin/busybox unless given (the arm64 guest's:
+# scripts/host-deps-arm64.sh).
 set -euo pipefail
 out=$1
 guest=$2
 stage=$out.d
 
-bb=/bin/busybox
+bb=${3:-/bin/busybox}
 if [ ! -x "$bb" ] || readelf -l "$bb" | grep -q INTERP; then
 	echo "rootfs: $bb is not static; install busybox-static" >&2
 	exit 1
@@ -21,7 +23,9 @@ fi
 rm -rf "$stage"
 mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,usr/lib/pgfault,proc,sys,dev,tmp,root,etc}
 cp "$bb" "$stage/bin/busybox"
-for applet in $("$bb" --list-full); do
+# the applets of the host's busybox of the same version (an arm64 one
+# does not run here)
+for applet in $(/bin/busybox --list-full); do
 	[ -e "$stage/$applet" ] || ln -s /bin/busybox "$stage/$applet"
 done
 cp -r uml-rootfs/etc/. "$stage/etc/"
