@@ -31,7 +31,7 @@ def host_suites():
     return py + bins
 
 
-# Suites that need a guest with two NUMA nodes (x86_64 only: UML has one).
+# Suites that need a guest with two NUMA nodes (QEMU's: UML has one).
 TWO_NODE_SUITES = ('numa', 'frames', 'changes')
 
 
@@ -43,7 +43,7 @@ def boots(arch, suites):
     if os.environ.get('PGF_TORTURE_SECONDS', '').isdigit():
         env['PGF_TORTURE_SECONDS'] = os.environ['PGF_TORTURE_SECONDS']
         env['SUITE_TIMEOUT'] = str(int(env['PGF_TORTURE_SECONDS']) + 600)
-    if arch != 'x86_64':
+    if arch not in ('x86_64', 'arm64'):
         return [(arch, suites, 1, env)]
     wanted = [s for s in suites.split(',') if s]
     two = [s for s in wanted if s.split(':')[0] in TWO_NODE_SUITES]
