@@ -59,8 +59,14 @@ ICOUNT = os.environ.get('PGF_ICOUNT') == '1'
 NODES = int(os.environ.get('PGF_NUMA_NODES', '1') or 1)
 SHARE = os.path.join(TOP, 'share')
 INITRD = os.path.join(BUILD, 'initramfs.cpio.gz')
-INITRDS = {'um': INITRD, 'x86_64': INITRD,
-           'arm64': os.path.join(BUILD, 'initramfs-arm64.cpio.gz')}
+# The arm64 guest's: the same programs built for arm64 (make rootfs-arm64).
+INITRD_ARM64 = os.path.join(BUILD, 'initramfs-arm64.cpio.gz')
+
+
+def initrd_for(arch):
+    """The initramfs `arch`'s guest boots (INITRD as the caller may have
+    set it, pgfault-run for one)."""
+    return INITRD_ARM64 if arch == 'arm64' else INITRD
 # The images the guest mounts at /scratch (ext4) and /scratch-xfs
 # (uml-rootfs/init, by their file system), made by the Makefile; each boot
 # writes to a copy-on-write layer of its own.
@@ -422,7 +428,7 @@ def arm64_argv(kernel, jobdir, share, mem, interactive, quiet):
     argv = [QEMU_ARM64, '-M', 'virt,gic-version=3', '-accel', tcg,
             '-cpu', ARM64_CPU, '-smp', smp_arg(NODES), '-m', mem.rstrip('B'),
             '-nodefaults', '-display', 'none', '-no-reboot', '-kernel', kernel,
-            '-initrd', INITRDS['arm64'],
+            '-initrd', INITRD_ARM64,
             '-virtfs', f'local,path={jobdir},mount_tag=pgfjob,security_model=none']
     argv += numa_argv(mem, NODES)
     for image in scratch_for(kernel, 'CONFIG_VIRTIO_BLK'):
@@ -445,7 +451,7 @@ def arm64_argv(kernel, jobdir, share, mem, interactive, quiet):
 def guest_argv(arch, kernel, jobdir, share, mem, interactive, quiet):
     """The command line that boots `kernel` for the job in `jobdir`."""
     kernel = kernel or KERNELS[arch]
-    for path in (kernel, INITRDS[arch]):
+    for path in (kernel, initrd_for(arch)):
         if not os.path.exists(path):
             sys.exit(f'guest: {path} is missing; run "make" first')
     if arch == 'arm64':
