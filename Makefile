@@ -230,8 +230,9 @@ kernel-x86: $(X86_IMAGE)
 # The arm64 test kernel, cross-compiled, for QEMU's virt machine.
 ARM64_OBJ := $(BUILD)/arm64
 ARM64_IMAGE := $(ARM64_OBJ)/arch/arm64/boot/Image
+# The scratch disks' options are x86_64's (virtio-blk, ext4, XFS, swap, KSM).
 ARM64_FRAGS := kernel-config/arm64.config kernel-config/debug.config \
-	       kernel-config/pgfault.config
+	       kernel-config/pgfault.config kernel-config/scratch-x86_64.config
 $(eval $(call KERNEL,arm64,arm64,$(KTREE),$(ST)/overlay,allnoconfig,$(ARM64_FRAGS),Image,arch/arm64/boot/Image))
 kernel-arm64: $(ARM64_IMAGE)
 
