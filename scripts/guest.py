@@ -389,51 +389,29 @@ def numa_argv(mem, nodes):
     return argv
 
 
-def qemu_argv(kernel, jobdir, share, mem, interactive, quiet, accel):
-    # ACPI gives the kernel the vCPUs (MADT); its PCI interrupt routing
-    # costs 20 s per virtio device under TCG with the debug kernel, and
-    # the PIRQ table does the same job at once: acpi=noirq.
-    append = ['console=ttyS0', 'panic=-1', 'acpi=noirq', 'pgfjob=9p:pgfjob']
+def qemu_argv(kernel, jobdir, share, mem, interactive, quiet, accel,
+              arch='x86_64'):
+    if arch == 'arm64':
+        # QEMU's virt machine, its console on the PL011; TCG only.
+        append = ['console=ttyAMA0', 'panic=-1', 'pgfjob=9p:pgfjob']
+        head = [QEMU_ARM64, '-M', 'virt,gic-version=3', '-cpu', ARM64_CPU]
+    else:
+        # ACPI gives the kernel the vCPUs (MADT); its PCI interrupt
+        # routing costs 20 s per virtio device under TCG with the debug
+        # kernel, and the PIRQ table does the same job at once: acpi=noirq.
+        append = ['console=ttyS0', 'panic=-1', 'acpi=noirq', 'pgfjob=9p:pgfjob']
+        head = [QEMU, '-cpu', 'host' if accel == 'kvm' else 'max']
     tcg = f'tcg,thread={"single" if ICOUNT else TCG_THREAD}'
-    argv = [QEMU, '-accel', accel if accel == 'kvm' else tcg,
-            '-cpu', 'host' if accel == 'kvm' else 'max',
-            '-smp', smp_arg(NODES), '-m', mem.rstrip('B'), '-nodefaults',
-            '-display', 'none', '-no-reboot', '-kernel', kernel,
-            '-initrd', INITRD,
-            '-virtfs', f'local,path={jobdir},mount_tag=pgfjob,security_model=none']
+    argv = head + ['-accel', accel if accel == 'kvm' else tcg,
+                   '-smp', smp_arg(NODES), '-m', mem.rstrip('B'), '-nodefaults',
+                   '-display', 'none', '-no-reboot', '-kernel', kernel,
+                   '-initrd', initrd_for(arch),
+                   '-virtfs', f'local,path={jobdir},mount_tag=pgfjob,security_model=none']
     argv += numa_argv(mem, NODES)
     for image in scratch_for(kernel, 'CONFIG_VIRTIO_BLK'):
         # snapshot=on: the guest's writes go to a temporary file.
         argv += ['-drive', f'file={image},if=virtio,format=raw,snapshot=on']
     if ICOUNT and accel != 'kvm':
-        argv += ['-icount', 'shift=0,sleep=off']
-    if share:
-        argv += ['-virtfs', f'local,path={os.path.abspath(share)},'
-                 'mount_tag=pgfshare,security_model=none,multidevs=remap']
-        append.append('pgfshare=9p:pgfshare')
-    if interactive:
-        argv += ['-serial', 'mon:stdio']
-    else:
-        argv += ['-serial', 'stdio', '-monitor', 'none']
-    if quiet:
-        append.append('loglevel=4')
-    return argv + ['-append', ' '.join(append)]
-
-
-def arm64_argv(kernel, jobdir, share, mem, interactive, quiet):
-    """QEMU's virt machine for the arm64 guest, under TCG: as
-    qemu_argv(), the console on its PL011."""
-    append = ['console=ttyAMA0', 'panic=-1', 'pgfjob=9p:pgfjob']
-    tcg = f'tcg,thread={"single" if ICOUNT else TCG_THREAD}'
-    argv = [QEMU_ARM64, '-M', 'virt,gic-version=3', '-accel', tcg,
-            '-cpu', ARM64_CPU, '-smp', smp_arg(NODES), '-m', mem.rstrip('B'),
-            '-nodefaults', '-display', 'none', '-no-reboot', '-kernel', kernel,
-            '-initrd', INITRD_ARM64,
-            '-virtfs', f'local,path={jobdir},mount_tag=pgfjob,security_model=none']
-    argv += numa_argv(mem, NODES)
-    for image in scratch_for(kernel, 'CONFIG_VIRTIO_BLK'):
-        argv += ['-drive', f'file={image},if=virtio,format=raw,snapshot=on']
-    if ICOUNT:
         argv += ['-icount', 'shift=0,sleep=off']
     if share:
         argv += ['-virtfs', f'local,path={os.path.abspath(share)},'
@@ -458,7 +436,8 @@ def guest_argv(arch, kernel, jobdir, share, mem, interactive, quiet):
         if shutil.which(QEMU_ARM64) is None:
             sys.exit(f'guest: {QEMU_ARM64} is missing; run "make rootfs-arm64" '
                      '(it installs qemu-system-arm)')
-        return (arm64_argv(kernel, jobdir, share, mem, interactive, quiet),
+        return (qemu_argv(kernel, jobdir, share, mem, interactive, quiet,
+                          'tcg', arch),
                 f'QEMU+TCG arm64 -cpu {ARM64_CPU}' + (' icount' if ICOUNT else ''))
     if arch == 'um':
         problem = uml_host_problem(kernel, mem)
