@@ -8,6 +8,7 @@ console log or the guest's dmesg.
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -47,7 +48,9 @@ def run_guest(suites=(), timeout=1800, echo=True, name='guest', env=None,
         suites = [s for s in suites.replace(',', ' ').split() if s]
     files = {'suites': ' '.join(suites) + '\n'}
     if env:
-        files['env'] = ''.join(f'export {k}={v}\n' for k, v in env.items())
+        # Quoted: EXCLUDE_SUITES is a list.
+        files['env'] = ''.join(f'export {k}={shlex.quote(str(v))}\n'
+                               for k, v in env.items())
     jobdir = guest.new_job('test', **files)
     res = guest.boot(jobdir, share=guest.SHARE, timeout=timeout, echo=echo,
                      log_name=f'{name}-{os.path.basename(jobdir)}',
