@@ -41,7 +41,9 @@ if [ $need_bb -eq 0 ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-chmod 755 "$tmp"	# apt-get download writes it as _apt
+# apt-get download writes it as its own user, _apt, where there is one
+chmod 755 "$tmp"
+chown _apt "$tmp" 2>/dev/null || true
 (cd "$tmp" && apt-get download -qq busybox-static:arm64 >/dev/null)
 rm -rf "$dir.tmp"
 dpkg-deb -x "$tmp"/busybox-static_*_arm64.deb "$dir.tmp"

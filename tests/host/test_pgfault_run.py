@@ -344,6 +344,12 @@ def bad_usage_and_an_existing_output_are_refused():
         assert r.returncode == 2 and b'choose one' in r.stderr, r
         r = subprocess.run([RUN], cwd=d, capture_output=True)
         assert r.returncode == 2 and b'no program' in r.stderr, r
+        # The host's root holds the host's programs: an arm64 kernel
+        # could not run them, and the message says where arm64 ones run.
+        r = subprocess.run([RUN, '--arch', 'arm64', '--', 'true'], cwd=d,
+                           capture_output=True)
+        assert r.returncode == 2, r
+        assert b'--arch arm64' in r.stderr and b'guest.py --arch arm64' in r.stderr, r
         open(os.path.join(d, 'pgfault.trace'), 'w').write('mine\n')
         r = subprocess.run([RUN, '--', 'true'], cwd=d, capture_output=True)
         assert r.returncode == 125 and b'--force' in r.stderr, r
