@@ -405,6 +405,24 @@ static inline void pgfault_history_moved(struct vm_area_struct *vma,
 }
 
 /**
+ * pgfault_history_rearm_protnone() - does re-arming make PTEs PROT_NONE
+ *
+ * Re-arming makes a page's next access fault (mm/pgfault_history/rearm.c)
+ * with an old PTE on UML, whose software keeps the accessed bit, and with
+ * a PROT_NONE one, a NUMA hint, elsewhere: where the hardware sets the
+ * accessed bit (x86, arm64 with FEAT_HAFDBS) an old PTE does not fault,
+ * and where arm64 takes access flag faults itself its contiguous PTEs (a
+ * 64 KiB mTHP, a THP mapped by PTEs) share one flag, which the fault of
+ * one page sets for all of them (contpte_ptep_set_access_flags()).
+ *
+ * Return: true if re-arming makes PTEs PROT_NONE.
+ */
+static inline bool pgfault_history_rearm_protnone(void)
+{
+	return !IS_ENABLED(CONFIG_UML);
+}
+
+/**
  * pgfault_history_mprotect_pte() - keep a re-armed PTE armed under mprotect()
  * @vma: the VMA whose protection changes, its mm write-locked
  * @old: a present PTE of it, before the change
@@ -413,7 +431,7 @@ static inline void pgfault_history_moved(struct vm_area_struct *vma,
  * Called by change_pte_range() when mprotect() gives a present PTE a new
  * protection. A re-armed page is one whose PTE is old (where software
  * keeps the accessed bit: UML's protections all carry _PAGE_ACCESSED) or
- * PROT_NONE (where the hardware keeps it: a NUMA hint); the new protection
+ * PROT_NONE (elsewhere: a NUMA hint); the new protection
  * would make it accessible unseen. While a trace of re-references follows
  * the mm, the PTE stays old, or PROT_NONE with do_numa_page() applying the
  * VMA's new protection at the next access. (With NUMA balancing off, the
@@ -427,7 +445,7 @@ static inline pte_t pgfault_history_mprotect_pte(struct vm_area_struct *vma,
 {
 	if (!pgfault_history_rereferencing(vma->vm_mm))
 		return pte;
-	if (arch_has_hw_pte_young())
+	if (pgfault_history_rearm_protnone())
 		return pte_protnone(old) ? pte_modify(pte, PAGE_NONE) : pte;
 	return pte_young(old) ? pte : pte_mkold(pte);
 }

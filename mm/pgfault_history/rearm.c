@@ -12,19 +12,23 @@
  * once more. handle_mm_fault() reports such a fault with VM_FAULT_HINTING,
  * and the trace records it with the result "reref".
  *
- * How a page is re-armed depends on who keeps its accessed bit
- * (arch_has_hw_pte_young()):
+ * How a page is re-armed depends on the architecture
+ * (pgfault_history_rearm_protnone()):
  *
- * - Where software keeps it (UML: arch/um/kernel/tlb.c maps a page whose
- *   PTE is not young without any access, execution included, since an
- *   x86 host cannot map a page executable but not readable), the PTE is
- *   made old, as page_idle and DAMON do
+ * - On UML, where software keeps the accessed bit (arch/um/kernel/tlb.c
+ *   maps a page whose PTE is not young without any access, execution
+ *   included, since an x86 host cannot map a page executable but not
+ *   readable), the PTE is made old, as page_idle and DAMON do
  *   (ptep_clear_young_notify()); the folio is marked young and not idle
  *   (pgf_folio_referenced()) so that reclaim and idle page tracking still
  *   see the reference the PTE held. The next access faults, and
  *   handle_pte_fault() makes the PTE young again.
- * - Where the hardware sets it (x86), an old PTE does not fault: the PTE
- *   is made PROT_NONE the way NUMA balancing's scanner does (pte_modify()
+ * - Elsewhere (x86, arm64) the PTE is made PROT_NONE: where the hardware
+ *   sets the accessed bit (x86, arm64 with FEAT_HAFDBS) an old PTE does
+ *   not fault, and where arm64 takes access flag faults itself, contiguous
+ *   PTEs (an mTHP, a THP mapped by PTEs) share one access flag that the
+ *   first page's fault sets for all of them. The PTE is made PROT_NONE
+ *   the way NUMA balancing's scanner does (pte_modify()
  *   to PAGE_NONE under the PTE lock, as change_prot_numa()), keeping the
  *   page, its dirty and accessed bits; do_numa_page() restores it at the
  *   next access. With NUMA balancing disabled (kernel.numa_balancing=0)
@@ -123,20 +127,21 @@
  * pgf_rearm_supported() - can this kernel re-arm pages
  *
  * An opt-in per architecture, for those where one of the two ways is known
- * to make the next access fault: where software keeps the accessed bit and
- * an old PTE faults (UML, with the patch "um: map old pages without any
- * access"; arm64 without the hardware Access Flag), and where the hardware
- * keeps it and the NUMA-hinting PROT_NONE mechanism is built in (x86,
- * arm64). Elsewhere an old PTE need not fault (powerpc, riscv with Svadu
- * keep the bit in hardware without saying so through
- * arch_has_hw_pte_young()): re-arming would record nothing.
+ * to make the next access fault of each page: an old PTE on UML (with the
+ * patch "um: map old pages without any access"), and the NUMA-hinting
+ * PROT_NONE where it is built in on x86 and arm64 (with or without the
+ * hardware Access Flag: see pgfault_history_rearm_protnone()). Elsewhere
+ * an old PTE need not fault (powerpc, riscv with Svadu keep the bit in
+ * hardware without saying so through arch_has_hw_pte_young()): re-arming
+ * would record nothing.
  *
  * Return: true if re-arming works on this kernel and machine.
  */
 bool pgf_rearm_supported(void)
 {
-	if (!arch_has_hw_pte_young())
-		return IS_ENABLED(CONFIG_UML) || IS_ENABLED(CONFIG_ARM64);
+	/* UML: an old PTE faults (pgfault_history_rearm_protnone()). */
+	if (!pgfault_history_rearm_protnone())
+		return true;
 	return (IS_ENABLED(CONFIG_X86) || IS_ENABLED(CONFIG_ARM64)) &&
 	       IS_ENABLED(CONFIG_NUMA_BALANCING);
 }
@@ -168,7 +173,7 @@ static int pgf_rearm_pte(pte_t *ptep, unsigned long addr, unsigned long next,
 
 	if (!pte_present(pte))
 		return 0;
-	if (arch_has_hw_pte_young()) {
+	if (pgfault_history_rearm_protnone()) {
 #ifdef CONFIG_NUMA_BALANCING
 		pte_t old;
 
@@ -326,7 +331,7 @@ static unsigned long pgf_rearm_range(struct vm_area_struct *vma,
 	unsigned long pages = 0;
 
 	/* Before any PTE is made PROT_NONE: see pgfault_history_rearms(). */
-	if (arch_has_hw_pte_young() && !READ_ONCE(vma->vm_mm->pgf.armed))
+	if (pgfault_history_rearm_protnone() && !READ_ONCE(vma->vm_mm->pgf.armed))
 		WRITE_ONCE(vma->vm_mm->pgf.armed, true);
 
 	mmu_notifier_range_init(&range, MMU_NOTIFY_PROTECTION_VMA, 0,
@@ -585,7 +590,7 @@ unsigned long pgf_unarm_mm(struct mm_struct *mm)
 
 	mmap_assert_write_locked(mm);
 #ifdef CONFIG_NUMA_BALANCING
-	if (arch_has_hw_pte_young())
+	if (pgfault_history_rearm_protnone())
 		pgf_walk_chunks(mm, NULL, 0, 0, pgf_unarm_chunk, &pages, false,
 				NULL);
 #endif
@@ -603,7 +608,7 @@ unsigned long pgf_unarm_mm(struct mm_struct *mm)
  */
 void pgf_rearm_end(struct mm_struct *mm)
 {
-	if (!arch_has_hw_pte_young() || !READ_ONCE(mm->pgf.armed))
+	if (!pgfault_history_rearm_protnone() || !READ_ONCE(mm->pgf.armed))
 		return;
 	mmap_write_lock(mm);
 	if (!atomic_read(&mm->pgf.traces))

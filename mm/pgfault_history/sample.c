@@ -27,14 +27,18 @@
  * reference sets it again (x86 does not walk the page table again for a
  * translation it has cached; DAMON leaves this out and accepts misses). A
  * transparent huge page mapped by a PMD has one accessed bit, and its
- * pages are referenced together. The mappings that re-arming leaves
+ * pages are referenced together; so are the 16 pages of an arm64
+ * contiguous block (CONFIG_ARM64_CONTPTE: a 64 KiB mTHP, a THP mapped by
+ * PTEs), whose accessed bits are read and cleared as one. The mappings
+ * that re-arming leaves
  * alone (pgf_rearm_skip(): VM_PFNMAP, VM_IO, hugetlb, inaccessible) are
  * not scanned.
  *
- * Cost: where the hardware sets the bit (x86), the walk is the whole
- * cost: a test and clear per present page, and the flushes. Where
- * software keeps it (UML), a PTE made old maps its page without any
- * access (arch/um/kernel/tlb.c), so the first reference to each page
+ * Cost: where the hardware sets the bit (x86, arm64 with FEAT_HAFDBS),
+ * the walk is the whole cost: a test and clear per present page, and the
+ * flushes. Where software keeps it (UML, whose PTE made old maps its page
+ * without any access, arch/um/kernel/tlb.c; arm64 without FEAT_HAFDBS,
+ * which takes an access flag fault), the first reference to each page
  * after a scan faults, and that fault is recorded with the result reref,
  * as after a re-arm, and counted by /proc/<pid>/stat: exact, but a fault
  * per referenced page per interval.

@@ -624,7 +624,9 @@ static void leftover_main(struct leftover *lo, int cpu0, int cpu1)
  * With balancing off, the pages a trace re-armed are not left inaccessible
  * for processes nobody traces: after "0", the traced process, and a child
  * it forked while its pages were re-armed (fork copies PTEs as they are),
- * read every page from the other node without a fault (getrusage()
+ * read every page from the other node without a fault (the child: but
+ * for the access flag faults of its old PTEs where software keeps the
+ * accessed bit) (getrusage()
  * around the reads), no NUMA hinting fault is counted and no page
  * migrates (/proc/vmstat), and move_pages() finds every page where it was.
  */
@@ -673,7 +675,13 @@ TEST(re_armed_pages_do_not_outlive_the_trace)
 		  pages_on(pid, lo->addr, NP, 1),
 		  pages_on(lo->child, lo->addr, NP, 1));
 	EXPECT_EQ(lo->faults_parent, 0);
-	EXPECT_EQ(lo->faults_child, 0);
+	/*
+	 * fork() gives the child its PTEs old (__copy_present_ptes()): where
+	 * software keeps the accessed bit (arm64 without FEAT_HAFDBS), the
+	 * child's first read of each page faults once for that alone, an
+	 * access flag fault, which no hint count shows either.
+	 */
+	EXPECT_EQ(lo->faults_child, sw_accessed_bit() ? NP : 0);
 	EXPECT_EQ(hints, 0);
 	EXPECT_EQ(migrated, 0);
 	EXPECT_EQ(pages_on(pid, lo->addr, NP, 1), NP);

@@ -3,10 +3,13 @@
 #ifndef PGF_TEST_UTIL_H
 #define PGF_TEST_UTIL_H
 
+#include <fcntl.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <time.h>
@@ -116,6 +119,64 @@ static inline int is_uml(void)
 	if (f)
 		fclose(f);
 	return uml;
+}
+
+/*
+ * Does software keep the accessed bit here (UML; arm64 without
+ * FEAT_HAFDBS, where the kernel takes access flag faults itself)? Then a
+ * page whose accessed bit is cleared faults at its next access; where the
+ * hardware sets the bit, it does not. Measured once: 64 pages touched,
+ * marked idle through /sys/kernel/mm/page_idle/bitmap (which clears their
+ * accessed bits; a page still in a CPU's LRU batch is not, hence 64),
+ * the TLB flushed (page_idle does not: an mprotect() there and back),
+ * read again, and this thread's minor faults counted (getrusage(): no
+ * memory of its own). Needs root; without the bitmap, UML's answer.
+ */
+static inline int sw_accessed_bit(void)
+{
+	static int known = -1;
+	const size_t np = 64;
+	volatile char *p;
+	struct rusage a, b;
+	int pm, bm, marked = 0;
+
+	if (known >= 0)
+		return known;
+	known = is_uml();
+	p = mmap(NULL, np * 4096, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return known;
+	pm = open("/proc/self/pagemap", O_RDONLY);
+	bm = open("/sys/kernel/mm/page_idle/bitmap", O_WRONLY);
+	for (size_t i = 0; i < np; i++)
+		p[i * 4096] = 1;
+	for (size_t i = 0; pm >= 0 && bm >= 0 && i < np; i++) {
+		uint64_t e, pfn, word;
+
+		if (pread(pm, &e, 8, ((unsigned long)p / 4096 + i) * 8) != 8 ||
+		    !(e >> 63))
+			continue;
+		pfn = e & ((1ULL << 55) - 1);
+		word = 1ULL << (pfn % 64);
+		if (pfn && pwrite(bm, &word, 8, pfn / 64 * 8) == 8)
+			marked++;
+	}
+	if (marked &&
+	    !mprotect((void *)p, np * 4096, PROT_READ) &&
+	    !mprotect((void *)p, np * 4096, PROT_READ | PROT_WRITE)) {
+		getrusage(RUSAGE_THREAD, &a);
+		for (size_t i = 0; i < np; i++)
+			(void)p[i * 4096];
+		getrusage(RUSAGE_THREAD, &b);
+		known = b.ru_minflt > a.ru_minflt;
+	}
+	if (pm >= 0)
+		close(pm);
+	if (bm >= 0)
+		close(bm);
+	munmap((void *)p, np * 4096);
+	return known;
 }
 
 /*
