@@ -105,7 +105,7 @@ RUNNER := python3 scripts/guest.py --arch $(GUEST_ARCH)
 comma := ,
 
 .PHONY: all kernel kernel-um kernel-x86 kernel-arm64 rootfs-arm64 kernel-deb bench-kernels bench-tree bench-run bench-doc guest tools rootfs run shell \
-	demo test test-host test-guest bench bench-quick bench-icount bench-peers bench-profile bench-report bench-libcachesim checkpatch clean distclean \
+	demo test test-host test-guest test-arm64 bench bench-quick bench-icount bench-peers bench-profile bench-report bench-libcachesim checkpatch clean distclean \
 	patches vendor-echarts check-series check-series-quick docs check-vanilla install uninstall deb help FORCE
 
 # pgfault-run's default kernels: the patched ones without debug options.
@@ -122,7 +122,8 @@ help:
 	@echo "make bench-libcachesim  libCacheSim's misses against pgfreport mrc's, and both's cost"
 	@echo "make bench-run       what pgfault-run costs from start to exit, UML and x86_64"
 	@echo "make bench-doc       Documentation/benchmarks.md's figures from the last run of each benchmark"
-	@echo "make test            the whole test suite (host, UML, x86_64 QEMU); .ci/run calls this"
+	@echo "make test            the whole test suite (host, UML, x86_64 QEMU, arm64's short set); .ci/run calls this"
+	@echo "make test-arm64      every guest suite on arm64, with and without the hardware access flag"
 	@echo "make bench           what tracing costs: UML and x86_64, benchmark kernels"
 	@echo "make bench-quick     a before/after in minutes: UML, 2 boots [BENCH_COMPARE=build/bench/quick-REV.json]"
 	@echo "make bench-peers     ours beside perf record, perf trace and bpftrace, same workloads (x86_64)"
@@ -133,13 +134,13 @@ help:
 	@echo "make kernel-arm64, make rootfs-arm64   the arm64 guest (run-tests.py --arch arm64)"
 	@echo "make checkpatch      scripts/checkpatch.pl --strict on the kernel code"
 	@echo "make patches         the UML fixes and the feature as mail: build/patches/{um,pgfault_history}"
-	@echo "make check-series    every prefix of that mail builds (UML, x86_64; feature on and off): build/series"
+	@echo "make check-series    every prefix of that mail builds (UML, x86_64 on and off, arm64): build/series [CHECK_CONFIGS=...]"
 	@echo "make check-series-quick  the same, each prefix's touched files compiled only (no link)"
 	@echo "make docs            check the kernel documentation (docutils) into build/docs"
 	@echo "make check-vanilla   the series on upstream 6.12 (VANILLA=tarball|dir), UML suites"
 	@echo "make install         tools, man pages, completion, pgfault-run and its guest (PREFIX=/usr/local DESTDIR=)"
 	@echo "make deb             a Debian package of the tools in build/deb"
-	@echo "make kernel-deb      the x86_64 kernel as a Debian package in build/kernel-deb (KDEB_CONFIG=file)"
+	@echo "make kernel-deb      the x86_64 kernel as a Debian package in build/kernel-deb (KDEB_CONFIG=file; ARCH=arm64: build/kernel-deb-arm64)"
 	@echo "make vendor-echarts  fetch ECharts $(ECHARTS_VERSION) from npm into tools/pgfreport/html/vendor (by hand, to update it)"
 	@echo "make clean           remove objects, keep the unpacked tree and ccache"
 	@echo "make distclean       remove build/ entirely"
@@ -235,9 +236,11 @@ ARM64_FRAGS := kernel-config/arm64.config kernel-config/debug.config \
 	       kernel-config/pgfault.config kernel-config/scratch-x86_64.config
 $(eval $(call KERNEL,arm64,arm64,$(KTREE),$(ST)/overlay,allnoconfig,$(ARM64_FRAGS),Image,arch/arm64/boot/Image))
 kernel-arm64: $(ARM64_IMAGE)
+# The cross compiler (scripts/host-deps-arm64.sh) before the first config.
+$(ARM64_OBJ)/.config: | $(ST)/host-deps-arm64
 
 # Benchmark kernels: patched and unpatched, UML and x86_64, same configs.
-BENCH_UM_FRAGS  := kernel-config/uml.config kernel-config/perf.config kernel-config/perf-um.config
+BENCH_UM_FRAGS  := kernel-config/uml.config kernel-config/perf.config kernel-config/perf-tracers.config
 BENCH_X86_FRAGS := kernel-config/x86_64.config kernel-config/perf.config kernel-config/peers.config
 # The unpatched tree keeps the series' UML fix that lets UML boot on hosts
 # with a large XSAVE area (AMX): without it, no UML comparison there.
@@ -251,50 +254,64 @@ $(eval $(call KERNEL,bench-um,um,$(KTREE),$(ST)/overlay,defconfig,$(BENCH_UM_FRA
 $(eval $(call KERNEL,bench-um-vanilla,um,$(VTREE),$(ST)/unpack-vanilla,defconfig,$(BENCH_UM_FRAGS),linux,linux))
 $(eval $(call KERNEL,bench-x86,x86_64,$(KTREE),$(ST)/overlay,allnoconfig,$(BENCH_X86_FRAGS) kernel-config/pgfault.config kernel-config/pgfault-bench.config,bzImage,arch/x86/boot/bzImage))
 $(eval $(call KERNEL,bench-x86-vanilla,x86_64,$(VTREE),$(ST)/unpack-vanilla,allnoconfig,$(BENCH_X86_FRAGS),bzImage,arch/x86/boot/bzImage))
+# arm64's patched benchmark kernel: make bench-icount's arm64 column.
+BENCH_ARM64_FRAGS := kernel-config/arm64.config kernel-config/perf.config kernel-config/perf-tracers.config
+$(eval $(call KERNEL,bench-arm64,arm64,$(KTREE),$(ST)/overlay,allnoconfig,$(BENCH_ARM64_FRAGS) kernel-config/pgfault.config kernel-config/pgfault-bench.config,Image,arch/arm64/boot/Image))
+$(BUILD)/bench-arm64/.config: | $(ST)/host-deps-arm64
 BENCH_KERNELS := $(BUILD)/bench-um/linux $(BUILD)/bench-um-vanilla/linux \
 	$(BUILD)/bench-x86/arch/x86/boot/bzImage \
 	$(BUILD)/bench-x86-vanilla/arch/x86/boot/bzImage
 bench-kernels: $(BENCH_KERNELS)
 
-# The x86_64 kernel as a Debian package for a real machine or VM (the
-# kernel's own bindeb-pkg): x86_64_defconfig, or the config in KDEB_CONFIG
-# (e.g. /boot/config-$$(uname -r)), with the feature and no debug options.
-# The packages land in build/kernel-deb.
+# The kernel as a Debian package for a real machine or VM (the kernel's
+# own bindeb-pkg), with the feature and no debug options: x86_64 from
+# x86_64_defconfig; ARCH=arm64 (cross-compiled) from arm64's defconfig
+# with its virt.config (a virtual machine's: no SoC platforms); or from the
+# config in KDEB_CONFIG (e.g. /boot/config-$$(uname -r) of the machine the
+# package is for). The packages land in build/kernel-deb (x86_64) or
+# build/kernel-deb-arm64.
 KDEB_CONFIG ?=
-KDEB_OBJ   := $(BUILD)/deb-x86
-KDEB_DIR   := $(BUILD)/kernel-deb
-KDEB_FRAGS := kernel-config/pgfault.config kernel-config/deb.config
-KMAKE_KDEB := $(MAKE) -C $(KTREE) O=$(abspath $(KDEB_OBJ)) ARCH=x86_64 \
-	CC="ccache gcc" HOSTCC="ccache gcc"
-$(BUILD)/kdeb-config.var: FORCE
+KDEB_ARCH  := $(if $(filter arm64 aarch64,$(ARCH)),arm64,x86_64)
+KDEB_SFX   := $(if $(filter arm64,$(KDEB_ARCH)),-arm64)
+KDEB_OBJ   := $(BUILD)/deb-$(if $(KDEB_SFX),arm64,x86)
+KDEB_DIR   := $(BUILD)/kernel-deb$(KDEB_SFX)
+KDEB_STAMP := $(ST)/kernel-deb$(KDEB_SFX)
+KDEB_BASE  := $(if $(KDEB_SFX),defconfig virt.config,defconfig)
+KDEB_DPKG  := $(if $(KDEB_SFX),arm64,amd64)
+KDEB_FRAGS := kernel-config/pgfault.config kernel-config/deb.config \
+	kernel-config/deb-$(KDEB_ARCH).config
+KMAKE_KDEB := $(MAKE) -C $(KTREE) O=$(abspath $(KDEB_OBJ)) ARCH=$(KDEB_ARCH) \
+	$(call KCC,$(KDEB_ARCH)) HOSTCC="ccache gcc"
+$(BUILD)/kdeb-config$(KDEB_SFX).var: FORCE
 	@mkdir -p $(@D)
 	@echo '$(KDEB_CONFIG)' | cmp -s - $@ || echo '$(KDEB_CONFIG)' > $@
 $(KDEB_OBJ)/.config: $(ST)/overlay $(KDEB_FRAGS) scripts/check-config.sh \
-		$(BUILD)/kdeb-config.var $(KDEB_CONFIG)
+		$(BUILD)/kdeb-config$(KDEB_SFX).var $(KDEB_CONFIG) \
+		| $(if $(KDEB_SFX),$(ST)/host-deps-arm64)
 	@mkdir -p $(@D)
 ifeq ($(KDEB_CONFIG),)
-	$(KMAKE_KDEB) -s defconfig
+	$(KMAKE_KDEB) -s $(KDEB_BASE)
 else
 	cp $(KDEB_CONFIG) $@
 	# A distribution's config names its own signing keys: none here.
 	$(KTREE)/scripts/config --file $@ --set-str SYSTEM_TRUSTED_KEYS "" \
 		--set-str SYSTEM_REVOCATION_KEYS "" --disable MODULE_SIG_ALL
 endif
-	ARCH=x86_64 $(KTREE)/scripts/kconfig/merge_config.sh -m -O $(KDEB_OBJ) \
+	ARCH=$(KDEB_ARCH) $(KTREE)/scripts/kconfig/merge_config.sh -m -O $(KDEB_OBJ) \
 		$@ $(KDEB_FRAGS) >/dev/null
 	$(KMAKE_KDEB) -s olddefconfig
 	scripts/check-config.sh $@ $(KDEB_FRAGS)
 # dpkg-buildpackage writes next to the object tree, in build/.
-$(ST)/kernel-deb: $(KDEB_OBJ)/.config $(ST)/overlay $$(call kernel-stale,$(KTREE),$$@)
-	rm -f $(BUILD)/linux-*.deb $(BUILD)/linux-upstream_*
+$(KDEB_STAMP): $(KDEB_OBJ)/.config $(ST)/overlay $$(call kernel-stale,$(KTREE),$$@)
+	rm -f $(BUILD)/linux-*_$(KDEB_DPKG).deb $(BUILD)/linux-upstream_*
 	+$(KMAKE_KDEB) -j$(JOBS) bindeb-pkg
 	rm -rf $(KDEB_DIR) && mkdir -p $(KDEB_DIR)
 	# linux-libc-dev would replace Debian's own (the C library's kernel
 	# headers): not shipped.
 	rm -f $(BUILD)/linux-libc-dev_*.deb
-	mv $(BUILD)/linux-*.deb $(BUILD)/linux-upstream_* $(KDEB_DIR)/
+	mv $(BUILD)/linux-*_$(KDEB_DPKG).deb $(BUILD)/linux-upstream_* $(KDEB_DIR)/
 	@touch $@
-kernel-deb: $(ST)/kernel-deb
+kernel-deb: $(KDEB_STAMP)
 	@ls -l $(KDEB_DIR)/*.deb
 
 # ---- tools, tests, rootfs --------------------------------------------------
@@ -504,10 +521,15 @@ bench-quick: $(BUILD)/bench-um/linux rootfs tools
 	@python3 scripts/bench.py --quick --timeout $(TIMEOUT) \
 		$(if $(BENCH_COMPARE),--compare $(BENCH_COMPARE))
 
-# x86_64 figures that hold still: the benchmark kernel under TCG with
-# guest time = instructions (-icount), two boots, their ratios side by side.
-bench-icount: $(BUILD)/bench-x86/arch/x86/boot/bzImage rootfs tools
-	@python3 scripts/bench-icount.py --timeout $(TIMEOUT)
+# Figures that hold still: the x86_64 and arm64 benchmark kernels under
+# TCG with guest time = instructions (-icount), two boots each, their
+# ratios side by side (ICOUNT_ARCH=x86_64 or arm64: one of them).
+ICOUNT_ARCH ?= x86_64,arm64
+ICOUNT_NEEDS := $(if $(findstring x86_64,$(ICOUNT_ARCH)),$(BUILD)/bench-x86/arch/x86/boot/bzImage \
+	$(BUILD)/bench-x86-vanilla/arch/x86/boot/bzImage rootfs) \
+	$(if $(findstring arm64,$(ICOUNT_ARCH)),$(BUILD)/bench-arm64/arch/arm64/boot/Image rootfs-arm64)
+bench-icount: $(ICOUNT_NEEDS) tools
+	@python3 scripts/bench-icount.py --arch $(ICOUNT_ARCH) --timeout $(TIMEOUT)
 
 # pgfault_history beside perf record, perf trace and bpftrace, the same
 # workloads in the x86_64 benchmark kernel, run from the host's root (as
@@ -567,8 +589,11 @@ bench-tree: $(BUILD)/bench-um/linux $(BUILD)/bench-x86/arch/x86/boot/bzImage roo
 			/host$(CURDIR)/tests/bench/proj $(TREE_MAKE_REPS)' || exit 1; \
 	done
 
-test: all $(ST)/kernel-deb
-	@python3 scripts/run-tests.py --timeout $(TIMEOUT)
+# arm64 runs its short set here (scripts/run-tests.py's QUICK_SUITES) and
+# every suite in make test-arm64, twice: -cpu max (the hardware updates the
+# access flag) and -cpu cortex-a57 (the kernel takes access flag faults).
+test: all $(ST)/kernel-deb $(ARM64_IMAGE) rootfs-arm64
+	@python3 scripts/run-tests.py --timeout $(TIMEOUT) --quick arm64
 
 test-host: all $(ST)/kernel-deb
 	@python3 scripts/run-tests.py --timeout $(TIMEOUT) --host-only
@@ -576,6 +601,18 @@ test-host: all $(ST)/kernel-deb
 test-guest: all
 	@python3 scripts/run-tests.py --timeout $(TIMEOUT) --guest-only \
 		--arch $(if $(ARCH),$(GUEST_ARCH),um$(comma)x86_64)
+
+# ... and the arm64 kernel package, held to what the x86_64 one is.
+KDEB_ARM64_TESTS := the_arm64_package_is_a_linux_image_dpkg_takes_as_arm64s \
+	the_arm64_kernel_has_the_feature_and_no_debug_options \
+	the_guest_suite_passes_on_the_packaged_arm64_kernel
+test-arm64: $(ARM64_IMAGE) rootfs-arm64
+	+$(MAKE) kernel-deb ARCH=arm64
+	@s=0; python3 scripts/run-tests.py --timeout $(TIMEOUT) --guest-only \
+		--arch arm64,arm64-nohwaf || s=1; \
+	echo "# host: tests/host/test_kernel_deb.py (arm64)"; \
+	PGF_KDEB_ARM64=1 python3 tests/host/test_kernel_deb.py $(KDEB_ARM64_TESTS) || s=1; \
+	exit $$s
 
 # Patches go in on stdin: checkpatch reads a file git tracks as source.
 # The unpacked tree has no git history, so checkpatch cannot look up the
@@ -596,13 +633,13 @@ checkpatch: $(ST)/overlay $(ST)/overlay-doc
 patches: $(ST)/overlay $(ST)/overlay-doc
 	scripts/mkpatches.sh $(KTREE) $(BUILD)/patches
 
-# The mail bisects: each of its prefixes built on a pristine tree, UML
-# and x86_64 with the feature on, x86_64 with it off (ccache; the first
+# The mail bisects: each of its prefixes built on a pristine tree, UML,
+# x86_64 and arm64 with the feature on, x86_64 with it off (ccache; the first
 # run builds cold). Result in build/series/result.txt.
-check-series: patches
+check-series: patches | $(ST)/host-deps-arm64
 	JOBS=$(JOBS) KSRC=$(KSRC) scripts/check-series.sh $(BUILD)/series
 # The same, compiling only the files each prefix has touched (no link).
-check-series-quick: patches
+check-series-quick: patches | $(ST)/host-deps-arm64
 	JOBS=$(JOBS) KSRC=$(KSRC) scripts/check-series.sh --quick $(BUILD)/series-quick
 
 # The kernel documentation, checked with docutils (Sphinx and the kernel's

@@ -51,6 +51,7 @@ build/bench/icount.json (and icount-COMMIT.json; scripts/benchjson.py).
 """
 import argparse
 import os
+import re
 import sys
 
 os.environ['PGF_ICOUNT'] = '1'
@@ -60,14 +61,14 @@ import bench  # noqa: E402
 import benchjson  # noqa: E402
 
 
-def two_nodes(a, cmd, kernel, name):
-    """Run @cmd in a boot of @kernel with two NUMA nodes; its output
-    (kept in build/bench/icount-NAME.out). Exits if the boot fails."""
+def two_nodes(a, cmd, kernel, name, arch):
+    """Run @cmd in a boot of @kernel (of @arch) with two NUMA nodes; its
+    output (kept in build/bench/icount-NAME.out). Exits if the boot fails."""
     job = guest.new_job('run', cmd=cmd + '\n')
     guest.NODES = 2
     try:
         res = guest.boot(job, share=None, timeout=a.timeout, echo='job',
-                         quiet=True, arch='x86_64', kernel=kernel, mem='1536M',
+                         quiet=True, arch=arch, kernel=kernel, mem='1536M',
                          log_name=f'bench-icount-{name}')
     finally:
         guest.NODES = 1
@@ -80,16 +81,13 @@ def two_nodes(a, cmd, kernel, name):
     return text
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--boots', type=int, default=2)
-    ap.add_argument('--pages', type=int, default=800)
-    ap.add_argument('--reps', type=int, default=9)
-    ap.add_argument('--reads', type=int, default=600)
-    ap.add_argument('--timeout', type=int, default=1800)
-    a = ap.parse_args()
-    os.makedirs(bench.OUT, exist_ok=True)
-    kernel = os.path.join(guest.BUILD, bench.KERNELS[('x86_64', 'patched')])
+def measure(a, arch):
+    """@arch's boots: (each boot's figures, a line a boot, losses)."""
+    kernel = os.path.join(guest.BUILD, bench.KERNELS[(arch, 'patched')])
+    # arm64 has no benchmark kernel without the series: its figures are
+    # the patched kernel's own (traced, key, against untraced).
+    vanilla = (arch, 'vanilla') in bench.KERNELS
+    tag = '' if arch == 'x86_64' else f'{arch}-'
     b = '/usr/lib/pgfault/bench'
     cmd = (f'{b}/faultbench -d -c 0 -b 16384 -p {a.pages} -r {a.reps} -m off,traced,noframes,key -k anon,zero,file '
            f'> /job/bench.out 2>&1 && {b}/vmabench -d -c 0 -v 10,1000 -r {a.reps + 2} >> /job/bench.out 2>&1 '
@@ -100,32 +98,34 @@ def main():
             's=$?; cat /job/bench.out; exit $s')
     mcmd = (f'{b}/migbench -d -c 0 -b 16384 -p 200 -r {a.reps} > /job/bench.out 2>&1; '
             's=$?; cat /job/bench.out; exit $s')
-    vkernel = os.path.join(guest.BUILD, bench.KERNELS[('x86_64', 'vanilla')])
+    vkernel = vanilla and os.path.join(guest.BUILD, bench.KERNELS[(arch, 'vanilla')])
     ratios, lines, losses = [], [], []
     for n in range(a.boots):
         # the kernel without the series first, then the patched one, in
         # each round: a read's instructions, compiled in and not used
-        vjob = guest.new_job('run', cmd=vcmd + '\n')
-        vres = guest.boot(vjob, share=None, timeout=a.timeout, echo='job',
-                          quiet=True, arch='x86_64', kernel=vkernel, mem='1536M',
-                          log_name=f'bench-icount-vanilla-{n}')
-        vtext = vres.read('bench.out') or ''
-        with open(os.path.join(bench.OUT, f'icount-vanilla-{n}.out'), 'w') as f:
-            f.write(f'# {vres.where}, {vres.elapsed:.0f}s\n' + vtext)
-        if vres.timed_out or vres.status != 0 or 'icount' not in vres.where:
-            sys.exit(f'bench-icount: boot {n} (vanilla): status {vres.status} in '
-                     f'{vres.where}; log {vres.log}')
-        vread = {kv['size_kb']: kv['min'] for name, kv in bench.results(vtext)
-                 if name == 'read'}
+        vread = {}
+        if vanilla:
+            vjob = guest.new_job('run', cmd=vcmd + '\n')
+            vres = guest.boot(vjob, share=None, timeout=a.timeout, echo='job',
+                              quiet=True, arch=arch, kernel=vkernel, mem='1536M',
+                              log_name=f'bench-icount-{tag}vanilla-{n}')
+            vtext = vres.read('bench.out') or ''
+            with open(os.path.join(bench.OUT, f'icount-{tag}vanilla-{n}.out'), 'w') as f:
+                f.write(f'# {vres.where}, {vres.elapsed:.0f}s\n' + vtext)
+            if vres.timed_out or vres.status != 0 or 'icount' not in vres.where:
+                sys.exit(f'bench-icount: {arch} boot {n} (vanilla): status {vres.status} in '
+                         f'{vres.where}; log {vres.log}')
+            vread = {kv['size_kb']: kv['min'] for name, kv in bench.results(vtext)
+                     if name == 'read'}
         jobdir = guest.new_job('run', cmd=cmd + '\n')
         res = guest.boot(jobdir, share=None, timeout=a.timeout, echo='job',
-                         quiet=True, arch='x86_64', kernel=kernel, mem='1536M',
-                         log_name=f'bench-icount-{n}')
+                         quiet=True, arch=arch, kernel=kernel, mem='1536M',
+                         log_name=f'bench-icount-{tag}{n}')
         text = res.read('bench.out') or ''
-        with open(os.path.join(bench.OUT, f'icount-{n}.out'), 'w') as f:
+        with open(os.path.join(bench.OUT, f'icount-{tag}{n}.out'), 'w') as f:
             f.write(f'# {res.where}, {res.elapsed:.0f}s\n' + text)
         if res.timed_out or res.status != 0 or 'icount' not in res.where:
-            sys.exit(f'bench-icount: boot {n}: status {res.status} in '
+            sys.exit(f'bench-icount: {arch} boot {n}: status {res.status} in '
                      f'{res.where}; log {res.log}')
         by = {}
         got = {}
@@ -179,13 +179,15 @@ def main():
         # migbench in boots with two nodes: a page migrated, traced (move
         # records, with frames) / untraced, and untraced in the kernel
         # without the series
-        mtext = two_nodes(a, mcmd, kernel, f'migrate-{n}')
+        mtext = two_nodes(a, mcmd, kernel, f'{tag}migrate-{n}', arch)
         mig = {kv['mode']: kv['min'] for name, kv in bench.results(mtext)
                if kv.get('kind') == 'migrate'}
-        vmtext = two_nodes(a, mcmd.replace(' -b 16384 -p 200 ', ' -m off -p 200 '),
-                           vkernel, f'migrate-vanilla-{n}')
-        vmig = [kv['min'] for name, kv in bench.results(vmtext)
-                if kv.get('kind') == 'migrate' and kv.get('mode') == 'off']
+        vmig = []
+        if vanilla:
+            vmtext = two_nodes(a, mcmd.replace(' -b 16384 -p 200 ', ' -m off -p 200 '),
+                               vkernel, f'{tag}migrate-vanilla-{n}', arch)
+            vmig = [kv['min'] for name, kv in bench.results(vmtext)
+                    if kv.get('kind') == 'migrate' and kv.get('mode') == 'off']
         for kv in (kv for name, kv in bench.results(mtext) if kv.get('lost')):
             losses.append(f'# boot {n + 1}: migbench lost {kv["lost"]:.0f} records')
         if mig.get('off') and mig.get('traced'):
@@ -197,7 +199,31 @@ def main():
         ratios.append(got)
         lines.append(f'boot {n + 1} ({res.where}, {res.elapsed:.0f} s): ' +
                      ', '.join(f'{k} {v:.3f}' for k, v in got.items()))
-    out = ['# make bench-icount: x86_64 benchmark kernel, faultbench -d -c 0 '
+    return ratios, lines, losses
+
+
+def spread(v):
+    return f'{100 * (max(v) - min(v)) / min(v):.1f}%'
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--arch', default='x86_64,arm64',
+                    help='the benchmark kernels to boot: x86_64, arm64 (default both)')
+    ap.add_argument('--boots', type=int, default=2)
+    ap.add_argument('--pages', type=int, default=800)
+    ap.add_argument('--reps', type=int, default=9)
+    ap.add_argument('--reads', type=int, default=600)
+    ap.add_argument('--timeout', type=int, default=1800)
+    a = ap.parse_args()
+    arches = [x for x in a.arch.split(',') if x]
+    for x in arches:
+        if (x, 'patched') not in bench.KERNELS or x == 'um':
+            ap.error(f'no benchmark kernel for "{x}": x86_64, arm64')
+    os.makedirs(bench.OUT, exist_ok=True)
+    got = {x: measure(a, x) for x in arches}
+    out = ['# make bench-icount: the benchmark kernels of '
+           f'{", ".join(arches)}, faultbench -d -c 0 '
            f'-p {a.pages} -r {a.reps}, guest time = instructions (-icount shift=0)',
            '# What it measures: the instructions the guest executes (QEMU TCG,',
            '# -icount shift=0,sleep=off: guest time advances 1 ns an instruction),',
@@ -206,42 +232,76 @@ def main():
            '# and recpath / ftrace_loop are instructions a record. What it cannot',
            '# measure: cache and TLB misses, memory latency, contention between',
            '# real CPUs, the cost of an instruction; KVM or bare metal tell those.']
-    out += lines
+    losses = []
+    for x in arches:
+        ratios, lines, lost = got[x]
+        out += [f'{x} {line}' for line in lines]
+        losses += [f'# {x} {line[2:]}' for line in lost]
+        for kind in ratios[0] if ratios else ():
+            v = [r[kind] for r in ratios if kind in r]
+            if len(v) > 1:
+                out.append(f'{x} {kind}: {min(v):.3f}-{max(v):.3f} over {len(v)} boots '
+                           f'(spread {spread(v)})')
     out += losses or ['# no records lost']
-    for kind in ratios[0] if ratios else ():
-        v = [r[kind] for r in ratios if kind in r]
-        if len(v) > 1:
-            out.append(f'{kind}: {min(v):.3f}-{max(v):.3f} over {len(v)} boots '
-                       f'(spread {100 * (max(v) - min(v)) / min(v):.1f}%)')
     print('\n'.join(out))
     with open(os.path.join(bench.OUT, 'icount.md'), 'w') as f:
         f.write('\n'.join(out) + '\n')
-    rows = []
-    for kind in ratios[0] if ratios else ():
-        v = [r[kind] for r in ratios if kind in r]
+
+    def fmt(kind, x):
         nd = 1 if kind.endswith('(instructions)') else 3
-        rows.append([kind] + [f'{x:.{nd}f}' for x in v] +
-                    [f'{100 * (max(v) - min(v)) / min(v):.1f}%'])
-    table = {'title': 'x86_64 benchmark kernel on QEMU TCG, -icount: traced ÷ '
-                      'untraced of instructions executed (the fewest of '
-                      f'{a.reps} repetitions; traced by root: fault records '
-                      'with their frames; without frames: traced through files '
-                      'opened without CAP_SYS_ADMIN; key: untraced while another '
-                      'process is traced, against untraced); the record path and an ftrace '
-                      'event in instructions a record; readbench: a pread() of '
-                      'cached pages on a ramfs, untraced against the kernel '
-                      'without the series, and key (another process traced), '
-                      'faults ("1") and files ("1 files") against untraced; '
-                      'migbench: a page migrated by move_pages(2), traced '
-                      '(move records) / untraced, and untraced against the '
-                      'kernel without the series, in boots with two nodes',
-             'head': ['figure'] + [f'boot {i + 1}' for i in range(len(ratios))] +
-                     ['spread'],
-             'rows': rows,
-             'note': ' '.join(losses) if losses else 'no records lost'}
-    path = benchjson.write('icount', 'make bench-icount', [table],
+        return f'{x:.{nd}f}'
+
+    # Side by side: each figure's range over the boots, per architecture;
+    # vmabench's rows by the VMAs asked for (-v 10,1000), as each
+    # architecture's process starts with a few more of its own.
+    def side_key(kind):
+        return re.sub(r' at (\d+)',
+                      lambda m: ' at ~10' if int(m.group(1)) < 100 else ' at ~1000', kind)
+
+    kinds = []
+    for x in arches:
+        for r in got[x][0]:
+            kinds += [side_key(k) for k in r if side_key(k) not in kinds]
+    side = []
+    for kind in kinds:
+        row = [kind]
+        for x in arches:
+            v = [val for r in got[x][0] for k, val in r.items() if side_key(k) == kind]
+            row.append('-' if not v else fmt(kind, v[0]) if len(v) == 1 else
+                       f'{fmt(kind, min(v))}-{fmt(kind, max(v))}')
+        side.append(row)
+    tables = [{'title': 'Side by side: each figure over the boots (fewest-most), '
+                        'per architecture; "-": not measured there (arm64 has no '
+                        'benchmark kernel without the series)',
+               'head': ['figure'] + arches, 'rows': side}]
+    for x in arches:
+        ratios = got[x][0]
+        rows = []
+        for kind in ratios[0] if ratios else ():
+            v = [r[kind] for r in ratios if kind in r]
+            rows.append([kind] + [fmt(kind, y) for y in v] + [spread(v)])
+        tables.append({
+            'title': f'{x} benchmark kernel on QEMU TCG, -icount: traced ÷ '
+                     'untraced of instructions executed (the fewest of '
+                     f'{a.reps} repetitions; traced by root: fault records '
+                     'with their frames; without frames: traced through files '
+                     'opened without CAP_SYS_ADMIN; key: untraced while another '
+                     'process is traced, against untraced); the record path and an ftrace '
+                     'event in instructions a record; readbench: a pread() of '
+                     'cached pages on a ramfs, untraced against the kernel '
+                     'without the series, and key (another process traced), '
+                     'faults ("1") and files ("1 files") against untraced; '
+                     'migbench: a page migrated by move_pages(2), traced '
+                     '(move records) / untraced, and untraced against the '
+                     'kernel without the series, in boots with two nodes',
+            'head': ['figure'] + [f'boot {i + 1}' for i in range(len(ratios))] +
+                    ['spread'],
+            'rows': rows,
+            'note': ' '.join(got[x][2]) or 'no records lost'})
+    path = benchjson.write('icount', 'make bench-icount', tables,
                            what='traced / untraced, guest time = instructions executed',
-                           pages=a.pages, reps=a.reps, boots=ratios)
+                           pages=a.pages, reps=a.reps,
+                           boots={x: got[x][0] for x in arches})
     print(f'# and {os.path.relpath(path, bench.TOP)}')
 
 

@@ -41,6 +41,8 @@ KERNELS = {
     ('um', 'vanilla'): 'bench-um-vanilla/linux',
     ('x86_64', 'patched'): 'bench-x86/arch/x86/boot/bzImage',
     ('x86_64', 'vanilla'): 'bench-x86-vanilla/arch/x86/boot/bzImage',
+    # make bench-icount's arm64 column only.
+    ('arm64', 'patched'): 'bench-arm64/arch/arm64/boot/Image',
 }
 THREADS = {'um': '1', 'x86_64': ','.join(str(i) for i in range(1, guest.SMP + 1))}
 
@@ -220,7 +222,7 @@ def icount_section(rep, timeout):
     -icount, scripts/bench-icount.py), beside the wall-clock TCG ones: a
     section of @rep; the figures, or None if the run failed."""
     p = subprocess.run([sys.executable, os.path.join(TOP, 'scripts', 'bench-icount.py'),
-                        '--timeout', str(timeout)],
+                        '--arch', 'x86_64', '--timeout', str(timeout)],
                        capture_output=True, text=True, check=False)
     try:
         with open(os.path.join(OUT, 'icount.json')) as f:
@@ -230,7 +232,7 @@ def icount_section(rep, timeout):
     if p.returncode or not icount or icount.get('commit') != commit():
         print(f'bench: bench-icount failed: {p.stderr.strip()}', file=sys.stderr)
         return None
-    boots = icount['boots']
+    boots = icount['boots']['x86_64']
     rep.p('## x86_64 under -icount: instruction counts (scripts/bench-icount.py)')
     rep.p()
     rep.p('QEMU TCG with `-icount shift=0,sleep=off`: guest time is instructions '

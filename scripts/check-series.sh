@@ -8,15 +8,17 @@
 #   check-series.sh [OUT]          (default build/series)
 # On a pristine Linux tree (Debian's linux-source-6.12, or KSRC), the
 # patches are applied one by one as a maintainer's `git am` would, and
-# after each the kernel is built incrementally (ccache) in three configs:
+# after each the kernel is built incrementally (ccache) in four configs:
 #   um-on    UML, the feature on
 #   x86-on   x86_64, the feature on
 #   x86-off  x86_64, the feature off (built only after a patch that
 #            touches a file of the kernel's own, not only new files,
 #            Documentation/ or MAINTAINERS)
+#   arm64-on arm64, the feature on (cross-compiled, gcc-aarch64-linux-gnu)
+# CHECK_CONFIGS="x86-on arm64-on" builds only those.
 # Each config is allnoconfig, a small arch fragment (UML: the test
-# kernel's kernel-config/uml.config; x86_64: check-x86_64.config, no
-# devices) and kernel-config/check.config: every option the series'
+# kernel's kernel-config/uml.config; x86_64 and arm64: check-x86_64.config
+# and check-arm64.config, no devices) and kernel-config/check.config: every option the series'
 # #ifdefs and the local patch's test, but no KASAN or lockdep (the test
 # kernels build the series' end with those).
 # Before the patch that adds the Kconfig option, "on" builds the kernel
@@ -54,19 +56,31 @@ if [ ${#patches[@]} -eq 0 ]; then
 	exit 1
 fi
 
-configs=(um-on x86-on x86-off)
-arch_of() { case $1 in um-*) echo um ;; *) echo x86_64 ;; esac; }
+read -r -a configs <<< "${CHECK_CONFIGS:-um-on x86-on x86-off arm64-on}"
+for c in "${configs[@]}"; do
+	case $c in um-on | x86-on | x86-off | arm64-on) ;;
+	*) echo "check-series: no config $c (um-on x86-on x86-off arm64-on)" >&2; exit 1 ;;
+	esac
+done
+arch_of() { case $1 in um-*) echo um ;; arm64-*) echo arm64 ;; *) echo x86_64 ;; esac; }
 frags_of() {
 	local k=$top/kernel-config
 	case $1 in
 	um-on) echo "$k/uml.config $k/check.config $k/pgfault.config" ;;
 	x86-on) echo "$k/check-x86_64.config $k/check.config $k/pgfault.config" ;;
 	x86-off) echo "$k/check-x86_64.config $k/check.config" ;;
+	arm64-on) echo "$k/check-arm64.config $k/check.config $k/pgfault.config" ;;
 	esac
 }
 kmake() {	# kmake CONFIG ARGS...
+	if [ "$(arch_of "$1")" = arm64 ]; then
+		set -- "$1" CROSS_COMPILE=aarch64-linux-gnu- \
+			CC="ccache aarch64-linux-gnu-gcc" "${@:2}"
+	else
+		set -- "$1" CC="ccache gcc" "${@:2}"
+	fi
 	make -C "$src" O="$out/obj-$1" ARCH="$(arch_of "$1")" \
-		CC="ccache gcc" HOSTCC="ccache gcc" "${@:2}"
+		HOSTCC="ccache gcc" "${@:2}"
 }
 configure() {	# configure CONFIG: the fragments on the current tree
 	local obj=$out/obj-$1
@@ -126,12 +140,14 @@ targets() {
 		[ -f "$src/$f" ] || continue
 		# the series' new files: with the feature, below
 		[ -f "$out/base/$f" ] || continue
-		# UML's files in UML's build only, x86's in x86_64's
+		# UML's files in UML's build only, x86's in x86_64's, arm64's
+		# in arm64's
 		case $1:$f in
 		*:*/user-offsets.c) continue ;;	# makes a header, not an object
 		um-*:arch/x86/um/* | um-*:arch/um/*) ;;
 		x86-*:arch/x86/um/*) continue ;;
 		x86-*:arch/x86/*) ;;
+		arm64-*:arch/arm64/*) ;;
 		*:arch/*) continue ;;
 		esac
 		configured "$1" "$f" || continue

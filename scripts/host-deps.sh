@@ -26,6 +26,7 @@ pkgs=(
 	dpkg-dev lintian          # make deb
 	util-linux sqlite3        # pgfault-run (unshare, mount) and its tests
 	debhelper kmod            # make kernel-deb (the kernel's bindeb-pkg)
+	file                      # host tests: the kernel package's image
 	liburcu-dev               # host tests: the kernel's VMA tests (tools/testing/vma)
 	e2fsprogs                 # the guests' scratch disks (mkfs.ext4)
 	xfsprogs                  # (mkfs.xfs)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""The whole test suite: host-side tests, then the in-guest suites in UML
-and in the x86_64 guest under QEMU (KVM if it works here, else TCG).
+"""The whole test suite: host-side tests, then the in-guest suites in UML,
+in the x86_64 guest under QEMU (KVM if it works here, else TCG) and in the
+arm64 guest (QEMU's virt machine, TCG).
 
 Prints each suite's KTAP as it runs, then the failures, any kernel splat,
 and a closing line "N passed, N failed, N skipped". Exits non-zero on any
@@ -35,16 +36,38 @@ def host_suites():
 TWO_NODE_SUITES = ('numa', 'frames', 'changes')
 
 
-def boots(arch, suites):
+# The arm64 guests: each names the CPU model QEMU emulates. 'max' updates
+# the access flag in hardware (FEAT_HAFDBS): re-arming clears it with the
+# NUMA-hinting PROT_NONE. 'cortex-a57' has no FEAT_HAFDBS: the kernel takes
+# access flag faults itself and re-arming makes pages old.
+ARM64_CPUS = {'arm64': 'max', 'arm64-nohwaf': 'cortex-a57'}
+# What the arm64 kernel says at boot when the CPU has FEAT_HAFDBS
+# (arch/arm64/kernel/cpufeature.c): a boot must say it exactly when its
+# model has it, so that a result is known to be the one its name claims.
+HWAF_LINE = 'CPU features: detected: Hardware dirty bit management'
+# The short arm64 run (--quick arm64, make test): the boot with its KUnit
+# tests and the suites that exercise what is arm64's own: the fault path's
+# access kinds and user/kernel against /proc/<pid>/stat (pgfault_history,
+# exactness), re-arming, window and sampling through the access flag
+# (rearm, window, sample, idle, dirty), huge pages and contiguous-PTE mTHPs
+# (hugepages), the page cache (files); about 5 minutes of the arm64
+# suite's 15. make test-arm64 runs every suite, with and without
+# FEAT_HAFDBS.
+QUICK_SUITES = ('guest_env', 'pgfault_history', 'exactness', 'rearm', 'window',
+                'sample', 'idle', 'dirty', 'hugepages', 'files')
+
+
+def boots(arch, suites, name=None):
     """The boots that run `suites` (a comma list, '' for all) in `arch`:
     (name, suites, NUMA nodes, environment) for each."""
+    name = name or arch
     env = {}
     # The torture test's length (seconds), if asked for.
     if os.environ.get('PGF_TORTURE_SECONDS', '').isdigit():
         env['PGF_TORTURE_SECONDS'] = os.environ['PGF_TORTURE_SECONDS']
         env['SUITE_TIMEOUT'] = str(int(env['PGF_TORTURE_SECONDS']) + 600)
     if arch not in ('x86_64', 'arm64'):
-        return [(arch, suites, 1, env)]
+        return [(name, suites, 1, env)]
     wanted = [s for s in suites.split(',') if s]
     two = [s for s in wanted if s.split(':')[0] in TWO_NODE_SUITES]
     rest = [s for s in wanted if s not in two]
@@ -53,10 +76,21 @@ def boots(arch, suites):
         env = dict(env, EXCLUDE_SUITES=' '.join(TWO_NODE_SUITES))
     out = []
     if rest or not wanted:
-        out.append((arch, ','.join(rest), 1, env))
+        out.append((name, ','.join(rest), 1, env))
     if two:
-        out.append((f'{arch}-2nodes', ','.join(two), 2, {}))
+        out.append((f'{name}-2nodes', ','.join(two), 2, {}))
     return out
+
+
+def check_hwaf(rep, variant):
+    """An arm64 boot's kernel found FEAT_HAFDBS exactly when its model
+    has it ('max'), else the boot counts as an error."""
+    with open(rep.log, errors='replace') as f:
+        said = any(HWAF_LINE in line for line in f)
+    want = variant == 'arm64'
+    if said != want:
+        rep.errors.append(f'{rep.name}: the kernel {"found" if said else "did not find"} '
+                          f'FEAT_HAFDBS on -cpu {guest.ARM64_CPU}')
 
 
 def main():
@@ -66,13 +100,22 @@ def main():
     ap.add_argument('--host-only', action='store_true')
     ap.add_argument('--guest-only', action='store_true')
     ap.add_argument('--suites', default='', help='guest suites (default all)')
-    ap.add_argument('--arch', default='um,x86_64',
-                    help='guests to run the suites in (default: um,x86_64)')
+    ap.add_argument('--arch', default='um,x86_64,arm64',
+                    help='guests to run the suites in: um, x86_64, arm64 '
+                    '(-cpu max), arm64-nohwaf (-cpu cortex-a57) '
+                    '(default: um,x86_64,arm64)')
+    ap.add_argument('--quick', default='', metavar='ARCHES',
+                    help='guests that run only the short set of suites '
+                    f'({",".join(QUICK_SUITES)}) when --suites is not given')
     ap.add_argument('--kernel', help='the kernel image to boot (one --arch '
                     'only; default: the test kernel)')
     args = ap.parse_args()
     if args.kernel and ',' in args.arch:
         ap.error('--kernel needs a single --arch')
+    arches = [a for a in args.arch.split(',') if a]
+    for a in arches + [a for a in args.quick.split(',') if a]:
+        if a not in ('um', 'x86_64', *ARM64_CPUS):
+            ap.error(f'no guest "{a}": um, x86_64, {", ".join(ARM64_CPUS)}')
 
     reps = []
     t0 = time.monotonic()
@@ -81,14 +124,21 @@ def main():
             print(f'# host: {os.path.relpath(path, TOP)}', flush=True)
             reps.append(runner.run_host(path, timeout=args.timeout))
     if not args.host_only:
-        for arch in [a for a in args.arch.split(',') if a]:
-            for name, suites, nodes, env in boots(arch, args.suites):
+        for variant in arches:
+            arch = 'arm64' if variant in ARM64_CPUS else variant
+            wanted = args.suites
+            if not wanted and variant in args.quick.split(','):
+                wanted = ','.join(QUICK_SUITES)
+            for name, suites, nodes, env in boots(arch, wanted, variant):
                 print(f'# guest {name}: booting', flush=True)
                 t1 = time.monotonic()
                 guest.NODES = nodes
+                guest.ARM64_CPU = ARM64_CPUS.get(variant, guest.ARM64_CPU)
                 rep = runner.run_guest(suites, timeout=args.timeout, echo='job',
                                        name=name, arch=arch, env=env,
                                        kernel=args.kernel)
+                if arch == 'arm64':
+                    check_hwaf(rep, variant)
                 print(f'# guest {name}: ran in {rep.where}, '
                       f'{time.monotonic() - t1:.0f}s; console log: '
                       f'{os.path.relpath(rep.log, TOP)}', flush=True)
