@@ -430,7 +430,19 @@ static void check_faults(const struct sampled *sd, int first_touches)
 {
 	if (sw_accessed_bit()) {
 		EXPECT_GT(sd->rerefs_in_area, 0);
-		EXPECT_EQ(sd->reref_twice, 0);
+		/*
+		 * Once a page between two SAMPLE records, on UML's one CPU.
+		 * With two, other threads fault while a scan walks: a page
+		 * that faulted earlier in the interval (made old by the scan
+		 * before) and that this scan clears again faults a second
+		 * time before the SAMPLE record, at the walk's end, closes
+		 * the interval.
+		 */
+		if (is_uml())
+			EXPECT_EQ(sd->reref_twice, 0);
+		else
+			ktap_diag("%d pages faulted twice between two SAMPLE records",
+				  sd->reref_twice);
 	} else {
 		EXPECT_EQ(sd->rerefs_in_area, 0);
 		EXPECT_EQ(sd->faults_in_area, first_touches);

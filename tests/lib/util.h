@@ -130,7 +130,10 @@ static inline int is_uml(void)
  * accessed bits; a page still in a CPU's LRU batch is not, hence 64),
  * the TLB flushed (page_idle does not: an mprotect() there and back),
  * read again, and this thread's minor faults counted (getrusage(): no
- * memory of its own). Needs root; without the bitmap, UML's answer.
+ * memory of its own). Needs root; without the bitmap, UML's answer. On
+ * UML, which always keeps it in software, not measured: there every
+ * protection carries _PAGE_ACCESSED, so the mprotect() makes the PTEs
+ * young again.
  */
 static inline int sw_accessed_bit(void)
 {
@@ -143,6 +146,8 @@ static inline int sw_accessed_bit(void)
 	if (known >= 0)
 		return known;
 	known = is_uml();
+	if (known)
+		return known;
 	p = mmap(NULL, np * 4096, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
