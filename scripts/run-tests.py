@@ -50,7 +50,7 @@ HWAF_LINE = 'CPU features: detected: Hardware dirty bit management'
 # access kinds and user/kernel against /proc/<pid>/stat (pgfault_history,
 # exactness), re-arming, window and sampling through the access flag
 # (rearm, window, sample, idle, dirty), huge pages and contiguous-PTE mTHPs
-# (hugepages), the page cache (files); about 5 minutes of the arm64
+# (hugepages), the page cache (files); about 3 minutes of the arm64
 # suite's 15. make test-arm64 runs every suite, with and without
 # FEAT_HAFDBS.
 QUICK_SUITES = ('guest_env', 'pgfault_history', 'exactness', 'rearm', 'window',
