@@ -63,9 +63,13 @@ enum { ANON_PAGEOUT, FILE_PAGEOUT, MIGRATE, KSM_MERGE, COLLAPSE, COMPACT,
 /* COMPACT: the pages freed around the region's, to make holes. */
 #define FILLER		4
 
-/* The page table at one moment, as the workload read it. */
+/*
+ * The page table as the workload read it, each entry at some moment
+ * between start and time.
+ */
 struct checkpoint {
-	unsigned long long time;	/* CLOCK_MONOTONIC, after the reads */
+	/* CLOCK_MONOTONIC, before and after the reads */
+	unsigned long long start, time;
 	uint64_t pfn[MAXPAGES];		/* 0: not present */
 	int node[MAXPAGES];
 	bool swapped[MAXPAGES];
@@ -91,16 +95,31 @@ static unsigned long long now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* Read every page's entry, then the time. */
+/* The workload's /proc/self/pagemap and a buffer for its entries. */
+static int pagemap_fd = -1;
+static uint64_t entries[MAXPAGES];
+
+/*
+ * Read every page's entry, then the time. Nothing here allocates memory
+ * the workload is charged for: pagemap opened and the buffer touched in
+ * step 1, the shared checkpoints by the test (setup()). In DIRECT's
+ * small cgroup such an allocation reclaims the region's pages while they
+ * are read, after their entries and before the checkpoint's time.
+ */
 static void checkpoint(void)
 {
 	struct checkpoint *cp = &seen->cp[seen->nr];
+	ssize_t len = seen->pages * sizeof(entries[0]);
 
 	if (seen->nr == CHECKPOINTS)
 		_exit(4);
+	cp->start = now_ns();
+	if (pread(pagemap_fd, entries, len,
+		  seen->base / PAGE * sizeof(entries[0])) != len)
+		_exit(5);
 	for (unsigned long i = 0; i < seen->pages; i++) {
 		unsigned long addr = seen->base + i * PAGE;
-		uint64_t e = pgf_pagemap(addr);
+		uint64_t e = entries[i];
 
 		cp->pfn[i] = e & PM_PRESENT ? e & PM_PFN_MASK : 0;
 		cp->swapped[i] = !(e & PM_PRESENT) && (e & PM_SWAP);
@@ -155,6 +174,10 @@ static void steps(int step, int out)
 	(void)out;
 	switch (step) {
 	case 1:
+		pagemap_fd = open("/proc/self/pagemap", O_RDONLY);
+		if (pagemap_fd < 0)
+			_exit(2);
+		memset(entries, 0, sizeof(entries));
 		/*
 		 * MADV_PAGEOUT drains this CPU's batch of pages on their way
 		 * to the LRU, not another's: faults and pageout on one CPU.
@@ -336,24 +359,69 @@ static bool is_change(const struct pgf_rec *r)
 	       !strcmp(r->type, "mapped");
 }
 
+/* Every record of @t up to @until that covers page @i, for a diagnosis. */
+static void page_history(const struct pgf_trace *t, unsigned long i,
+			 unsigned long long until)
+{
+	unsigned long addr = seen->base + i * PAGE;
+
+	for (size_t k = 0; k < t->nr; k++) {
+		const struct pgf_rec *r = &t->rec[k];
+		bool fault = !strcmp(r->type, "fault");
+		unsigned long first = fault && r->level == PGFT_PMD ?
+			(r->addr & ~(HPAGE - 1)) : r->addr & ~(PAGE - 1);
+		unsigned long n = fault ? (r->level == PGFT_PMD ?
+					   HPAGE / PAGE : 1) : r->a;
+
+		if (r->time > until || (!fault && !is_change(r)) ||
+		    addr < first || addr >= first + n * PAGE)
+			continue;
+		ktap_diag("  %llu tid %d %s %c %s %s frame %llx -> %llx level %d",
+			  r->time, r->tid, r->type, fault ? r->access : '-',
+			  fault ? r->result : "", fault ? "" : r->text,
+			  r->has_frame ? r->pfn : 0ULL,
+			  fault ? 0ULL : r->new_pfn, r->level);
+	}
+}
+
+/* Pages @from to @to whose replayed frame is the one @cp read. */
+static void agree(const struct checkpoint *cp, const uint64_t *pfn,
+		  bool *read, unsigned long from, unsigned long to)
+{
+	for (unsigned long i = from; i < to && i < seen->pages; i++)
+		read[i] |= pfn[i] == cp->pfn[i];
+}
+
 /*
  * Replay the records of @t up to checkpoint @c into a frame per page and
  * check it against the checkpoint, and every change's old frame against
- * the replayed one; returns the pages that differ.
+ * the replayed one; returns the pages that differ. The workload cannot
+ * stop the kernel while it reads (khugepaged's charges reclaim in its
+ * cgroup, kcompactd moves pages): a page changed during the reads may
+ * have been read in any state it had then.
  */
 static size_t replay_check(const struct pgf_trace *t, int c)
 {
 	const struct checkpoint *cp = &seen->cp[c];
 	static uint64_t pfn[MAXPAGES];
-	size_t wrong = 0, stale = 0;
+	static bool read[MAXPAGES];
+	size_t wrong = 0, stale = 0, during = 0;
+	bool started = false;
 
 	memset(pfn, 0, sizeof(pfn));
+	memset(read, 0, sizeof(read));
 	for (size_t k = 0; k < t->nr; k++) {
 		const struct pgf_rec *r = &t->rec[k];
 		long i = page_of(r->addr);
 
 		if (r->time > cp->time || i < 0)
 			continue;
+		/* The state when the reads began */
+		if (!started && r->time > cp->start) {
+			agree(cp, pfn, read, 0, seen->pages);
+			started = true;
+		}
+		during += started;
 		if (!strcmp(r->type, "fault")) {
 			/* A pmd maps its huge page's every page. */
 			unsigned long first = r->level == PGFT_PMD ?
@@ -366,6 +434,8 @@ static size_t replay_check(const struct pgf_trace *t, int c)
 				if (k >= 0)
 					pfn[k] = r->pfn - (r->addr - first) / PAGE + j;
 			}
+			if (started)
+				agree(cp, pfn, read, 0, seen->pages);
 			continue;
 		}
 		if (!is_change(r))
@@ -396,13 +466,23 @@ static size_t replay_check(const struct pgf_trace *t, int c)
 				new = r->new_pfn;
 			pfn[i + j] = new;
 		}
+		if (started)
+			agree(cp, pfn, read, i, i + r->a);
 	}
-	for (unsigned long i = 0; i < seen->pages; i++)
-		if (pfn[i] != cp->pfn[i] && wrong++ < 4)
-			ktap_diag("checkpoint %d page %lu: replayed %llx, pagemap %llx%s",
-				  c, i, (unsigned long long)pfn[i],
-				  (unsigned long long)cp->pfn[i],
-				  cp->swapped[i] ? " (swapped)" : "");
+	agree(cp, pfn, read, 0, seen->pages);
+	if (during)
+		ktap_diag("checkpoint %d: %zu records of the region during its reads",
+			  c, during);
+	for (unsigned long i = 0; i < seen->pages; i++) {
+		if (read[i] || wrong++ >= 4)
+			continue;
+		ktap_diag("checkpoint %d page %lu: replayed %llx, pagemap %llx%s",
+			  c, i, (unsigned long long)pfn[i],
+			  (unsigned long long)cp->pfn[i],
+			  cp->swapped[i] ? " (swapped)" : "");
+		if (wrong == 1)
+			page_history(t, i, cp->time);
+	}
 	ktap_diag("checkpoint %d: %lu pages, %zu replayed wrong, %zu changes from a frame the replay did not have",
 		  c, seen->pages, wrong, stale);
 	return wrong + stale;
@@ -484,6 +564,10 @@ static void run(int k, unsigned long pages, int last, struct pgf_trace *t,
 	}
 	pgf_stop_and_read(&p, fd, before, t, &live);
 	EXPECT_EQ(pgf_lost_other(t), 0);
+	for (size_t k = 0; k < t->nr; k++)
+		if (!strcmp(t->rec[k].type, "lost"))
+			ktap_diag("lost: %llu faults, %llu other records",
+				  t->rec[k].a, t->rec[k].b);
 	if (seen->failed)
 		ktap_diag("a call of the workload failed: %s",
 			  seen->failed > 0 ? strerror(seen->failed) : "?");
@@ -495,6 +579,8 @@ static void setup(void)
 	seen = mmap(NULL, sizeof(*seen), PROT_READ | PROT_WRITE,
 		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_TRUE(seen != MAP_FAILED);
+	/* Its pages the test's, not charged to the workload's cgroup */
+	memset(seen, 0, sizeof(*seen));
 }
 
 /*

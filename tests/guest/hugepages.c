@@ -267,6 +267,31 @@ struct hit {
 	const char *result;
 };
 
+/* Where region_next() is in a trace: a record, and the rearms before it. */
+struct cursor {
+	size_t i;
+	int rearms;
+};
+
+/*
+ * The next record in the region after the @k-th rearm record (and before
+ * the next) from @c on, NULL after the last.
+ */
+static const struct pgf_rec *region_next(const struct pgf_trace *t,
+					 struct cursor *c, int k)
+{
+	while (c->i < t->nr) {
+		const struct pgf_rec *r = &t->rec[c->i++];
+
+		if (!strcmp(r->type, "rearm"))
+			c->rearms++;
+		else if (c->rearms == k && r->addr >= (unsigned long)reg &&
+			 r->addr < (unsigned long)reg + len)
+			return r;
+	}
+	return NULL;
+}
+
 /*
  * The faults in the region after the @k-th rearm record (and before the
  * next), in order, into @h (at most @max); returns how many.
@@ -274,19 +299,12 @@ struct hit {
 static size_t region_faults(const struct pgf_trace *t, int k, struct hit *h,
 			    size_t max)
 {
+	struct cursor c = { 0 };
+	const struct pgf_rec *r;
 	size_t n = 0;
-	int seen = 0;
 
-	for (size_t i = 0; i < t->nr; i++) {
-		const struct pgf_rec *r = &t->rec[i];
-
-		if (!strcmp(r->type, "rearm")) {
-			seen++;
-			continue;
-		}
-		if (seen != k || strcmp(r->type, "fault") ||
-		    r->addr < (unsigned long)reg ||
-		    r->addr >= (unsigned long)reg + len)
+	while ((r = region_next(t, &c, k))) {
+		if (strcmp(r->type, "fault"))
 			continue;
 		if (n < max) {
 			h[n].page = (r->addr - (unsigned long)reg) / PAGE;
@@ -304,21 +322,13 @@ static size_t region_faults(const struct pgf_trace *t, int k, struct hit *h,
  */
 static void region_changes(const struct pgf_trace *t, int k)
 {
-	int seen = 0;
+	struct cursor c = { 0 };
+	const struct pgf_rec *r;
 
-	for (size_t i = 0; i < t->nr; i++) {
-		const struct pgf_rec *r = &t->rec[i];
-
-		if (!strcmp(r->type, "rearm")) {
-			seen++;
-			continue;
-		}
-		if (seen == k && strcmp(r->type, "fault") &&
-		    r->addr >= (unsigned long)reg &&
-		    r->addr < (unsigned long)reg + len)
+	while ((r = region_next(t, &c, k)))
+		if (strcmp(r->type, "fault"))
 			ktap_diag("after rearm %d: %s at page %lu: %s", k, r->type,
 				  (r->addr - (unsigned long)reg) / PAGE, r->text);
-	}
 }
 
 /*
