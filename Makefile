@@ -280,8 +280,11 @@ KDEB_BASE  := $(if $(KDEB_SFX),defconfig virt.config,defconfig)
 KDEB_DPKG  := $(if $(KDEB_SFX),arm64,amd64)
 KDEB_FRAGS := kernel-config/pgfault.config kernel-config/deb.config \
 	kernel-config/deb-$(KDEB_ARCH).config
+# A cross-built linux-headers package needs the target's libssl-dev
+# (its scripts are built for the target): arm64 ships the image alone.
 KMAKE_KDEB := $(MAKE) -C $(KTREE) O=$(abspath $(KDEB_OBJ)) ARCH=$(KDEB_ARCH) \
-	$(call KCC,$(KDEB_ARCH)) HOSTCC="ccache gcc"
+	$(call KCC,$(KDEB_ARCH)) HOSTCC="ccache gcc" \
+	$(if $(KDEB_SFX),DPKG_FLAGS=--build-profiles=pkg.linux-upstream.nokernelheaders)
 $(BUILD)/kdeb-config$(KDEB_SFX).var: FORCE
 	@mkdir -p $(@D)
 	@echo '$(KDEB_CONFIG)' | cmp -s - $@ || echo '$(KDEB_CONFIG)' > $@
