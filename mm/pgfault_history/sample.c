@@ -15,7 +15,13 @@
  * walk took. The start runs a first scan, the baseline: its SAMPLE record
  * counts the pages referenced at any time before, and no REFS come with
  * it. So a scan tells which pages were referenced between the previous
- * SAMPLE record's time and its own.
+ * SAMPLE record's time and its own, but for references during a walk
+ * (from the SAMPLE record's time less the walk's length to its time):
+ * each page is tested at one moment of the walk, and a reference after
+ * it counts in the next scan. Where software keeps the bit (below), the
+ * fault of such a reference comes before this scan's SAMPLE record and
+ * is the next scan's too: a page can fault twice between two SAMPLE
+ * records when other threads run during a walk.
  *
  * How a bit is tested and cleared: as page_idle and DAMON do it, with
  * ptep_clear_young_notify() (secondary MMUs are asked too); a folio found
