@@ -92,6 +92,31 @@ static long zombie_faults_within(pid_t pid, double secs, int *status)
 	return pgf_zombie_faults(pid, status);
 }
 
+/* The first CPU of @node, or -1 if it has none (or does not exist). */
+static int node_cpu(int node)
+{
+	char path[64];
+	int cpu = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
+	f = fopen(path, "r");
+	if (f && fscanf(f, "%d", &cpu) != 1)
+		cpu = -1;
+	if (f)
+		fclose(f);
+	return cpu;
+}
+
+static int pin(int cpu)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return sched_setaffinity(0, sizeof(one), &one);
+}
+
 /*
  * The scanner is switched on once the child has touched its pages (every
  * PTE is there for it to protect), with its passes at most a second apart;
@@ -105,6 +130,7 @@ TEST(first_mode_with_numa_balancing_records_no_reref)
 	long old_delay = pgf_read_long(SCHED "scan_delay_ms");
 	long old_min = pgf_read_long(SCHED "scan_period_min_ms");
 	long old_max = pgf_read_long(SCHED "scan_period_max_ms");
+	int cpu0 = node_cpu(0), cpu1 = node_cpu(1);
 	unsigned long reref = 0, minor = 0;
 	long before, after, hints0, ptes0;
 	struct shared *sh;
@@ -136,8 +162,17 @@ TEST(first_mode_with_numa_balancing_records_no_reref)
 		if (m == MAP_FAILED || read(go[0], &c, 1) != 1)
 			_exit(10);
 		madvise(m, PAGES * 4096UL, MADV_NOHUGEPAGE);
+		/*
+		 * The scanner leaves alone a single-threaded process's pages
+		 * on the node it runs on (change_pte_range()'s target_node):
+		 * the pages on node 0, then the child on node 1.
+		 */
+		if (cpu0 >= 0 && cpu1 >= 0 && pin(cpu0))
+			_exit(11);
 		for (int i = 0; i < PAGES; i++)
 			m[i * 4096] = 1;
+		if (cpu0 >= 0 && cpu1 >= 0 && pin(cpu1))
+			_exit(12);
 		sh->touched = 1;
 		/* Used over and over, as the scanner makes its passes. */
 		while (!sh->stop)
@@ -202,31 +237,6 @@ TEST(first_mode_with_numa_balancing_records_no_reref)
 /* ---- placement on two nodes -------------------------------------------- */
 
 #define NP	512
-
-/* The first CPU of @node, or -1 if it has none (or does not exist). */
-static int node_cpu(int node)
-{
-	char path[64];
-	int cpu = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
-	f = fopen(path, "r");
-	if (f && fscanf(f, "%d", &cpu) != 1)
-		cpu = -1;
-	if (f)
-		fclose(f);
-	return cpu;
-}
-
-static int pin(int cpu)
-{
-	cpu_set_t one;
-
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	return sched_setaffinity(0, sizeof(one), &one);
-}
 
 /* How many of the @np pages at @addr in @pid are on @node; -1 on error. */
 static int pages_on(pid_t pid, unsigned long addr, int np, int node)
