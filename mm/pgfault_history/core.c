@@ -12,6 +12,7 @@
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/debugfs.h>
+#include <linux/export.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
@@ -98,6 +99,13 @@
 #define PGF_MAX_KB	(64 * 1024)
 
 DEFINE_STATIC_KEY_DEFERRED_FALSE(pgf_tracing_key, HZ);
+/*
+ * The vm_flags modifiers of <linux/mm.h> (vm_flags_set() and the rest)
+ * test it and call pgf_mm_changed() inline, and drivers' mmap handlers
+ * call them from modules of any licence: both are exported, as other
+ * keys of inline mm helpers are, so that no module stops loading.
+ */
+EXPORT_SYMBOL(pgf_tracing_key);
 
 static unsigned int pgf_buffer_kb = 64;
 static unsigned int pgf_min_kb = PGF_MIN_KB;

@@ -80,6 +80,7 @@
 
 #include <linux/dcache.h>
 #include <linux/debugfs.h>
+#include <linux/export.h>
 #include <linux/fs.h>
 #include <linux/kdev_t.h>
 #include <linux/mm.h>
@@ -1570,6 +1571,7 @@ vm_fault_t pgf_fault_begin(struct vm_area_struct *vma, unsigned int flags)
 	return VM_FAULT_RETRY;
 }
 
+/* Called by the inline vm_flags modifiers, in modules too: see core.c. */
 void pgf_mm_changed(struct mm_struct *mm, unsigned long start,
 		    unsigned long end)
 {
@@ -1581,3 +1583,4 @@ void pgf_mm_changed(struct mm_struct *mm, unsigned long start,
 	pgf_note(mm, start, end);
 	pgf_regions_kick(mm, first);
 }
+EXPORT_SYMBOL(pgf_mm_changed);

@@ -84,6 +84,11 @@ def check_package(arch):
     for f in (f'boot/vmlinuz-{release}', f'boot/config-{release}',
               f'boot/System.map-{release}', f'lib/modules/{release}/modules.order'):
         assert os.path.isfile(os.path.join(root, f)), f
+    # deb.config's module that calls the inline vm_flags modifiers (the
+    # build's modpost fails unless the feature's hooks are exported).
+    uio = glob.glob(os.path.join(root, 'lib', 'modules', release, 'kernel',
+                                 'drivers', 'uio', 'uio.ko*'))
+    assert uio, 'no drivers/uio/uio.ko in the package'
     # The maintainer scripts run the hooks that make an initramfs and the
     # boot loader entry on a Debian machine.
     ctl = subprocess.run(['dpkg-deb', '-I', deb], capture_output=True,
