@@ -27,7 +27,7 @@ END = '<!-- END figures -->'
 # The benchmarks, in the document's order: (JSON name, what it measures)
 BENCHES = [
     ('icount', 'What tracing adds to faults and region changes, in instructions '
-               '(x86_64, QEMU TCG with -icount: two boots).'),
+               '(x86_64 and arm64, QEMU TCG with -icount: two boots each).'),
     ('peers', 'pgfault_history beside perf record, perf trace and bpftrace, the '
               'same workloads in the same boot (x86_64, QEMU TCG).'),
     ('quick', 'The same on UML in wall-clock time, two boots: a before/after in '
